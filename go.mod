@@ -1,0 +1,3 @@
+module kafkasim
+
+go 1.26

@@ -1,0 +1,8 @@
+// Package scenarios wires a cluster, a workload, a fault policy and the
+// checkers into named, runnable scenarios, and holds the
+// `go test ./scenarios -seed N` harness and the property-based tests.
+//
+// A scenario run is single-threaded and deterministic; parallelism exists
+// only across runs, in the sweep runner. It must never let wall-clock time
+// or map order reach a run's behaviour.
+package scenarios
