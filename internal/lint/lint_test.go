@@ -331,7 +331,10 @@ func ruleCases() []ruleCase {
 		{"runtime", "strconv"},
 		{"runtime/debug", "strconv"},
 		{"plugin", "path"},
-		{"C", "context"},
+		{"C", "container/list"},
+		{"context", "errors"},
+		{"log", "fmt"},
+		{"log/slog", "fmt"},
 	} {
 		cases = append(cases, ruleCase{
 			name:  "import " + p.bad,

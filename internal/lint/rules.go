@@ -25,6 +25,9 @@ var forbiddenImports = map[string]string{
 	"runtime":     "runtime exposes GOMAXPROCS, goroutines and the garbage collector, none of which a run may depend on",
 	"plugin":      "plugin loads code this lint never saw",
 	"C":           "cgo calls code this lint never saw",
+	"context":     "context deadlines run on real timers and Done() is a channel; a node's timeouts are sim timers",
+	"log":         "log stamps real wall-clock time on its output and writes to the real stderr; use env.Trace",
+	"log/slog":    "slog stamps real wall-clock time and writes to real outputs; use env.Trace",
 }
 
 // forbiddenTrees are paths whose whole subtree is forbidden for the same
