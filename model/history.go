@@ -1,0 +1,282 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// A History is what the clients of a run observed, in Jepsen's vocabulary:
+// every operation a client started, when it started and ended (virtual
+// time), and what came of it. Checkers judge a run from its history alone
+// (plus, where available, the replicas' logs read at the end).
+//
+// # One record per operation
+//
+// Jepsen writes two events per operation (an invocation and a completion,
+// paired by process). kafkasim keeps one Op per operation holding both
+// times instead: porcupine wants exactly that (Call and Return), the
+// anomaly checks want the invocation and its outcome side by side, and no
+// checker has to pair events or guess which completion belongs to which
+// invocation when a process has several operations in flight (a pipelining
+// producer). Ops are in invocation order: Index is the position in the
+// history, and an operation still running when the history ended keeps
+// Type OpInvoke. Readers of Jepsen's two-event form pair them on input.
+type History []Op
+
+// OpType is the outcome of an operation, after Jepsen: ok, it happened;
+// fail, it certainly did not; info, unknown (a timeout or a lost answer).
+// OpInvoke marks an operation that had not completed when the history
+// ended; checkers treat it like info.
+type OpType string
+
+// The outcomes of an operation.
+const (
+	OpInvoke OpType = "invoke"
+	OpOK     OpType = "ok"
+	OpFail   OpType = "fail"
+	OpInfo   OpType = "info"
+)
+
+// Valid reports whether t is one of the four outcomes.
+func (t OpType) Valid() bool {
+	switch t {
+	case OpInvoke, OpOK, OpFail, OpInfo:
+		return true
+	}
+	return false
+}
+
+// Indeterminate reports whether the operation may or may not have taken
+// effect: info, or never completed.
+func (t OpType) Indeterminate() bool { return t == OpInfo || t == OpInvoke }
+
+// OpF is what an operation did (Jepsen's :f).
+type OpF string
+
+// The operations a client performs.
+const (
+	// FSend produces one record (Value) to TP (or to Key's partition); when
+	// ok, Offset is where the broker put it.
+	FSend OpF = "send"
+	// FPoll is one consumer poll; when ok, Records are what it returned.
+	FPoll OpF = "poll"
+	// FAssign replaces the consumer's partitions with Partitions.
+	FAssign OpF = "assign"
+	// FSubscribe replaces the consumer's subscription with Topics (or, when
+	// the source names partitions, Partitions); the group assigns them.
+	FSubscribe OpF = "subscribe"
+	// FCommit commits Offsets (the next offset to read) for Group in
+	// Generation.
+	FCommit OpF = "commit"
+	// FRebalance is a consumer's rebalance callback: in Group's Generation
+	// it gained Gained and lost Lost.
+	FRebalance OpF = "rebalance"
+	// FSeek moves the consumer's position to Offsets, on the client's
+	// explicit request.
+	FSeek OpF = "seek"
+	// FReset is a position reset the client did not ask for: retention
+	// deleted the position (OFFSET_OUT_OF_RANGE) or there was no committed
+	// offset, and auto.offset.reset moved it from From to Offset. It lets a
+	// checker tell an expected skip from a lost record.
+	FReset OpF = "reset"
+)
+
+// Valid reports whether f is a known operation.
+func (f OpF) Valid() bool {
+	switch f {
+	case FSend, FPoll, FAssign, FSubscribe, FCommit, FRebalance, FSeek, FReset:
+		return true
+	}
+	return false
+}
+
+// OffsetValue is one record as a client saw it: where it was and the value
+// it carried. Values are unique within a run, so a value names its send.
+type OffsetValue struct {
+	Offset Offset
+	Value  string
+}
+
+// PartitionRecords are the records one poll returned from one partition,
+// in the order the poll returned them.
+type PartitionRecords struct {
+	TP      TopicPartition
+	Records []OffsetValue
+}
+
+// PartitionOffset is an offset for one partition: a committed offset, a
+// seek target, or a reset's new position. From is the position a reset
+// moved away from (NoOffset when the consumer had none); other operations
+// leave it NoOffset.
+type PartitionOffset struct {
+	TP     TopicPartition
+	Offset Offset
+	From   Offset
+}
+
+// Op is one client operation: who did it, when, and what came of it.
+// Fields that do not apply to F stay zero (offsets stay NoOffset).
+type Op struct {
+	Index   int           // position in the history; ops are in invocation order
+	Process int           // the client that performed it; a client may have several ops in flight
+	Type    OpType        // outcome
+	F       OpF           // what it did
+	Time    time.Duration // invocation, virtual time since the run started
+	End     time.Duration // completion; meaningless while Type is OpInvoke
+	Error   string        // fail or info: the reason (a Kafka error name, "timeout")
+
+	// send
+	TP     TopicPartition // the partition written; may be zero until ok when Key chooses it
+	Key    string         // optional record key
+	Value  string         // the record's value, unique within the run
+	Offset Offset         // ok: where the record landed; NoOffset otherwise
+
+	// poll: what it returned, one entry per partition, ordered by partition.
+	Records []PartitionRecords
+
+	// assign, subscribe: the new assignment or subscription.
+	Partitions []TopicPartition
+	Topics     []string
+
+	// commit, rebalance: the group and its generation.
+	Group      string
+	Generation Epoch
+
+	// commit, seek, reset: one offset per partition.
+	Offsets []PartitionOffset
+
+	// rebalance: what the member gained and lost in Generation.
+	Gained []TopicPartition
+	Lost   []TopicPartition
+}
+
+// Completed reports whether the operation finished with a known or unknown
+// outcome (anything but OpInvoke).
+func (op *Op) Completed() bool { return op.Type != OpInvoke }
+
+// String is a one-line description for error messages and test failures,
+// such as "#3 p1 ok send t/0 v3 @2 [1ms,3ms]".
+func (op *Op) String() string {
+	s := fmt.Sprintf("#%d p%d %s %s", op.Index, op.Process, op.Type, op.F)
+	switch op.F {
+	case FSend:
+		s += " " + op.TP.String() + " " + op.Value
+		if op.Offset != NoOffset {
+			s += fmt.Sprintf(" @%d", op.Offset)
+		}
+	case FPoll:
+		for _, pr := range op.Records {
+			s += " " + pr.TP.String() + ":["
+			for i, r := range pr.Records {
+				if i > 0 {
+					s += " "
+				}
+				s += fmt.Sprintf("%d=%s", r.Offset, r.Value)
+			}
+			s += "]"
+		}
+	case FAssign, FSubscribe:
+		s += fmt.Sprint(" ", op.Partitions, op.Topics)
+	case FRebalance:
+		s += fmt.Sprintf(" %s gen %d +%v -%v", op.Group, op.Generation, op.Gained, op.Lost)
+	case FCommit, FSeek, FReset:
+		if op.Group != "" {
+			s += " " + op.Group
+		}
+		for _, po := range op.Offsets {
+			s += fmt.Sprintf(" %s=%d", po.TP, po.Offset)
+		}
+	}
+	if op.Completed() {
+		s += fmt.Sprintf(" [%v,%v]", op.Time, op.End)
+	} else {
+		s += fmt.Sprintf(" [%v,…]", op.Time)
+	}
+	return s
+}
+
+// Validate checks the facts every checker relies on, so that checkers can
+// trust them instead of re-checking: indices are positions, outcomes and
+// operations are known, a completion does not precede its invocation, an
+// acknowledged send says where it landed, and a poll's partitions are in
+// order without repeats. It returns the first problem with the op's index.
+func (h History) Validate() error {
+	for i := range h {
+		if err := h[i].validate(i); err != nil {
+			return fmt.Errorf("op %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+func (op *Op) validate(i int) error {
+	if op.Index != i {
+		return fmt.Errorf("index %d, want %d (ops are numbered by position)", op.Index, i)
+	}
+	if !op.Type.Valid() {
+		return fmt.Errorf("unknown op type %q", op.Type)
+	}
+	if !op.F.Valid() {
+		return fmt.Errorf("unknown op f %q", op.F)
+	}
+	if op.Process < 0 {
+		return fmt.Errorf("negative process %d", op.Process)
+	}
+	if op.Time < 0 {
+		return fmt.Errorf("negative time %v", op.Time)
+	}
+	if op.Completed() && op.End < op.Time {
+		return fmt.Errorf("ends at %v before it starts at %v", op.End, op.Time)
+	}
+	switch op.F {
+	case FSend:
+		if op.Value == "" {
+			return fmt.Errorf("send without a value")
+		}
+		if op.Type == OpOK {
+			if op.TP.Topic == "" {
+				return fmt.Errorf("ok send without a partition")
+			}
+			if op.Offset < 0 {
+				return fmt.Errorf("ok send without an offset")
+			}
+		} else if op.Offset != NoOffset {
+			return fmt.Errorf("%s send with offset %d: only an ok send has one", op.Type, op.Offset)
+		}
+	case FPoll:
+		for j, pr := range op.Records {
+			if pr.TP.Topic == "" {
+				return fmt.Errorf("poll records without a partition")
+			}
+			if j > 0 && !op.Records[j-1].TP.Less(pr.TP) {
+				return fmt.Errorf("poll partitions out of order or repeated at %s", pr.TP)
+			}
+			for _, r := range pr.Records {
+				if r.Offset < 0 {
+					return fmt.Errorf("poll record at negative offset %d", r.Offset)
+				}
+			}
+		}
+	case FCommit, FSeek, FReset:
+		for _, po := range op.Offsets {
+			if po.TP.Topic == "" {
+				return fmt.Errorf("%s offset without a partition", op.F)
+			}
+		}
+	}
+	return nil
+}
+
+// SortRecords puts a poll's partitions in the order Validate wants.
+func SortRecords(rs []PartitionRecords) {
+	slices.SortFunc(rs, func(a, b PartitionRecords) int {
+		switch {
+		case a.TP.Less(b.TP):
+			return -1
+		case b.TP.Less(a.TP):
+			return 1
+		}
+		return 0
+	})
+}
