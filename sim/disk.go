@@ -1,0 +1,334 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"time"
+)
+
+// Disk is one node's simulated disk: a flat namespace of named files.
+//
+// Every file has two states. The page cache holds every write and is what
+// reads see; it survives a process crash, because the operating system keeps
+// it. The durable state holds what was synced; a power loss throws the page
+// cache away and keeps only that, except that the last unsynced write may be
+// torn (a prefix of it reaches the platter). Kafka does not fsync by default,
+// and that gap is where several real data-loss bugs live.
+//
+// The namespace (create, rename, remove) is cached the same way: it becomes
+// durable with SyncDir, as on Linux where a new or renamed file survives a
+// power loss only once its directory is synced.
+type Disk struct {
+	owner        string
+	files        map[string]*file // the namespace as the page cache sees it
+	durableNames map[string]*file // the namespace as it survives power loss
+	syncLatency  time.Duration
+	rand         *rand.Rand // draws torn-write lengths
+	tornWrites   bool       // tear the last unsynced write on power loss
+	powerEpoch   uint32     // bumps at each power loss: in-flight syncs die
+	writeback    time.Duration
+	now          *time.Duration // the kernel's clock, for writeback ages
+	stats        DiskStats
+}
+
+// DiskStats counts what a node did to its disk.
+type DiskStats struct {
+	Writes, Syncs, BytesWritten, BytesSynced int64
+}
+
+// file is one file's two states. Because logs are mostly appended, the
+// durable state is kept as a length into data (durable == data[:durableLen])
+// until a write lands below durableLen; only then is the durable state
+// copied out to durableCopy. Syncing an append-only file costs nothing.
+type file struct {
+	data        []byte
+	durableLen  int
+	durableCopy []byte // non-nil when the durable state is not a prefix of data
+	gen         uint64 // bumps on every change other than an append
+	last        *pendingWrite
+	appends     []appendSpan // unsynced appends, oldest first
+}
+
+// appendSpan is one unsynced append: where it ends and when it was made.
+type appendSpan struct {
+	end int
+	at  time.Duration
+}
+
+// pendingWrite is the last unsynced write, the one a power loss may tear.
+type pendingWrite struct {
+	off  int
+	data []byte
+}
+
+func newDisk(owner string, r *rand.Rand, now *time.Duration) *Disk {
+	return &Disk{
+		now:          now,
+		owner:        owner,
+		files:        map[string]*file{},
+		durableNames: map[string]*file{},
+		rand:         r,
+		tornWrites:   true,
+	}
+}
+
+// SetSyncLatency sets how long an asynchronous sync (Env.Sync) takes.
+func (d *Disk) SetSyncLatency(l time.Duration) { d.syncLatency = l }
+
+// SetWriteback sets after how long unsynced appends are written back by
+// the operating system and so survive a power loss (0: never).
+func (d *Disk) SetWriteback(age time.Duration) { d.writeback = age }
+
+// SyncLatency is the current sync latency.
+func (d *Disk) SyncLatency() time.Duration { return d.syncLatency }
+
+// SetTornWrites turns tearing of the last unsynced write on power loss on or
+// off (on by default).
+func (d *Disk) SetTornWrites(on bool) { d.tornWrites = on }
+
+// Stats returns the disk's counters.
+func (d *Disk) Stats() DiskStats { return d.stats }
+
+func (d *Disk) get(name string) *file {
+	f, ok := d.files[name]
+	if !ok {
+		panic(fmt.Sprintf("sim: disk of %s: no file %q", d.owner, name))
+	}
+	return f
+}
+
+// Exists reports whether the file exists in the page cache's namespace.
+func (d *Disk) Exists(name string) bool {
+	_, ok := d.files[name]
+	return ok
+}
+
+// Create makes an empty file, or truncates an existing one to zero.
+func (d *Disk) Create(name string) {
+	if _, ok := d.files[name]; ok {
+		d.Truncate(name, 0)
+		return
+	}
+	d.files[name] = &file{}
+}
+
+// List returns the names of the files whose names start with prefix, sorted.
+func (d *Disk) List(prefix string) []string {
+	var out []string
+	for n := range d.files {
+		if len(n) >= len(prefix) && n[:len(prefix)] == prefix {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Size is the file's length as reads see it.
+func (d *Disk) Size(name string) int64 { return int64(len(d.get(name).data)) }
+
+// Read returns a copy of the whole file as reads see it.
+func (d *Disk) Read(name string) []byte {
+	f := d.get(name)
+	return append([]byte(nil), f.data...)
+}
+
+// ReadAt copies up to len(p) bytes from offset off and returns how many.
+func (d *Disk) ReadAt(name string, p []byte, off int64) int {
+	f := d.get(name)
+	if off >= int64(len(f.data)) {
+		return 0
+	}
+	return copy(p, f.data[off:])
+}
+
+// Append adds p at the end of the file, creating it if needed.
+func (d *Disk) Append(name string, p []byte) {
+	f, ok := d.files[name]
+	if !ok {
+		f = &file{}
+		d.files[name] = f
+	}
+	off := len(f.data)
+	f.data = append(f.data, p...)
+	f.last = &pendingWrite{off: off, data: append([]byte(nil), p...)}
+	f.appends = append(f.appends, appendSpan{end: len(f.data), at: *d.now})
+	d.stats.Writes++
+	d.stats.BytesWritten += int64(len(p))
+}
+
+// WriteAt writes p at offset off, extending the file with zeros if needed.
+func (d *Disk) WriteAt(name string, p []byte, off int64) {
+	f := d.get(name)
+	if int(off) == len(f.data) {
+		d.Append(name, p)
+		return
+	}
+	f.keepDurable(int(off))
+	end := int(off) + len(p)
+	for len(f.data) < end {
+		f.data = append(f.data, 0)
+	}
+	copy(f.data[off:], p)
+	f.gen++
+	f.appends = f.appends[:0]
+	f.last = &pendingWrite{off: int(off), data: append([]byte(nil), p...)}
+	d.stats.Writes++
+	d.stats.BytesWritten += int64(len(p))
+}
+
+// Truncate cuts the file to size bytes (or extends it with zeros).
+func (d *Disk) Truncate(name string, size int64) {
+	f := d.get(name)
+	f.keepDurable(int(size))
+	if int(size) <= len(f.data) {
+		f.data = f.data[:size]
+	} else {
+		for len(f.data) < int(size) {
+			f.data = append(f.data, 0)
+		}
+	}
+	f.gen++
+	f.last = nil
+	f.appends = f.appends[:0]
+}
+
+// keepDurable copies the durable state out of data before a change at or
+// after position pos could alter the durable prefix.
+func (f *file) keepDurable(pos int) {
+	if f.durableCopy == nil && pos < f.durableLen {
+		f.durableCopy = append([]byte(nil), f.data[:f.durableLen]...)
+	}
+}
+
+// Rename moves a file to a new name, replacing any file there: the atomic
+// step of writing a checkpoint file (write temp, sync, rename, sync dir).
+func (d *Disk) Rename(from, to string) {
+	f := d.get(from)
+	delete(d.files, from)
+	d.files[to] = f
+}
+
+// Remove deletes a file; removing a missing file does nothing.
+func (d *Disk) Remove(name string) { delete(d.files, name) }
+
+// Sync makes the file's current content durable at once, as a synchronous
+// fsync whose latency the caller does not model. Env.Sync is the
+// asynchronous form with latency.
+func (d *Disk) Sync(name string) {
+	f := d.get(name)
+	d.syncAll(f)
+}
+
+func (d *Disk) syncAll(f *file) {
+	d.stats.Syncs++
+	d.stats.BytesSynced += int64(len(f.data) - f.durableLen)
+	f.durableLen = len(f.data)
+	f.durableCopy = nil
+	f.last = nil
+	f.appends = f.appends[:0]
+}
+
+// completeSync finishes an asynchronous sync begun when the file had length
+// upTo and generation gen. If the file was only appended to since, exactly
+// the bytes written before the sync began become durable. If it was
+// rewritten or truncated meanwhile, the kernel cannot tell which of the
+// later changes the device had seen, and conservatively makes nothing new
+// durable: the node must sync again.
+func (d *Disk) completeSync(name string, upTo int64, gen uint64) {
+	f, ok := d.files[name]
+	if !ok || f.gen != gen || int(upTo) > len(f.data) {
+		return
+	}
+	d.stats.Syncs++
+	if int(upTo) > f.durableLen {
+		d.stats.BytesSynced += upTo - int64(f.durableLen)
+		f.durableLen = int(upTo)
+	}
+	f.durableCopy = nil
+	if f.last != nil && f.last.off+len(f.last.data) <= int(upTo) {
+		f.last = nil
+	}
+	k := 0
+	for k < len(f.appends) && f.appends[k].end <= int(upTo) {
+		k++
+	}
+	f.appends = append(f.appends[:0], f.appends[k:]...)
+}
+
+// SyncDir makes the current namespace durable: created, renamed and removed
+// files survive a power loss from now on.
+func (d *Disk) SyncDir() {
+	d.durableNames = make(map[string]*file, len(d.files))
+	for n, f := range d.files {
+		d.durableNames[n] = f
+	}
+}
+
+// Durable returns a copy of what would survive a power loss now, without
+// a torn write: for tests and for checkers reading a disk at the end.
+func (d *Disk) Durable(name string) ([]byte, bool) {
+	f, ok := d.durableNames[name]
+	if !ok {
+		return nil, false
+	}
+	return append([]byte(nil), f.durableBytes()...), true
+}
+
+func (f *file) durableBytes() []byte {
+	if f.durableCopy != nil {
+		return f.durableCopy
+	}
+	return f.data[:f.durableLen]
+}
+
+// powerLoss drops the page cache: every file reverts to what reached the
+// platter and the namespace to its durable namespace (see Disk).
+func (d *Disk) powerLoss() {
+	names := make([]string, 0, len(d.durableNames))
+	for n := range d.durableNames {
+		names = append(names, n)
+	}
+	sort.Strings(names) // the tear draws must not depend on map order
+	files := make(map[string]*file, len(names))
+	for _, n := range names {
+		files[n] = d.survivor(d.durableNames[n])
+	}
+	d.files = files
+	d.durableNames = make(map[string]*file, len(files))
+	for n, f := range files {
+		d.durableNames[n] = f
+	}
+}
+
+// survivor computes what of one file reaches the platter at a power loss.
+func (d *Disk) survivor(f *file) *file {
+	if f.durableCopy == nil && len(f.appends) > 0 {
+		// Append-only since the last sync: written back in order.
+		keep := f.durableLen
+		i := 0
+		for ; i < len(f.appends); i++ {
+			if d.writeback <= 0 || *d.now-f.appends[i].at < d.writeback {
+				break
+			}
+			keep = f.appends[i].end
+		}
+		if i < len(f.appends) && d.tornWrites {
+			keep += d.rand.IntN(f.appends[i].end - keep + 1)
+		}
+		data := append([]byte(nil), f.data[:keep]...)
+		return &file{data: data, durableLen: len(data)}
+	}
+	data := append([]byte(nil), f.durableBytes()...)
+	if w := f.last; d.tornWrites && w != nil && w.off <= len(data) && len(w.data) > 0 {
+		if keep := d.rand.IntN(len(w.data) + 1); keep > 0 {
+			end := w.off + keep
+			for len(data) < end {
+				data = append(data, 0)
+			}
+			copy(data[w.off:end], w.data[:keep])
+		}
+	}
+	return &file{data: data, durableLen: len(data)}
+}

@@ -1,0 +1,200 @@
+package sim
+
+import (
+	"testing"
+	"time"
+)
+
+var diskTestNow time.Duration
+
+func newTestDisk() *Disk {
+	return newDisk("d", NewStreams(1).Stream("disk"), &diskTestNow)
+}
+
+func TestProcessCrashKeepsPageCachePowerLossKeepsSynced(t *testing.T) {
+	s, _ := world(t, 1, LinkConfig{}, plain)
+	d := s.Disk(0)
+	d.Append("log", []byte("synced|"))
+	d.Sync("log")
+	d.SyncDir()
+	d.Append("log", []byte("cached"))
+	d.SetTornWrites(false)
+
+	s.Crash(0)
+	if got := string(d.Read("log")); got != "synced|cached" {
+		t.Fatalf("after process crash read %q, want the page cache %q", got, "synced|cached")
+	}
+	s.Start(0)
+	s.PowerLoss(0)
+	if got := string(d.Read("log")); got != "synced|" {
+		t.Fatalf("after power loss read %q, want only synced bytes", got)
+	}
+}
+
+func TestPowerLossMayTearTheFirstUnwrittenAppend(t *testing.T) {
+	torn, none := 0, 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		d := newDisk("d", NewStreams(seed).Stream("disk"), &diskTestNow)
+		d.Append("f", []byte("aaaa"))
+		d.Sync("f")
+		d.SyncDir()
+		d.Append("f", []byte("bbbb"))
+		d.Append("f", []byte("cccc"))
+		d.powerLoss()
+		got := string(d.Read("f"))
+		switch {
+		case got == "aaaa":
+			none++
+		case len(got) > 4 && len(got) <= 8 && got[4:] == "bbbb"[:len(got)-4]:
+			torn++
+		default:
+			// Appends reach the platter in order: "cccc" can never
+			// survive without all of "bbbb" before it, and without a
+			// writeback delay nothing past the first append does.
+			t.Fatalf("seed %d: power loss left %q", seed, got)
+		}
+	}
+	if torn == 0 || none == 0 {
+		t.Fatalf("torn %d, none %d: want both torn and fully lost tails over 200 seeds", torn, none)
+	}
+}
+
+func TestWritebackMakesOldAppendsDurable(t *testing.T) {
+	s, _ := world(t, 1, LinkConfig{}, plain)
+	d := s.Disk(0)
+	d.SetWriteback(30 * time.Second)
+	d.SetTornWrites(false)
+	s.At(0, "old", func() { d.Append("f", []byte("old|")); d.SyncDir() })
+	s.At(20*time.Second, "new", func() { d.Append("f", []byte("new")) })
+	s.At(40*time.Second, "power", func() { s.PowerLoss(0) })
+	s.Run(time.Minute)
+	if got := string(d.Read("f")); got != "old|" {
+		t.Fatalf("after power loss at 40s: %q, want the append older than 30s only", got)
+	}
+}
+
+func TestRenameNeedsDirSyncToSurvivePowerLoss(t *testing.T) {
+	d := newTestDisk()
+	d.Append("ckpt", []byte("v1"))
+	d.Sync("ckpt")
+	d.SyncDir()
+	// Write a new version to a temp file, sync it, rename over the old.
+	d.Create("ckpt.tmp")
+	d.Append("ckpt.tmp", []byte("v2"))
+	d.Sync("ckpt.tmp")
+	d.Rename("ckpt.tmp", "ckpt")
+	if got := string(d.Read("ckpt")); got != "v2" {
+		t.Fatalf("read %q after rename, want v2", got)
+	}
+	d.powerLoss()
+	if got := string(d.Read("ckpt")); got != "v1" {
+		t.Fatalf("without SyncDir the rename must not survive power loss: read %q", got)
+	}
+	if d.Exists("ckpt.tmp") {
+		t.Fatal("unsynced create survived power loss")
+	}
+	d.Create("ckpt.tmp")
+	d.Append("ckpt.tmp", []byte("v3"))
+	d.Sync("ckpt.tmp")
+	d.Rename("ckpt.tmp", "ckpt")
+	d.SyncDir()
+	d.powerLoss()
+	if got := string(d.Read("ckpt")); got != "v3" {
+		t.Fatalf("after sync, rename, dir sync: read %q, want v3", got)
+	}
+}
+
+func TestWriteAtAndTruncateKeepDurableState(t *testing.T) {
+	d := newTestDisk()
+	d.SetTornWrites(false)
+	d.Append("f", []byte("0123456789"))
+	d.Sync("f")
+	d.SyncDir()
+	d.WriteAt("f", []byte("xx"), 2)
+	d.Truncate("f", 6)
+	if got := string(d.Read("f")); got != "01xx45" {
+		t.Fatalf("page cache %q", got)
+	}
+	if got, _ := d.Durable("f"); string(got) != "0123456789" {
+		t.Fatalf("durable %q, want the synced content untouched", got)
+	}
+	d.powerLoss()
+	if got := string(d.Read("f")); got != "0123456789" {
+		t.Fatalf("after power loss %q", got)
+	}
+	buf := make([]byte, 4)
+	if n := d.ReadAt("f", buf, 8); n != 2 || string(buf[:n]) != "89" {
+		t.Fatalf("ReadAt read %q", buf[:n])
+	}
+}
+
+// syncer writes a record, starts an asynchronous sync, and logs completion.
+func TestAsyncSyncLatencyAndPowerLossBeforeCompletion(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		lossAt      time.Duration
+		wantDurable string
+		wantFire    bool
+	}{
+		{"completes", 100 * ms, "rec", true},
+		{"power lost first", 5 * ms, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, log := world(t, 1, LinkConfig{}, func(NodeID) *probe {
+				return &probe{}
+			})
+			d := s.Disk(0)
+			d.SetSyncLatency(10 * ms)
+			d.SetTornWrites(false)
+			s.At(0, "write", func() {
+				env := s.nodes[0].env
+				env.Disk().Append("f", []byte("rec"))
+				env.Disk().SyncDir()
+				env.Sync("f", "synced", 1)
+			})
+			s.At(tc.lossAt, "power", func() { s.PowerLoss(0) })
+			s.Run(time.Second)
+			got, _ := d.Durable("f")
+			if string(got) != tc.wantDurable {
+				t.Fatalf("durable %q, want %q", got, tc.wantDurable)
+			}
+			if contains(*log, "10ms n0 fire synced(1)") != tc.wantFire {
+				t.Fatalf("completion callback: log\n%s", join(*log))
+			}
+		})
+	}
+}
+
+func TestAsyncSyncCompletesForACrashedProcess(t *testing.T) {
+	// The device finishes an fsync even if the process died after asking.
+	s, _ := world(t, 1, LinkConfig{}, plain)
+	d := s.Disk(0)
+	d.SetSyncLatency(10 * ms)
+	s.At(0, "write", func() {
+		env := s.nodes[0].env
+		env.Disk().Append("f", []byte("rec"))
+		env.Disk().SyncDir()
+		env.Sync("f", "synced", 1)
+	})
+	s.At(5*ms, "crash", func() { s.Crash(0) })
+	s.Run(time.Second)
+	if got, _ := d.Durable("f"); string(got) != "rec" {
+		t.Fatalf("durable %q after a process crash mid-sync, want rec", got)
+	}
+}
+
+func TestListIsSorted(t *testing.T) {
+	d := newTestDisk()
+	for _, n := range []string{"t-0/00002.log", "t-0/00001.log", "other", "t-0/00003.log"} {
+		d.Create(n)
+	}
+	got := d.List("t-0/")
+	want := []string{"t-0/00001.log", "t-0/00002.log", "t-0/00003.log"}
+	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("List = %v", got)
+	}
+	d.Remove("t-0/00002.log")
+	if len(d.List("t-0/")) != 2 {
+		t.Fatal("Remove did not remove")
+	}
+}

@@ -1,0 +1,186 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// counter keeps a count in memory and persists nothing: after a crash the
+// count must start over, because the kernel throws the value away.
+type counter struct {
+	n     int
+	log   *[]string
+	built *int
+}
+
+func (c *counter) Start(env *Env) {
+	*c.built++
+	env.After(10*ms, "tick", 0)
+}
+func (c *counter) Receive(env *Env, from NodeID, m Message) {}
+func (c *counter) Fire(env *Env, t Timer) {
+	c.n++
+	*c.log = append(*c.log, env.ObserverNow().String()+" tick "+string(rune('0'+c.n)))
+	env.After(10*ms, "tick", 0)
+}
+func (c *counter) Disconnected(env *Env, peer NodeID) {}
+
+func TestCrashDiscardsMemoryAndTimersRestartBuildsANewValue(t *testing.T) {
+	s := New(Config{Seed: 1})
+	log, built := &[]string{}, 0
+	s.AddNode(0, "c", func() Node { return &counter{log: log, built: &built} })
+	s.Start(0)
+	s.At(25*ms, "crash", func() { s.Crash(0) })
+	s.At(50*ms, "restart", func() { s.Restart(0) })
+	s.Run(75 * ms)
+	want := "10ms tick 1|20ms tick 2|60ms tick 1|70ms tick 2"
+	if got := strings.Join(*log, "|"); got != want {
+		t.Fatalf("got %s, want %s (no tick while down, count restarts from memory zero)", got, want)
+	}
+	if built != 2 || s.Incarnation(0) != 2 {
+		t.Fatalf("factory called %d times, incarnation %d; want 2 and 2", built, s.Incarnation(0))
+	}
+}
+
+func TestCrashTellsPeersAndLosesInFlight(t *testing.T) {
+	s, log := world(t, 3, LinkConfig{Latency: Fixed(10 * ms)}, plain)
+	s.At(0, "send", func() { sendNow(s, 0, 1, msg(1)); sendNow(s, 1, 0, msg(2)) })
+	s.At(5*ms, "crash", func() { s.Crash(1) })
+	s.Run(time.Second)
+	mustContain(t, *log, "5ms n0 disconnect n1")
+	mustNotContain(t, *log, "10ms n0 recv msg(2) from n1") // sent by the crashed node
+	for _, l := range *log {
+		if strings.Contains(l, "n2 ") {
+			t.Fatalf("n2 never talked to n1 and must hear nothing: %s", l)
+		}
+	}
+}
+
+func TestShutdownRunsStop(t *testing.T) {
+	s := New(Config{Seed: 1})
+	s.AddNode(0, "s", func() Node { return &stopper{} })
+	s.Start(0)
+	s.Shutdown(0)
+	if got := string(s.Disk(0).Read("clean")); got != "yes" {
+		t.Fatalf("clean-shutdown marker %q", got)
+	}
+	s.Start(0)
+	s.Crash(0)
+	if s.Disk(0).Exists("clean2") {
+		t.Fatal("a crash must not run Stop")
+	}
+}
+
+type stopper struct{ probe }
+
+func (s *stopper) Start(env *Env) {}
+func (s *stopper) Stop(env *Env) {
+	name := "clean"
+	if env.Disk().Exists("clean") {
+		name = "clean2"
+	}
+	env.Disk().Append(name, []byte("yes"))
+}
+
+func TestPauseHoldsEverythingUntilResume(t *testing.T) {
+	s, log := world(t, 2, LinkConfig{Latency: Fixed(ms)}, func(id NodeID) *probe {
+		return &probe{onStart: func(env *Env) {
+			if id == 1 {
+				env.After(20*ms, "timer", 7)
+			}
+		}}
+	})
+	s.At(10*ms, "pause", func() { s.Pause(1) })
+	s.At(15*ms, "send", func() { sendNow(s, 0, 1, msg(1)); sendNow(s, 0, 1, msg(2)) })
+	s.At(100*ms, "resume", func() { s.Resume(1) })
+	s.Run(time.Second)
+	// Held events run at resume, in the order they came due: both
+	// messages at 16ms, then the timer at 20ms.
+	want := []string{"100ms n1 recv msg(1) from n0", "100ms n1 recv msg(2) from n0", "100ms n1 fire timer(7)"}
+	if got := strings.Join(*log, "|"); got != strings.Join(want, "|") {
+		t.Fatalf("got\n%s\nwant\n%s", join(*log), join(want))
+	}
+	if !s.IsUp(1) || s.IsPaused(1) {
+		t.Fatal("node should be up and not paused")
+	}
+}
+
+func TestPausedNodeKeepsConnections(t *testing.T) {
+	s, log := world(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "send", func() { sendNow(s, 0, 1, msg(1)) })
+	s.At(10*ms, "pause", func() { s.Pause(1) })
+	s.At(20*ms, "send", func() { sendNow(s, 0, 1, msg(2)) })
+	s.At(30*ms, "resume", func() { s.Resume(1) })
+	s.Run(time.Second)
+	for _, l := range *log {
+		if strings.Contains(l, "disconnect") {
+			t.Fatalf("a pause must not break connections: %s", l)
+		}
+	}
+	mustContain(t, *log, "30ms n1 recv msg(2) from n0")
+}
+
+func TestCancelledTimerDoesNotFire(t *testing.T) {
+	s, log := world(t, 1, LinkConfig{}, func(NodeID) *probe {
+		return &probe{onStart: func(env *Env) {
+			a := env.After(10*ms, "a", 0)
+			env.After(20*ms, "b", 0)
+			env.Cancel(a)
+			env.Cancel(a) // twice is harmless
+		}}
+	})
+	s.Run(time.Second)
+	mustNotContain(t, *log, "10ms n0 fire a(0)")
+	mustContain(t, *log, "20ms n0 fire b(0)")
+}
+
+func TestStopReasons(t *testing.T) {
+	s, _ := world(t, 1, LinkConfig{}, func(NodeID) *probe {
+		return &probe{onStart: func(env *Env) { env.After(10*ms, "once", 0) }}
+	})
+	if r := s.Run(5 * ms); r != StopTimeLimit || s.Now() != 5*ms {
+		t.Fatalf("got %v at %v, want time-limit at 5ms", r, s.Now())
+	}
+	if r := s.Run(time.Second); r != StopIdle || s.Now() != 10*ms {
+		t.Fatalf("got %v at %v, want idle at 10ms", r, s.Now())
+	}
+	s2 := New(Config{Seed: 1, EventLimit: 50})
+	s2.AddNode(0, "c", func() Node { return &counter{log: &[]string{}, built: new(int)} })
+	s2.Start(0)
+	if r := s2.Run(time.Hour); r != StopEventLimit || s2.Stats().Events != 50 {
+		t.Fatalf("got %v after %d events, want event-limit after 50", r, s2.Stats().Events)
+	}
+}
+
+func TestSameTimeEventsRunInScheduleOrder(t *testing.T) {
+	s := New(Config{Seed: 1})
+	var order []int
+	for i := 0; i < 20; i++ {
+		i := i
+		s.At(5*ms, "x", func() { order = append(order, i) })
+	}
+	s.At(1*ms, "first", func() { order = append(order, -1) })
+	s.Run(time.Second)
+	if order[0] != -1 {
+		t.Fatalf("earlier event ran late: %v", order)
+	}
+	for i := 1; i < len(order); i++ {
+		if order[i] != i-1 {
+			t.Fatalf("ties not broken by scheduling order: %v", order)
+		}
+	}
+}
+
+func TestNodePanicNamesTimeAndSeed(t *testing.T) {
+	s, _ := world(t, 1, LinkConfig{}, func(NodeID) *probe {
+		return &probe{onStart: func(env *Env) { env.After(3*ms, "boom", 0) }, onFire: func(env *Env, t Timer) { panic("invariant broken") }}
+	})
+	defer func() {
+		r := recover()
+		if r == nil || !strings.Contains(r.(string), "invariant broken") || !strings.Contains(r.(string), "3ms") || !strings.Contains(r.(string), "seed 7") {
+			t.Fatalf("panic %v should carry the message, the time and the seed", r)
+		}
+	}()
+	s.Run(time.Second)
+}

@@ -1,0 +1,139 @@
+package sim
+
+import "time"
+
+// eventKind says what an event does when it comes due.
+type eventKind uint8
+
+const (
+	evDeliver    eventKind = iota + 1 // a message reaches its destination
+	evFire                            // a node's timer fires
+	evDisconnect                      // a node learns a connection broke
+	evSync                            // an asynchronous fsync completes
+	evControl                         // a harness action (fault, workload step)
+)
+
+var eventKindNames = [...]string{
+	evDeliver:    "deliver",
+	evFire:       "fire",
+	evDisconnect: "disconnect",
+	evSync:       "sync",
+	evControl:    "control",
+}
+
+func (k eventKind) String() string { return eventKindNames[k] }
+
+// event is the payload of one pending event. Events live in a slab (a slice
+// reused through a free list) so that scheduling does not allocate, and the
+// heap orders small keys that point into it.
+type event struct {
+	kind  eventKind
+	node  int32  // index of the target node
+	peer  int32  // sender of a message, or the peer of a disconnect
+	inc   uint32 // incarnation of the target the event belongs to
+	conn  uint32 // connection generation a message was sent on
+	timer TimerID
+	tkind string
+	arg   int64
+	msg   Message
+	name  string // control: what the action is; sync: the file name
+	fn    func()
+	upTo  int64  // sync: file length when the sync started
+	gen   uint64 // sync: file mutation generation when it started
+}
+
+// key orders events by (virtual time, sequence number): ties in time are
+// broken by the order in which the events were scheduled, which is itself
+// deterministic.
+type key struct {
+	at  time.Duration
+	seq uint64
+	idx int32
+}
+
+func (a key) less(b key) bool {
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	return a.seq < b.seq
+}
+
+// queue is a binary min-heap of keys over a slab of events.
+type queue struct {
+	heap []key
+	slab []event
+	free []int32
+	seq  uint64
+}
+
+func (q *queue) len() int { return len(q.heap) }
+
+// push schedules ev at time at and returns its sequence number.
+func (q *queue) push(at time.Duration, ev event) uint64 {
+	var idx int32
+	if n := len(q.free); n > 0 {
+		idx = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.slab[idx] = ev
+	} else {
+		idx = int32(len(q.slab))
+		q.slab = append(q.slab, ev)
+	}
+	q.seq++
+	k := key{at: at, seq: q.seq, idx: idx}
+	h := append(q.heap, k)
+	// sift up
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !k.less(h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = k
+	q.heap = h
+	return q.seq
+}
+
+// peek returns the time of the earliest event; ok is false when empty.
+func (q *queue) peek() (time.Duration, bool) {
+	if len(q.heap) == 0 {
+		return 0, false
+	}
+	return q.heap[0].at, true
+}
+
+// pop removes the earliest event, copying it out and recycling its slot.
+func (q *queue) pop() (key, event) {
+	h := q.heap
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	h = h[:n]
+	if n > 0 {
+		// sift down
+		i := 0
+		for {
+			c := 2*i + 1
+			if c >= n {
+				break
+			}
+			if r := c + 1; r < n && h[r].less(h[c]) {
+				c = r
+			}
+			if !h[c].less(last) {
+				break
+			}
+			h[i] = h[c]
+			i = c
+		}
+		h[i] = last
+	}
+	q.heap = h
+	ev := q.slab[top.idx]
+	q.slab[top.idx] = event{} // drop references for the garbage collector
+	q.free = append(q.free, top.idx)
+	return top, ev
+}
