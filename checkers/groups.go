@@ -1,0 +1,251 @@
+package checkers
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"kafkasim/model"
+)
+
+// Group invariants (KAFKA.md, consumer groups): no partition is owned by
+// two members of a group at once, per generation and across a cooperative
+// handover; a group's committed offset for a partition never goes back
+// unless a client reset or sought it.
+
+// ownership is one member's hold on one partition: from the rebalance that
+// gained it until the one that lost it.
+type ownership struct {
+	process    int
+	generation model.Epoch
+	from, to   time.Duration
+	gainOp     int
+}
+
+// owners checks the rebalance ops of the history. A member that is never
+// told it lost a partition keeps it to the end of the history, unless its
+// last operation was indeterminate: a client that crashed owns nothing
+// after it stopped (the coordinator will expel it), and holding that
+// against the member that took over would blame the group for the crash.
+func owners(h model.History) []Violation {
+	type key struct {
+		group string
+		tp    model.TopicPartition
+	}
+	// When each process was last heard of, if it ended indeterminate.
+	crashed := map[int]time.Duration{}
+	lastOp := map[int]int{}
+	for i := range h {
+		lastOp[h[i].Process] = i
+	}
+	for p, i := range lastOp {
+		if h[i].Type.Indeterminate() {
+			crashed[p] = h[i].Time
+		}
+	}
+	holds := map[key][]ownership{}
+	open := map[key]map[int]int{} // process → index of its open hold in holds[key]
+	var keys []key
+	gensSeen := map[key]map[model.Epoch][]int{} // generation → gaining ops
+	for i := range h {
+		op := &h[i]
+		if op.F != model.FRebalance || op.Type != model.OpOK {
+			continue
+		}
+		for _, tp := range op.Lost {
+			k := key{op.Group, tp}
+			if j, ok := open[k][op.Process]; ok {
+				holds[k][j].to = op.Time
+				delete(open[k], op.Process)
+			}
+		}
+		for _, tp := range op.Gained {
+			k := key{op.Group, tp}
+			if open[k] == nil {
+				open[k] = map[int]int{}
+				gensSeen[k] = map[model.Epoch][]int{}
+				keys = append(keys, k)
+			}
+			gensSeen[k][op.Generation] = append(gensSeen[k][op.Generation], i)
+			if _, ok := open[k][op.Process]; ok {
+				continue // already owned: a re-assignment of the same partition
+			}
+			to := time.Duration(math.MaxInt64)
+			if t, ok := crashed[op.Process]; ok {
+				to = t
+			}
+			open[k][op.Process] = len(holds[k])
+			holds[k] = append(holds[k], ownership{process: op.Process, generation: op.Generation, from: op.Time, to: to, gainOp: i})
+		}
+	}
+	slices.SortFunc(keys, func(x, y key) int {
+		if c := cmp.Compare(x.group, y.group); c != 0 {
+			return c
+		}
+		return cmpTP(x.tp, y.tp)
+	})
+	var out []Violation
+	for _, k := range keys {
+		// Two members gaining the partition in one generation.
+		gens := make([]model.Epoch, 0, len(gensSeen[k]))
+		for g := range gensSeen[k] {
+			gens = append(gens, g)
+		}
+		slices.Sort(gens)
+		for _, g := range gens {
+			ops := gensSeen[k][g]
+			procs := map[int]bool{}
+			for _, i := range ops {
+				procs[h[i].Process] = true
+			}
+			if len(procs) > 1 {
+				out = append(out, Violation{
+					Checker: CheckerGroups, Anomaly: DoubleOwner, Partition: k.tp, Ops: ops,
+					Error: true, Promise: PromiseGroups,
+					Detail: fmt.Sprintf("group %s assigned the partition to %d members in generation %d (ops %v)", k.group, len(procs), g, ops),
+				})
+			}
+		}
+		// Two holds overlapping in time: sweep by start, remembering the
+		// hold that reaches furthest.
+		hs := holds[k]
+		slices.SortStableFunc(hs, func(x, y ownership) int { return cmp.Compare(x.from, y.from) })
+		reach := -1
+		for j, o := range hs {
+			if reach >= 0 && hs[reach].to > o.from && hs[reach].process != o.process {
+				prev := hs[reach]
+				out = append(out, Violation{
+					Checker: CheckerGroups, Anomaly: DoubleOwner, Partition: k.tp, Ops: []int{prev.gainOp, o.gainOp},
+					Error: true, Promise: PromiseGroups,
+					Detail: fmt.Sprintf("in group %s, process %d gained the partition at %v (generation %d, op %d) while process %d still owned it since %v (generation %d, op %d): revocation must come before reassignment",
+						k.group, o.process, o.from, o.generation, o.gainOp, prev.process, prev.from, prev.generation, prev.gainOp),
+				})
+			}
+			if reach < 0 || o.to > hs[reach].to {
+				reach = j
+			}
+		}
+	}
+	return out
+}
+
+// commits checks that each group's committed offset for a partition never
+// goes back: a commit invoked after another completed must not be lower,
+// unless a seek or reset of that partition completed in between.
+// Concurrent commits are not ordered and not compared.
+func commits(h model.History) []Violation {
+	type key struct {
+		group string
+		tp    model.TopicPartition
+	}
+	type commit struct {
+		op       int
+		call     time.Duration
+		end      time.Duration
+		offset   model.Offset
+		explicit bool // a seek or reset, which licenses going back
+	}
+	by := map[key][]commit{}
+	var keys []key
+	resets := map[model.TopicPartition][]commit{}
+	for i := range h {
+		op := &h[i]
+		if op.Type != model.OpOK {
+			continue
+		}
+		switch op.F {
+		case model.FCommit:
+			for _, po := range op.Offsets {
+				k := key{op.Group, po.TP}
+				if by[k] == nil {
+					keys = append(keys, k)
+				}
+				by[k] = append(by[k], commit{op: i, call: op.Time, end: op.End, offset: po.Offset})
+			}
+		case model.FSeek, model.FReset:
+			for _, po := range op.Offsets {
+				resets[po.TP] = append(resets[po.TP], commit{op: i, call: op.Time, end: op.End, explicit: true})
+			}
+		}
+	}
+	slices.SortFunc(keys, func(x, y key) int {
+		if c := cmp.Compare(x.group, y.group); c != 0 {
+			return c
+		}
+		return cmpTP(x.tp, y.tp)
+	})
+	var out []Violation
+	for _, k := range keys {
+		cs := by[k]
+		// A seek or reset of the partition by any client counts: the group
+		// is where the position went back.
+		events := append(slices.Clone(cs), resets[k.tp]...)
+		// Completed commits become the floor in completion order; a commit
+		// is judged against the floor as of its invocation.
+		byEnd := slices.Clone(events)
+		slices.SortStableFunc(byEnd, func(x, y commit) int { return cmp.Compare(x.end, y.end) })
+		byCall := slices.Clone(cs)
+		slices.SortStableFunc(byCall, func(x, y commit) int { return cmp.Compare(x.call, y.call) })
+		floor, floorOp, next := model.NoOffset, -1, 0
+		for _, c := range byCall {
+			for next < len(byEnd) && byEnd[next].end < c.call {
+				e := byEnd[next]
+				if e.explicit {
+					floor, floorOp = model.NoOffset, -1
+				} else if e.offset > floor {
+					floor, floorOp = e.offset, e.op
+				}
+				next++
+			}
+			if c.offset < floor {
+				out = append(out, Violation{
+					Checker: CheckerGroups, Anomaly: CommitRegression, Partition: k.tp,
+					Offsets: []model.Offset{floor, c.offset}, Ops: []int{floorOp, c.op},
+					Error: true, Promise: PromiseGroups,
+					Detail: fmt.Sprintf("group %s committed %d (op %d) after %d had been committed (op %d), with no seek or reset between: a commit was lost or a zombie member committed",
+						k.group, c.offset, c.op, floor, floorOp),
+				})
+			}
+		}
+	}
+	return out
+}
+
+// generations checks the coordinator's observed generations: they only
+// grow per group, and within one no partition has two owners.
+func generations(obs []GenerationObservation) []Violation {
+	obs = slices.Clone(obs)
+	slices.SortStableFunc(obs, func(x, y GenerationObservation) int {
+		if c := cmp.Compare(x.Group, y.Group); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Time, y.Time)
+	})
+	var out []Violation
+	latest := map[string]GenerationObservation{}
+	for _, g := range obs {
+		if l, ok := latest[g.Group]; ok && g.Generation < l.Generation {
+			out = append(out, Violation{
+				Checker: CheckerGroups, Anomaly: GenerationRegression, Error: true, Promise: PromiseGroups,
+				Detail: fmt.Sprintf("group %s completed generation %d at %v after generation %d at %v", g.Group, g.Generation, g.Time, l.Generation, l.Time),
+			})
+		} else {
+			latest[g.Group] = g
+		}
+		owner := map[model.TopicPartition]string{}
+		for _, m := range g.Members {
+			for _, tp := range m.Partitions {
+				if o, ok := owner[tp]; ok && o != m.Member {
+					out = append(out, Violation{
+						Checker: CheckerGroups, Anomaly: DoubleOwner, Partition: tp, Error: true, Promise: PromiseGroups,
+						Detail: fmt.Sprintf("group %s generation %d assigned the partition to both %s and %s", g.Group, g.Generation, o, m.Member),
+					})
+				}
+				owner[tp] = m.Member
+			}
+		}
+	}
+	return out
+}

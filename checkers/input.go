@@ -1,0 +1,150 @@
+package checkers
+
+import (
+	"time"
+
+	"kafkasim/model"
+)
+
+// Input is everything a checker may look at: what the clients observed and,
+// when the run was simulated, what an operator could read from the cluster.
+// Only History is required; a checker whose input is absent has nothing to
+// judge and reports nothing.
+type Input struct {
+	History model.History
+
+	// Replicas are the partition logs read from each broker at the end of
+	// the run.
+	Replicas []ReplicaLog
+
+	// Observations are facts the run recorded while it went.
+	Observations Observations
+
+	// DiskLost lists partitions for which every ISR and ELR replica lost
+	// its disk (or its unflushed tail) at some point: acknowledged writes
+	// to them are not promised to survive. The zero value promises it for
+	// every partition.
+	DiskLost []model.TopicPartition
+
+	_ struct{}
+}
+
+// ReplicaLog is one broker's copy of one partition at the end of a run.
+type ReplicaLog struct {
+	Broker   model.BrokerID
+	TP       model.TopicPartition
+	LogStart model.Offset        // first offset still held (retention deletes below it)
+	HW       model.Offset        // the replica's high watermark
+	Records  []model.OffsetValue // in offset order
+}
+
+// Observations are the cluster facts a run recorded, each with the virtual
+// time it was seen.
+type Observations struct {
+	// Leaders: a broker became leader of a partition in an epoch.
+	Leaders []LeaderObservation
+	// HighWatermarks: a broker's high watermark for a partition.
+	HighWatermarks []HWObservation
+	// Generations: a group coordinator completed a rebalance.
+	Generations []GenerationObservation
+}
+
+// LeaderObservation says Leader led TP in Epoch from Time on.
+type LeaderObservation struct {
+	Time   time.Duration
+	TP     model.TopicPartition
+	Epoch  model.Epoch
+	Leader model.BrokerID
+}
+
+// HWObservation is Broker's high watermark for TP at Time. Incarnation
+// counts the broker's restarts: a restarted broker reloads its high
+// watermark from a checkpoint that may lag, so monotonicity is judged per
+// incarnation (what Kafka promises of one replica's in-memory value).
+type HWObservation struct {
+	Time        time.Duration
+	TP          model.TopicPartition
+	Broker      model.BrokerID
+	Incarnation int
+	HW          model.Offset
+}
+
+// GenerationObservation is a group's assignment as its coordinator
+// completed generation Generation at Time.
+type GenerationObservation struct {
+	Time       time.Duration
+	Group      string
+	Generation model.Epoch
+	Members    []MemberAssignment
+}
+
+// MemberAssignment is what one member of a group owns in a generation.
+type MemberAssignment struct {
+	Member     string
+	Partitions []model.TopicPartition
+}
+
+// Options say what the configuration of the run promised; a finding the
+// configuration allows is still reported, but it is not an error. The zero
+// value is Kafka's classic client: acks=all, assign, no idempotence, with
+// the durability promise assumed (min.insync.replicas not stated).
+type Options struct {
+	// Idempotent: enable.idempotence, which promises no duplicates and
+	// per-partition send order.
+	Idempotent bool
+	// MaxInFlight is max.in.flight.requests.per.connection; 1 promises send
+	// order even without idempotence. 0 means Kafka's default, 5.
+	MaxInFlight int
+	// Subscribe: consumers use subscribe (the group moves partitions
+	// between them), so skips and rewinds across polls are expected;
+	// otherwise they assign partitions themselves and must read in order.
+	Subscribe bool
+	// AutoOffsetReset is "earliest", "latest" or "none" ("" is "latest",
+	// Kafka's default). Resets recorded in the history excuse the records
+	// they skip whatever it is; it is named in explanations.
+	AutoOffsetReset string
+	// Acks is "all" (or "-1"), "1" or "0"; "" means "all".
+	Acks string
+	// MinInsyncReplicas is min.insync.replicas; 0 means not stated, taken
+	// as the promise holding. Below 2, acknowledged writes may be lost.
+	MinInsyncReplicas int
+	// UncleanLeaderElection voids the durability promise.
+	UncleanLeaderElection bool
+
+	// LinearizabilityBudget bounds porcupine's search over the whole
+	// history (wall-clock time); 0 means 10 s; negative skips the check.
+	LinearizabilityBudget time.Duration
+	// OutDir, when set, receives porcupine's HTML visualization of each
+	// partition found not linearizable.
+	OutDir string
+
+	_ struct{}
+}
+
+// durable reports whether the configuration promises that acknowledged
+// writes survive, and says why not when it does not.
+func (o *Options) durable() (bool, string) {
+	switch o.Acks {
+	case "", "all", "-1":
+	default:
+		return false, "acks=" + o.Acks
+	}
+	if o.UncleanLeaderElection {
+		return false, "unclean.leader.election.enable=true"
+	}
+	if o.MinInsyncReplicas == 1 {
+		return false, "min.insync.replicas=1"
+	}
+	return true, ""
+}
+
+// orderedSends reports whether a producer's sends to one partition must
+// keep their order.
+func (o *Options) orderedSends() bool { return o.Idempotent || o.MaxInFlight == 1 }
+
+func (o *Options) budget() time.Duration {
+	if o.LinearizabilityBudget == 0 {
+		return 10 * time.Second
+	}
+	return o.LinearizabilityBudget
+}

@@ -1,0 +1,296 @@
+package checkers
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"kafkasim/model"
+)
+
+// Each partition is judged as its own linearizable log (CHECKERS.md). The
+// model's state is only the log's length n: the value at each offset comes
+// from the history, so the state stays one integer and Hash is exact.
+//
+//   - A send that landed at offset o takes effect when the log has length
+//     o, and makes it o+1.
+//   - A poll that returned records up to offset b took effect at an instant
+//     when the log was longer than b.
+//   - Offsets that no send in the history wrote (transaction markers, a
+//     record from an indeterminate send that no one read, a phantom) may
+//     be passed over at any time: nothing constrains when they appeared.
+//     Since passing over them is always allowed, advancing lazily (only
+//     when an operation needs it) loses no linearization, which keeps the
+//     model deterministic.
+//
+// Indeterminate sends whose record someone read are included with their
+// return at the end of time, as porcupine advises for operations whose
+// outcome is unknown: they may take effect at any point after their call.
+// Indeterminate sends no one read, and failed sends, are left out: they
+// either did not take effect or took an offset the model may pass over.
+
+// logOp is one operation as the model sees it.
+type logOp struct {
+	send   bool
+	offset model.Offset // send: where it landed; poll: highest offset returned
+	op     int          // index in the history
+	value  string       // send: the value; for descriptions only
+}
+
+// writers holds, ascending, the offsets that a send in the history wrote.
+type writers []model.Offset
+
+// free reports whether no send wrote an offset in [from, to).
+func (w writers) free(from, to model.Offset) bool {
+	i, _ := slices.BinarySearch(w, from)
+	return i == len(w) || w[i] >= to
+}
+
+func logModel(w writers) porcupine.Model {
+	return porcupine.Model{
+		Init: func() any { return model.Offset(0) },
+		Step: func(state, input, _ any) (bool, any) {
+			n, in := state.(model.Offset), input.(logOp)
+			if in.send {
+				if n > in.offset || !w.free(n, in.offset) {
+					return false, n
+				}
+				return true, in.offset + 1
+			}
+			if n > in.offset {
+				return true, n
+			}
+			if !w.free(n, in.offset+1) {
+				return false, n
+			}
+			return true, in.offset + 1
+		},
+		Hash: func(state any) uint64 { return uint64(state.(model.Offset)) },
+		DescribeOperation: func(input, _ any) string {
+			in := input.(logOp)
+			if in.send {
+				return fmt.Sprintf("op %d: send %s → %d", in.op, in.value, in.offset)
+			}
+			return fmt.Sprintf("op %d: poll → up to %d", in.op, in.offset)
+		},
+		DescribeState: func(state any) string { return fmt.Sprintf("length %d", state.(model.Offset)) },
+	}
+}
+
+// linearizability runs porcupine on every partition within the budget.
+func (a *analysis) linearizability(opts *Options, r *Result) {
+	budget := opts.budget()
+	if budget < 0 {
+		r.Notes = append(r.Notes, "linearizability: skipped (negative budget)")
+		return
+	}
+	var horizon time.Duration
+	for i := range a.h {
+		horizon = max(horizon, a.h[i].Time, a.h[i].End)
+	}
+	horizon++
+	hist := a.linOps(horizon)
+	durable, why := opts.durable()
+	start := time.Now()
+	for _, p := range a.parts {
+		ops := hist[p]
+		pc := PartitionCheck{TP: p.tp, Ops: len(ops)}
+		left := budget - time.Since(start)
+		if left <= 0 {
+			// porcupine reads a zero timeout as "no limit": never pass it.
+			pc.Result = string(porcupine.Unknown)
+			r.Linearizability = append(r.Linearizability, pc)
+			continue
+		}
+		var w writers
+		for _, o := range ops {
+			if in := o.Input.(logOp); in.send {
+				w = append(w, in.offset)
+			}
+		}
+		slices.Sort(w)
+		m := logModel(w)
+		var res porcupine.CheckResult
+		var info porcupine.LinearizationInfo
+		if opts.OutDir != "" {
+			res, info = porcupine.CheckOperationsVerbose(m, ops, left)
+		} else {
+			res = porcupine.CheckOperationsTimeout(m, ops, left)
+		}
+		pc.Result = string(res)
+		if res == porcupine.Illegal {
+			v := Violation{Checker: CheckerLinearizability, Anomaly: Nonlinearizable, Partition: p.tp}
+			v.Error, v.Promise = promise(durable, PromiseLinearizable, why)
+			v.Detail = fmt.Sprintf("no order of its %d sends and polls explains what the clients saw", len(ops))
+			if wit, ok := witness(ops); ok {
+				v.Ops, v.Offsets, v.Detail = wit.ops, wit.offsets, wit.detail
+			}
+			if opts.OutDir != "" {
+				path := filepath.Join(opts.OutDir, "linearizability-"+fileName(p.tp)+".html")
+				if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
+					r.Notes = append(r.Notes, fmt.Sprintf("linearizability: %v", err))
+				} else if err := porcupine.VisualizePath(m, info, path); err != nil {
+					r.Notes = append(r.Notes, fmt.Sprintf("linearizability: writing %s: %v", path, err))
+				} else {
+					pc.Visualization = path
+					v.Detail += "; see " + path
+				}
+			}
+			r.Violations = append(r.Violations, v)
+		}
+		r.Linearizability = append(r.Linearizability, pc)
+	}
+	for _, pc := range r.Linearizability {
+		if pc.Result == string(porcupine.Unknown) {
+			r.Notes = append(r.Notes, fmt.Sprintf("linearizability of %s: unknown, the %v budget ran out (%d ops)", pc.TP, budget, pc.Ops))
+		}
+	}
+}
+
+// linOps turns the history into porcupine operations per partition.
+func (a *analysis) linOps(horizon time.Duration) map[*partition][]porcupine.Operation {
+	out := map[*partition][]porcupine.Operation{}
+	// Porcupine draws one lane per client id; keep them dense.
+	lanes := map[*partition]map[int]int{}
+	lane := func(p *partition, process int) int {
+		m := lanes[p]
+		if m == nil {
+			m = map[int]int{}
+			lanes[p] = m
+		}
+		id, ok := m[process]
+		if !ok {
+			id = len(m)
+			m[process] = id
+		}
+		return id
+	}
+	for i := range a.h {
+		op := &a.h[i]
+		switch op.F {
+		case model.FSend:
+			var p *partition
+			var o model.Offset
+			ret := op.End
+			switch {
+			case op.Type == model.OpOK:
+				p, o = a.byTP[op.TP], op.Offset
+			case op.Type.Indeterminate():
+				vi := &a.vals[a.ids[op.Value]]
+				if vi.writer != int32(i) || vi.reader < 0 {
+					continue
+				}
+				p, o, ret = vi.readTP, vi.first, horizon
+			default:
+				continue
+			}
+			out[p] = append(out[p], porcupine.Operation{
+				ClientId: lane(p, op.Process), Call: int64(op.Time), Return: int64(ret),
+				Input: logOp{send: true, offset: o, op: i, value: op.Value},
+			})
+		case model.FPoll:
+			for _, pr := range op.Records {
+				if len(pr.Records) == 0 {
+					continue
+				}
+				p := a.byTP[pr.TP]
+				hi := pr.Records[0].Offset
+				for _, rec := range pr.Records {
+					hi = max(hi, rec.Offset)
+				}
+				ret := op.End
+				if !op.Completed() {
+					ret = horizon
+				}
+				out[p] = append(out[p], porcupine.Operation{
+					ClientId: lane(p, op.Process), Call: int64(op.Time), Return: int64(ret),
+					Input: logOp{offset: hi, op: i},
+				})
+			}
+		}
+	}
+	return out
+}
+
+type witnessed struct {
+	ops     []int
+	offsets []model.Offset
+	detail  string
+}
+
+// witness looks for the plainest reason a partition is not linearizable:
+// an operation that needs a record at a lower offset, yet returned before
+// the send that wrote it was even invoked. O(n log n).
+func witness(ops []porcupine.Operation) (witnessed, bool) {
+	type w struct {
+		offset model.Offset
+		call   int64
+		op     int
+	}
+	var ws []w
+	for _, o := range ops {
+		if in := o.Input.(logOp); in.send {
+			ws = append(ws, w{in.offset, o.Call, in.op})
+		}
+	}
+	slices.SortFunc(ws, func(x, y w) int { return cmp.Compare(x.offset, y.offset) })
+	// latest[k] is the writer with the latest call among ws[:k+1].
+	latest := make([]int, len(ws))
+	for k := range ws {
+		latest[k] = k
+		if k > 0 && ws[latest[k-1]].call > ws[k].call {
+			latest[k] = latest[k-1]
+		}
+	}
+	for _, o := range ops {
+		in := o.Input.(logOp)
+		// The writers this op depends on: offsets below a send's, up to and
+		// including a poll's.
+		limit := in.offset
+		if in.send {
+			limit--
+		}
+		k, found := slices.BinarySearchFunc(ws, limit, func(x w, t model.Offset) int { return cmp.Compare(x.offset, t) })
+		if !found {
+			k--
+		} else {
+			for k+1 < len(ws) && ws[k+1].offset == limit {
+				k++
+			}
+		}
+		if k < 0 {
+			continue
+		}
+		dep := ws[latest[k]]
+		if dep.call > o.Return {
+			need := fmt.Sprintf("poll op %d, which returned records up to offset %d,", in.op, in.offset)
+			if in.send {
+				need = fmt.Sprintf("send op %d, which landed at offset %d,", in.op, in.offset)
+			}
+			return witnessed{
+				ops:     []int{in.op, dep.op},
+				offsets: []model.Offset{dep.offset, in.offset},
+				detail: fmt.Sprintf("%s returned before op %d, the send that wrote offset %d, was invoked: a record was visible before it was written",
+					need, dep.op, dep.offset),
+			}, true
+		}
+	}
+	return witnessed{}, false
+}
+
+// fileName makes a partition's name safe as part of a file name.
+func fileName(tp model.TopicPartition) string {
+	s := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, tp.Topic)
+	return fmt.Sprintf("%s-%d", s, tp.Partition)
+}

@@ -1,0 +1,297 @@
+package checkers
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+
+	"kafkasim/model"
+)
+
+// Replica invariants, judged on the logs read from every broker at the end
+// of a run and on what the run observed while it went (KAFKA.md):
+// replicas agree below the high watermark and with what clients saw; the
+// high watermark never moves back; no consumer gets a record above the
+// high watermark of its time; one leader per epoch, epochs only grow; an
+// acknowledged acks=all write survives while some ISR or ELR replica keeps
+// its disk.
+
+type replicaSet struct {
+	tp   model.TopicPartition
+	logs []*ReplicaLog // by broker
+}
+
+func groupReplicas(rs []ReplicaLog) []replicaSet {
+	by := map[model.TopicPartition]*replicaSet{}
+	var out []*replicaSet
+	for i := range rs {
+		r := &rs[i]
+		s := by[r.TP]
+		if s == nil {
+			s = &replicaSet{tp: r.TP}
+			by[r.TP] = s
+			out = append(out, s)
+		}
+		s.logs = append(s.logs, r)
+	}
+	slices.SortFunc(out, func(x, y *replicaSet) int { return cmpTP(x.tp, y.tp) })
+	sets := make([]replicaSet, len(out))
+	for i, s := range out {
+		slices.SortFunc(s.logs, func(x, y *ReplicaLog) int { return cmp.Compare(x.Broker, y.Broker) })
+		sets[i] = *s
+	}
+	return sets
+}
+
+func cmpTP(x, y model.TopicPartition) int {
+	switch {
+	case x.Less(y):
+		return -1
+	case y.Less(x):
+		return 1
+	}
+	return 0
+}
+
+// lookup finds the record at offset o in a replica's log.
+func (r *ReplicaLog) lookup(o model.Offset) (string, bool) {
+	i, ok := slices.BinarySearchFunc(r.Records, o, func(x model.OffsetValue, t model.Offset) int { return cmp.Compare(x.Offset, t) })
+	if !ok {
+		return "", false
+	}
+	return r.Records[i].Value, true
+}
+
+// replicaLogs checks agreement below the high watermark and against the
+// history, and the survival of acknowledged writes.
+func (a *analysis) replicaLogs(in *Input, opts *Options) []Violation {
+	var out []Violation
+	durable, why := opts.durable()
+	sends := map[model.TopicPartition][]int{}
+	if len(in.Replicas) > 0 {
+		for i := range a.h {
+			if op := &a.h[i]; op.F == model.FSend && op.Type == model.OpOK {
+				sends[op.TP] = append(sends[op.TP], i)
+			}
+		}
+	}
+	for _, s := range groupReplicas(in.Replicas) {
+		hw := model.Offset(0)
+		for _, r := range s.logs {
+			hw = max(hw, r.HW)
+		}
+		// Agreement below the partition's high watermark (the highest any
+		// replica knows): every replica holding a committed offset must hold
+		// the same record there.
+		type seen struct {
+			value  string
+			broker model.BrokerID
+		}
+		first := map[model.Offset]seen{}
+		reported := map[model.Offset]bool{}
+		for _, r := range s.logs {
+			for _, rec := range r.Records {
+				if rec.Offset >= hw {
+					break
+				}
+				f, ok := first[rec.Offset]
+				if !ok {
+					first[rec.Offset] = seen{rec.Value, r.Broker}
+				} else if f.value != rec.Value && !reported[rec.Offset] {
+					reported[rec.Offset] = true
+					out = append(out, Violation{
+						Checker: CheckerReplicas, Anomaly: ReplicaDivergence, Partition: s.tp,
+						Offsets: []model.Offset{rec.Offset}, Values: []string{f.value, rec.Value},
+						Error: true, Promise: PromiseReplication,
+						Detail: fmt.Sprintf("below the high watermark %d, offset %d holds %q on %s but %q on %s: a replica truncated too little or too much",
+							hw, rec.Offset, f.value, f.broker, rec.Value, r.Broker),
+					})
+				}
+			}
+		}
+		// Agreement with the clients: a record a replica counts as committed
+		// must be the one clients saw at that offset.
+		if p := a.byTP[s.tp]; p != nil {
+			for _, r := range s.logs {
+				for _, rec := range r.Records {
+					if rec.Offset >= r.HW {
+						break
+					}
+					sg, ok := p.at[rec.Offset]
+					if !ok || sg.value == rec.Value {
+						continue
+					}
+					out = append(out, Violation{
+						Checker: CheckerReplicas, Anomaly: InconsistentOffsets, Partition: s.tp,
+						Offsets: []model.Offset{rec.Offset}, Values: []string{sg.value, rec.Value}, Ops: []int{int(sg.op)},
+						Error: true, Promise: PromiseLog,
+						Detail: fmt.Sprintf("clients saw %q at offset %d (op %d) but %s holds %q there, below its high watermark %d",
+							sg.value, rec.Offset, sg.op, r.Broker, rec.Value, r.HW),
+					})
+				}
+			}
+		}
+		// Survival of acknowledged writes.
+		if slices.Contains(in.DiskLost, s.tp) {
+			continue
+		}
+		start := s.logs[0].LogStart
+		for _, r := range s.logs {
+			start = min(start, r.LogStart)
+		}
+		for _, i := range sends[s.tp] {
+			op := &a.h[i]
+			if op.Offset < start {
+				continue
+			}
+			held := false
+			for _, r := range s.logs {
+				if v, ok := r.lookup(op.Offset); ok && v == op.Value {
+					held = true
+					break
+				}
+			}
+			if held {
+				continue
+			}
+			v := Violation{
+				Checker: CheckerReplicas, Anomaly: AckedWriteLost, Partition: s.tp,
+				Offsets: []model.Offset{op.Offset}, Values: []string{op.Value}, Ops: []int{i},
+				Detail: fmt.Sprintf("send %q acknowledged at offset %d (op %d) is in no replica's log at the end, although an ISR or ELR replica kept its disk",
+					op.Value, op.Offset, i),
+			}
+			v.Error, v.Promise = promise(durable, PromiseDurability, why)
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// highWatermarks checks that each broker's high watermark (per
+// incarnation) never moves back, and that no poll returned a record at or
+// above the highest high watermark any broker had reached by the poll's
+// return.
+func (a *analysis) highWatermarks(obs []HWObservation) []Violation {
+	if len(obs) == 0 {
+		return nil
+	}
+	obs = slices.Clone(obs)
+	slices.SortStableFunc(obs, func(x, y HWObservation) int {
+		if c := cmpTP(x.TP, y.TP); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Time, y.Time)
+	})
+	var out []Violation
+	type series struct {
+		tp          model.TopicPartition
+		broker      model.BrokerID
+		incarnation int
+	}
+	last := map[series]HWObservation{}
+	// For each partition, the running maximum high watermark over time.
+	type point struct {
+		t  time.Duration
+		hw model.Offset
+	}
+	maxHW := map[model.TopicPartition][]point{}
+	for _, o := range obs {
+		k := series{o.TP, o.Broker, o.Incarnation}
+		if prev, ok := last[k]; ok && o.HW < prev.HW {
+			out = append(out, Violation{
+				Checker: CheckerReplicas, Anomaly: HWRegression, Partition: o.TP,
+				Offsets: []model.Offset{prev.HW, o.HW}, Error: true, Promise: PromiseReplication,
+				Detail: fmt.Sprintf("the high watermark on %s went from %d (at %v) back to %d (at %v): committed records were un-committed",
+					o.Broker, prev.HW, prev.Time, o.HW, o.Time),
+			})
+		}
+		last[k] = o
+		pts := maxHW[o.TP]
+		if n := len(pts); n == 0 || o.HW > pts[n-1].hw {
+			maxHW[o.TP] = append(pts, point{o.Time, o.HW})
+		}
+	}
+	for i := range a.h {
+		op := &a.h[i]
+		if op.F != model.FPoll || !op.Completed() {
+			continue
+		}
+		for _, pr := range op.Records {
+			pts := maxHW[pr.TP]
+			if len(pts) == 0 {
+				continue
+			}
+			// The highest high watermark reached by the poll's return.
+			k := sort.Search(len(pts), func(j int) bool { return pts[j].t > op.End })
+			if k == 0 {
+				continue // nothing observed yet: no basis to judge
+			}
+			hw := pts[k-1].hw
+			hi := pr.Records[0]
+			for _, r := range pr.Records {
+				if r.Offset > hi.Offset {
+					hi = r
+				}
+			}
+			if hi.Offset >= hw {
+				out = append(out, Violation{
+					Checker: CheckerReplicas, Anomaly: ReadAboveHW, Partition: pr.TP,
+					Offsets: []model.Offset{hi.Offset}, Values: []string{hi.Value}, Ops: []int{i},
+					Error: true, Promise: PromiseReplication,
+					Detail: fmt.Sprintf("poll op %d returned offset %d, but no broker's high watermark had passed %d by %v: a consumer read an uncommitted record",
+						i, hi.Offset, hw, op.End),
+				})
+			}
+		}
+	}
+	return out
+}
+
+// leaders checks one leader per partition per epoch, and epochs that only
+// grow over time.
+func leaders(obs []LeaderObservation) []Violation {
+	if len(obs) == 0 {
+		return nil
+	}
+	obs = slices.Clone(obs)
+	slices.SortStableFunc(obs, func(x, y LeaderObservation) int {
+		if c := cmpTP(x.TP, y.TP); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Time, y.Time)
+	})
+	type key struct {
+		tp    model.TopicPartition
+		epoch model.Epoch
+	}
+	leaderOf := map[key]LeaderObservation{}
+	reported := map[key]bool{}
+	latest := map[model.TopicPartition]LeaderObservation{}
+	var out []Violation
+	for _, o := range obs {
+		k := key{o.TP, o.Epoch}
+		if prev, ok := leaderOf[k]; !ok {
+			leaderOf[k] = o
+		} else if prev.Leader != o.Leader && !reported[k] {
+			reported[k] = true
+			out = append(out, Violation{
+				Checker: CheckerReplicas, Anomaly: SplitBrain, Partition: o.TP,
+				Error: true, Promise: PromiseLeadership,
+				Detail: fmt.Sprintf("epoch %d had two leaders, %s (at %v) and %s (at %v)", o.Epoch, prev.Leader, prev.Time, o.Leader, o.Time),
+			})
+		}
+		if l, ok := latest[o.TP]; ok && o.Epoch < l.Epoch {
+			out = append(out, Violation{
+				Checker: CheckerReplicas, Anomaly: EpochRegression, Partition: o.TP,
+				Error: true, Promise: PromiseLeadership,
+				Detail: fmt.Sprintf("%s became leader in epoch %d at %v, after %s led epoch %d at %v", o.Leader, o.Epoch, o.Time, l.Leader, l.Epoch, l.Time),
+			})
+		}
+		if l, ok := latest[o.TP]; !ok || o.Epoch >= l.Epoch {
+			latest[o.TP] = o
+		}
+	}
+	return out
+}

@@ -1,0 +1,217 @@
+package checkers
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"kafkasim/model"
+)
+
+// Valid is a run's verdict, a small string enum like porcupine's.
+type Valid string
+
+const (
+	// ValidOK: nothing the configuration forbids was found, and every
+	// check finished.
+	ValidOK Valid = "ok"
+	// ValidViolation: at least one violation the configuration forbids.
+	ValidViolation Valid = "violation"
+	// ValidUnknown: nothing forbidden was found, but a check ran out of
+	// time; this is never a pass.
+	ValidUnknown Valid = "unknown"
+)
+
+// The checkers, as named in a Violation.
+const (
+	CheckerAnomalies       = "anomalies"
+	CheckerLinearizability = "linearizability"
+	CheckerReplicas        = "replicas"
+	CheckerGroups          = "groups"
+)
+
+// Anomaly names. The history anomalies are Jepsen's (CHECKERS.md); the
+// rest name the invariant that broke.
+const (
+	LostWrite           = "lost-write"
+	Unseen              = "unseen"
+	Duplicate           = "duplicate"
+	InconsistentOffsets = "inconsistent-offsets"
+	PollSkip            = "poll-skip"
+	NonmonotonicPoll    = "nonmonotonic-poll"
+	IntPollSkip         = "int-poll-skip"
+	IntNonmonotonicPoll = "int-nonmonotonic-poll"
+	NonmonotonicSend    = "nonmonotonic-send"
+	AbortedRead         = "aborted-read"
+	Phantom             = "phantom"
+
+	Nonlinearizable = "nonlinearizable"
+
+	ReplicaDivergence = "replica-divergence" // replicas disagree below the high watermark
+	HWRegression      = "hw-regression"      // a high watermark moved back
+	ReadAboveHW       = "read-above-hw"      // a consumer got a record no high watermark had covered
+	SplitBrain        = "split-brain"        // two leaders in one epoch
+	EpochRegression   = "epoch-regression"   // a leader epoch went back
+	AckedWriteLost    = "acked-write-lost"   // an acknowledged acks=all write is in no replica
+
+	DoubleOwner          = "double-owner"          // two members owned one partition at once
+	CommitRegression     = "commit-regression"     // a committed offset went back without a reset
+	GenerationRegression = "generation-regression" // a group's generation went back
+)
+
+// Promises a violation can break, named for the configuration that makes
+// them.
+const (
+	PromiseDurability   = "acks=all with min.insync.replicas>=2: acknowledged writes survive"
+	PromiseIdempotence  = "enable.idempotence: each send is written once"
+	PromiseSendOrder    = "enable.idempotence or max.in.flight=1: a producer's sends keep their order"
+	PromiseAssignOrder  = "assign: a consumer reads its partitions in order, without gaps"
+	PromiseLog          = "a partition is a log: one record per offset, read in offset order"
+	PromiseVisibility   = "only records that were sent, and not definitely failed, are visible"
+	PromiseReplication  = "replication: replicas agree below the high watermark, which never moves back"
+	PromiseLeadership   = "leadership: one leader per epoch, epochs only grow"
+	PromiseGroups       = "consumer groups: one owner per partition, committed offsets only move forward"
+	PromiseLinearizable = "each partition is a linearizable log"
+)
+
+// A Violation is one anomaly or broken invariant.
+type Violation struct {
+	Checker   string               `json:"checker"`
+	Anomaly   string               `json:"anomaly"`
+	Partition model.TopicPartition `json:"partition"`
+	Offsets   []model.Offset       `json:"offsets,omitempty"`
+	Values    []string             `json:"values,omitempty"`
+	Ops       []int                `json:"ops,omitempty"` // indices into the history
+	// Error: the configuration promised this cannot happen.
+	Error bool `json:"error"`
+	// Promise is the promise that broke, when Error; otherwise what allows
+	// the violation (for example "enable.idempotence=false").
+	Promise string `json:"promise,omitempty"`
+	// Detail is one line a person can act on.
+	Detail string `json:"detail"`
+}
+
+// String is the violation on one line.
+func (f *Violation) String() string {
+	sev := "allowed"
+	if f.Error {
+		sev = "ERROR"
+	}
+	return fmt.Sprintf("%s %s/%s %s: %s", sev, f.Checker, f.Anomaly, f.Partition, f.Detail)
+}
+
+// PartitionCheck is porcupine's verdict on one partition.
+type PartitionCheck struct {
+	TP     model.TopicPartition `json:"partition"`
+	Ops    int                  `json:"ops"`    // operations given to porcupine
+	Result string               `json:"result"` // porcupine's "Ok", "Illegal" or "Unknown"
+	// Visualization is the HTML file written for an Illegal partition.
+	Visualization string `json:"visualization,omitempty"`
+}
+
+// Result is the verdict on a run.
+type Result struct {
+	Valid    Valid     `json:"valid"`
+	Violations []Violation `json:"violations"`
+	// Linearizability is porcupine's verdict per partition, in partition
+	// order; empty when the check was skipped.
+	Linearizability []PartitionCheck `json:"linearizability,omitempty"`
+	// Notes explain an Unknown verdict or checks that could not run.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Errors returns the violations the configuration forbids.
+func (r *Result) Errors() []Violation {
+	var out []Violation
+	for _, f := range r.Violations {
+		if f.Error {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Summary is a one-line verdict: "ok", or the count of each anomaly.
+func (r *Result) Summary() string {
+	if len(r.Violations) == 0 {
+		return string(r.Valid)
+	}
+	counts := map[string]int{}
+	var names []string
+	for _, f := range r.Violations {
+		if counts[f.Anomaly] == 0 {
+			names = append(names, f.Anomaly)
+		}
+		counts[f.Anomaly]++
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s×%d", n, counts[n])
+	}
+	return string(r.Valid) + ": " + strings.Join(parts, ", ")
+}
+
+var checkerRank = map[string]int{
+	CheckerAnomalies: 0, CheckerLinearizability: 1, CheckerReplicas: 2, CheckerGroups: 3,
+}
+
+// finish sorts the violations into one fixed order (so that two runs of the
+// same history print the same report) and sets the verdict.
+func (r *Result) finish() {
+	slices.SortStableFunc(r.Violations, func(a, b Violation) int {
+		if c := cmp.Compare(checkerRank[a.Checker], checkerRank[b.Checker]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Anomaly, b.Anomaly); c != 0 {
+			return c
+		}
+		if a.Partition != b.Partition {
+			if a.Partition.Less(b.Partition) {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(firstOffset(a.Offsets), firstOffset(b.Offsets))
+	})
+	r.Valid = ValidOK
+	for _, c := range r.Linearizability {
+		if c.Result == "Unknown" {
+			r.Valid = ValidUnknown
+		}
+	}
+	for _, f := range r.Violations {
+		if f.Error {
+			r.Valid = ValidViolation
+		}
+	}
+	if r.Violations == nil {
+		r.Violations = []Violation{}
+	}
+}
+
+func firstOffset(os []model.Offset) model.Offset {
+	if len(os) == 0 {
+		return model.NoOffset
+	}
+	return os[0]
+}
+
+// listOffsets writes at most a few offsets, so that a violation about a
+// thousand records stays one line.
+func listOffsets(os []model.Offset) string {
+	const max = 8
+	var b strings.Builder
+	for i, o := range os {
+		if i == max {
+			fmt.Fprintf(&b, " … (%d in all)", len(os))
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprint(&b, int64(o))
+	}
+	return b.String()
+}
