@@ -54,7 +54,7 @@ func (a *analysis) pollOrder(opts *Options, procs [][]int32) []Violation {
 	for _, ops := range procs {
 		ops = slices.Clone(ops)
 		slices.SortStableFunc(ops, func(x, y int32) int { return cmp.Compare(end(x), end(y)) })
-		last := map[*partition]int32{}             // partition → the poll that last read it
+		last := map[*partition]int32{}               // partition → the poll that last read it
 		rebalanced := map[*partition]time.Duration{} // partition → latest rebalance touching it
 		keep := func(ok func(tp model.TopicPartition) bool) {
 			for p := range last {

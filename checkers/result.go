@@ -112,7 +112,7 @@ type PartitionCheck struct {
 
 // Result is the verdict on a run.
 type Result struct {
-	Valid    Valid     `json:"valid"`
+	Valid      Valid       `json:"valid"`
 	Violations []Violation `json:"violations"`
 	// Linearizability is porcupine's verdict per partition, in partition
 	// order; empty when the check was skipped.

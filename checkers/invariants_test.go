@@ -1,0 +1,185 @@
+package checkers
+
+import (
+	"testing"
+
+	"kafkasim/model"
+)
+
+func ovs(kv ...any) []model.OffsetValue { return recs(t0, kv...).Records }
+
+// acked is a small history all replica tests share: a at 0, b at 1, both
+// read.
+func acked() model.History {
+	return hist(
+		sendOK(0, t0, "a", 0, 0, 1),
+		sendOK(0, t0, "b", 1, 1, 2),
+		poll(1, 3, 4, recs(t0, 0, "a", 1, "b")),
+	)
+}
+
+func TestReplicaDivergence(t *testing.T) {
+	// KIP-101 (2): both replicas lost different unflushed tails and the
+	// logs diverged below the high watermark.
+	logs := []ReplicaLog{
+		{Broker: 1, TP: t0, HW: 2, Records: ovs(0, "a", 1, "b")},
+		{Broker: 2, TP: t0, HW: 1, Records: ovs(0, "a", 1, "y")},
+	}
+	r := check(t, Input{History: acked(), Replicas: logs}, Options{})
+	v := mustFind(t, r, ReplicaDivergence, t0, 1)
+	if v.Values[0] != "b" || v.Values[1] != "y" || !v.Error {
+		t.Fatalf("divergence: %+v", v)
+	}
+	mustNotFind(t, r, InconsistentOffsets) // b2's y is above its own HW: uncommitted there
+	// Above every high watermark replicas may differ until truncation.
+	logs[0].HW, logs[1].HW = 1, 1
+	mustPass(t, check(t, Input{History: acked(), Replicas: logs}, Options{}))
+}
+
+func TestReplicaDisagreesWithClients(t *testing.T) {
+	logs := []ReplicaLog{
+		{Broker: 1, TP: t0, HW: 2, Records: ovs(0, "a", 1, "b")},
+		{Broker: 2, TP: t0, HW: 2, Records: ovs(0, "x", 1, "b")},
+	}
+	h := hist(sendOK(0, t0, "a", 0, 0, 1), sendOK(0, t0, "b", 1, 1, 2), sendInfo(2, t0, "x", 0, 9), poll(1, 3, 4, recs(t0, 0, "a", 1, "b")))
+	r := check(t, Input{History: h, Replicas: logs}, Options{})
+	v := mustFind(t, r, InconsistentOffsets, t0, 0)
+	if v.Checker != CheckerReplicas || v.Values[1] != "x" {
+		t.Fatalf("replica vs history: %+v", v)
+	}
+	logs[1].Records = ovs(0, "a", 1, "b")
+	mustPass(t, check(t, Input{History: h, Replicas: logs}, Options{}))
+}
+
+func TestAckedWriteLost(t *testing.T) {
+	// b was acknowledged at 1 and is in no replica's log.
+	logs := []ReplicaLog{
+		{Broker: 1, TP: t0, HW: 1, Records: ovs(0, "a")},
+		{Broker: 2, TP: t0, HW: 1, Records: ovs(0, "a")},
+	}
+	r := check(t, Input{History: acked(), Replicas: logs}, Options{})
+	if v := mustFind(t, r, AckedWriteLost, t0, 1); !v.Error || v.Values[0] != "b" {
+		t.Fatalf("acked-write-lost: %+v", v)
+	}
+	// Every ISR replica lost its disk: no promise.
+	mustPass(t, check(t, Input{History: acked(), Replicas: logs, DiskLost: tps(t0)}, Options{}))
+	// acks=1: reported, allowed.
+	r = check(t, Input{History: acked(), Replicas: logs}, Options{Acks: "1"})
+	if v := mustFind(t, r, AckedWriteLost, t0, 1); v.Error || r.Valid != ValidOK {
+		t.Fatalf("acks=1: %s", dump(r))
+	}
+	// One replica kept it.
+	logs[1].Records = ovs(0, "a", 1, "b")
+	mustPass(t, check(t, Input{History: acked(), Replicas: logs}, Options{}))
+}
+
+func TestHighWatermarkRegression(t *testing.T) {
+	obs := []HWObservation{
+		{Time: ms(0), TP: t0, Broker: 1, HW: 0},
+		{Time: ms(2), TP: t0, Broker: 1, HW: 2},
+		{Time: ms(5), TP: t0, Broker: 1, HW: 1},
+	}
+	r := check(t, Input{History: acked(), Observations: Observations{HighWatermarks: obs}}, Options{})
+	mustFind(t, r, HWRegression, t0, 2, 1)
+	// After a restart the checkpointed value may lag: a new incarnation.
+	obs[2].Incarnation = 1
+	mustPass(t, check(t, Input{History: acked(), Observations: Observations{HighWatermarks: obs}}, Options{}))
+}
+
+func TestReadAboveHighWatermark(t *testing.T) {
+	obs := []HWObservation{
+		{Time: ms(0), TP: t0, Broker: 1, HW: 0},
+		{Time: ms(2), TP: t0, Broker: 1, HW: 1}, // only a is committed when the poll returns at 4
+	}
+	r := check(t, Input{History: acked(), Observations: Observations{HighWatermarks: obs}}, Options{})
+	if v := mustFind(t, r, ReadAboveHW, t0, 1); v.Ops[0] != 2 {
+		t.Fatalf("read-above-hw: %+v", v)
+	}
+	obs = append(obs, HWObservation{Time: ms(3), TP: t0, Broker: 2, HW: 2})
+	mustPass(t, check(t, Input{History: acked(), Observations: Observations{HighWatermarks: obs}}, Options{}))
+}
+
+func TestLeaders(t *testing.T) {
+	obs := []LeaderObservation{
+		{Time: ms(0), TP: t0, Epoch: 1, Leader: 1},
+		{Time: ms(5), TP: t0, Epoch: 2, Leader: 2},
+		{Time: ms(6), TP: t0, Epoch: 2, Leader: 3},
+	}
+	r := check(t, Input{History: acked(), Observations: Observations{Leaders: obs}}, Options{})
+	mustFind(t, r, SplitBrain, t0)
+	mustNotFind(t, r, EpochRegression)
+	obs[2].Epoch = 3
+	mustPass(t, check(t, Input{History: acked(), Observations: Observations{Leaders: obs}}, Options{}))
+	obs[2].Epoch = 1
+	obs[2].Leader = 1
+	r = check(t, Input{History: acked(), Observations: Observations{Leaders: obs}}, Options{})
+	mustFind(t, r, EpochRegression, t0)
+	mustNotFind(t, r, SplitBrain)
+}
+
+func TestDoubleOwner(t *testing.T) {
+	// Eager handover done right: 1 loses t0 at 5, 2 gains it at 6.
+	good := hist(
+		rebalance(1, 0, "g", 1, tps(t0, t1), nil),
+		rebalance(1, 5, "g", 2, nil, tps(t0)),
+		rebalance(2, 6, "g", 2, tps(t0), nil),
+	)
+	mustPass(t, check(t, Input{History: good}, Options{}))
+	// 2 gains t0 while 1 still holds it (it loses it only at 7).
+	bad := hist(
+		rebalance(1, 0, "g", 1, tps(t0, t1), nil),
+		rebalance(2, 6, "g", 2, tps(t0), nil),
+		rebalance(1, 7, "g", 2, nil, tps(t0)),
+	)
+	r := check(t, Input{History: bad}, Options{})
+	if v := mustFind(t, r, DoubleOwner, t0); v.Ops[0] != 0 || v.Ops[1] != 1 {
+		t.Fatalf("double-owner: %+v", v)
+	}
+	// Two members given t0 in one generation.
+	same := hist(
+		rebalance(1, 0, "g", 1, tps(t0), nil),
+		rebalance(1, 1, "g", 1, nil, tps(t0)),
+		rebalance(2, 2, "g", 1, tps(t0), nil),
+	)
+	mustFind(t, check(t, Input{History: same}, Options{}), DoubleOwner, t0)
+	// A member that crashed (its last op indeterminate) owns nothing after.
+	crash := hist(
+		rebalance(1, 0, "g", 1, tps(t0), nil),
+		model.Op{Process: 1, Type: model.OpInfo, F: model.FPoll, Time: ms(1), End: ms(3), Offset: model.NoOffset, Error: "timeout"},
+		rebalance(2, 50, "g", 2, tps(t0), nil),
+	)
+	mustPass(t, check(t, Input{History: crash}, Options{}))
+	// Different groups may each own it.
+	other := hist(rebalance(1, 0, "g", 1, tps(t0), nil), rebalance(2, 1, "h", 1, tps(t0), nil))
+	mustPass(t, check(t, Input{History: other}, Options{}))
+}
+
+func TestCommitRegression(t *testing.T) {
+	bad := hist(
+		commit(1, 0, 1, "g", t0, 5),
+		commit(2, 2, 3, "g", t0, 3),
+	)
+	r := check(t, Input{History: bad}, Options{})
+	if v := mustFind(t, r, CommitRegression, t0, 5, 3); v.Ops[0] != 0 || v.Ops[1] != 1 {
+		t.Fatalf("commit-regression: %+v", v)
+	}
+	// An explicit seek between the commits licenses it.
+	mustPass(t, check(t, Input{History: hist(commit(1, 0, 1, "g", t0, 5), seek(2, 1, t0, 3), commit(2, 2, 3, "g", t0, 3))}, Options{}))
+	// Concurrent commits are not ordered.
+	mustPass(t, check(t, Input{History: hist(commit(1, 0, 3, "g", t0, 5), commit(2, 1, 4, "g", t0, 3))}, Options{}))
+	// Another group's offsets are its own.
+	mustPass(t, check(t, Input{History: hist(commit(1, 0, 1, "g", t0, 5), commit(2, 2, 3, "h", t0, 3))}, Options{}))
+}
+
+func TestGenerationObservations(t *testing.T) {
+	gens := []GenerationObservation{
+		{Time: ms(0), Group: "g", Generation: 1, Members: []MemberAssignment{{Member: "m1", Partitions: tps(t0)}, {Member: "m2", Partitions: tps(t1)}}},
+		{Time: ms(5), Group: "g", Generation: 2, Members: []MemberAssignment{{Member: "m1", Partitions: tps(t0, t1)}}},
+	}
+	mustPass(t, check(t, Input{History: acked(), Observations: Observations{Generations: gens}}, Options{}))
+	gens[1].Generation = 0
+	mustFind(t, check(t, Input{History: acked(), Observations: Observations{Generations: gens}}, Options{}), GenerationRegression, model.TopicPartition{})
+	gens[1].Generation = 2
+	gens[1].Members = append(gens[1].Members, MemberAssignment{Member: "m2", Partitions: tps(t1)})
+	mustFind(t, check(t, Input{History: acked(), Observations: Observations{Generations: gens}}, Options{}), DoubleOwner, t1)
+}
