@@ -1,0 +1,320 @@
+package model
+
+import (
+	"strings"
+	"time"
+)
+
+// FetchRequest reads from partition leaders. Followers replicate with it
+// (ReplicaID is their broker id) and consumers read with it (ReplicaID is
+// NoBroker); the leader treats the two differently: a follower's fetch
+// offset tells the leader how far that follower has come, which drives the
+// high watermark and the ISR, and a consumer never reads past the high
+// watermark.
+type FetchRequest struct {
+	CorrelationID int32
+	ReplicaID     BrokerID
+	// BrokerEpoch is the follower's registration epoch (KIP-380), which the
+	// leader passes on when it asks to add the follower to the ISR, so that
+	// the controller can refuse a replica that restarted meanwhile.
+	// NoEpoch for consumers.
+	BrokerEpoch Epoch
+	// MaxWait and MinBytes make the fetch a long poll: the leader answers
+	// when MinBytes are available or MaxWait has passed.
+	MaxWait  time.Duration
+	MinBytes int32
+	MaxBytes int32
+	// Partitions are sorted by topic-partition.
+	Partitions []FetchPartition
+}
+
+// FetchPartition is one partition of a FetchRequest.
+type FetchPartition struct {
+	TP          TopicPartition
+	FetchOffset Offset
+	// CurrentLeaderEpoch is the epoch the fetcher believes the leader has:
+	// older gets FENCED_LEADER_EPOCH, newer UNKNOWN_LEADER_EPOCH (KIP-320).
+	CurrentLeaderEpoch Epoch
+	// LastFetchedEpoch is the epoch of the follower's last batch; the leader
+	// answers a DivergingEpoch if that epoch ends earlier on its own log
+	// (KIP-595's in-fetch truncation). NoEpoch when unknown.
+	LastFetchedEpoch Epoch
+	LogStartOffset   Offset
+	MaxBytes         int32
+}
+
+// String reads "Fetch t/0 off=17 lastEpoch=3 curEpoch=4; brokerEpoch=12
+// corr=9" for a follower, with "consumer" instead of the broker epoch for a
+// consumer; several partitions are separated by commas.
+func (m FetchRequest) String() string {
+	var b strings.Builder
+	b.WriteString("Fetch")
+	for i := range m.Partitions {
+		p := &m.Partitions[i]
+		sep(&b, i)
+		word(&b, p.TP.String())
+		kvInt(&b, "off", int64(p.FetchOffset))
+		kvInt(&b, "lastEpoch", int64(p.LastFetchedEpoch))
+		kvInt(&b, "curEpoch", int64(p.CurrentLeaderEpoch))
+	}
+	b.WriteByte(';')
+	if m.ReplicaID == NoBroker {
+		word(&b, "consumer")
+	} else {
+		kvInt(&b, "brokerEpoch", int64(m.BrokerEpoch))
+	}
+	corr(&b, m.CorrelationID)
+	return b.String()
+}
+
+// Digest covers every field.
+func (m FetchRequest) Digest() uint64 {
+	h := request(apiFetch).Int32(m.CorrelationID).Broker(m.ReplicaID).Epoch(m.BrokerEpoch).
+		Duration(m.MaxWait).Int32(m.MinBytes).Int32(m.MaxBytes).Int(len(m.Partitions))
+	for i := range m.Partitions {
+		p := &m.Partitions[i]
+		h = h.TP(p.TP).Offset(p.FetchOffset).Epoch(p.CurrentLeaderEpoch).
+			Epoch(p.LastFetchedEpoch).Offset(p.LogStartOffset).Int32(p.MaxBytes)
+	}
+	return h.Sum()
+}
+
+// FetchResponse answers a FetchRequest, one entry per partition asked.
+type FetchResponse struct {
+	CorrelationID int32
+	// Error is a whole-request error; NoError when partitions carry theirs.
+	Error      ErrorCode
+	Partitions []FetchPartitionResponse
+}
+
+// FetchPartitionResponse is one partition of a FetchResponse.
+type FetchPartitionResponse struct {
+	TP             TopicPartition
+	Error          ErrorCode
+	HighWatermark  Offset
+	LogStartOffset Offset
+	// HasDiverging says the follower's LastFetchedEpoch ends earlier on the
+	// leader, at DivergingEpoch: the follower must truncate before
+	// fetching again, and Batches is empty. A flag rather than a sentinel,
+	// so that a response built without it can never read as "truncate to
+	// offset 0".
+	HasDiverging   bool
+	DivergingEpoch EpochEndOffset
+	// Batches are the leader's batches as stored: offsets and leader epochs
+	// assigned, to be copied as they are.
+	Batches []Batch
+}
+
+// String reads "FetchResponse t/0 NONE hw=17 logStart=0 [17..19]e3 corr=9",
+// or "... diverging=3@15 ..." when the follower must truncate.
+func (m FetchResponse) String() string {
+	var b strings.Builder
+	b.WriteString("FetchResponse")
+	if m.Error != NoError {
+		errWord(&b, m.Error)
+	}
+	for i := range m.Partitions {
+		p := &m.Partitions[i]
+		sep(&b, i)
+		word(&b, p.TP.String())
+		errWord(&b, p.Error)
+		kvInt(&b, "hw", int64(p.HighWatermark))
+		kvInt(&b, "logStart", int64(p.LogStartOffset))
+		if p.HasDiverging {
+			kv(&b, "diverging", p.DivergingEpoch.String())
+		}
+		batchRanges(&b, p.Batches)
+	}
+	corr(&b, m.CorrelationID)
+	return b.String()
+}
+
+// Digest covers every field, the records of every batch included.
+func (m FetchResponse) Digest() uint64 {
+	h := response(apiFetch).Int32(m.CorrelationID).Error(m.Error).Int(len(m.Partitions))
+	for i := range m.Partitions {
+		p := &m.Partitions[i]
+		h = h.TP(p.TP).Error(p.Error).Offset(p.HighWatermark).Offset(p.LogStartOffset).
+			Bool(p.HasDiverging).Epoch(p.DivergingEpoch.Epoch).Offset(p.DivergingEpoch.EndOffset).
+			Batches(p.Batches)
+	}
+	return h.Sum()
+}
+
+// OffsetsForLeaderEpochRequest asks a leader where given epochs end in its
+// log. A follower sends it before fetching in the leader-epoch truncation
+// modes that predate the diverging-epoch field of fetch (KIP-101 and
+// KIP-279); consumers use it to validate their position after a leader
+// change (KIP-320).
+type OffsetsForLeaderEpochRequest struct {
+	CorrelationID int32
+	// ReplicaID is the follower's id, NoBroker for a consumer.
+	ReplicaID  BrokerID
+	Partitions []LeaderEpochQuery
+}
+
+// LeaderEpochQuery is one partition of an OffsetsForLeaderEpochRequest.
+type LeaderEpochQuery struct {
+	TP TopicPartition
+	// CurrentLeaderEpoch fences a stale or too new leader, as in fetch.
+	CurrentLeaderEpoch Epoch
+	// LeaderEpoch is the epoch whose end offset is asked.
+	LeaderEpoch Epoch
+}
+
+// String reads "OffsetsForLeaderEpoch t/0 epoch=3 curEpoch=4 corr=5".
+func (m OffsetsForLeaderEpochRequest) String() string {
+	var b strings.Builder
+	b.WriteString("OffsetsForLeaderEpoch")
+	for i := range m.Partitions {
+		p := &m.Partitions[i]
+		sep(&b, i)
+		word(&b, p.TP.String())
+		kvInt(&b, "epoch", int64(p.LeaderEpoch))
+		kvInt(&b, "curEpoch", int64(p.CurrentLeaderEpoch))
+	}
+	if m.ReplicaID == NoBroker {
+		word(&b, "consumer")
+	}
+	corr(&b, m.CorrelationID)
+	return b.String()
+}
+
+// Digest covers every field.
+func (m OffsetsForLeaderEpochRequest) Digest() uint64 {
+	h := request(apiOffsetForLeaderEpoch).Int32(m.CorrelationID).Broker(m.ReplicaID).Int(len(m.Partitions))
+	for i := range m.Partitions {
+		p := &m.Partitions[i]
+		h = h.TP(p.TP).Epoch(p.CurrentLeaderEpoch).Epoch(p.LeaderEpoch)
+	}
+	return h.Sum()
+}
+
+// OffsetsForLeaderEpochResponse answers, one entry per partition asked.
+type OffsetsForLeaderEpochResponse struct {
+	CorrelationID int32
+	Partitions    []LeaderEpochAnswer
+}
+
+// LeaderEpochAnswer is one partition of an OffsetsForLeaderEpochResponse.
+type LeaderEpochAnswer struct {
+	TP    TopicPartition
+	Error ErrorCode
+	// HasEpoch says LeaderEpoch is present. KIP-101's first version of the
+	// answer carried only the end offset; KIP-279 added the epoch (the
+	// largest at or below the one asked) so that a follower whose epoch
+	// the leader never had can truncate to the right place. The
+	// leader-epoch-kip101 truncation mode answers without it.
+	HasEpoch    bool
+	LeaderEpoch Epoch
+	EndOffset   Offset
+}
+
+// String reads "OffsetsForLeaderEpochResponse t/0 NONE epoch=3 end=15
+// corr=5", with "epoch=absent" in the KIP-101 form.
+func (m OffsetsForLeaderEpochResponse) String() string {
+	var b strings.Builder
+	b.WriteString("OffsetsForLeaderEpochResponse")
+	for i := range m.Partitions {
+		p := &m.Partitions[i]
+		sep(&b, i)
+		word(&b, p.TP.String())
+		errWord(&b, p.Error)
+		if p.HasEpoch {
+			kvInt(&b, "epoch", int64(p.LeaderEpoch))
+		} else {
+			kv(&b, "epoch", "absent")
+		}
+		kvInt(&b, "end", int64(p.EndOffset))
+	}
+	corr(&b, m.CorrelationID)
+	return b.String()
+}
+
+// Digest covers every field.
+func (m OffsetsForLeaderEpochResponse) Digest() uint64 {
+	h := response(apiOffsetForLeaderEpoch).Int32(m.CorrelationID).Int(len(m.Partitions))
+	for i := range m.Partitions {
+		p := &m.Partitions[i]
+		h = h.TP(p.TP).Error(p.Error).Bool(p.HasEpoch).Epoch(p.LeaderEpoch).Offset(p.EndOffset)
+	}
+	return h.Sum()
+}
+
+// OffsetSpec is what ListOffsets asks for, Kafka's special timestamps.
+type OffsetSpec int64
+
+const (
+	// SpecLatest asks for the log end (for consumers, the high watermark).
+	SpecLatest OffsetSpec = -1
+	// SpecEarliest asks for the log start offset.
+	SpecEarliest OffsetSpec = -2
+)
+
+// String reads "latest" or "earliest", or the timestamp.
+func (s OffsetSpec) String() string {
+	switch s {
+	case SpecLatest:
+		return "latest"
+	case SpecEarliest:
+		return "earliest"
+	}
+	return "ts" + itoa(int64(s))
+}
+
+// ListOffsetsRequest asks a leader for the earliest or latest offset of a
+// partition: what a consumer without a committed offset resets to
+// (auto.offset.reset).
+type ListOffsetsRequest struct {
+	CorrelationID int32
+	// ReplicaID is NoBroker for consumers.
+	ReplicaID          BrokerID
+	TP                 TopicPartition
+	CurrentLeaderEpoch Epoch
+	Spec               OffsetSpec
+}
+
+// String reads "ListOffsets t/0 latest curEpoch=4 corr=3".
+func (m ListOffsetsRequest) String() string {
+	var b strings.Builder
+	b.WriteString("ListOffsets ")
+	b.WriteString(m.TP.String())
+	word(&b, m.Spec.String())
+	kvInt(&b, "curEpoch", int64(m.CurrentLeaderEpoch))
+	corr(&b, m.CorrelationID)
+	return b.String()
+}
+
+// Digest covers every field.
+func (m ListOffsetsRequest) Digest() uint64 {
+	return request(apiListOffsets).Int32(m.CorrelationID).Broker(m.ReplicaID).TP(m.TP).
+		Epoch(m.CurrentLeaderEpoch).Int64(int64(m.Spec)).Sum()
+}
+
+// ListOffsetsResponse answers with the offset and the leader epoch of the
+// record before it (so a consumer can later validate its position).
+type ListOffsetsResponse struct {
+	CorrelationID int32
+	TP            TopicPartition
+	Error         ErrorCode
+	Offset        Offset
+	LeaderEpoch   Epoch
+}
+
+// String reads "ListOffsetsResponse t/0 NONE offset=17 epoch=4 corr=3".
+func (m ListOffsetsResponse) String() string {
+	var b strings.Builder
+	b.WriteString("ListOffsetsResponse ")
+	b.WriteString(m.TP.String())
+	errWord(&b, m.Error)
+	kvInt(&b, "offset", int64(m.Offset))
+	kvInt(&b, "epoch", int64(m.LeaderEpoch))
+	corr(&b, m.CorrelationID)
+	return b.String()
+}
+
+// Digest covers every field.
+func (m ListOffsetsResponse) Digest() uint64 {
+	return response(apiListOffsets).Int32(m.CorrelationID).TP(m.TP).Error(m.Error).
+		Offset(m.Offset).Epoch(m.LeaderEpoch).Sum()
+}

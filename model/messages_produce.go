@@ -1,0 +1,117 @@
+package model
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ProduceRequest asks a partition's leader to append one batch.
+type ProduceRequest struct {
+	CorrelationID int32
+	// Acks says when to answer; with AcksNone the leader never answers.
+	Acks Acks
+	// Timeout bounds how long an acks=all request waits for the ISR.
+	Timeout time.Duration
+	TP      TopicPartition
+	// Batch is as the producer sealed it: offsets from 0, no leader epoch.
+	Batch Batch
+}
+
+// String reads "Produce t/0 acks=all n=3 pid=7:0 seq=4 corr=12".
+func (m ProduceRequest) String() string {
+	var b strings.Builder
+	b.WriteString("Produce ")
+	b.WriteString(m.TP.String())
+	kv(&b, "acks", m.Acks.String())
+	kvInt(&b, "n", int64(len(m.Batch.Records)))
+	producerID(&b, m.Batch.ProducerID, m.Batch.ProducerEpoch, m.Batch.BaseSequence)
+	corr(&b, m.CorrelationID)
+	return b.String()
+}
+
+// Digest covers every field.
+func (m ProduceRequest) Digest() uint64 {
+	return request(apiProduce).Int32(m.CorrelationID).Int32(int32(m.Acks)).Duration(m.Timeout).
+		TP(m.TP).Batch(&m.Batch).Sum()
+}
+
+// ProduceResponse answers a ProduceRequest. On NoError, BaseOffset is where
+// the batch went (for a duplicate of a recent batch, where it went the first
+// time); on an error it is NoOffset.
+type ProduceResponse struct {
+	CorrelationID  int32
+	TP             TopicPartition
+	Error          ErrorCode
+	BaseOffset     Offset
+	LogStartOffset Offset
+}
+
+// String reads "ProduceResponse t/0 NONE base=17 logStart=0 corr=12".
+func (m ProduceResponse) String() string {
+	var b strings.Builder
+	b.WriteString("ProduceResponse ")
+	b.WriteString(m.TP.String())
+	errWord(&b, m.Error)
+	kvInt(&b, "base", int64(m.BaseOffset))
+	kvInt(&b, "logStart", int64(m.LogStartOffset))
+	corr(&b, m.CorrelationID)
+	return b.String()
+}
+
+// Digest covers every field.
+func (m ProduceResponse) Digest() uint64 {
+	return response(apiProduce).Int32(m.CorrelationID).TP(m.TP).Error(m.Error).
+		Offset(m.BaseOffset).Offset(m.LogStartOffset).Sum()
+}
+
+// InitProducerIDRequest asks for an idempotent producer identity (KIP-98).
+// A producer that already has one sends it to have its epoch bumped
+// (KIP-360) after a sequence error; a new one sends NoProducerID and
+// NoEpoch.
+type InitProducerIDRequest struct {
+	CorrelationID int32
+	ProducerID    ProducerID
+	ProducerEpoch Epoch
+}
+
+// String reads "InitProducerId corr=1", or "InitProducerId pid=7:0 corr=1".
+func (m InitProducerIDRequest) String() string {
+	var b strings.Builder
+	b.WriteString("InitProducerId")
+	if m.ProducerID != NoProducerID {
+		kv(&b, "pid", strconv.FormatInt(int64(m.ProducerID), 10)+":"+strconv.FormatInt(int64(m.ProducerEpoch), 10))
+	}
+	corr(&b, m.CorrelationID)
+	return b.String()
+}
+
+// Digest covers every field.
+func (m InitProducerIDRequest) Digest() uint64 {
+	return request(apiInitProducerID).Int32(m.CorrelationID).Int64(int64(m.ProducerID)).
+		Epoch(m.ProducerEpoch).Sum()
+}
+
+// InitProducerIDResponse gives the producer id and epoch to use.
+type InitProducerIDResponse struct {
+	CorrelationID int32
+	Error         ErrorCode
+	ProducerID    ProducerID
+	ProducerEpoch Epoch
+}
+
+// String reads "InitProducerIdResponse NONE pid=7:0 corr=1".
+func (m InitProducerIDResponse) String() string {
+	var b strings.Builder
+	b.WriteString("InitProducerIdResponse")
+	errWord(&b, m.Error)
+	kv(&b, "pid", strconv.FormatInt(int64(m.ProducerID), 10)+":"+strconv.FormatInt(int64(m.ProducerEpoch), 10))
+	corr(&b, m.CorrelationID)
+	return b.String()
+}
+
+// Digest covers every field.
+func (m InitProducerIDResponse) Digest() uint64 {
+	return response(apiInitProducerID).Int32(m.CorrelationID).Error(m.Error).
+		Int64(int64(m.ProducerID)).Epoch(m.ProducerEpoch).Sum()
+}
