@@ -18,15 +18,19 @@ func sampleState(p int32) PartitionState {
 // goldenMessages pairs a message of every type with its one-line
 // description. Each message has every field set (non-zero, lists
 // non-empty), which the digest mutation test relies on.
-func goldenMessages() []struct {
+func goldenMessages() []golden {
+	return append(coreGoldenMessages(), groupGoldenMessages()...)
+}
+
+// golden is a message and its expected description.
+type golden struct {
 	m    Message
 	want string
-} {
+}
+
+func coreGoldenMessages() []golden {
 	batch := sampleBatch()
-	return []struct {
-		m    Message
-		want string
-	}{
+	return []golden{
 		{ProduceRequest{CorrelationID: 12, Acks: AcksAll, Timeout: 30 * time.Second, TP: TP("t", 0),
 			Batch: NewBatch(7, 1, 4, Record{Timestamp: 1, Key: "k", Value: "v"}, Record{Value: "w"}, Record{Value: "x"})},
 			"Produce t/0 acks=all n=3 pid=7:1 seq=4 corr=12"},
@@ -124,6 +128,10 @@ func TestMessageStringVariants(t *testing.T) {
 			"MetadataResponse controller=none brokers=[] u UNKNOWN_TOPIC_OR_PARTITION"},
 		{BrokerRegistrationRequest{BrokerID: 2}, "BrokerRegistration b2 inc=0 unclean"},
 		{BrokerHeartbeatResponse{}, "BrokerHeartbeatResponse NONE unfenced"},
+		{JoinGroupRequest{GroupID: "g", SessionTimeout: 45 * time.Second},
+			"JoinGroup g member=- session=45s rebalance=0s assignors=[] topics=[] owned=[]"},
+		{JoinGroupResponse{Error: MemberIDRequired, GenerationID: NoEpoch, MemberID: "m3"},
+			"JoinGroupResponse MEMBER_ID_REQUIRED gen=-1 protocol=- leader=- member=m3 members=[]"},
 		{AlterPartitionResponse{Partition: PartitionState{TP: TP("t", 0), Leader: NoBroker}},
 			"AlterPartitionResponse NONE t/0 leader=none epoch=0 pe=0 replicas=[] isr=[] elr=[]"},
 	}
