@@ -1,0 +1,484 @@
+package checkers
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"kafkasim/model"
+)
+
+// JepsenTopic is the topic that a Jepsen history's keys become partitions
+// of.
+const JepsenTopic = "jepsen"
+
+// maxJepsenInput bounds what ReadJepsenEDN reads into memory.
+const maxJepsenInput = 1 << 30
+
+// ReadJepsenEDN reads a history.edn written by Jepsen's Kafka workload
+// (jepsen.tests.kafka) into a model.History, so that histories recorded
+// against real Kafka or Redpanda clusters get the same analysis.
+//
+// Jepsen writes an invocation and a completion per operation, paired by
+// process; they become one model.Op. Operations :send, :poll and :txn
+// carry micro-operations, [:send k v] (completed as [:send k [offset v]])
+// and [:poll] (completed as [:poll {k [[offset v] ...]}]); each becomes
+// its own Op, in order, with the operation's times. :assign and :subscribe
+// name keys. Every key becomes a partition of topic "jepsen": an integer
+// key k is partition k, other keys (keywords, strings) are numbered after
+// the largest integer key in order of first appearance. Values read as
+// text: 5 as "5", :x as ":x", "x" as "x". Operations of non-integer
+// processes (the nemesis) and other :f values are skipped; :rebalance-log
+// is not used.
+//
+// A send whose completion is :ok without an offset is indeterminate (info);
+// one that reports an offset is ok whatever its type, since the broker
+// assigned the offset. Errors read "name:line: reason".
+func ReadJepsenEDN(r io.Reader, name string) (model.History, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxJepsenInput+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(b) > maxJepsenInput {
+		return nil, fmt.Errorf("%s: larger than %d bytes", name, maxJepsenInput)
+	}
+	h, err := readJepsen(string(b))
+	if err != nil {
+		var le *lineError
+		if errors.As(err, &le) {
+			return nil, fmt.Errorf("%s:%d: %s", name, le.line, le.msg)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := h.Validate(); err != nil {
+		// The conversion is meant to produce only valid histories; say so
+		// rather than hand a checker something it cannot trust.
+		return nil, fmt.Errorf("%s: converted history is invalid: %w", name, err)
+	}
+	return h, nil
+}
+
+// jepsenOp is one Jepsen event read from the file.
+type jepsenOp struct {
+	typ     model.OpType
+	f       string
+	process int
+	time    time.Duration
+	value   ednValue
+	hasVal  bool
+	err     string
+	line    int
+}
+
+func readJepsen(src string) (model.History, error) {
+	rd := &ednReader{src: src, line: 1}
+	var events []jepsenOp
+	for {
+		v, err := rd.next(0)
+		if err == errEOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		// A file may also hold one vector of all operations.
+		forms := []ednValue{v}
+		if v.kind == ednVector || v.kind == ednList {
+			forms = v.items
+		}
+		for _, f := range forms {
+			e, keep, err := jepsenEvent(f)
+			if err != nil {
+				return nil, err
+			}
+			if keep {
+				events = append(events, e)
+			}
+		}
+	}
+	c := &jepsenConv{part: map[string]int32{}}
+	if err := c.numberKeys(events); err != nil {
+		return nil, err
+	}
+	return c.convert(events)
+}
+
+func lineErr(line int, format string, args ...any) error {
+	return &lineError{line: line, msg: fmt.Sprintf(format, args...)}
+}
+
+// jepsenEvent reads one operation map; keep is false for events that are
+// not a client's (the nemesis's).
+func jepsenEvent(v ednValue) (jepsenOp, bool, error) {
+	if v.kind != ednMap {
+		return jepsenOp{}, false, lineErr(v.line, "want an operation map, got a %s", v.kind)
+	}
+	e := jepsenOp{line: v.line}
+	p, ok := v.get("process")
+	if !ok {
+		return e, false, lineErr(v.line, "operation without :process")
+	}
+	if p.kind != ednInt {
+		return e, false, nil // :nemesis and friends
+	}
+	if p.i < 0 || p.i > math.MaxInt32 {
+		return e, false, lineErr(v.line, "process %d out of range", p.i)
+	}
+	e.process = int(p.i)
+	t, ok := v.get("type")
+	if !ok || t.kind != ednKeyword {
+		return e, false, lineErr(v.line, "operation without a keyword :type")
+	}
+	e.typ = model.OpType(t.s)
+	if !e.typ.Valid() {
+		return e, false, lineErr(v.line, "unknown op type :%s", t.s)
+	}
+	f, ok := v.get("f")
+	if !ok || f.kind != ednKeyword {
+		return e, false, lineErr(v.line, "operation without a keyword :f")
+	}
+	e.f = f.s
+	tm, ok := v.get("time")
+	if !ok || tm.kind != ednInt || tm.i < 0 {
+		return e, false, lineErr(v.line, "operation without a non-negative integer :time")
+	}
+	e.time = time.Duration(tm.i)
+	e.value, e.hasVal = v.get("value")
+	if er, ok := v.get("error"); ok && er.kind != ednNil {
+		e.err = er.String()
+		if er.kind == ednString || er.kind == ednKeyword {
+			e.err = er.s
+		}
+	}
+	return e, true, nil
+}
+
+type jepsenConv struct {
+	part map[string]int32 // key's identity → partition
+}
+
+// keyID is a key's identity: 5, :5 and "5" are different keys.
+func keyID(k ednValue) (string, error) {
+	switch k.kind {
+	case ednInt:
+		return "i" + k.s, nil
+	case ednKeyword:
+		return "k" + k.s, nil
+	case ednString:
+		return "s" + k.s, nil
+	}
+	return "", lineErr(k.line, "key %s: want an integer, keyword or string", k)
+}
+
+// keysOf calls fn on every key an event names.
+func keysOf(e *jepsenOp, fn func(ednValue) error) error {
+	if !e.hasVal {
+		return nil
+	}
+	switch e.f {
+	case "assign", "subscribe":
+		if e.value.kind != ednVector && e.value.kind != ednList && e.value.kind != ednSet {
+			return nil
+		}
+		for _, k := range e.value.items {
+			if err := fn(k); err != nil {
+				return err
+			}
+		}
+	case "send", "poll", "txn":
+		if e.value.kind != ednVector && e.value.kind != ednList {
+			return nil
+		}
+		for _, mop := range e.value.items {
+			if len(mop.items) < 2 || mop.items[0].kind != ednKeyword {
+				continue
+			}
+			switch mop.items[0].s {
+			case "send":
+				if err := fn(mop.items[1]); err != nil {
+					return err
+				}
+			case "poll":
+				if mop.items[1].kind == ednMap {
+					for j := 0; j < len(mop.items[1].items); j += 2 {
+						if err := fn(mop.items[1].items[j]); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// numberKeys gives each key its partition: integer keys their own number,
+// the rest numbers after the largest integer key, by first appearance.
+func (c *jepsenConv) numberKeys(events []jepsenOp) error {
+	next := int64(0)
+	for i := range events {
+		err := keysOf(&events[i], func(k ednValue) error {
+			if k.kind == ednInt && k.i >= 0 && k.i < math.MaxInt32 {
+				next = max(next, k.i+1)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for i := range events {
+		err := keysOf(&events[i], func(k ednValue) error {
+			id, err := keyID(k)
+			if err != nil {
+				return err
+			}
+			if _, ok := c.part[id]; ok {
+				return nil
+			}
+			if k.kind == ednInt && k.i >= 0 && k.i < math.MaxInt32 {
+				c.part[id] = int32(k.i)
+				return nil
+			}
+			if next >= math.MaxInt32 {
+				return lineErr(k.line, "too many keys")
+			}
+			c.part[id] = int32(next)
+			next++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *jepsenConv) tp(k ednValue) (model.TopicPartition, error) {
+	id, err := keyID(k)
+	if err != nil {
+		return model.TopicPartition{}, err
+	}
+	return model.TP(JepsenTopic, c.part[id]), nil
+}
+
+// jepsenValue is a value's text.
+func jepsenValue(v ednValue) (string, error) {
+	switch v.kind {
+	case ednInt:
+		return v.s, nil
+	case ednKeyword:
+		return ":" + v.s, nil
+	case ednString:
+		if v.s == "" {
+			return "", lineErr(v.line, "empty string value")
+		}
+		return v.s, nil
+	}
+	return "", lineErr(v.line, "value %s: want an integer, keyword or string", v)
+}
+
+func (c *jepsenConv) convert(events []jepsenOp) (model.History, error) {
+	var h model.History
+	pending := map[int]int{} // process → index into events of its invocation
+	type pair struct{ inv, comp int }
+	var pairs []pair
+	for i := range events {
+		e := &events[i]
+		if e.typ == model.OpInvoke {
+			if j, ok := pending[e.process]; ok {
+				return nil, lineErr(e.line, "process %d invoked again before its invocation on line %d completed", e.process, events[j].line)
+			}
+			pending[e.process] = i
+			pairs = append(pairs, pair{i, -1})
+			continue
+		}
+		j, ok := pending[e.process]
+		if !ok {
+			return nil, lineErr(e.line, "%s completion for process %d without an invocation", e.typ, e.process)
+		}
+		if events[j].f != e.f {
+			return nil, lineErr(e.line, "completion :%s for process %d does not match its invocation :%s on line %d", e.f, e.process, events[j].f, events[j].line)
+		}
+		delete(pending, e.process)
+		for k := len(pairs) - 1; k >= 0; k-- {
+			if pairs[k].inv == j {
+				pairs[k].comp = i
+				break
+			}
+		}
+	}
+	for _, p := range pairs {
+		inv := &events[p.inv]
+		op := model.Op{Process: inv.process, Type: model.OpInvoke, Time: inv.time, Offset: model.NoOffset}
+		val := inv.value
+		hasVal := inv.hasVal
+		line := inv.line
+		if p.comp >= 0 {
+			comp := &events[p.comp]
+			op.Type, op.End, op.Error = comp.typ, comp.time, comp.err
+			if op.End < op.Time {
+				return nil, lineErr(comp.line, "completes at %d, before its invocation at %d", op.End, op.Time)
+			}
+			if comp.hasVal {
+				val, hasVal, line = comp.value, true, comp.line
+			}
+		}
+		ops, err := c.ops(op, inv.f, val, hasVal, line)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range ops {
+			o.Index = len(h)
+			h = append(h, o)
+		}
+	}
+	return h, nil
+}
+
+// ops converts one paired operation into model ops.
+func (c *jepsenConv) ops(op model.Op, f string, val ednValue, hasVal bool, line int) ([]model.Op, error) {
+	switch f {
+	case "assign", "subscribe":
+		op.F = model.FAssign
+		if f == "subscribe" {
+			op.F = model.FSubscribe
+		}
+		if hasVal && val.kind != ednNil {
+			if val.kind != ednVector && val.kind != ednList && val.kind != ednSet {
+				return nil, lineErr(line, ":%s value %s: want a vector of keys", f, val)
+			}
+			for _, k := range val.items {
+				tp, err := c.tp(k)
+				if err != nil {
+					return nil, err
+				}
+				op.Partitions = append(op.Partitions, tp)
+			}
+		}
+		return []model.Op{op}, nil
+	case "send", "poll", "txn":
+	default:
+		return nil, nil
+	}
+	if !hasVal || val.kind == ednNil {
+		return nil, nil
+	}
+	if val.kind != ednVector && val.kind != ednList {
+		return nil, lineErr(line, ":%s value %s: want a vector of micro-operations", f, val)
+	}
+	var out []model.Op
+	for _, mop := range val.items {
+		if (mop.kind != ednVector && mop.kind != ednList) || len(mop.items) == 0 || mop.items[0].kind != ednKeyword {
+			return nil, lineErr(mop.line, "micro-operation %s: want [:send k v] or [:poll ...]", mop)
+		}
+		o := op
+		switch mop.items[0].s {
+		case "send":
+			m, err := c.send(o, mop)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+		case "poll":
+			m, err := c.poll(o, mop)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+		default:
+			return nil, lineErr(mop.line, "unknown micro-operation :%s", mop.items[0].s)
+		}
+	}
+	return out, nil
+}
+
+func (c *jepsenConv) send(o model.Op, mop ednValue) (model.Op, error) {
+	if len(mop.items) != 3 {
+		return o, lineErr(mop.line, "%s: want [:send key value]", mop)
+	}
+	o.F = model.FSend
+	tp, err := c.tp(mop.items[1])
+	if err != nil {
+		return o, err
+	}
+	o.TP = tp
+	v := mop.items[2]
+	offset := model.NoOffset
+	if v.kind == ednVector || v.kind == ednList {
+		if len(v.items) != 2 {
+			return o, lineErr(v.line, "%s: want [offset value]", v)
+		}
+		switch off := v.items[0]; off.kind {
+		case ednInt:
+			if off.i < 0 {
+				return o, lineErr(off.line, "negative offset %d", off.i)
+			}
+			offset = model.Offset(off.i)
+		case ednNil:
+		default:
+			return o, lineErr(off.line, "offset %s: want an integer or nil", off)
+		}
+		v = v.items[1]
+	}
+	if o.Value, err = jepsenValue(v); err != nil {
+		return o, err
+	}
+	switch {
+	case offset != model.NoOffset && o.Type != model.OpInvoke:
+		// The broker assigned an offset: the record was written.
+		o.Type, o.Offset = model.OpOK, offset
+	case o.Type == model.OpOK:
+		o.Type = model.OpInfo
+		o.Error = "ok without an offset"
+	}
+	return o, nil
+}
+
+func (c *jepsenConv) poll(o model.Op, mop ednValue) (model.Op, error) {
+	o.F = model.FPoll
+	if len(mop.items) == 1 {
+		return o, nil // an invocation, or a poll that returned nothing
+	}
+	if len(mop.items) != 2 || (mop.items[1].kind != ednMap && mop.items[1].kind != ednNil) {
+		return o, lineErr(mop.line, "%s: want [:poll {key [[offset value] ...]}]", mop)
+	}
+	m := mop.items[1]
+	for j := 0; j+1 < len(m.items); j += 2 {
+		tp, err := c.tp(m.items[j])
+		if err != nil {
+			return o, err
+		}
+		pairs := m.items[j+1]
+		if pairs.kind != ednVector && pairs.kind != ednList {
+			return o, lineErr(pairs.line, "records of key %s: want a vector of [offset value]", m.items[j])
+		}
+		pr := model.PartitionRecords{TP: tp}
+		for _, p := range pairs.items {
+			if (p.kind != ednVector && p.kind != ednList) || len(p.items) != 2 || p.items[0].kind != ednInt || p.items[0].i < 0 {
+				return o, lineErr(p.line, "record %s: want [offset value] with a non-negative offset", p)
+			}
+			v, err := jepsenValue(p.items[1])
+			if err != nil {
+				return o, err
+			}
+			pr.Records = append(pr.Records, model.OffsetValue{Offset: model.Offset(p.items[0].i), Value: v})
+		}
+		// Two keys may not map to one partition, but a map may repeat a key
+		// after EDN normalisation; merge rather than reject.
+		merged := false
+		for k := range o.Records {
+			if o.Records[k].TP == tp {
+				o.Records[k].Records = append(o.Records[k].Records, pr.Records...)
+				merged = true
+			}
+		}
+		if !merged {
+			o.Records = append(o.Records, pr)
+		}
+	}
+	model.SortRecords(o.Records)
+	return o, nil
+}

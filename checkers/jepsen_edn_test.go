@@ -1,0 +1,142 @@
+package checkers
+
+import (
+	"strings"
+	"testing"
+
+	"kafkasim/model"
+)
+
+// jepsenSample is shaped like a Jepsen Kafka-workload history.edn: a
+// nemesis op, pipelined sends and polls, a txn, an indeterminate send, a
+// keyword key, and a tagged record literal.
+const jepsenSample = `{:index 0, :time 100, :type :invoke, :process 0, :f :assign, :value [0 1]}
+{:index 1, :time 150, :type :ok, :process 0, :f :assign, :value [0 1]}
+{:index 2, :time 200, :type :invoke, :process 1, :f :send, :value [[:send 0 1] [:send 1 2]]}
+{:index 3, :time 210, :type :info, :process :nemesis, :f :kill, :value nil}
+{:index 4, :time 300, :type :ok, :process 1, :f :send, :value [[:send 0 [0 1]] [:send 1 [0 2]]]}
+{:index 5, :time 310, :type :invoke, :process 2, :f :send, :value [[:send :x "s"]]}
+{:index 6, :time 320, :type :info, :process 2, :f :send, :value [[:send :x "s"]], :error :timeout}
+; a comment line
+#jepsen.history.Op{:index 7, :time 400, :type :invoke, :process 0, :f :poll, :value [[:poll]]}
+{:index 8, :time 500, :type :ok, :process 0, :f :poll, :value [[:poll {0 [[0 1]], 1 [[0 2]]}]]}
+{:index 9, :time 600, :type :invoke, :process 3, :f :txn, :value [[:send 0 3] [:poll]]}
+{:index 10, :time 700, :type :ok, :process 3, :f :txn, :value [[:send 0 [1 3]] [:poll {0 [[0 1] [1 3]]}]]}
+{:index 11, :time 800, :type :invoke, :process 4, :f :send, :value [[:send 1 4]]}
+{:index 12, :time 900, :type :fail, :process 4, :f :send, :value [[:send 1 4]], :error [:not-leader "x"]}
+{:index 13, :time 950, :type :invoke, :process 5, :f :poll, :value [[:poll]]}
+`
+
+func TestReadJepsenEDN(t *testing.T) {
+	h, err := ReadJepsenEDN(strings.NewReader(jepsenSample), "history.edn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	jp := func(p int32) model.TopicPartition { return model.TP(JepsenTopic, p) }
+	want := []string{
+		"#0 p0 ok assign [jepsen/0 jepsen/1] [] [100ns,150ns]",
+		"#1 p1 ok send jepsen/0 1 @0 [200ns,300ns]",
+		"#2 p1 ok send jepsen/1 2 @0 [200ns,300ns]",
+		"#3 p2 info send jepsen/2 s [310ns,320ns]",
+		"#4 p0 ok poll jepsen/0:[0=1] jepsen/1:[0=2] [400ns,500ns]",
+		"#5 p3 ok send jepsen/0 3 @1 [600ns,700ns]",
+		"#6 p3 ok poll jepsen/0:[0=1 1=3] [600ns,700ns]",
+		"#7 p4 fail send jepsen/1 4 [800ns,900ns]",
+		"#8 p5 invoke poll [950ns,…]",
+	}
+	if len(h) != len(want) {
+		t.Fatalf("got %d ops, want %d:\n%v", len(h), len(want), h)
+	}
+	for i := range want {
+		if got := h[i].String(); got != want[i] {
+			t.Errorf("op %d:\n got %s\nwant %s", i, got, want[i])
+		}
+	}
+	if h[3].Error != "timeout" || h[3].TP != jp(2) {
+		t.Errorf("keyword key or error: %+v", h[3])
+	}
+	r := check(t, Input{History: h}, Options{})
+	mustPass(t, r)
+}
+
+func TestReadJepsenEDNFindsLostWrite(t *testing.T) {
+	// 1 at offset 0 and 3 at offset 2 were read; 2 at offset 1 never was.
+	src := `{:time 1, :type :invoke, :process 0, :f :send, :value [[:send 7 1] [:send 7 2] [:send 7 3]]}
+{:time 2, :type :ok, :process 0, :f :send, :value [[:send 7 [0 1]] [:send 7 [1 2]] [:send 7 [2 3]]]}
+{:time 3, :type :invoke, :process 1, :f :poll, :value [[:poll]]}
+{:time 4, :type :ok, :process 1, :f :poll, :value [[:poll {7 [[0 1]]}]]}
+{:time 5, :type :invoke, :process 2, :f :poll, :value [[:poll]]}
+{:time 6, :type :ok, :process 2, :f :poll, :value [[:poll {7 [[2 3]]}]]}
+`
+	h, err := ReadJepsenEDN(strings.NewReader(src), "h.edn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := check(t, Input{History: h}, Options{})
+	if v := mustFind(t, r, LostWrite, model.TP(JepsenTopic, 7), 1); v.Values[0] != "2" {
+		t.Fatalf("lost-write: %+v", v)
+	}
+}
+
+func TestReadJepsenEDNErrors(t *testing.T) {
+	ok := "{:time 1, :type :invoke, :process 0, :f :poll, :value [[:poll]]}\n"
+	cases := []struct{ in, want string }{
+		{ok + "{:time 2, :type :okk, :process 0, :f :poll}", "h.edn:2: unknown op type :okk"},
+		{ok + "\n{:time 2, :type :ok, :process 0, :f :poll, :value [[:poll {0 [[0]]}]]}", "h.edn:3: record [0]: want [offset value]"},
+		{"{:time 1, :type :ok, :process 0, :f :poll}", "h.edn:1: ok completion for process 0 without an invocation"},
+		{ok + ok, "h.edn:2: process 0 invoked again"},
+		{"{:time 1, :type :invoke, :process 0, :f :poll", "h.edn:1: unclosed map"},
+		{"{:time 1 :type}", "h.edn:1: map with an odd number of forms"},
+		{"[1 2]", "h.edn:1: want an operation map, got a integer"},
+		{"{:time 1, :type :invoke, :process 0, :f :send, :value [[:send 0 1.5]]}", "h.edn:1: value 1.5: want an integer, keyword or string"},
+		{"{:time 1, :type :invoke, :process 0, :f :send, :value [[:send [1] 1]]}", "h.edn:1: key [1]: want an integer, keyword or string"},
+		{"{:time \"x\", :type :invoke, :process 0, :f :poll}", "h.edn:1: operation without a non-negative integer :time"},
+		{"\n\n{:s \"abc}", "h.edn:3: unterminated string"},
+		{"#<Object>", "h.edn:1: unsupported dispatch #<"},
+		{"}", "h.edn:1: unexpected '}'"},
+		{strings.Repeat("[", 300), "h.edn:1: nested deeper than 200"},
+	}
+	for _, c := range cases {
+		_, err := ReadJepsenEDN(strings.NewReader(c.in), "h.edn")
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("input %q:\n got %v\nwant prefix %q", c.in, err, c.want)
+		}
+	}
+}
+
+func TestEDNReaderForms(t *testing.T) {
+	rd := &ednReader{src: `#{1 2} (a b) \c #_ 99 ##Inf 12N 1.5 -3 "q\"\u0041" nil true #inst "2024" sym/name :ns/kw`, line: 1}
+	want := []string{"#{1 2}", "(a b)", `\c`, "##Inf", "12", "1.5", "-3", `"q\"A"`, "nil", "true", `"2024"`, "sym/name", ":ns/kw"}
+	for i, w := range want {
+		v, err := rd.next(0)
+		if err != nil {
+			t.Fatalf("form %d: %v", i, err)
+		}
+		if v.String() != w {
+			t.Errorf("form %d: got %s want %s", i, v.String(), w)
+		}
+	}
+	if _, err := rd.next(0); err != errEOF {
+		t.Fatalf("want end of input, got %v", err)
+	}
+}
+
+func FuzzReadJepsenEDN(f *testing.F) {
+	f.Add(jepsenSample)
+	f.Add(`[{:time 1, :type :invoke, :process 0, :f :txn, :value [[:send :a "v"] [:poll]]}]`)
+	f.Add(`{:a #{1 2} :b (1 2) :c \x :d #_ 1 :e ##NaN}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		h, err := ReadJepsenEDN(strings.NewReader(s), "fuzz.edn")
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.edn") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if err := h.Validate(); err != nil {
+			t.Fatalf("accepted an invalid history: %v", err)
+		}
+		// Whatever was read must be checkable without a panic.
+		Check(Input{History: h}, Options{LinearizabilityBudget: -1})
+	})
+}
