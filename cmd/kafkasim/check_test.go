@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func runCmd(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := dispatch(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const cleanJSONL = `{"process":0,"type":"ok","f":"send","time":0,"end":1,"tp":"t/0","value":"a","offset":0}
+{"process":0,"type":"ok","f":"send","time":1,"end":2,"tp":"t/0","value":"b","offset":1}
+{"process":1,"type":"ok","f":"poll","time":3,"end":4,"records":{"t/0":[[0,"a"],[1,"b"]]}}
+`
+
+// b at offset 1 is never read although c at 2 is: a lost write.
+const lostJSONL = `{"process":0,"type":"ok","f":"send","time":0,"end":1,"tp":"t/0","value":"a","offset":0}
+{"process":0,"type":"ok","f":"send","time":1,"end":2,"tp":"t/0","value":"b","offset":1}
+{"process":0,"type":"ok","f":"send","time":2,"end":3,"tp":"t/0","value":"c","offset":2}
+{"process":1,"type":"ok","f":"poll","time":4,"end":5,"records":{"t/0":[[0,"a"]]}}
+{"process":2,"type":"ok","f":"poll","time":4,"end":5,"records":{"t/0":[[2,"c"]]}}
+`
+
+func TestCheckCommandValid(t *testing.T) {
+	p := writeFile(t, "h.jsonl", cleanJSONL)
+	code, out, errs := runCmd("check", "-history", p)
+	if code != 0 || errs != "" || !strings.Contains(out, "3 ops: ok (0 errors") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	code, out, _ = runCmd("check", "-history", p, "-json")
+	var rep struct {
+		OK         bool              `json:"ok"`
+		Violations []json.RawMessage `json:"violations"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || !rep.OK || rep.Violations == nil || len(rep.Violations) != 0 {
+		t.Fatalf("exit %d, json:\n%s", code, out)
+	}
+}
+
+func TestCheckCommandViolation(t *testing.T) {
+	p := writeFile(t, "h.jsonl", lostJSONL)
+	code, out, _ := runCmd("check", "-history", p)
+	if code != 1 || !strings.Contains(out, "lost-write") || !strings.Contains(out, "ERROR") || !strings.Contains(out, "broken promise: acks=all") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	code, out, _ = runCmd("check", "-history", p, "-json")
+	var rep struct {
+		OK         bool `json:"ok"`
+		Violations []struct {
+			Checker, Anomaly, Partition, Detail string
+			Offsets                             []int64
+		} `json:"violations"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || rep.OK {
+		t.Fatalf("exit %d, err %v, json:\n%s", code, err, out)
+	}
+	v := rep.Violations[0]
+	if len(rep.Violations) != 1 || v.Checker != "anomalies" || v.Anomaly != "lost-write" || v.Partition != "t/0" || v.Detail == "" || v.Offsets[0] != 1 {
+		t.Fatalf("violations: %+v", rep.Violations)
+	}
+	// acks=1 allows the loss: reported, exit 0.
+	code, out, _ = runCmd("check", "-history", p, "-acks", "1")
+	if code != 0 || !strings.Contains(out, "allowed") {
+		t.Fatalf("acks=1: exit %d\n%s", code, out)
+	}
+}
+
+func TestCheckCommandJepsen(t *testing.T) {
+	edn := `{:time 1, :type :invoke, :process 0, :f :send, :value [[:send 3 1] [:send 3 2]]}
+{:time 2, :type :ok, :process 0, :f :send, :value [[:send 3 [0 1]] [:send 3 [1 2]]]}
+{:time 3, :type :invoke, :process 1, :f :poll, :value [[:poll]]}
+{:time 4, :type :ok, :process 1, :f :poll, :value [[:poll {3 [[0 1] [1 2]]}]]}
+`
+	p := writeFile(t, "history.edn", edn)
+	if code, out, errs := runCmd("check", "-history", p); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	// The same file named .txt needs -format.
+	p2 := writeFile(t, "history.txt", edn)
+	if code, _, _ := runCmd("check", "-history", p2, "-format", "jepsen"); code != 0 {
+		t.Fatalf("-format jepsen: exit %d", code)
+	}
+	if code, out, errs := runCmd("check", "-history", p2); code != 2 || out != "" || !strings.Contains(errs, "history.txt:1:") {
+		t.Fatalf("EDN read as jsonl: exit %d\nstdout %q\nstderr %s", code, out, errs)
+	}
+}
+
+func TestCheckCommandBadInput(t *testing.T) {
+	bad := writeFile(t, "bad.jsonl", cleanJSONL+`{"process":0,"type":"okk","f":"send","time":0,"end":1}`+"\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "-history", bad}, `bad.jsonl:4: unknown op type "okk"`},
+		{[]string{"check", "-history", filepath.Join(t.TempDir(), "missing.jsonl")}, "missing.jsonl"},
+		{[]string{"check"}, "-history FILE is required"},
+		{[]string{"check", "-history", bad, "-format", "xml"}, `unknown -format "xml"`},
+		{[]string{"check", "-nosuchflag"}, "flag provided but not defined"},
+		{[]string{"check", "-history", bad, "-acks", "2"}, `unknown -acks "2"`},
+	}
+	for _, c := range cases {
+		code, out, errs := runCmd(c.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2, nothing, %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
+
+func TestCheckCommandVisualization(t *testing.T) {
+	// The poll returns a before its send is invoked: only porcupine sees
+	// it, and writes its visualization into -out.
+	h := `{"process":1,"type":"ok","f":"poll","time":1,"end":2,"records":{"t/0":[[0,"a"]]}}
+{"process":0,"type":"ok","f":"send","time":5,"end":6,"tp":"t/0","value":"a","offset":0}
+`
+	dir := t.TempDir()
+	code, out, _ := runCmd("check", "-history", writeFile(t, "h.jsonl", h), "-out", dir)
+	if code != 1 || !strings.Contains(out, "nonlinearizable") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "linearizability-t-0.html")); err != nil {
+		t.Fatal(err)
+	}
+}
