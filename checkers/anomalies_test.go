@@ -218,3 +218,19 @@ func TestIndeterminateAndPending(t *testing.T) {
 	)
 	mustPass(t, check(t, Input{History: h}, Options{Idempotent: true}))
 }
+
+func TestAutoOffsetResetLatest(t *testing.T) {
+	// Consumer 3 started at the end (latest) and read c; no one read b.
+	h := hist(
+		sendOK(0, t0, "a", 0, 0, 1), sendOK(0, t0, "b", 1, 1, 2), sendOK(0, t0, "c", 2, 2, 3),
+		poll(2, 4, 5, recs(t0, 0, "a")), poll(3, 4, 5, recs(t0, 2, "c")),
+	)
+	r := check(t, Input{History: h}, Options{AutoOffsetReset: "latest"})
+	if v := mustFind(t, r, LostWrite, t0, 1); v.Error || r.Valid != ValidOK {
+		t.Fatalf("latest: %s", dump(r))
+	}
+	r = check(t, Input{History: h}, Options{AutoOffsetReset: "earliest"})
+	if v := mustFind(t, r, LostWrite, t0, 1); !v.Error {
+		t.Fatalf("earliest: %s", dump(r))
+	}
+}

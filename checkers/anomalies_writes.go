@@ -172,7 +172,7 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 			logStart[r.TP] = r.LogStart
 		}
 	}
-	durable, why := opts.durable()
+	durable, why := opts.readsEverything()
 	unseen := map[*partition][]int32{}
 	var out []Violation
 	for i := range a.h {

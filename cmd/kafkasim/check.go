@@ -39,6 +39,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	idempotent := fs.Bool("idempotent", true, "the producers used enable.idempotence (duplicates and reordered sends are errors)")
 	subscribe := fs.Bool("subscribe", false, "the consumers used subscribe (skips and rewinds across polls are allowed)")
 	acks := fs.String("acks", "all", "the producers' acks: all, 1 or 0 (lost writes are errors only with all)")
+	reset := fs.String("reset", "earliest", "the consumers' auto.offset.reset: earliest, latest or none (with latest, unread records are allowed)")
 	minISR := fs.Int("min-isr", 0, "min.insync.replicas (0: not stated, the durability promise is assumed)")
 	budget := fs.Duration("budget", 10*time.Second, "porcupine's time budget (negative: skip linearizability)")
 	fs.Usage = func() {
@@ -82,6 +83,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim check: unknown -acks %q (want all, 1 or 0)\n", *acks)
 		return 2
 	}
+	switch *reset {
+	case "earliest", "latest", "none":
+	default:
+		fmt.Fprintf(stderr, "kafkasim check: unknown -reset %q (want earliest, latest or none)\n", *reset)
+		return 2
+	}
 	f, err := os.Open(*path)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
@@ -97,6 +104,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	res := checkers.Check(checkers.Input{History: h}, checkers.Options{
 		Idempotent:            *idempotent,
 		Subscribe:             *subscribe,
+		AutoOffsetReset:       *reset,
 		Acks:                  *acks,
 		MinInsyncReplicas:     *minISR,
 		LinearizabilityBudget: *budget,

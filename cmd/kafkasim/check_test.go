@@ -113,6 +113,7 @@ func TestCheckCommandBadInput(t *testing.T) {
 		{[]string{"check", "-history", bad, "-format", "xml"}, `unknown -format "xml"`},
 		{[]string{"check", "-nosuchflag"}, "flag provided but not defined"},
 		{[]string{"check", "-history", bad, "-acks", "2"}, `unknown -acks "2"`},
+		{[]string{"check", "-history", bad, "-reset", "middle"}, `unknown -reset "middle"`},
 	}
 	for _, c := range cases {
 		code, out, errs := runCmd(c.args...)
