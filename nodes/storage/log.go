@@ -1,0 +1,294 @@
+package storage
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// Config is a partition log's storage settings, named after Kafka's.
+// Start from DefaultConfig (or ConfigFrom) and change what a scenario
+// needs: a zero field is not "Kafka's default" (a zero RetentionBytes keeps
+// nothing below the high watermark, as in Kafka).
+type Config struct {
+	// SegmentBytes is log.segment.bytes: an append that would take the
+	// active segment past it rolls a new one. It must be positive.
+	SegmentBytes int64
+	// RetentionTime is retention.ms: a segment whose newest record is
+	// older than this is deleted. Zero or less keeps segments forever
+	// (Kafka's -1).
+	RetentionTime time.Duration
+	// RetentionBytes is retention.bytes: whole old segments are deleted
+	// while the log is larger than this. Less than zero is no limit
+	// (Kafka's default -1).
+	RetentionBytes int64
+	// FlushIntervalMessages is log.flush.interval.messages: once this many
+	// messages are unflushed, the append syncs them. Zero or less, or
+	// math.MaxInt64 (Kafka's default), never syncs on count.
+	FlushIntervalMessages int64
+	// FlushInterval is log.flush.interval.ms: MaybeFlush syncs when the
+	// last flush is at least this old. Zero or less, or model.Never
+	// (Kafka's default, unset), never syncs on time.
+	FlushInterval time.Duration
+
+	_ struct{} // keeps literals keyed
+}
+
+// DefaultConfig is Kafka's defaults: 1 GiB segments, 7 days of retention,
+// no size limit, and no fsync at all.
+func DefaultConfig() Config {
+	return Config{
+		SegmentBytes:          1 << 30,
+		RetentionTime:         7 * 24 * time.Hour,
+		RetentionBytes:        -1,
+		FlushIntervalMessages: math.MaxInt64,
+		FlushInterval:         model.Never,
+	}
+}
+
+// ConfigFrom takes the storage settings from a cluster configuration.
+func ConfigFrom(b model.BrokerConfig, t model.TopicConfig) Config {
+	return Config{
+		SegmentBytes:          b.LogSegmentBytes,
+		RetentionTime:         t.Retention,
+		RetentionBytes:        t.RetentionBytes,
+		FlushIntervalMessages: b.LogFlushIntervalMessages,
+		FlushInterval:         b.LogFlushInterval,
+	}
+}
+
+func (c Config) flushOnCount() bool {
+	return c.FlushIntervalMessages > 0 && c.FlushIntervalMessages != math.MaxInt64
+}
+
+func (c Config) flushOnTime() bool {
+	return c.FlushInterval > 0 && c.FlushInterval != model.Never
+}
+
+// Log is one partition replica's log in a folder of a node's disk, Kafka's
+// UnifiedLog with its LocalLog: segment files of encoded batches, the
+// leader-epoch cache, the producer state, and the offsets that bound them.
+//
+// Offsets: the log start offset (the first offset a reader may ask for),
+// the log end offset LEO (the offset the next append gets), and the
+// recovery point (the first offset not known to be synced: what a power
+// loss may take). A Log is used by one node and is not safe for use by
+// several goroutines, which the simulation never has.
+type Log struct {
+	disk *sim.Disk
+	dir  string
+	cfg  Config
+
+	segs          []*segment // ascending, contiguous, never empty; the last is active
+	leo           model.Offset
+	logStart      model.Offset
+	recoveryPoint model.Offset
+	lastFlush     time.Duration // when a flush last advanced the recovery point
+	clock         time.Duration // the latest time a caller passed
+
+	epochs    *EpochCache
+	producers *ProducerState
+	buf       []byte // encoding scratch, reused across appends
+}
+
+// Dir is the log's folder on the disk, ending in "/".
+func (l *Log) Dir() string { return l.dir }
+
+// LEO is the log end offset: the offset the next appended batch must have.
+func (l *Log) LEO() model.Offset { return l.leo }
+
+// LogStartOffset is the first offset a fetch may ask for.
+func (l *Log) LogStartOffset() model.Offset { return l.logStart }
+
+// RecoveryPoint is the first offset that has not been flushed: everything
+// below it survives a power loss, everything from it may not.
+func (l *Log) RecoveryPoint() model.Offset { return l.recoveryPoint }
+
+// Epochs is the log's leader-epoch cache.
+func (l *Log) Epochs() *EpochCache { return l.epochs }
+
+// Producers is the log's idempotent-producer state; a leader calls its
+// CheckAppend before appending a produce batch.
+func (l *Log) Producers() *ProducerState { return l.producers }
+
+// EndOffsetFor is the leader-epoch cache's EndOffsetFor with this log's end
+// offset: where epoch ends in this log.
+func (l *Log) EndOffsetFor(epoch model.Epoch) (model.Epoch, model.Offset) {
+	return l.epochs.EndOffsetFor(epoch, l.leo)
+}
+
+// InRange reports whether a fetch at off is within the log: from the log
+// start offset up to and including the log end offset (a fetch at the end
+// is valid and returns nothing yet). Outside it a broker answers
+// OFFSET_OUT_OF_RANGE.
+func (l *Log) InRange(off model.Offset) bool { return off >= l.logStart && off <= l.leo }
+
+// Size is the total length of the segment files.
+func (l *Log) Size() int64 {
+	var n int64
+	for _, s := range l.segs {
+		n += s.size
+	}
+	return n
+}
+
+// SegmentInfo describes one segment, for tests, traces and reports.
+type SegmentInfo struct {
+	Name       string
+	Base, Next model.Offset
+	Bytes      int64
+	Batches    int
+}
+
+// Segments describes the segments, oldest first; the last is the active one.
+func (l *Log) Segments() []SegmentInfo {
+	out := make([]SegmentInfo, len(l.segs))
+	for i, s := range l.segs {
+		out[i] = SegmentInfo{Name: s.name, Base: s.base, Next: s.next(), Bytes: s.size, Batches: len(s.batches)}
+	}
+	return out
+}
+
+func (l *Log) active() *segment { return l.segs[len(l.segs)-1] }
+
+// Append writes a batch at the end of the log. The batch carries its final
+// offsets and leader epoch: a leader has checked it (Producers().CheckAppend)
+// and stamped it with Rebase, a follower appends what it fetched as it is.
+// A batch that does not start at LEO, is empty, has no leader epoch or fails
+// its CRC is a programmer error and panics.
+//
+// As Kafka's UnifiedLog.append: the batch's epoch goes to the epoch cache
+// (so a follower learns the leader's epochs from the data), the active
+// segment rolls first if the batch would take it past SegmentBytes, the
+// bytes go to the page cache, the producer state records the batch, and the
+// count-based flush policy runs. now is the node's clock.
+func (l *Log) Append(b model.Batch, now time.Duration) {
+	if b.BaseOffset != l.leo {
+		panic(fmt.Sprintf("storage: %s: append of %v at log end offset %d", l.dir, b, l.leo))
+	}
+	if len(b.Records) == 0 {
+		panic(fmt.Sprintf("storage: %s: append of an empty batch at %d", l.dir, l.leo))
+	}
+	if b.LeaderEpoch < 0 {
+		panic(fmt.Sprintf("storage: %s: append of %v without a leader epoch (a leader must Rebase)", l.dir, b))
+	}
+	if !b.Valid() {
+		panic(fmt.Sprintf("storage: %s: append of %v, which fails its CRC or offset check", l.dir, b))
+	}
+	l.clock = now
+	l.epochs.Assign(b.LeaderEpoch, b.BaseOffset)
+	l.buf = model.AppendBatch(l.buf[:0], b)
+	n := int64(len(l.buf))
+	s := l.active()
+	// Kafka's shouldRoll: the batch would overflow the segment. An empty
+	// segment takes a batch of any size, as rolling could not help.
+	if s.size > 0 && s.size+n > l.cfg.SegmentBytes {
+		s = l.roll(now)
+	}
+	l.disk.Append(s.name, l.buf)
+	s.add(b, n, now)
+	l.leo = b.NextOffset()
+	l.producers.update(b)
+	if l.cfg.flushOnCount() && int64(l.leo-l.recoveryPoint) >= l.cfg.FlushIntervalMessages {
+		l.flush(l.leo, false)
+	}
+}
+
+// roll starts a new active segment at LEO. As Kafka's UnifiedLog.roll it
+// then flushes everything before the new segment: Kafka schedules that
+// flush at once on a background thread, modelled here as done in place.
+// The new file's name is not synced to the directory yet; unless the flush
+// syncs the directory, a power loss before the next one loses the file.
+func (l *Log) roll(now time.Duration) *segment {
+	s := &segment{base: l.leo, name: segmentName(l.dir, l.leo), modified: now}
+	l.disk.Create(s.name)
+	l.segs = append(l.segs, s)
+	l.flush(s.base, false)
+	return s
+}
+
+// segIndex is the index of the segment that holds off: the last one based
+// at or before it (0 if off precedes them all).
+func (l *Log) segIndex(off model.Offset) int {
+	i := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].base > off }) - 1
+	if i < 0 {
+		return 0
+	}
+	return i
+}
+
+// Read returns whole batches from the one holding offset from: the first
+// batch always, even if it is larger than maxBytes (Kafka's minOneMessage,
+// so that a consumer can never be stuck behind a large batch), then the
+// following ones while the total stays within maxBytes. It returns nil when
+// from is the log end offset or outside the log (the caller checks InRange
+// first and answers OFFSET_OUT_OF_RANGE). As Kafka's LocalLog.read, one read
+// never crosses a segment boundary. The batches share their records with the
+// log, which must not be changed.
+func (l *Log) Read(from model.Offset, maxBytes int) []model.Batch {
+	return l.ReadUpTo(from, maxBytes, l.leo)
+}
+
+// ReadUpTo is Read limited to batches that end at or before end, the high
+// watermark for a consumer's fetch (Kafka's maxOffsetMetadata). It returns
+// nil when from is at or after end.
+func (l *Log) ReadUpTo(from model.Offset, maxBytes int, end model.Offset) []model.Batch {
+	if end > l.leo {
+		end = l.leo
+	}
+	if from < l.logStart || from >= end {
+		return nil
+	}
+	for si := l.segIndex(from); si < len(l.segs); si++ {
+		s := l.segs[si]
+		i := s.find(from)
+		if i == len(s.batches) {
+			continue // nothing at or after from here: Kafka moves to the next segment
+		}
+		var out []model.Batch
+		var bytes int64
+		for ; i < len(s.batches); i++ {
+			b := s.batches[i]
+			if b.NextOffset() > end {
+				break
+			}
+			n := s.batchBytes(i)
+			if len(out) > 0 && bytes+n > int64(maxBytes) {
+				break
+			}
+			out = append(out, b)
+			bytes += n
+		}
+		return out
+	}
+	return nil
+}
+
+// BatchAt returns the batch that holds offset off, if off is in the log
+// (at or after the log start offset, before the end).
+func (l *Log) BatchAt(off model.Offset) (model.Batch, bool) {
+	if off < l.logStart || off >= l.leo {
+		return model.Batch{}, false
+	}
+	s := l.segs[l.segIndex(off)]
+	i := s.find(off)
+	if i == len(s.batches) || s.batches[i].BaseOffset > off {
+		return model.Batch{}, false
+	}
+	return s.batches[i], true
+}
+
+// rebuildProducers replays the retained log into a fresh producer state,
+// as Kafka's rebuildProducerState does from its latest snapshot.
+func (l *Log) rebuildProducers() {
+	l.producers.reset()
+	for _, s := range l.segs {
+		for i := s.find(l.logStart); i < len(s.batches); i++ {
+			l.producers.update(s.batches[i])
+		}
+	}
+}

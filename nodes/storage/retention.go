@@ -1,0 +1,84 @@
+package storage
+
+import (
+	"time"
+
+	"kafkasim/model"
+)
+
+// ApplyRetention deletes old segments by size (retention.bytes), then by
+// time (retention.ms), as Kafka's UnifiedLog.deleteOldSegments, and returns
+// how many it deleted. now is the node's clock and hw the partition's high
+// watermark.
+//
+// Only whole segments go, oldest first, and only while every offset of the
+// segment is below hw, so the log start offset, which moves to the first
+// remaining segment, never passes the high watermark: a record is never
+// deleted before it is committed. By size, segments go while the log stays
+// at or above RetentionBytes without them; by time, while the segment's
+// newest record is more than RetentionTime older than now.
+//
+// An empty active segment is never deleted. A non-empty one can be, when
+// it too is wholly below hw and breaches retention: as Kafka does, a new
+// empty active segment is rolled at the log end first, so the log keeps an
+// active segment and its end offset. Deletions are not synced to the
+// directory, as in Kafka, which deletes segment files in the background;
+// the log start offset checkpoint is.
+func (l *Log) ApplyRetention(now time.Duration, hw model.Offset) (deleted int) {
+	l.clock = now
+	if l.cfg.RetentionBytes >= 0 {
+		if size := l.Size(); size >= l.cfg.RetentionBytes {
+			excess := size - l.cfg.RetentionBytes
+			deleted += l.deleteOld(hw, func(s *segment) bool {
+				if excess-s.size < 0 {
+					return false
+				}
+				excess -= s.size
+				return true
+			})
+		}
+	}
+	if l.cfg.RetentionTime > 0 {
+		deleted += l.deleteOld(hw, func(s *segment) bool {
+			return now-s.largestTimestamp() > l.cfg.RetentionTime
+		})
+	}
+	return deleted
+}
+
+// deleteOld deletes segments from the oldest while they lie wholly below
+// hw and expired says so (Kafka's deletableSegments and deleteSegments).
+func (l *Log) deleteOld(hw model.Offset, expired func(*segment) bool) int {
+	n := 0
+	for n < len(l.segs) {
+		s := l.segs[n]
+		last := n == len(l.segs)-1
+		upper := l.leo
+		if !last {
+			upper = l.segs[n+1].base
+		}
+		if hw < upper || !expired(s) || (last && s.size == 0) {
+			break
+		}
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	if n == len(l.segs) {
+		l.roll(l.clock)
+	}
+	for _, s := range l.segs[:n] {
+		l.disk.Remove(s.name)
+	}
+	l.segs = append([]*segment(nil), l.segs[n:]...)
+	if start := l.segs[0].base; start > l.logStart {
+		l.logStart = start
+		if l.recoveryPoint < start {
+			l.recoveryPoint = start
+		}
+		l.epochs.TruncateFromStart(start)
+		l.writeLogStart()
+	}
+	return n
+}

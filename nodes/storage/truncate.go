@@ -1,0 +1,96 @@
+package storage
+
+import (
+	"fmt"
+	"strconv"
+
+	"kafkasim/model"
+)
+
+// TruncateTo removes every batch that holds an offset at or after off and
+// returns the new log end offset: a follower cutting the tail where its log
+// diverges from the leader's. As Kafka's LogSegment.truncateTo, a batch is
+// never split: a cut inside a batch drops the whole batch, so the new end
+// can be below off. (Kafka's LocalLog then sets its end offset to off all
+// the same; here the end is where the data ends. Truncation points come
+// from epoch start offsets and high watermarks, which are batch
+// boundaries, so the two agree in practice.)
+//
+// Whole segments past the cut are deleted and the one holding it is
+// shortened; neither change is synced, as in Kafka, so until the next flush
+// a power loss can bring the cut batches back, which recovery and the next
+// epoch-based truncation then deal with. The epoch cache loses the epochs
+// that start at or after the new end, the recovery point moves back to it,
+// and the producer state is rebuilt from what remains.
+//
+// An off at or after the end changes no data but still truncates the epoch
+// cache to the end, as Kafka does: a replica that became leader and wrote
+// nothing must not keep its epoch's entry. An off before the first segment
+// starts the log over (TruncateFullyAndStartAt).
+func (l *Log) TruncateTo(off model.Offset) model.Offset {
+	if off < 0 {
+		panic(fmt.Sprintf("storage: %s: truncate to negative offset %d", l.dir, off))
+	}
+	if off >= l.leo {
+		l.epochs.TruncateFromEnd(l.leo)
+		return l.leo
+	}
+	if off < l.segs[0].base {
+		l.TruncateFullyAndStartAt(off)
+		return off
+	}
+	k := len(l.segs)
+	for l.segs[k-1].base > off {
+		l.disk.Remove(l.segs[k-1].name)
+		k--
+	}
+	l.segs = l.segs[:k]
+	s := l.segs[k-1]
+	if i := s.find(off); i < len(s.batches) {
+		l.disk.Truncate(s.name, s.pos(i))
+		s.keep(i, l.clock)
+	}
+	l.leo = s.next()
+	l.epochs.TruncateFromEnd(l.leo)
+	if l.recoveryPoint > l.leo {
+		l.recoveryPoint = l.leo
+	}
+	if l.logStart > l.leo {
+		l.logStart = l.leo
+		l.writeLogStart()
+	}
+	l.rebuildProducers()
+	return l.leo
+}
+
+// TruncateFullyAndStartAt deletes the whole log and starts it again, empty,
+// at off: a follower whose fetch offset is out of the leader's range (below
+// its log start offset). As in Kafka the epoch cache and the producer state
+// are cleared and off becomes the log start offset.
+func (l *Log) TruncateFullyAndStartAt(off model.Offset) {
+	if off < 0 {
+		panic(fmt.Sprintf("storage: %s: start at negative offset %d", l.dir, off))
+	}
+	for _, s := range l.segs {
+		l.disk.Remove(s.name)
+	}
+	s := &segment{base: off, name: segmentName(l.dir, off), modified: l.clock}
+	l.disk.Create(s.name)
+	l.segs = []*segment{s}
+	l.leo, l.logStart, l.recoveryPoint = off, off, off
+	l.epochs.clear()
+	l.producers.reset()
+	l.writeLogStart()
+}
+
+// logStartName is the log-start-offset checkpoint of a log folder.
+func (l *Log) logStartName() string { return l.dir + "log-start-offset-checkpoint" }
+
+// writeLogStart saves the log start offset. Kafka derives it on load from
+// the first segment and a per-directory log-start-offset-checkpoint written
+// every minute; here it is written on each change, because a deleted
+// segment whose removal was not yet synced comes back after a power loss,
+// and the start offset must not go back with it.
+func (l *Log) writeLogStart() {
+	WriteCheckpoint(l.disk, l.logStartName(), []string{strconv.FormatInt(int64(l.logStart), 10)})
+}
