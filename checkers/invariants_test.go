@@ -183,3 +183,11 @@ func TestGenerationObservations(t *testing.T) {
 	gens[1].Members = append(gens[1].Members, MemberAssignment{Member: "m2", Partitions: tps(t1)})
 	mustFind(t, check(t, Input{History: acked(), Observations: Observations{Generations: gens}}, Options{}), DoubleOwner, t1)
 }
+
+// Empty partition results in a poll are legal and must not trip any
+// checker.
+func TestEmptyPollRecords(t *testing.T) {
+	h := hist(sendOK(0, t0, "a", 0, 0, 1), poll(1, 2, 3, model.PartitionRecords{TP: t0}), poll(1, 4, 5, recs(t0, 0, "a")))
+	obs := Observations{HighWatermarks: []HWObservation{{Time: ms(1), TP: t0, Broker: 1, HW: 1}}}
+	mustPass(t, check(t, Input{History: h, Observations: obs}, Options{}))
+}

@@ -220,7 +220,7 @@ func (a *analysis) highWatermarks(obs []HWObservation) []Violation {
 		}
 		for _, pr := range op.Records {
 			pts := maxHW[pr.TP]
-			if len(pts) == 0 {
+			if len(pts) == 0 || len(pr.Records) == 0 {
 				continue
 			}
 			// The highest high watermark reached by the poll's return.
