@@ -83,6 +83,10 @@ func logModel(w writers) porcupine.Model {
 	}
 }
 
+// clock is the wall clock the budget is measured on; tests replace it to
+// exhaust the budget deterministically.
+var clock = time.Now
+
 // linearizability runs porcupine on every partition within the budget.
 func (a *analysis) linearizability(opts *Options, r *Result) {
 	budget := opts.budget()
@@ -97,11 +101,11 @@ func (a *analysis) linearizability(opts *Options, r *Result) {
 	horizon++
 	hist := a.linOps(horizon)
 	durable, why := opts.durable()
-	start := time.Now()
+	start := clock()
 	for _, p := range a.parts {
 		ops := hist[p]
 		pc := PartitionCheck{TP: p.tp, Ops: len(ops)}
-		left := budget - time.Since(start)
+		left := budget - clock().Sub(start)
 		if left <= 0 {
 			// porcupine reads a zero timeout as "no limit": never pass it.
 			pc.Result = string(porcupine.Unknown)
