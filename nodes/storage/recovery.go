@@ -89,7 +89,7 @@ func Open(disk *sim.Disk, dir string, cfg Config, now time.Duration) (*Log, Reco
 	if err != nil {
 		rec.CheckpointErrs = append(rec.CheckpointErrs, err)
 	}
-	l.loadSegments(now, &rec)
+	l.loadSegments(startCkpt, now, &rec)
 
 	if len(l.segs) > 0 && l.leo < startCkpt {
 		// Kafka's deleteSegmentsIfLogStartGreaterThanLogEnd: what is left
@@ -107,15 +107,6 @@ func Open(disk *sim.Disk, dir string, cfg Config, now time.Duration) (*Log, Reco
 		l.leo = startCkpt
 	}
 	l.logStart = max(startCkpt, l.segs[0].base)
-	// Segments wholly below the log start (Kafka deletes them at its next
-	// retention pass): a segment whose successor starts at or before it.
-	k := 0
-	for k+1 < len(l.segs) && l.segs[k+1].base <= l.logStart {
-		disk.Remove(l.segs[k].name)
-		rec.SegmentsDropped++
-		k++
-	}
-	l.segs = append([]*segment(nil), l.segs[k:]...)
 	l.recoveryPoint = l.logStart
 
 	l.epochs, err = loadEpochCache(disk, dir+epochCheckpointName)
@@ -133,8 +124,12 @@ func Open(disk *sim.Disk, dir string, cfg Config, now time.Duration) (*Log, Reco
 }
 
 // loadSegments decodes the segment files into l.segs and l.leo, cutting
-// the log at the first bad batch (see Open).
-func (l *Log) loadSegments(now time.Duration, rec *Recovery) {
+// the log at the first bad batch (see Open). Files wholly below start, the
+// checkpointed log start offset, are deleted unread (Kafka deletes them at
+// its next retention pass): they are what retention or a restart at a new
+// offset deleted, back after a power loss, and must not be mistaken for a
+// gap in the log.
+func (l *Log) loadSegments(start model.Offset, now time.Duration, rec *Recovery) {
 	var names []string
 	var bases []model.Offset
 	for _, n := range l.disk.List(l.dir) {
@@ -144,6 +139,11 @@ func (l *Log) loadSegments(now time.Duration, rec *Recovery) {
 		}
 	}
 	rec.Segments = len(names)
+	for len(names) > 1 && bases[1] <= start {
+		l.disk.Remove(names[0])
+		rec.SegmentsDropped++
+		names, bases = names[1:], bases[1:]
+	}
 	cut := false
 	for i, name := range names {
 		size := l.disk.Size(name)

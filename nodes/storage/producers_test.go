@@ -1,0 +1,165 @@
+package storage
+
+import (
+	"reflect"
+	"testing"
+
+	"kafkasim/model"
+)
+
+const pid model.ProducerID = 42
+
+// produce is the leader's path: check, then stamp and append unless the
+// batch is a duplicate or rejected. It returns the offsets the producer is
+// answered with.
+func produce(t *testing.T, l *Log, b model.Batch) (model.Offset, model.ErrorCode) {
+	t.Helper()
+	dup, err := l.Producers().CheckAppend(b)
+	if err != model.NoError {
+		return model.NoOffset, err
+	}
+	if dup != nil {
+		return dup.FirstOffset, model.NoError
+	}
+	stamped := b.Rebase(l.LEO(), 0)
+	l.Append(stamped, 0)
+	return stamped.BaseOffset, model.NoError
+}
+
+// seqBatch is a producer's unstamped batch of n records from sequence seq.
+func seqBatch(pepoch model.Epoch, seq int32, n int) model.Batch {
+	recs := make([]model.Record, n)
+	for i := range recs {
+		recs[i] = model.Record{Value: "x"}
+	}
+	return model.NewBatch(pid, pepoch, seq, recs...)
+}
+
+func TestDuplicateOfEachOfTheLastFiveGetsItsOriginalOffsets(t *testing.T) {
+	w := newWorld(t, 1)
+	l, _ := w.open(smallSegments(1 << 20))
+	l.Append(plain(0, 0, 3), 0) // other traffic, so offsets and sequences differ
+	var offsets []model.Offset
+	for i := 0; i < 7; i++ {
+		off, err := produce(t, l, seqBatch(0, int32(2*i), 2))
+		if err != model.NoError {
+			t.Fatalf("batch %d: %v", i, err)
+		}
+		offsets = append(offsets, off)
+	}
+	leo := l.LEO()
+	for i := 2; i < 7; i++ { // the last five
+		off, err := produce(t, l, seqBatch(0, int32(2*i), 2))
+		if err != model.NoError || off != offsets[i] {
+			t.Fatalf("retry of batch %d: offset %d err %v, want its original offset %d", i, off, err, offsets[i])
+		}
+	}
+	if l.LEO() != leo {
+		t.Fatalf("duplicates were appended: LEO %d, was %d", l.LEO(), leo)
+	}
+	// The sixth-newest is forgotten: modern Kafka answers OUT_OF_ORDER
+	// (only Kafka before 1.0 answered DUPLICATE_SEQUENCE_NUMBER).
+	if _, err := produce(t, l, seqBatch(0, 2, 2)); err != model.OutOfOrderSequenceNumber {
+		t.Fatalf("retry of the sixth-newest batch: %v, want OUT_OF_ORDER_SEQUENCE_NUMBER", err)
+	}
+	// A batch that overlaps a retained one without matching its range is
+	// not a duplicate either.
+	if _, err := produce(t, l, seqBatch(0, 12, 1)); err != model.OutOfOrderSequenceNumber {
+		t.Fatalf("partial overlap: %v, want OUT_OF_ORDER_SEQUENCE_NUMBER", err)
+	}
+}
+
+func TestSequenceGapsAndEpochs(t *testing.T) {
+	w := newWorld(t, 1)
+	l, _ := w.open(smallSegments(1 << 20))
+	// A producer the partition does not know is accepted at any sequence
+	// (KIP-360: its state may have been deleted by retention).
+	if _, err := produce(t, l, seqBatch(3, 17, 2)); err != model.NoError {
+		t.Fatalf("unknown producer at sequence 17: %v, want accepted", err)
+	}
+	if _, err := produce(t, l, seqBatch(3, 20, 1)); err != model.OutOfOrderSequenceNumber {
+		t.Fatalf("gap 19 -> 20: %v", err)
+	}
+	if _, err := produce(t, l, seqBatch(3, 19, 1)); err != model.NoError {
+		t.Fatalf("next sequence 19: %v", err)
+	}
+	if _, err := produce(t, l, seqBatch(2, 20, 1)); err != model.InvalidProducerEpoch {
+		t.Fatalf("older producer epoch: %v, want INVALID_PRODUCER_EPOCH", err)
+	}
+	if _, err := produce(t, l, seqBatch(4, 5, 1)); err != model.OutOfOrderSequenceNumber {
+		t.Fatalf("new epoch not at sequence 0: %v", err)
+	}
+	if _, err := produce(t, l, seqBatch(4, 0, 3)); err != model.NoError {
+		t.Fatalf("new epoch at sequence 0: %v", err)
+	}
+	// The new epoch forgot the old epoch's batches and continues at 3.
+	e, _ := l.Producers().Lookup(pid)
+	if e.ProducerEpoch != 4 || len(e.Batches) != 1 || e.Batches[0].LastSeq != 2 {
+		t.Fatalf("entry after epoch bump %+v", e)
+	}
+	if _, err := produce(t, l, seqBatch(3, 19, 1)); err != model.InvalidProducerEpoch {
+		t.Fatalf("retry from the fenced epoch: %v", err)
+	}
+	if _, err := produce(t, l, seqBatch(4, 3, 1)); err != model.NoError {
+		t.Fatalf("sequence 3 in epoch 4: %v", err)
+	}
+	// Batches without idempotence skip every check.
+	if dup, err := l.Producers().CheckAppend(plain(0, 0, 1)); dup != nil || err != model.NoError {
+		t.Fatalf("non-idempotent batch: %v %v", dup, err)
+	}
+}
+
+func TestSequenceWrapsAfterMaxInt32(t *testing.T) {
+	if !inSequence(1<<31-1, 0) || inSequence(1<<31-1, 1) || !inSequence(-1, 0) || inSequence(4, 4) {
+		t.Fatalf("inSequence does not follow Kafka's wrap")
+	}
+}
+
+// producerSnapshot is every producer's state, for comparing two logs.
+func producerSnapshot(p *ProducerState) map[model.ProducerID]ProducerEntry {
+	m := map[model.ProducerID]ProducerEntry{}
+	for _, id := range p.IDs() {
+		m[id], _ = p.Lookup(id)
+	}
+	return m
+}
+
+func TestProducerStateRebuiltIdenticallyAfterReopenAndTruncation(t *testing.T) {
+	w := newWorld(t, 1)
+	size := int64(len(model.AppendBatch(nil, batch(0, 0, 1, 0, 0, 2, 0))))
+	cfg := smallSegments(4 * size)
+	l, _ := w.open(cfg)
+	for i := 0; i < 9; i++ {
+		for p := model.ProducerID(1); p <= 3; p++ {
+			l.Append(batch(l.LEO(), model.Epoch(i/3), p, model.Epoch(i/5), int32(2*(i%5)), 2, 0), 0)
+		}
+	}
+	before := producerSnapshot(l.Producers())
+	if len(before) != 3 || len(before[1].Batches) != 4 || before[1].ProducerEpoch != 1 {
+		t.Fatalf("producer state %+v", before)
+	}
+	w.crash()
+	l2, _ := w.open(cfg)
+	if after := producerSnapshot(l2.Producers()); !reflect.DeepEqual(after, before) {
+		t.Fatalf("after reopen:\n%+v\nwant\n%+v", after, before)
+	}
+	// Truncating and re-appending the same batches (a follower refetching
+	// them) gives the same state again.
+	var tail []model.Batch
+	for off := model.Offset(20); off < l2.LEO(); {
+		b, _ := l2.BatchAt(off)
+		tail = append(tail, b)
+		off = b.NextOffset()
+	}
+	l2.TruncateTo(20)
+	mid := producerSnapshot(l2.Producers())
+	if reflect.DeepEqual(mid, before) {
+		t.Fatalf("truncation did not change the producer state")
+	}
+	for _, b := range tail {
+		l2.Append(b, 0)
+	}
+	if after := producerSnapshot(l2.Producers()); !reflect.DeepEqual(after, before) {
+		t.Fatalf("after truncate and refetch:\n%+v\nwant\n%+v", after, before)
+	}
+}

@@ -1,0 +1,176 @@
+package storage
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"kafkasim/model"
+)
+
+// timedLog builds segments of three 2-record batches; batch i has record
+// timestamps i+1 seconds. Ten batches: segments at 0, 6, 12 and 18 (active).
+func timedLog(t *testing.T, w *world, cfg Config) *Log {
+	t.Helper()
+	l, _ := w.open(cfg)
+	for i := 0; i < 10; i++ {
+		l.Append(batch(l.LEO(), model.Epoch(i/4), model.NoProducerID, model.NoEpoch, model.NoSequence, 2, time.Duration(i+1)*time.Second), time.Duration(i+1)*time.Second)
+	}
+	if got := len(l.Segments()); got != 4 {
+		t.Fatalf("setup: %d segments", got)
+	}
+	return l
+}
+
+func retentionConfig() Config {
+	size := int64(len(model.AppendBatch(nil, batch(0, 0, model.NoProducerID, model.NoEpoch, model.NoSequence, 2, time.Second))))
+	return smallSegments(3 * size)
+}
+
+func TestRetentionByTime(t *testing.T) {
+	w := newWorld(t, 1)
+	cfg := retentionConfig()
+	cfg.RetentionTime = 10 * time.Second
+	l := timedLog(t, w, cfg)
+	// Segment 0's newest record is at 3s, segment 6's at 6s: at 15.5s only
+	// segment 0 is more than 10s old.
+	if n := l.ApplyRetention(15500*time.Millisecond, l.LEO()); n != 1 {
+		t.Fatalf("deleted %d segments, want 1", n)
+	}
+	if l.LogStartOffset() != 6 || l.Segments()[0].Base != 6 || w.disk.Exists(segmentName(dir, 0)) {
+		t.Fatalf("log start %d, segments %v", l.LogStartOffset(), l.Segments())
+	}
+	if l.InRange(5) || !l.InRange(6) || !l.InRange(l.LEO()) || l.InRange(l.LEO()+1) {
+		t.Fatalf("InRange wrong around log start 6 and LEO %d", l.LEO())
+	}
+	if bs := l.Read(5, 1<<20); bs != nil {
+		t.Fatalf("read below the log start returned %v", bs)
+	}
+	if !reflect.DeepEqual(values(l), want(6, 20)) {
+		t.Fatalf("retained values %v", values(l))
+	}
+	// Epoch 0 covered 0..7: it now starts at the log start.
+	if got := l.Epochs().Entries(); !reflect.DeepEqual(got, []EpochEntry{{0, 6}, {1, 8}, {2, 16}}) {
+		t.Fatalf("epochs after retention %v", got)
+	}
+	// Exactly at the limit is not past it (Kafka deletes when older by more).
+	if n := l.ApplyRetention(16*time.Second, l.LEO()); n != 0 {
+		t.Fatalf("segment at exactly the retention age deleted")
+	}
+	checkInvariants(t, l)
+}
+
+func TestRetentionNeverPassesTheHighWatermark(t *testing.T) {
+	w := newWorld(t, 1)
+	cfg := retentionConfig()
+	cfg.RetentionTime = time.Second
+	l := timedLog(t, w, cfg)
+	// Everything is expired, but the high watermark is 13: only segments
+	// that end at or below it may go, and segment 12 ends at 18.
+	if n := l.ApplyRetention(time.Hour, 13); n != 2 {
+		t.Fatalf("deleted %d, want 2 (segments 0 and 6)", n)
+	}
+	if l.LogStartOffset() != 12 {
+		t.Fatalf("log start %d, want 12", l.LogStartOffset())
+	}
+	if n := l.ApplyRetention(time.Hour, 11); n != 0 || l.LogStartOffset() != 12 {
+		t.Fatalf("a lower high watermark deleted %d", n)
+	}
+	// A high watermark at a segment boundary frees the segment below it.
+	if n := l.ApplyRetention(time.Hour, 18); n != 1 || l.LogStartOffset() != 18 {
+		t.Fatalf("hw 18: deleted %d, start %d", n, l.LogStartOffset())
+	}
+	checkInvariants(t, l)
+}
+
+func TestRetentionKeepsAnActiveSegment(t *testing.T) {
+	w := newWorld(t, 1)
+	cfg := retentionConfig()
+	cfg.RetentionTime = time.Second
+	l := timedLog(t, w, cfg)
+	leo := l.LEO()
+	// All committed and expired: Kafka rolls a fresh active segment at the
+	// end and deletes all the others, the old active one included.
+	if n := l.ApplyRetention(time.Hour, leo); n != 4 {
+		t.Fatalf("deleted %d segments, want all 4", n)
+	}
+	segs := l.Segments()
+	if len(segs) != 1 || segs[0].Base != leo || segs[0].Bytes != 0 || l.LEO() != leo || l.LogStartOffset() != leo {
+		t.Fatalf("after deleting everything: segments %v LEO %d start %d", segs, l.LEO(), l.LogStartOffset())
+	}
+	// The empty active segment itself is never deleted.
+	if n := l.ApplyRetention(2*time.Hour, leo); n != 0 || len(l.Segments()) != 1 {
+		t.Fatalf("empty active segment deleted")
+	}
+	// The latest epoch still answers with the log end.
+	if e, off := l.EndOffsetFor(2); e != 2 || off != leo {
+		t.Fatalf("EndOffsetFor(latest) = (%d, %d) after deleting all data", e, off)
+	}
+	l.Append(plain(leo, 2, 1), 3*time.Hour)
+	checkInvariants(t, l)
+}
+
+func TestRetentionBySize(t *testing.T) {
+	w := newWorld(t, 1)
+	cfg := retentionConfig()
+	segBytes := cfg.SegmentBytes
+	cfg.RetentionBytes = 2*segBytes + segBytes/3 // room for 2 full segments and the active one
+	l := timedLog(t, w, cfg)
+	// 3 full segments and a one-batch active one: the oldest must go for
+	// the rest to fit, the second-oldest need not.
+	if n := l.ApplyRetention(0, l.LEO()); n != 1 {
+		t.Fatalf("deleted %d, want 1", n)
+	}
+	if l.Size() > cfg.RetentionBytes || l.LogStartOffset() != 6 {
+		t.Fatalf("size %d above %d, or start %d", l.Size(), cfg.RetentionBytes, l.LogStartOffset())
+	}
+	// Reading from every retained offset still works.
+	for off := l.LogStartOffset(); off < l.LEO(); off++ {
+		bs := l.Read(off, 0)
+		if len(bs) != 1 || bs[0].BaseOffset > off || bs[0].LastOffset() < off {
+			t.Fatalf("read at retained offset %d: %v", off, bs)
+		}
+	}
+	// Without a high watermark nothing goes, however large the log.
+	cfg.RetentionBytes = 0
+	l.cfg = cfg
+	if n := l.ApplyRetention(0, 0); n != 0 {
+		t.Fatalf("deleted %d segments above no high watermark", n)
+	}
+	checkInvariants(t, l)
+}
+
+func TestLogStartOffsetSurvivesRestart(t *testing.T) {
+	w := newWorld(t, 1)
+	cfg := retentionConfig()
+	cfg.RetentionTime = 10 * time.Second
+	l := timedLog(t, w, cfg)
+	l.Flush()
+	old := w.disk.Read(segmentName(dir, 0))
+	if n := l.ApplyRetention(time.Minute, 12); n != 2 {
+		t.Fatalf("deleted %d", n)
+	}
+	w.powerLoss()
+	l2, _ := w.open(cfg)
+	if l2.LogStartOffset() != 12 || l2.Segments()[0].Base != 12 {
+		t.Fatalf("after power loss: start %d, segments %v", l2.LogStartOffset(), l2.Segments())
+	}
+	if got := l2.Epochs().Entries(); got[0].StartOffset != 12 {
+		t.Fatalf("epochs %v start before the log", got)
+	}
+	if !reflect.DeepEqual(values(l2), want(12, 20)) {
+		t.Fatalf("values %v", values(l2))
+	}
+	// A deleted segment file that comes back (an unsynced removal undone
+	// by a power loss) is below the checkpointed start: recovery deletes
+	// it rather than taking the gap after it for the end of the log.
+	w.disk.Append(segmentName(dir, 0), old)
+	w.crash()
+	l3, rec := w.open(cfg)
+	if l3.LogStartOffset() != 12 || l3.LEO() != 20 || rec.SegmentsDropped != 1 || !rec.Clean() {
+		t.Fatalf("with segment 0 back: start %d LEO %d, %v", l3.LogStartOffset(), l3.LEO(), rec)
+	}
+	if w.disk.Exists(segmentName(dir, 0)) {
+		t.Fatalf("segment 0 not deleted by recovery")
+	}
+}

@@ -1,0 +1,159 @@
+package storage
+
+import (
+	"reflect"
+	"testing"
+
+	"kafkasim/model"
+)
+
+// threeEpochs builds a log of batches of 2 records: epoch 0 at 0..5,
+// epoch 2 at 6..11, epoch 5 at 12..17, in segments of three batches.
+func threeEpochs(t *testing.T, w *world) (*Log, Config) {
+	t.Helper()
+	size := int64(len(model.AppendBatch(nil, plain(0, 0, 2))))
+	cfg := smallSegments(3 * size)
+	l, _ := w.open(cfg)
+	appendPlain(l, 0, 3, 2, 0)
+	appendPlain(l, 2, 3, 2, 0)
+	appendPlain(l, 5, 3, 2, 0)
+	if l.LEO() != 18 || len(l.Segments()) != 3 {
+		t.Fatalf("setup: LEO %d, segments %v", l.LEO(), l.Segments())
+	}
+	return l, cfg
+}
+
+func TestTruncateToBatchBoundary(t *testing.T) {
+	w := newWorld(t, 1)
+	l, _ := threeEpochs(t, w)
+	if leo := l.TruncateTo(10); leo != 10 {
+		t.Fatalf("truncate to batch boundary 10 gave LEO %d", leo)
+	}
+	if !reflect.DeepEqual(values(l), want(0, 10)) {
+		t.Fatalf("values %v", values(l))
+	}
+	if n := len(l.Segments()); n != 2 {
+		t.Fatalf("%d segments, want the third deleted", n)
+	}
+	if w.disk.Exists(segmentName(dir, 12)) {
+		t.Fatalf("segment 12 file still exists")
+	}
+	if !reflect.DeepEqual(l.Epochs().Entries(), []EpochEntry{{0, 0}, {2, 6}}) {
+		t.Fatalf("epochs %v, want epoch 5 gone", l.Epochs())
+	}
+	checkInvariants(t, l)
+}
+
+func TestTruncateMidBatchDropsTheWholeBatch(t *testing.T) {
+	w := newWorld(t, 1)
+	l, _ := threeEpochs(t, w)
+	// 13 is inside the batch [12..13], the first of segment 12: the batch
+	// goes, the segment stays as the empty active one.
+	if leo := l.TruncateTo(13); leo != 12 {
+		t.Fatalf("truncate to 13 gave LEO %d, want 12 (the whole batch goes)", leo)
+	}
+	if segs := l.Segments(); len(segs) != 3 || segs[2].Bytes != 0 {
+		t.Fatalf("segments %v, want segment 12 kept empty", segs)
+	}
+	if !reflect.DeepEqual(l.Epochs().Entries(), []EpochEntry{{0, 0}, {2, 6}}) {
+		t.Fatalf("epochs %v", l.Epochs())
+	}
+	// 7 is inside [6..7], the first batch of segment 6 (epoch 2).
+	if leo := l.TruncateTo(7); leo != 6 {
+		t.Fatalf("truncate to 7 gave LEO %d, want 6", leo)
+	}
+	if !reflect.DeepEqual(l.Epochs().Entries(), []EpochEntry{{0, 0}}) {
+		t.Fatalf("epochs %v, want only epoch 0", l.Epochs())
+	}
+	if !reflect.DeepEqual(values(l), want(0, 6)) {
+		t.Fatalf("values %v", values(l))
+	}
+	// Appends continue at the new end with a new epoch.
+	l.Append(plain(6, 7, 2), 0)
+	if !reflect.DeepEqual(l.Epochs().Entries(), []EpochEntry{{0, 0}, {7, 6}}) {
+		t.Fatalf("epochs after append %v", l.Epochs())
+	}
+	checkInvariants(t, l)
+}
+
+func TestTruncateAtOrPastEndOnlyTrimsTheEpochCache(t *testing.T) {
+	w := newWorld(t, 1)
+	l, _ := threeEpochs(t, w)
+	// A replica that became leader at epoch 6 and wrote nothing.
+	l.Epochs().Assign(6, 18)
+	if leo := l.TruncateTo(30); leo != 18 {
+		t.Fatalf("truncate past the end changed LEO to %d", leo)
+	}
+	if !reflect.DeepEqual(values(l), want(0, 18)) {
+		t.Fatalf("truncate past the end changed data")
+	}
+	if e, start := l.Epochs().Latest(); e != 5 || start != 12 {
+		t.Fatalf("latest epoch %d@%d, want the empty epoch 6 removed", e, start)
+	}
+}
+
+func TestTruncateBelowFirstSegmentStartsOver(t *testing.T) {
+	w := newWorld(t, 1)
+	l, cfg := threeEpochs(t, w)
+	l.ApplyRetention(0, 18) // nothing expires: retention is off
+	l.TruncateFullyAndStartAt(40)
+	if l.LEO() != 40 || l.LogStartOffset() != 40 || len(l.Epochs().Entries()) != 0 || l.Producers().Len() != 0 {
+		t.Fatalf("after start at 40: LEO %d start %d epochs %v", l.LEO(), l.LogStartOffset(), l.Epochs())
+	}
+	l.Append(plain(40, 9, 2), 0)
+	if leo := l.TruncateTo(20); leo != 20 || l.LogStartOffset() != 20 {
+		t.Fatalf("truncate below the first segment: LEO %d start %d, want both 20", leo, l.LogStartOffset())
+	}
+	checkInvariants(t, l)
+	w.crash()
+	l2, _ := w.open(cfg)
+	if l2.LEO() != 20 || l2.LogStartOffset() != 20 {
+		t.Fatalf("after restart LEO %d start %d, want 20", l2.LEO(), l2.LogStartOffset())
+	}
+}
+
+func TestTruncateRebuildsProducerState(t *testing.T) {
+	w := newWorld(t, 1)
+	l, _ := w.open(smallSegments(1 << 20))
+	const pid = 7
+	for i := 0; i < 4; i++ {
+		l.Append(batch(l.LEO(), 0, pid, 0, int32(2*i), 2, 0), 0)
+	}
+	l.TruncateTo(4) // keeps the batches with sequences 0..1 and 2..3
+	e, ok := l.Producers().Lookup(pid)
+	if !ok || len(e.Batches) != 2 || e.Batches[1].LastSeq != 3 {
+		t.Fatalf("producer after truncation: %+v", e)
+	}
+	// The truncated sequence 4 is expected again, not a duplicate.
+	if dup, err := l.Producers().CheckAppend(batch(0, 0, pid, 0, 4, 2, 0)); dup != nil || err != model.NoError {
+		t.Fatalf("retry of a truncated batch: dup %v err %v, want it accepted", dup, err)
+	}
+	if _, err := l.Producers().CheckAppend(batch(0, 0, pid, 0, 6, 2, 0)); err != model.OutOfOrderSequenceNumber {
+		t.Fatalf("sequence 6 after truncation to 4: %v, want OUT_OF_ORDER_SEQUENCE_NUMBER", err)
+	}
+}
+
+func TestTruncationIsNotDurableUntilFlushed(t *testing.T) {
+	// Kafka neither syncs a truncated segment nor its directory: a power
+	// loss right after a truncation can bring the cut batches back if they
+	// had been synced. The next flush makes the truncation durable.
+	w := newWorld(t, 1)
+	w.disk.SetTornWrites(false)
+	cfg := smallSegments(1 << 20)
+	l, _ := w.open(cfg)
+	appendPlain(l, 0, 4, 2, 0)
+	l.Flush()
+	l.TruncateTo(4)
+	w.powerLoss()
+	l2, _ := w.open(cfg)
+	if l2.LEO() != 8 {
+		t.Fatalf("unflushed truncation: LEO %d after power loss, want the synced 8 back", l2.LEO())
+	}
+	l2.TruncateTo(4)
+	l2.Flush()
+	w.powerLoss()
+	l3, _ := w.open(cfg)
+	if l3.LEO() != 4 {
+		t.Fatalf("flushed truncation: LEO %d after power loss, want 4", l3.LEO())
+	}
+}
