@@ -1,0 +1,291 @@
+package broker
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/nodes/storage"
+	"kafkasim/sim"
+)
+
+// Config is what a broker is built with.
+type Config struct {
+	ID         model.BrokerID
+	Controller model.BrokerID
+	Kafka      model.Config
+}
+
+// Broker is one broker process. A crash throws it away; Start rebuilds
+// its state from the disk and the controller.
+type Broker struct {
+	cfg Config
+	env *sim.Env
+
+	// Controller session.
+	incarnation     uint64
+	cleanStart      bool // the clean-shutdown marker was there at start
+	brokerEpoch     model.Epoch
+	registered      bool
+	fenced          bool
+	registerCorr    int32
+	heartbeatCorr   int32
+	heartbeatOut    bool // a heartbeat is in flight
+	metadataOffset  int64
+	controllerEpoch model.Epoch
+
+	// Metadata cache, as pushed by the controller.
+	live     map[model.BrokerID]bool
+	brokers  []model.BrokerID // registered brokers, sorted
+	meta     map[model.TopicPartition]model.PartitionState
+	metaTPs  []model.TopicPartition // sorted keys of meta
+	topicsOf map[string][]model.TopicPartition
+
+	// Replicas hosted here.
+	parts map[model.TopicPartition]*partition
+	tps   []model.TopicPartition // sorted keys of parts
+
+	fetchers map[model.BrokerID]*fetcher
+
+	// Requests waiting in purgatory.
+	produces   map[int64]*pendingProduce
+	fetches    map[int64]*delayedFetch
+	nextWaitID int64
+
+	hwCheckpoint map[model.TopicPartition]model.Offset // read at start
+
+	producerIDs producerIDAllocator
+	corr        int32
+}
+
+// New builds a broker value; the kernel calls Start on it.
+func New(cfg Config) *Broker { return &Broker{cfg: cfg} }
+
+// Factory returns the kernel factory for a broker with this configuration.
+func Factory(cfg Config) sim.Factory { return func() sim.Node { return New(cfg) } }
+
+// ID is the broker's id.
+func (b *Broker) ID() model.BrokerID { return b.cfg.ID }
+
+// Files the broker keeps outside partition folders, named as Kafka names
+// them.
+const (
+	cleanShutdownFile = ".kafka_cleanshutdown"
+	hwCheckpointFile  = "replication-offset-checkpoint"
+)
+
+// Timer kinds.
+const (
+	timerHeartbeat       = "heartbeat"
+	timerRegister        = "register-retry"
+	timerISRExpiration   = "isr-expiration"
+	timerHWCheckpoint    = "hw-checkpoint"
+	timerFlush           = "log-flush"
+	timerRetention       = "log-retention"
+	timerProduceTimeout  = "produce-timeout"
+	timerFetchWait       = "fetch-wait"
+	timerFetcherBackoff  = "fetcher-backoff"
+	timerFetcherTimeout  = "fetcher-timeout"
+	timerAlterTimeout    = "alter-partition-timeout"
+	retentionCheckPeriod = 5 * time.Minute // Kafka's log.retention.check.interval.ms
+	flushCheckPeriod     = time.Second     // how often log.flush.interval.ms is checked
+	controllerTimeout    = 5 * time.Second // give up on a controller request and retry
+)
+
+// Start boots the broker: it reads the clean-shutdown marker and the
+// high-watermark checkpoint, registers with the controller and arms its
+// periodic timers. Partition logs are opened when metadata says this
+// broker hosts them.
+func (b *Broker) Start(env *sim.Env) {
+	b.env = env
+	b.brokerEpoch = model.NoEpoch
+	b.fenced = true
+	b.live = map[model.BrokerID]bool{}
+	b.meta = map[model.TopicPartition]model.PartitionState{}
+	b.topicsOf = map[string][]model.TopicPartition{}
+	b.parts = map[model.TopicPartition]*partition{}
+	b.fetchers = map[model.BrokerID]*fetcher{}
+	b.produces = map[int64]*pendingProduce{}
+	b.fetches = map[int64]*delayedFetch{}
+	b.metadataOffset = -1
+	b.incarnation = env.Rand().Uint64()
+
+	d := env.Disk()
+	// Kafka removes the marker once the logs are loaded: a later crash
+	// must not look clean (LogManager.loadLogs).
+	b.cleanStart = d.Exists(cleanShutdownFile)
+	if b.cleanStart {
+		d.Remove(cleanShutdownFile)
+		d.SyncDir()
+	}
+	b.hwCheckpoint = readHWCheckpoint(d)
+	b.producerIDs.start(d, b.cfg.ID)
+
+	b.register()
+	kc := b.cfg.Kafka
+	env.After(kc.Broker.ReplicaLagTimeMax/2, timerISRExpiration, 0)
+	env.After(kc.Broker.HighWatermarkCheckpointInterval, timerHWCheckpoint, 0)
+	if kc.Broker.LogFlushInterval > 0 && kc.Broker.LogFlushInterval != model.Never {
+		env.After(flushCheckPeriod, timerFlush, 0)
+	}
+	env.After(retentionCheckPeriod, timerRetention, 0)
+}
+
+// Stop is a clean shutdown: flush every log, write the high watermarks and
+// the clean-shutdown marker, as Kafka's LogManager.shutdown does. (Kafka's
+// controlled shutdown also moves leadership away first; the fault that
+// shuts a broker down cleanly asks the controller for that separately.)
+func (b *Broker) Stop(env *sim.Env) {
+	for _, tp := range b.tps {
+		b.parts[tp].log.Flush()
+	}
+	b.writeHWCheckpoint()
+	d := env.Disk()
+	d.Append(cleanShutdownFile, nil)
+	d.Sync(cleanShutdownFile)
+	d.SyncDir()
+}
+
+// Receive dispatches one message by type.
+func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
+	src := model.BrokerID(from)
+	switch m := m.(type) {
+	case model.ProduceRequest:
+		b.handleProduce(src, m)
+	case model.FetchRequest:
+		b.handleFetch(src, m)
+	case model.FetchResponse:
+		b.handleFetchResponse(src, m)
+	case model.OffsetsForLeaderEpochRequest:
+		b.handleOffsetsForLeaderEpoch(src, m)
+	case model.OffsetsForLeaderEpochResponse:
+		b.handleOffsetsForLeaderEpochResponse(src, m)
+	case model.ListOffsetsRequest:
+		b.handleListOffsets(src, m)
+	case model.MetadataRequest:
+		b.handleMetadata(src, m)
+	case model.ListOffsetsResponse:
+		b.handleListOffsetsResponse(src, m)
+	case model.InitProducerIDRequest:
+		b.handleInitProducerID(src, m)
+	case model.BrokerRegistrationResponse:
+		b.handleRegistrationResponse(m)
+	case model.BrokerHeartbeatResponse:
+		b.handleHeartbeatResponse(m)
+	case model.MetadataUpdate:
+		b.handleMetadataUpdate(m)
+	case model.AlterPartitionResponse:
+		b.handleAlterPartitionResponse(m)
+	default:
+		env.Trace("unhandled", fmt.Sprintf("%T from %v", m, from))
+	}
+}
+
+// Fire dispatches one timer by kind.
+func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
+	switch t.Kind {
+	case timerHeartbeat:
+		b.heartbeat()
+	case timerRegister:
+		if !b.registered && int32(t.Arg) == b.registerCorr {
+			b.register()
+		}
+	case timerISRExpiration:
+		b.maybeShrinkISRs()
+		env.After(b.cfg.Kafka.Broker.ReplicaLagTimeMax/2, timerISRExpiration, 0)
+	case timerHWCheckpoint:
+		b.writeHWCheckpoint()
+		env.After(b.cfg.Kafka.Broker.HighWatermarkCheckpointInterval, timerHWCheckpoint, 0)
+	case timerFlush:
+		for _, tp := range b.tps {
+			b.parts[tp].log.MaybeFlush(env.Now())
+		}
+		env.After(flushCheckPeriod, timerFlush, 0)
+	case timerRetention:
+		b.applyRetention()
+		env.After(retentionCheckPeriod, timerRetention, 0)
+	case timerProduceTimeout:
+		b.expireProduce(t.Arg)
+	case timerFetchWait:
+		b.expireFetch(t.Arg)
+	case timerFetcherBackoff:
+		if f := b.fetchers[model.BrokerID(t.Arg)]; f != nil {
+			b.retryFetcher(f)
+		}
+	case timerFetcherTimeout:
+		b.fetcherTimeout(model.BrokerID(t.Arg))
+	case timerAlterTimeout:
+		b.alterPartitionTimeout(t.Arg)
+	}
+}
+
+// Disconnected handles a broken connection: to the controller, a lost
+// heartbeat or registration is retried; to a leader, the fetch in flight
+// is lost and the fetcher backs off and retries.
+func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
+	p := model.BrokerID(peer)
+	if p == b.cfg.Controller {
+		b.heartbeatOut = false
+		b.abortAlterPartitions()
+		if !b.registered {
+			env.After(b.cfg.Kafka.Broker.ReplicaFetchBackoff, timerRegister, int64(b.registerCorr))
+		}
+	}
+	if f := b.fetchers[p]; f != nil && f.inflight {
+		f.inflight = false
+		env.Cancel(f.timeout)
+		b.fetcherBackoff(f)
+	}
+}
+
+func (b *Broker) nextCorr() int32 {
+	b.corr++
+	return b.corr
+}
+
+func (b *Broker) send(to model.BrokerID, m sim.Message) { b.env.Send(sim.NodeID(to), m) }
+
+// partitionDir is the folder of a partition's log, Kafka's "topic-partition".
+func partitionDir(tp model.TopicPartition) string {
+	return fmt.Sprintf("%s-%d/", tp.Topic, tp.Partition)
+}
+
+// insertSorted adds tp to a sorted list if absent.
+func insertSorted(list []model.TopicPartition, tp model.TopicPartition) []model.TopicPartition {
+	i := sort.Search(len(list), func(i int) bool { return !list[i].Less(tp) })
+	if i < len(list) && list[i] == tp {
+		return list
+	}
+	list = append(list, model.TopicPartition{})
+	copy(list[i+1:], list[i:])
+	list[i] = tp
+	return list
+}
+
+// Partition exposes a hosted replica's state to the harness and checkers
+// at the end of a run (read-only use).
+func (b *Broker) Partition(tp model.TopicPartition) (ReplicaView, bool) {
+	p, ok := b.parts[tp]
+	if !ok {
+		return ReplicaView{}, false
+	}
+	return p.view(), true
+}
+
+// Partitions lists the hosted replicas in sorted order.
+func (b *Broker) Partitions() []model.TopicPartition {
+	return append([]model.TopicPartition(nil), b.tps...)
+}
+
+// ReplicaView is a snapshot of one replica for observers.
+type ReplicaView struct {
+	TP          model.TopicPartition
+	Leader      bool
+	LeaderEpoch model.Epoch
+	HW          model.Offset
+	LEO         model.Offset
+	LogStart    model.Offset
+	ISR         []model.BrokerID
+	Log         *storage.Log
+}

@@ -1,0 +1,25 @@
+// Package broker is the simulated Kafka broker: it hosts partition
+// replicas, leads some and follows others, and speaks Kafka's replication
+// protocol as KAFKA.md (beside the design notes) lays it out.
+//
+// As a leader it appends produce requests (acks 0, 1 and all, with
+// min.insync.replicas), holds acks=all requests until the high watermark
+// passes them, serves follower and consumer fetches (long-polled),
+// computes the high watermark over the ISR, and asks the controller to
+// shrink or expand the ISR with AlterPartition. As a follower it runs one
+// fetcher per leader and finds where its log diverges from the leader's by
+// one of three historical methods: the diverging epoch in fetch responses
+// (KIP-101 with the KIP-279 fix, the default), OffsetsForLeaderEpoch
+// answers without an epoch (KIP-101 alone), or truncation to the high
+// watermark (before KIP-101).
+//
+// Everything a broker knows about leadership comes from the controller's
+// MetadataUpdate pushes; everything that survives a crash is on its
+// simulated disk (partition logs, leader-epoch checkpoints, the
+// high-watermark checkpoint, the clean-shutdown marker).
+//
+// Like every node, a broker is a synchronous state machine driven by the
+// kernel. It must never start a goroutine, read the real clock, touch the
+// real file system or network, or let map iteration order reach what it
+// does: it walks partitions in sorted order.
+package broker

@@ -1,0 +1,283 @@
+package broker
+
+import (
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// fetcher is a follower's replica fetcher for one leader broker (Kafka's
+// ReplicaFetcherThread): one fetch in flight at a time, covering every
+// partition this broker follows on that leader.
+type fetcher struct {
+	leader   model.BrokerID
+	tps      []model.TopicPartition // sorted
+	inflight bool
+	corr     int32
+	timeout  sim.TimerID
+	backoff  sim.TimerID
+}
+
+func (b *Broker) startFollowing(p *partition) {
+	f := b.fetchers[p.leader]
+	if f == nil {
+		f = &fetcher{leader: p.leader}
+		b.fetchers[p.leader] = f
+	}
+	f.tps = insertSorted(f.tps, p.tp)
+	if p.needEpochQuery {
+		b.sendEpochQuery(p)
+	}
+	b.sendFetch(f)
+}
+
+// stopFollowing removes a partition from whichever fetcher has it.
+func (b *Broker) stopFollowing(p *partition) {
+	p.needEpochQuery, p.queryOut = false, false
+	for _, id := range sortedFetcherIDs(b.fetchers) {
+		f := b.fetchers[id]
+		k := 0
+		for _, tp := range f.tps {
+			if tp != p.tp {
+				f.tps[k] = tp
+				k++
+			}
+		}
+		f.tps = f.tps[:k]
+	}
+}
+
+func sortedFetcherIDs(m map[model.BrokerID]*fetcher) []model.BrokerID {
+	ids := make([]model.BrokerID, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sortBrokers(ids)
+	return ids
+}
+
+// sendFetch sends the next fetch to a leader if none is in flight and
+// some partition is ready to fetch.
+func (b *Broker) sendFetch(f *fetcher) {
+	if f.inflight || f.backoff != 0 {
+		return
+	}
+	kc := b.cfg.Kafka
+	req := model.FetchRequest{
+		ReplicaID:   b.cfg.ID,
+		BrokerEpoch: b.brokerEpoch,
+		MaxWait:     kc.Broker.ReplicaFetchWaitMax,
+		MinBytes:    kc.Broker.ReplicaFetchMinBytes,
+		MaxBytes:    kc.Broker.ReplicaFetchMaxBytes,
+	}
+	for _, tp := range f.tps {
+		p := b.parts[tp]
+		if p == nil || p.isLeader || p.leader != f.leader || p.needEpochQuery || p.fetchBlocked {
+			continue
+		}
+		last := model.NoEpoch
+		if kc.Broker.Truncation == model.TruncateLeaderEpoch {
+			// The epoch of the last record we have: the leader checks
+			// that it ends where we think it does.
+			last, _ = p.log.Epochs().Latest()
+		}
+		req.Partitions = append(req.Partitions, model.FetchPartition{
+			TP:                 tp,
+			FetchOffset:        p.log.LEO(),
+			CurrentLeaderEpoch: p.leaderEpoch,
+			LastFetchedEpoch:   last,
+			LogStartOffset:     p.log.LogStartOffset(),
+			MaxBytes:           kc.Broker.ReplicaFetchMaxBytes,
+		})
+	}
+	if len(req.Partitions) == 0 {
+		return
+	}
+	f.corr = b.nextCorr()
+	req.CorrelationID = f.corr
+	f.inflight = true
+	f.timeout = b.env.After(kc.Broker.ReplicaFetchWaitMax+kc.Client.RequestTimeout, timerFetcherTimeout, int64(f.leader))
+	b.send(f.leader, req)
+}
+
+func (b *Broker) fetcherBackoff(f *fetcher) {
+	if f.backoff != 0 {
+		return
+	}
+	f.backoff = b.env.After(b.cfg.Kafka.Broker.ReplicaFetchBackoff, timerFetcherBackoff, int64(f.leader))
+}
+
+// retryFetcher ends a backoff: partitions parked by an error try again
+// (the leader's metadata may have caught up with ours), and epoch queries
+// that failed are asked again.
+func (b *Broker) retryFetcher(f *fetcher) {
+	f.backoff = 0
+	for _, tp := range f.tps {
+		p := b.parts[tp]
+		if p == nil || p.isLeader || p.leader != f.leader {
+			continue
+		}
+		p.fetchBlocked = false
+		if p.needEpochQuery && !p.queryOut {
+			b.sendEpochQuery(p)
+		}
+	}
+	b.sendFetch(f)
+}
+
+func (b *Broker) fetcherTimeout(leader model.BrokerID) {
+	f := b.fetchers[leader]
+	if f == nil || !f.inflight {
+		return
+	}
+	f.inflight = false
+	b.sendFetch(f)
+}
+
+// handleFetchResponse appends what a leader sent, truncates where it says
+// our log diverged, and fetches again.
+func (b *Broker) handleFetchResponse(from model.BrokerID, m model.FetchResponse) {
+	f := b.fetchers[from]
+	if f == nil || !f.inflight || m.CorrelationID != f.corr {
+		return // a late answer to a fetch we gave up on
+	}
+	f.inflight = false
+	b.env.Cancel(f.timeout)
+	failed := false
+	for i := range m.Partitions {
+		pr := &m.Partitions[i]
+		p := b.parts[pr.TP]
+		if p == nil || p.isLeader || p.leader != from {
+			continue // we stopped following it meanwhile
+		}
+		switch pr.Error {
+		case model.NoError:
+			if pr.HasDiverging {
+				b.truncateOnDivergence(p, pr.DivergingEpoch)
+				continue
+			}
+			b.appendAsFollower(p, pr)
+		case model.OffsetOutOfRange:
+			b.handleOutOfRange(p, pr)
+		default:
+			// NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
+			// UNKNOWN_LEADER_EPOCH, ...: our metadata and the
+			// leader's disagree; wait for the controller's next word.
+			p.fetchBlocked = true
+			failed = true
+		}
+	}
+	if failed {
+		b.fetcherBackoff(f)
+		return
+	}
+	b.sendFetch(f)
+}
+
+// appendAsFollower copies the leader's batches as they are (offsets and
+// epochs) and takes the leader's high watermark, capped at our log end.
+func (b *Broker) appendAsFollower(p *partition, pr *model.FetchPartitionResponse) {
+	now := b.now()
+	for _, batch := range pr.Batches {
+		leo := p.log.LEO()
+		if batch.NextOffset() <= leo {
+			continue // already have it
+		}
+		if batch.BaseOffset != leo {
+			// A gap: the leader's batches do not continue our log.
+			// Fetch again from our end rather than corrupt the log.
+			b.env.Trace("fetch-gap", p.tp.String())
+			break
+		}
+		p.log.Append(batch, now)
+	}
+	if pr.HighWatermark >= 0 {
+		p.hw = min(pr.HighWatermark, p.log.LEO())
+	}
+}
+
+// truncateOnDivergence follows AbstractFetcherThread's truncation on a
+// diverging epoch: if we have the leader's epoch, truncate to the smaller
+// of the two ends of it; if not, truncate to the end of our largest epoch
+// below it and fetch again, which sends the leader that epoch (KIP-279).
+func (b *Broker) truncateOnDivergence(p *partition, div model.EpochEndOffset) {
+	leo := p.log.LEO()
+	myEpoch, myEnd := p.log.EndOffsetFor(div.Epoch)
+	var to model.Offset
+	switch {
+	case div.Epoch == model.NoEpoch || div.EndOffset == model.NoOffset:
+		to = min(p.hw, leo)
+	case myEpoch == model.NoEpoch:
+		to = min(div.EndOffset, leo)
+	case myEpoch != div.Epoch:
+		to = min(myEnd, leo)
+	default:
+		to = min(min(myEnd, div.EndOffset), leo)
+	}
+	b.truncate(p, to, "diverging epoch "+div.String())
+}
+
+// handleOutOfRange deals with a fetch offset the leader does not have:
+// below its log start (retention moved on), we start over at the leader's
+// log start; above its log end (possible after an unclean election or with
+// the legacy truncation modes), we cut back to the leader's end.
+func (b *Broker) handleOutOfRange(p *partition, pr *model.FetchPartitionResponse) {
+	if pr.LogStartOffset > p.log.LEO() {
+		p.log.TruncateFullyAndStartAt(pr.LogStartOffset)
+		p.hw = pr.LogStartOffset
+		b.env.Trace("truncate-fully", p.tp.String()+" start="+itoa(int64(pr.LogStartOffset)))
+		return
+	}
+	// Ask for the leader's log end, as ReplicaFetcherThread does with
+	// ListOffsets(latest); meanwhile this partition does not fetch.
+	p.fetchBlocked = true
+	b.send(p.leader, model.ListOffsetsRequest{
+		CorrelationID:      b.nextCorr(),
+		ReplicaID:          b.cfg.ID,
+		TP:                 p.tp,
+		CurrentLeaderEpoch: p.leaderEpoch,
+		Spec:               model.SpecLatest,
+	})
+}
+
+// sendEpochQuery asks the leader where our latest epoch ends (KIP-101
+// without KIP-279: the answer carries no epoch).
+func (b *Broker) sendEpochQuery(p *partition) {
+	if p.queryOut {
+		return
+	}
+	p.queryOut = true
+	last, _ := p.log.Epochs().Latest()
+	b.send(p.leader, model.OffsetsForLeaderEpochRequest{
+		CorrelationID: b.nextCorr(),
+		ReplicaID:     b.cfg.ID,
+		Partitions: []model.LeaderEpochQuery{{
+			TP: p.tp, CurrentLeaderEpoch: p.leaderEpoch, LeaderEpoch: last,
+		}},
+	})
+}
+
+func (b *Broker) handleOffsetsForLeaderEpochResponse(from model.BrokerID, m model.OffsetsForLeaderEpochResponse) {
+	for _, a := range m.Partitions {
+		p := b.parts[a.TP]
+		if p == nil || p.isLeader || p.leader != from || !p.queryOut {
+			continue
+		}
+		p.queryOut = false
+		if a.Error != model.NoError {
+			p.needEpochQuery = true
+			if f := b.fetchers[from]; f != nil {
+				b.fetcherBackoff(f) // ask again after the backoff
+			}
+			continue
+		}
+		p.needEpochQuery = false
+		to := min(a.EndOffset, p.log.LEO())
+		if a.EndOffset == model.NoOffset {
+			to = min(p.hw, p.log.LEO())
+		}
+		b.truncate(p, to, "epoch end offset")
+		if f := b.fetchers[from]; f != nil {
+			b.sendFetch(f)
+		}
+	}
+}

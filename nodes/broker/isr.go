@@ -1,0 +1,191 @@
+package broker
+
+import (
+	"time"
+
+	"kafkasim/model"
+)
+
+func (b *Broker) now() time.Duration { return b.env.Now() }
+
+// caughtUp is Kafka's ReplicaState.isCaughtUp: the follower's log end
+// equals the leader's, or it reached the leader's end within the lag
+// allowance.
+func (fs *followerState) caughtUp(leaderLEO model.Offset, now, lagMax time.Duration) bool {
+	return fs.leo == leaderLEO || now-fs.lastCaughtUpTime <= lagMax
+}
+
+// updateFetchState records a follower fetch at offset off
+// (Replica.updateFetchState): the follower is caught up to what the
+// leader had at its previous fetch if it now asks from there.
+func (fs *followerState) updateFetchState(off, leaderLEO model.Offset, now time.Duration, brokerEpoch model.Epoch) {
+	if off >= leaderLEO {
+		fs.lastCaughtUpTime = max(fs.lastCaughtUpTime, now)
+	} else if fs.lastFetchLeaderLEO >= 0 && off >= fs.lastFetchLeaderLEO {
+		fs.lastCaughtUpTime = max(fs.lastCaughtUpTime, fs.lastFetchTime)
+	}
+	fs.leo = off
+	fs.lastFetchLeaderLEO = leaderLEO
+	fs.lastFetchTime = now
+	fs.brokerEpoch = brokerEpoch
+}
+
+// maximalISR is the ISR the high watermark must wait for: the committed
+// ISR plus any replica a pending expansion adds. A pending shrink does
+// not count until the controller commits it (Kafka's maximalIsr).
+func (p *partition) maximalISR() []model.BrokerID {
+	if p.alter == nil {
+		return p.isr
+	}
+	out := append([]model.BrokerID(nil), p.isr...)
+	for _, r := range p.alter.newISR {
+		if !containsBroker(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// maybeIncrementHW recomputes a leader's high watermark
+// (Partition.maybeIncrementLeaderHW): the minimum log end over the leader
+// and the maximal ISR, also waiting for a caught-up replica about to join.
+// It never moves back. With ELR on (KIP-966) it does not move while the ISR
+// is below min.insync.replicas.
+func (b *Broker) maybeIncrementHW(p *partition) {
+	if !p.isLeader {
+		return
+	}
+	kc := b.cfg.Kafka
+	if kc.Controller.EligibleLeaderReplicas && int32(len(p.isr)) < kc.Topic.MinInsyncReplicas {
+		return
+	}
+	leo := p.log.LEO()
+	hw := leo
+	maximal := p.maximalISR()
+	now := b.now()
+	for _, r := range p.replicas {
+		fs := p.followers[r]
+		if r == b.cfg.ID || fs == nil {
+			continue
+		}
+		waitForJoin := fs.caughtUp(leo, now, kc.Broker.ReplicaLagTimeMax) && b.live[r]
+		if fs.leo < hw && (containsBroker(maximal, r) || waitForJoin) {
+			hw = fs.leo
+		}
+	}
+	if hw > p.hw {
+		p.hw = hw
+		b.completeProduces(p)
+		b.wakeFetches(p)
+	}
+}
+
+// maybeShrinkISRs runs every replica.lag.time.max.ms/2 (Kafka's
+// isr-expiration task): a leader asks the controller to drop followers
+// that have not caught up within the lag allowance.
+func (b *Broker) maybeShrinkISRs() {
+	now := b.now()
+	lag := b.cfg.Kafka.Broker.ReplicaLagTimeMax
+	for _, tp := range b.tps {
+		p := b.parts[tp]
+		if !p.isLeader || p.alter != nil {
+			continue
+		}
+		leo := p.log.LEO()
+		var keep []model.BrokerID
+		shrink := false
+		for _, r := range p.isr {
+			fs := p.followers[r]
+			if r != b.cfg.ID && fs != nil && !fs.caughtUp(leo, now, lag) {
+				shrink = true
+				continue
+			}
+			keep = append(keep, r)
+		}
+		if shrink {
+			b.env.Trace("isr-shrink", tp.String()+" "+brokerList(p.isr)+"->"+brokerList(keep))
+			b.alterISR(p, keep)
+		}
+	}
+}
+
+// maybeExpandISR runs after a follower fetch: a follower outside the ISR
+// rejoins once it has reached the high watermark and the start of the
+// leader's epoch, and is alive (Partition.maybeExpandIsr).
+func (b *Broker) maybeExpandISR(p *partition, r model.BrokerID) {
+	if p.alter != nil || containsBroker(p.isr, r) || !b.live[r] {
+		return
+	}
+	fs := p.followers[r]
+	if fs == nil || fs.leo < p.hw || fs.leo < p.epochStartOffset {
+		return
+	}
+	newISR := append(append([]model.BrokerID(nil), p.isr...), r)
+	sortBrokers(newISR)
+	b.env.Trace("isr-expand", p.tp.String()+" "+brokerList(p.isr)+"->"+brokerList(newISR))
+	b.alterISR(p, newISR)
+}
+
+// alterISR sends AlterPartition for a new ISR; one request at a time.
+func (b *Broker) alterISR(p *partition, newISR []model.BrokerID) {
+	corr := b.nextCorr()
+	members := make([]model.ISRMember, 0, len(newISR))
+	for _, r := range newISR {
+		e := b.brokerEpoch
+		if r != b.cfg.ID {
+			if fs := p.followers[r]; fs != nil {
+				e = fs.brokerEpoch
+			}
+		}
+		members = append(members, model.ISRMember{ID: r, BrokerEpoch: e})
+	}
+	p.alter = &alterState{corr: corr, newISR: newISR}
+	p.alter.timer = b.env.After(controllerTimeout, timerAlterTimeout, int64(corr))
+	b.send(b.cfg.Controller, model.AlterPartitionRequest{
+		CorrelationID:  corr,
+		BrokerID:       b.cfg.ID,
+		BrokerEpoch:    b.brokerEpoch,
+		TP:             p.tp,
+		LeaderEpoch:    p.leaderEpoch,
+		PartitionEpoch: p.partitionEpoch,
+		NewISR:         members,
+	})
+}
+
+func (b *Broker) handleAlterPartitionResponse(m model.AlterPartitionResponse) {
+	p := b.parts[m.Partition.TP]
+	if p == nil || p.alter == nil || p.alter.corr != m.CorrelationID {
+		return
+	}
+	b.env.Cancel(p.alter.timer)
+	p.alter = nil
+	if m.Error == model.NoError {
+		// The committed state also arrives as a MetadataUpdate; applying
+		// it here first lets the high watermark move without waiting.
+		b.applyPartitionState(m.Partition)
+	}
+	b.maybeIncrementHW(p)
+}
+
+// alterPartitionTimeout forgets a request that got no answer, so that the
+// next check can send a new one.
+func (b *Broker) alterPartitionTimeout(corr int64) {
+	for _, tp := range b.tps {
+		p := b.parts[tp]
+		if p.alter != nil && int64(p.alter.corr) == corr {
+			p.alter = nil
+		}
+	}
+}
+
+// abortAlterPartitions forgets every request in flight to a controller
+// whose connection broke.
+func (b *Broker) abortAlterPartitions() {
+	for _, tp := range b.tps {
+		p := b.parts[tp]
+		if p.alter != nil {
+			b.env.Cancel(p.alter.timer)
+			p.alter = nil
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package broker
+
+import (
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/nodes/storage"
+	"kafkasim/sim"
+)
+
+// partition is one replica hosted by this broker, leader or follower.
+type partition struct {
+	tp  model.TopicPartition
+	log *storage.Log
+
+	// From the controller (the latest PartitionState applied).
+	leader         model.BrokerID
+	leaderEpoch    model.Epoch
+	partitionEpoch model.Epoch
+	replicas       []model.BrokerID
+	isr            []model.BrokerID
+
+	isLeader bool
+	hw       model.Offset
+
+	// Leader side.
+	followers        map[model.BrokerID]*followerState
+	epochStartOffset model.Offset // where this leader's epoch began
+	alter            *alterState  // the AlterPartition in flight, if any
+	waiting          []*pendingProduce
+	delayed          []int64 // ids of parked fetches that read this partition
+
+	// Follower side.
+	needEpochQuery bool // KIP-101 mode: ask OffsetsForLeaderEpoch before fetching
+	queryOut       bool
+	fetchBlocked   bool // an error parked this partition until new metadata
+}
+
+// followerState is what a leader knows of one follower, from its fetches
+// (Kafka's Replica.updateFetchState).
+type followerState struct {
+	leo                model.Offset // the follower's fetch offset; -1 unknown
+	lastFetchTime      time.Duration
+	lastFetchLeaderLEO model.Offset
+	lastCaughtUpTime   time.Duration
+	brokerEpoch        model.Epoch
+}
+
+// alterState is an AlterPartition request in flight: one at a time per
+// partition, as Kafka's Partition keeps its pending ISR state.
+type alterState struct {
+	corr   int32
+	newISR []model.BrokerID
+	timer  sim.TimerID
+}
+
+func (b *Broker) openPartition(tp model.TopicPartition) *partition {
+	kc := b.cfg.Kafka
+	log, rec := storage.Open(b.env.Disk(), partitionDir(tp), storage.ConfigFrom(kc.Broker, kc.Topic), b.env.Now())
+	if !rec.Clean() {
+		b.env.Trace("log-recovered", tp.String()+": "+rec.String())
+	}
+	p := &partition{
+		tp:             tp,
+		log:            log,
+		leader:         model.NoBroker,
+		leaderEpoch:    model.NoEpoch,
+		partitionEpoch: model.NoEpoch,
+		hw:             0,
+	}
+	// The high watermark starts at the checkpointed value, never above the
+	// log end (Kafka's UnifiedLog initialisation).
+	if hw, ok := b.hwCheckpoint[tp]; ok {
+		p.hw = min(hw, log.LEO())
+	}
+	if p.hw < log.LogStartOffset() {
+		p.hw = log.LogStartOffset()
+	}
+	b.parts[tp] = p
+	b.tps = insertSorted(b.tps, tp)
+	return p
+}
+
+// makeLeader applies a PartitionState that names this broker leader.
+func (b *Broker) makeLeader(p *partition, ps model.PartitionState) {
+	if ps.LeaderEpoch < p.leaderEpoch || (ps.LeaderEpoch == p.leaderEpoch && ps.PartitionEpoch <= p.partitionEpoch) {
+		return // stale or already applied
+	}
+	newEpoch := !p.isLeader || ps.LeaderEpoch > p.leaderEpoch
+	b.setPartitionState(p, ps)
+	if newEpoch {
+		b.stopFollowing(p)
+		p.isLeader = true
+		// A new leader records where its epoch starts and never
+		// truncates (Partition.makeLeader).
+		p.log.Epochs().Assign(ps.LeaderEpoch, p.log.LEO())
+		p.epochStartOffset = p.log.LEO()
+		p.alter = nil
+		now := b.now()
+		p.followers = map[model.BrokerID]*followerState{}
+		for _, r := range ps.Replicas {
+			if r == b.cfg.ID {
+				continue
+			}
+			fs := &followerState{leo: -1, lastFetchLeaderLEO: -1}
+			// Followers in the ISR get a fresh lag allowance; others
+			// must catch up first (Replica.resetReplicaState).
+			if containsBroker(ps.ISR, r) {
+				fs.lastCaughtUpTime = now
+			}
+			p.followers[r] = fs
+		}
+		b.env.Trace("become-leader", p.tp.String()+" epoch="+itoa(int64(ps.LeaderEpoch)))
+	}
+	if p.alter != nil && ps.PartitionEpoch >= p.partitionEpoch {
+		// Whatever we asked for is settled one way or the other by
+		// the controller's newer state.
+		p.alter = nil
+	}
+	b.maybeIncrementHW(p)
+	b.wakeFetches(p)
+}
+
+// makeFollower applies a PartitionState that names another broker (or
+// nobody) leader.
+func (b *Broker) makeFollower(p *partition, ps model.PartitionState) {
+	if ps.LeaderEpoch < p.leaderEpoch || (ps.LeaderEpoch == p.leaderEpoch && ps.PartitionEpoch <= p.partitionEpoch && !p.isLeader) {
+		return
+	}
+	newEpoch := p.isLeader || ps.LeaderEpoch > p.leaderEpoch || ps.Leader != p.leader
+	wasLeader := p.isLeader
+	b.setPartitionState(p, ps)
+	if !newEpoch {
+		return
+	}
+	if wasLeader {
+		p.isLeader = false
+		p.followers = nil
+		p.alter = nil
+		b.failWaitingProduces(p, model.NotLeaderOrFollower)
+		b.wakeFetches(p) // parked fetches now answer NOT_LEADER_OR_FOLLOWER
+	}
+	b.stopFollowing(p)
+	p.fetchBlocked = false
+	switch b.cfg.Kafka.Broker.Truncation {
+	case model.TruncateHighWatermark:
+		// Before KIP-101 a new follower cut its log back to its own
+		// high watermark, which may lag the leader's: the root of the
+		// KIP-101 data-loss bug.
+		if p.log.LEO() > p.hw {
+			b.truncate(p, p.hw, "high-watermark")
+		}
+	case model.TruncateLeaderEpochKIP101:
+		p.needEpochQuery = true
+	}
+	b.env.Trace("become-follower", p.tp.String()+" leader="+ps.Leader.String()+" epoch="+itoa(int64(ps.LeaderEpoch)))
+	if ps.Leader != model.NoBroker {
+		b.startFollowing(p)
+	}
+}
+
+func (b *Broker) setPartitionState(p *partition, ps model.PartitionState) {
+	p.leader = ps.Leader
+	p.leaderEpoch = ps.LeaderEpoch
+	p.partitionEpoch = ps.PartitionEpoch
+	p.replicas = ps.Replicas
+	p.isr = ps.ISR
+}
+
+// truncate cuts the replica's log back and keeps the high watermark at or
+// below the new end.
+func (b *Broker) truncate(p *partition, to model.Offset, why string) {
+	before := p.log.LEO()
+	leo := p.log.TruncateTo(to)
+	if p.hw > leo {
+		p.hw = leo
+	}
+	if leo != before {
+		b.env.Trace("truncate", p.tp.String()+" "+itoa(int64(before))+"->"+itoa(int64(leo))+" ("+why+")")
+	}
+}
+
+func (p *partition) view() ReplicaView {
+	return ReplicaView{
+		TP:          p.tp,
+		Leader:      p.isLeader,
+		LeaderEpoch: p.leaderEpoch,
+		HW:          p.hw,
+		LEO:         p.log.LEO(),
+		LogStart:    p.log.LogStartOffset(),
+		ISR:         append([]model.BrokerID(nil), p.isr...),
+		Log:         p.log,
+	}
+}

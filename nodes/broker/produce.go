@@ -1,0 +1,170 @@
+package broker
+
+import (
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// pendingProduce is an acks=all request waiting for the high watermark to
+// pass its batch (Kafka's DelayedProduce in the produce purgatory).
+type pendingProduce struct {
+	id       int64
+	from     model.BrokerID
+	corr     int32
+	tp       model.TopicPartition
+	base     model.Offset
+	required model.Offset // the high watermark that acknowledges it
+	timer    sim.TimerID
+	done     bool
+}
+
+// handleProduce appends a producer's batch as leader
+// (Partition.appendRecordsToLeader) and answers per acks.
+func (b *Broker) handleProduce(from model.BrokerID, m model.ProduceRequest) {
+	reply := func(code model.ErrorCode, base model.Offset) {
+		if m.Acks == model.AcksNone {
+			return // acks=0 gets no response, not even an error
+		}
+		ls := model.Offset(0)
+		if p := b.parts[m.TP]; p != nil {
+			ls = p.log.LogStartOffset()
+		}
+		b.send(from, model.ProduceResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code, BaseOffset: base, LogStartOffset: ls})
+	}
+	p := b.parts[m.TP]
+	switch {
+	case p == nil && !b.knows(m.TP):
+		reply(model.UnknownTopicOrPartition, model.NoOffset)
+		return
+	case p == nil || !p.isLeader:
+		reply(model.NotLeaderOrFollower, model.NoOffset)
+		return
+	case !m.Batch.Valid():
+		reply(model.CorruptMessage, model.NoOffset)
+		return
+	}
+	minISR := b.cfg.Kafka.Topic.MinInsyncReplicas
+	if m.Acks == model.AcksAll && int32(len(p.isr)) < minISR {
+		// Refuse before appending: nothing of this batch enters the log.
+		reply(model.NotEnoughReplicas, model.NoOffset)
+		return
+	}
+	dup, code := p.log.Producers().CheckAppend(m.Batch)
+	if code != model.NoError {
+		reply(code, model.NoOffset)
+		return
+	}
+	var base, required model.Offset
+	if dup != nil {
+		// A retry of a batch already in the log: answer with its
+		// original offsets and append nothing (KIP-98).
+		base, required = dup.FirstOffset, dup.LastOffset+1
+		b.env.Trace("duplicate", m.TP.String()+" base="+itoa(int64(base)))
+	} else {
+		batch := m.Batch.Rebase(p.log.LEO(), p.leaderEpoch)
+		p.log.Append(batch, b.now())
+		base, required = batch.BaseOffset, batch.NextOffset()
+		b.wakeFetches(p) // followers long-polling for data
+		b.maybeIncrementHW(p)
+	}
+	switch m.Acks {
+	case model.AcksNone:
+		return
+	case model.AcksLeader:
+		reply(model.NoError, base)
+		return
+	}
+	pp := &pendingProduce{from: from, corr: m.CorrelationID, tp: m.TP, base: base, required: required}
+	if p.hw >= required {
+		b.answerProduce(p, pp)
+		return
+	}
+	b.nextWaitID++
+	pp.id = b.nextWaitID
+	pp.timer = b.env.After(m.Timeout, timerProduceTimeout, pp.id)
+	b.produces[pp.id] = pp
+	p.waiting = append(p.waiting, pp)
+}
+
+// answerProduce acknowledges a batch the high watermark has passed. If the
+// ISR shrank below the minimum meanwhile, the answer says so although the
+// data stays in the log (NOT_ENOUGH_REPLICAS_AFTER_APPEND).
+func (b *Broker) answerProduce(p *partition, pp *pendingProduce) {
+	code := model.NoError
+	if int32(len(p.isr)) < b.cfg.Kafka.Topic.MinInsyncReplicas {
+		code = model.NotEnoughReplicasAfterAppend
+	}
+	b.finishProduce(pp, code)
+}
+
+func (b *Broker) finishProduce(pp *pendingProduce, code model.ErrorCode) {
+	if pp.done {
+		return
+	}
+	pp.done = true
+	if pp.id != 0 {
+		b.env.Cancel(pp.timer)
+		delete(b.produces, pp.id)
+	}
+	base := pp.base
+	if code != model.NoError {
+		base = model.NoOffset
+	}
+	b.send(pp.from, model.ProduceResponse{CorrelationID: pp.corr, TP: pp.tp, Error: code, BaseOffset: base})
+}
+
+// completeProduces answers, in order, every waiting request the high
+// watermark now covers.
+func (b *Broker) completeProduces(p *partition) {
+	k := 0
+	for _, pp := range p.waiting {
+		if pp.done {
+			continue
+		}
+		if p.hw >= pp.required {
+			b.answerProduce(p, pp)
+			continue
+		}
+		p.waiting[k] = pp
+		k++
+	}
+	clear(p.waiting[k:])
+	p.waiting = p.waiting[:k]
+}
+
+// failWaitingProduces answers every waiting request with an error, as a
+// leader that loses leadership does.
+func (b *Broker) failWaitingProduces(p *partition, code model.ErrorCode) {
+	for _, pp := range p.waiting {
+		b.finishProduce(pp, code)
+	}
+	p.waiting = nil
+}
+
+// expireProduce answers a request whose timeout passed before the high
+// watermark reached it: the write may still commit later, so the client
+// cannot know its fate.
+func (b *Broker) expireProduce(id int64) {
+	pp := b.produces[id]
+	if pp == nil {
+		return
+	}
+	b.finishProduce(pp, model.RequestTimedOut)
+	if p := b.parts[pp.tp]; p != nil {
+		k := 0
+		for _, q := range p.waiting {
+			if !q.done {
+				p.waiting[k] = q
+				k++
+			}
+		}
+		clear(p.waiting[k:])
+		p.waiting = p.waiting[:k]
+	}
+}
+
+// knows reports whether the metadata cache has the partition.
+func (b *Broker) knows(tp model.TopicPartition) bool {
+	_, ok := b.meta[tp]
+	return ok
+}

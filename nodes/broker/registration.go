@@ -1,0 +1,136 @@
+package broker
+
+import (
+	"kafkasim/model"
+)
+
+// register sends a BrokerRegistration and arms a retry in case the answer
+// never comes (the controller is down or cut off).
+func (b *Broker) register() {
+	b.registered = false
+	b.registerCorr = b.nextCorr()
+	b.send(b.cfg.Controller, model.BrokerRegistrationRequest{
+		CorrelationID: b.registerCorr,
+		BrokerID:      b.cfg.ID,
+		Incarnation:   b.incarnation,
+		CleanShutdown: b.cleanStart,
+	})
+	b.env.After(controllerTimeout, timerRegister, int64(b.registerCorr))
+}
+
+func (b *Broker) handleRegistrationResponse(m model.BrokerRegistrationResponse) {
+	if m.CorrelationID != b.registerCorr || b.registered {
+		return
+	}
+	if m.Error != model.NoError {
+		b.env.After(b.cfg.Kafka.Broker.ReplicaFetchBackoff, timerRegister, int64(b.registerCorr))
+		return
+	}
+	b.registered = true
+	b.brokerEpoch = m.BrokerEpoch
+	b.env.Trace("registered", "")
+	b.heartbeat()
+}
+
+// heartbeat tells the controller the broker is alive and how far it has
+// applied metadata; the controller answers whether it is fenced, and a
+// broker that is behind gets a metadata snapshot.
+func (b *Broker) heartbeat() {
+	if !b.registered {
+		return
+	}
+	b.heartbeatCorr = b.nextCorr()
+	b.heartbeatOut = true
+	b.send(b.cfg.Controller, model.BrokerHeartbeatRequest{
+		CorrelationID:  b.heartbeatCorr,
+		BrokerID:       b.cfg.ID,
+		BrokerEpoch:    b.brokerEpoch,
+		MetadataOffset: b.metadataOffset,
+	})
+	b.env.After(b.cfg.Kafka.Controller.BrokerHeartbeatInterval, timerHeartbeat, 0)
+}
+
+func (b *Broker) handleHeartbeatResponse(m model.BrokerHeartbeatResponse) {
+	if m.CorrelationID == b.heartbeatCorr {
+		b.heartbeatOut = false
+	}
+	switch m.Error {
+	case model.NoError:
+		b.fenced = m.Fenced
+	case model.StaleBrokerEpoch, model.BrokerIDNotRegistered:
+		// The controller no longer knows this incarnation (it fenced and
+		// forgot it, or lost it): register again.
+		if b.registered {
+			b.register()
+		}
+	}
+}
+
+// handleMetadataUpdate applies one push from the controller, once and in
+// order: an update at or below the applied offset is stale, and a delta
+// that skips ahead is ignored (the next heartbeat shows the gap and the
+// controller answers with a snapshot).
+func (b *Broker) handleMetadataUpdate(m model.MetadataUpdate) {
+	if m.ControllerEpoch < b.controllerEpoch {
+		return
+	}
+	if !m.Snapshot && m.MetadataOffset <= b.metadataOffset {
+		return
+	}
+	if m.Snapshot && m.MetadataOffset < b.metadataOffset && m.ControllerEpoch == b.controllerEpoch {
+		return
+	}
+	b.controllerEpoch = m.ControllerEpoch
+	b.metadataOffset = m.MetadataOffset
+	b.live = map[model.BrokerID]bool{}
+	b.brokers = b.brokers[:0]
+	for _, id := range m.LiveBrokers {
+		b.live[id] = true
+		b.brokers = append(b.brokers, id)
+	}
+	b.brokers = append(b.brokers, m.FencedBrokers...)
+	sortBrokers(b.brokers)
+	for _, ps := range m.Partitions {
+		b.applyPartitionState(ps)
+	}
+}
+
+// applyPartitionState records the controller's view of one partition and,
+// if this broker hosts it, makes it leader or follower as that view says.
+func (b *Broker) applyPartitionState(ps model.PartitionState) {
+	if _, known := b.meta[ps.TP]; !known {
+		b.metaTPs = insertSorted(b.metaTPs, ps.TP)
+		b.topicsOf[ps.TP.Topic] = insertSorted(b.topicsOf[ps.TP.Topic], ps.TP)
+	}
+	b.meta[ps.TP] = ps
+	if !containsBroker(ps.Replicas, b.cfg.ID) {
+		return
+	}
+	p := b.parts[ps.TP]
+	if p == nil {
+		p = b.openPartition(ps.TP)
+	}
+	switch {
+	case ps.Leader == b.cfg.ID:
+		b.makeLeader(p, ps)
+	default:
+		b.makeFollower(p, ps)
+	}
+}
+
+func containsBroker(list []model.BrokerID, id model.BrokerID) bool {
+	for _, x := range list {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+func sortBrokers(list []model.BrokerID) {
+	for i := 1; i < len(list); i++ {
+		for j := i; j > 0 && list[j] < list[j-1]; j-- {
+			list[j], list[j-1] = list[j-1], list[j]
+		}
+	}
+}
