@@ -225,3 +225,15 @@ func (s *Sim) Clog(from, to NodeID, extra, d time.Duration) {
 	l.clogExtra = extra
 	l.clogUntil = s.now + d
 }
+
+// SendAs sends m from node from to node to as if from's code had sent it,
+// over the same connection and with the same semantics. The harness uses
+// it to drive test doubles and scripted clients. A node that is down sends
+// nothing.
+func (s *Sim) SendAs(from, to NodeID, m Message) {
+	n := s.nodes[s.index(from)]
+	if n.status == statusDown {
+		return
+	}
+	s.send(n, to, m)
+}
