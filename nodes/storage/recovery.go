@@ -91,13 +91,16 @@ func Open(disk *sim.Disk, dir string, cfg Config, now time.Duration) (*Log, Reco
 	}
 	l.loadSegments(startCkpt, now, &rec)
 
-	if len(l.segs) > 0 && l.leo < startCkpt {
+	startOver := len(l.segs) > 0 && l.leo < startCkpt
+	if startOver {
 		// Kafka's deleteSegmentsIfLogStartGreaterThanLogEnd: what is left
 		// ends before the log is known to start, so none of it is the log.
-		for _, s := range l.segs {
-			disk.Remove(s.name)
-			rec.SegmentsDropped++
+		drop := make([]string, len(l.segs))
+		for i, s := range l.segs {
+			drop[i] = s.name
 		}
+		l.removeFiles(drop...)
+		rec.SegmentsDropped += len(drop)
 		l.segs = nil
 	}
 	if len(l.segs) == 0 {
@@ -112,6 +115,9 @@ func Open(disk *sim.Disk, dir string, cfg Config, now time.Duration) (*Log, Reco
 	l.epochs, err = loadEpochCache(disk, dir+epochCheckpointName)
 	if err != nil {
 		rec.CheckpointErrs = append(rec.CheckpointErrs, err)
+	}
+	if startOver {
+		l.epochs.clear() // as Kafka: no epoch of the deleted data applies
 	}
 	l.recoverEpochs()
 	l.rebuildProducers()
@@ -139,8 +145,10 @@ func (l *Log) loadSegments(start model.Offset, now time.Duration, rec *Recovery)
 		}
 	}
 	rec.Segments = len(names)
+	var drop []string
+	defer func() { l.removeFiles(drop...) }()
 	for len(names) > 1 && bases[1] <= start {
-		l.disk.Remove(names[0])
+		drop = append(drop, names[0])
 		rec.SegmentsDropped++
 		names, bases = names[1:], bases[1:]
 	}
@@ -148,7 +156,7 @@ func (l *Log) loadSegments(start model.Offset, now time.Duration, rec *Recovery)
 	for i, name := range names {
 		size := l.disk.Size(name)
 		if cut {
-			l.disk.Remove(name)
+			drop = append(drop, name)
 			rec.BytesDropped += size
 			rec.SegmentsDropped++
 			continue
@@ -160,7 +168,7 @@ func (l *Log) loadSegments(start model.Offset, now time.Duration, rec *Recovery)
 			rec.Cause = fmt.Errorf("%w: segment %s starts at %d, the log before it ends at %d", model.ErrCorrupt, name, bases[i], l.leo)
 			rec.Corrupt = true
 			cut = true
-			l.disk.Remove(name)
+			drop = append(drop, name)
 			rec.BytesDropped += size
 			rec.SegmentsDropped++
 			continue

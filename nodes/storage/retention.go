@@ -21,9 +21,8 @@ import (
 // An empty active segment is never deleted. A non-empty one can be, when
 // it too is wholly below hw and breaches retention: as Kafka does, a new
 // empty active segment is rolled at the log end first, so the log keeps an
-// active segment and its end offset. Deletions are not synced to the
-// directory, as in Kafka, which deletes segment files in the background;
-// the log start offset checkpoint is.
+// active segment and its end offset. The new log start offset is written
+// to a checkpoint so that it survives a restart.
 func (l *Log) ApplyRetention(now time.Duration, hw model.Offset) (deleted int) {
 	l.clock = now
 	if l.cfg.RetentionBytes >= 0 {
@@ -68,9 +67,11 @@ func (l *Log) deleteOld(hw model.Offset, expired func(*segment) bool) int {
 	if n == len(l.segs) {
 		l.roll(l.clock)
 	}
-	for _, s := range l.segs[:n] {
-		l.disk.Remove(s.name)
+	drop := make([]string, n)
+	for i, s := range l.segs[:n] {
+		drop[i] = s.name
 	}
+	l.removeFiles(drop...)
 	l.segs = append([]*segment(nil), l.segs[n:]...)
 	if start := l.segs[0].base; start > l.logStart {
 		l.logStart = start

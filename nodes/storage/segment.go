@@ -122,3 +122,24 @@ func (s *segment) largestTimestamp() time.Duration {
 	}
 	return s.modified
 }
+
+// removeFiles deletes segment files and syncs the directory at once.
+//
+// Kafka does not sync the directory here: it renames a deleted segment's
+// files to .deleted and removes them a minute later. On a journaling file
+// system that is still safe, because the next fsync of any file commits
+// the journal and the namespace changes with it. The simulated disk makes
+// a name change durable only on SyncDir, so without this a segment deleted
+// by a truncation could come back after a power loss behind data written
+// since over the same offsets, splicing two histories into one log, which
+// no real file system produces. The truncated bytes of a segment that is
+// shortened rather than deleted can still come back (Kafka does not sync
+// them either); that only restores an older state of the same log.
+func (l *Log) removeFiles(names ...string) {
+	for _, n := range names {
+		l.disk.Remove(n)
+	}
+	if len(names) > 0 {
+		l.disk.SyncDir()
+	}
+}

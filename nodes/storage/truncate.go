@@ -16,10 +16,11 @@ import (
 // from epoch start offsets and high watermarks, which are batch
 // boundaries, so the two agree in practice.)
 //
-// Whole segments past the cut are deleted and the one holding it is
-// shortened; neither change is synced, as in Kafka, so until the next flush
-// a power loss can bring the cut batches back, which recovery and the next
-// epoch-based truncation then deal with. The epoch cache loses the epochs
+// Whole segments past the cut are deleted (see removeFiles) and the one
+// holding it is shortened without a sync, as in Kafka, so until the next
+// flush a power loss can bring the cut batches of that segment back: an
+// older state of the same log, which the next epoch-based truncation deals
+// with. The epoch cache loses the epochs
 // that start at or after the new end, the recovery point moves back to it,
 // and the producer state is rebuilt from what remains.
 //
@@ -40,10 +41,12 @@ func (l *Log) TruncateTo(off model.Offset) model.Offset {
 		return off
 	}
 	k := len(l.segs)
+	var drop []string
 	for l.segs[k-1].base > off {
-		l.disk.Remove(l.segs[k-1].name)
+		drop = append(drop, l.segs[k-1].name)
 		k--
 	}
+	l.removeFiles(drop...)
 	l.segs = l.segs[:k]
 	s := l.segs[k-1]
 	if i := s.find(off); i < len(s.batches) {
@@ -71,9 +74,11 @@ func (l *Log) TruncateFullyAndStartAt(off model.Offset) {
 	if off < 0 {
 		panic(fmt.Sprintf("storage: %s: start at negative offset %d", l.dir, off))
 	}
-	for _, s := range l.segs {
-		l.disk.Remove(s.name)
+	drop := make([]string, len(l.segs))
+	for i, s := range l.segs {
+		drop[i] = s.name
 	}
+	l.removeFiles(drop...)
 	s := &segment{base: off, name: segmentName(l.dir, off), modified: l.clock}
 	l.disk.Create(s.name)
 	l.segs = []*segment{s}
