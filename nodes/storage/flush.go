@@ -39,6 +39,14 @@ func (l *Log) Flush() {
 // flush is Kafka's UnifiedLog.flush(offset, includingOffset): sync the
 // segments holding [recovery point, upTo), or up to and including upTo,
 // and move the recovery point to upTo. It reports whether it synced.
+//
+// It also syncs any segment shortened by a truncation since its last sync,
+// even below the recovery point. Kafka never syncs those explicitly: after
+// a truncation and a roll at the new end, the shortened segment lies below
+// every later flush. On a journaling file system the size change is
+// committed by the next fsync of any file; the simulated disk keeps it
+// pending until that file is synced, and a power loss would then bring the
+// cut batches back in front of the new segment, overlapping its offsets.
 func (l *Log) flush(upTo model.Offset, inclusive bool) bool {
 	to := upTo
 	if inclusive {
@@ -49,10 +57,15 @@ func (l *Log) flush(upTo model.Offset, inclusive bool) bool {
 		return false
 	}
 	dirty := false
-	for i := l.segIndex(rp); i < len(l.segs) && l.segs[i].base < to; i++ {
-		s := l.segs[i]
+	first := l.segIndex(rp)
+	for i, s := range l.segs {
+		inRange := i >= first && s.base < to
+		if !inRange && !s.cut {
+			continue
+		}
 		l.disk.Sync(s.name)
-		if s.base >= rp {
+		s.cut = false
+		if inRange && s.base >= rp {
 			dirty = true // created since the last flush: its name is not durable yet
 		}
 	}

@@ -3,7 +3,6 @@ package storage
 import (
 	"fmt"
 	"reflect"
-	"testing"
 	"time"
 
 	"kafkasim/model"
@@ -20,14 +19,21 @@ func (idle) Receive(*sim.Env, sim.NodeID, sim.Message) {}
 func (idle) Fire(*sim.Env, sim.Timer)                  {}
 func (idle) Disconnected(*sim.Env, sim.NodeID)         {}
 
+// tester is what the helpers need of a *testing.T, a *testing.B or a
+// *rapid.T.
+type tester interface {
+	Helper()
+	Fatalf(format string, args ...any)
+}
+
 // world is a one-node simulation whose disk a test opens logs on.
 type world struct {
-	t    testing.TB
+	t    tester
 	sim  *sim.Sim
 	disk *sim.Disk
 }
 
-func newWorld(t testing.TB, seed uint64) *world {
+func newWorld(t tester, seed uint64) *world {
 	s := sim.New(sim.Config{Seed: seed, EventLimit: 1000})
 	s.AddNode(0, "b0", func() sim.Node { return idle{} })
 	s.Start(0)
@@ -116,7 +122,7 @@ func want(from, to model.Offset) []string {
 // view matches the bytes in the page cache, the epoch cache is monotonic
 // and within the log, and nothing is below the log start but the segment
 // holding it.
-func checkInvariants(t testing.TB, l *Log) {
+func checkInvariants(t tester, l *Log) {
 	t.Helper()
 	segs := l.Segments()
 	if len(segs) == 0 {

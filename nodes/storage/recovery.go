@@ -184,6 +184,7 @@ func (l *Log) loadSegments(start model.Offset, now time.Duration, rec *Recovery)
 			}
 			cut = true
 			l.disk.Truncate(name, at)
+			s.cut = true
 			rec.BytesDropped += int64(len(data)) - at
 		}
 		l.segs = append(l.segs, s)

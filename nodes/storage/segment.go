@@ -25,6 +25,8 @@ type segment struct {
 	// modified is when the segment last changed: Kafka falls back to the
 	// file's last-modified time when a segment has no record timestamp.
 	modified time.Duration
+	// cut says the file was shortened and not synced since (see flush).
+	cut bool
 }
 
 // segmentSuffix ends every segment file name, as Kafka's ".log".

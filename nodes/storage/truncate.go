@@ -18,9 +18,9 @@ import (
 //
 // Whole segments past the cut are deleted (see removeFiles) and the one
 // holding it is shortened without a sync, as in Kafka, so until the next
-// flush a power loss can bring the cut batches of that segment back: an
-// older state of the same log, which the next epoch-based truncation deals
-// with. The epoch cache loses the epochs
+// flush (see flush) a power loss can bring the cut batches of that segment
+// back: an older state of the same log, which the next epoch-based
+// truncation deals with. The epoch cache loses the epochs
 // that start at or after the new end, the recovery point moves back to it,
 // and the producer state is rebuilt from what remains.
 //
@@ -52,6 +52,7 @@ func (l *Log) TruncateTo(off model.Offset) model.Offset {
 	if i := s.find(off); i < len(s.batches) {
 		l.disk.Truncate(s.name, s.pos(i))
 		s.keep(i, l.clock)
+		s.cut = true
 	}
 	l.leo = s.next()
 	l.epochs.TruncateFromEnd(l.leo)

@@ -157,3 +157,55 @@ func TestTruncationIsNotDurableUntilFlushed(t *testing.T) {
 		t.Fatalf("flushed truncation: LEO %d after power loss, want 4", l3.LEO())
 	}
 }
+
+func TestDeletedSegmentDoesNotComeBackBehindNewData(t *testing.T) {
+	// Segments 0..5, 6..11 and 12..17 of one epoch, all synced. A
+	// truncation to 4 deletes the last two (and changes no epoch, so no
+	// checkpoint write syncs the directory by the way); new data then ends
+	// segment 0 exactly where the deleted segment 6 began. A power loss
+	// must not bring segment 6 back behind it: that would splice the old
+	// history onto the new one.
+	w := newWorld(t, 1)
+	w.disk.SetTornWrites(false)
+	size := int64(len(model.AppendBatch(nil, plain(0, 0, 2))))
+	cfg := smallSegments(3 * size)
+	cfg.FlushIntervalMessages = 1
+	l, _ := w.open(cfg)
+	appendPlain(l, 0, 9, 2, 0)
+	l.TruncateTo(4)
+	l.Append(batch(4, 0, model.NoProducerID, model.NoEpoch, model.NoSequence, 2, 1), 0)
+	w.powerLoss()
+	l2, rec := w.open(cfg)
+	if l2.LEO() != 6 || rec.Segments != 1 {
+		t.Fatalf("after power loss LEO %d with %d segment files: deleted segments came back (%v)", l2.LEO(), rec.Segments, rec)
+	}
+	if b, _ := l2.BatchAt(4); b.Records[0].Timestamp != 1 {
+		t.Fatalf("batch at 4 is the old one, want the one appended after the truncation")
+	}
+}
+
+func TestTruncationBelowANewSegmentIsSyncedByTheNextFlush(t *testing.T) {
+	// Found by the property test. Segment 0 holds 0..5, synced. A
+	// truncation to 4 shortens it; the next batch does not fit, so it rolls
+	// segment 4 at the new end. Kafka's flushes from then on start at the
+	// recovery point 4, above segment 0, so its shortened length would never
+	// be synced, and a power loss would bring offsets 4..5 back in front of
+	// segment 4. The next flush must sync the shortened segment as well.
+	w := newWorld(t, 1)
+	w.disk.SetTornWrites(false)
+	size := int64(len(model.AppendBatch(nil, plain(0, 0, 2))))
+	cfg := smallSegments(3 * size)
+	cfg.FlushIntervalMessages = 1
+	l, _ := w.open(cfg)
+	appendPlain(l, 0, 3, 2, 0)
+	l.TruncateTo(4)
+	l.Append(batch(4, 0, model.NoProducerID, model.NoEpoch, model.NoSequence, 6, 1), 0)
+	if segs := l.Segments(); len(segs) != 2 || segs[1].Base != 4 {
+		t.Fatalf("setup: segments %v, want a roll at 4", segs)
+	}
+	w.powerLoss()
+	l2, rec := w.open(cfg)
+	if !rec.Clean() || l2.LEO() != 10 {
+		t.Fatalf("after power loss LEO %d, %v: want the flushed log 0..9 whole", l2.LEO(), rec)
+	}
+}
