@@ -20,9 +20,9 @@ import (
 // holding it is shortened without a sync, as in Kafka, so until the next
 // flush (see flush) a power loss can bring the cut batches of that segment
 // back: an older state of the same log, which the next epoch-based
-// truncation deals with. The epoch cache loses the epochs
-// that start at or after the new end, the recovery point moves back to it,
-// and the producer state is rebuilt from what remains.
+// truncation deals with. The epoch cache loses the epochs that start at or
+// after the new end, the recovery point moves back to it, and the producer
+// state is rebuilt from what remains.
 //
 // An off at or after the end changes no data but still truncates the epoch
 // cache to the end, as Kafka does: a replica that became leader and wrote
