@@ -1,0 +1,241 @@
+package controller
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"kafkasim/model"
+)
+
+// metadataState is the cluster metadata as the log's records built it: the
+// controller's whole durable state, and nothing else. It changes only in
+// apply, one record at a time, so that the state after any prefix of the
+// log is the same whether the records were just written, replayed at a
+// restart, or (later) received from a quorum leader.
+//
+// Slices stored here are never changed in place: a change builds new ones.
+// Messages share them with the state, and a message once sent must not
+// change.
+type metadataState struct {
+	// offset is the offset of the last applied record (0: none).
+	offset int64
+	// controllerEpoch grows with every controller start (LeaderChangeRecord).
+	controllerEpoch model.Epoch
+	controllerID    model.BrokerID
+
+	brokers   map[model.BrokerID]*brokerRegistration
+	brokerIDs []model.BrokerID // sorted: the order every walk over brokers uses
+
+	topics     map[string]*topicInfo
+	topicNames []string // sorted
+
+	// cluster is the cluster configuration, the base that topic-level
+	// overrides in CreateTopicRecord apply to.
+	cluster model.Config
+}
+
+// brokerRegistration is one registered broker's current incarnation.
+type brokerRegistration struct {
+	ID          model.BrokerID
+	Epoch       model.Epoch
+	Incarnation uint64
+	Fenced      bool
+	// registeredAt is the offset of the RegisterBrokerRecord, which equals
+	// Epoch; kept as an offset because that is how it is compared (a
+	// heartbeat's metadata offset must reach it before the broker is
+	// unfenced).
+	registeredAt int64
+}
+
+// topicInfo is one topic.
+type topicInfo struct {
+	name    string
+	configs []model.ConfigEntry
+	// minISR is min.insync.replicas for this topic (its override or the
+	// cluster's), before capping at the replication factor.
+	minISR int32
+	// unclean is unclean.leader.election.enable for this topic.
+	unclean bool
+	parts   []*partitionInfo
+}
+
+// partitionInfo is one partition: what brokers and clients see, plus the
+// controller's own election memory.
+type partitionInfo struct {
+	model.PartitionState
+	// LastKnownLeader is KIP-966's last known leader (see
+	// PartitionChangeRecord), NoBroker when there is none.
+	LastKnownLeader model.BrokerID
+	// changedAt is the offset of the record that last changed the
+	// partition. Pushes to a broker carry every partition changed since the
+	// broker last confirmed its offset (see publish.go).
+	changedAt int64
+}
+
+func newMetadataState(cluster model.Config) *metadataState {
+	return &metadataState{
+		controllerID: model.NoBroker,
+		brokers:      map[model.BrokerID]*brokerRegistration{},
+		topics:       map[string]*topicInfo{},
+		cluster:      cluster,
+	}
+}
+
+// apply makes one record at one offset take effect. It is the only code
+// that changes metadataState. A record that does not fit the state (a
+// fence for an unknown broker epoch, a partition epoch that does not
+// follow) is a programmer error: the controller builds records from this
+// same state, and the log's checksums keep corruption out, so apply panics
+// rather than guessing.
+func (s *metadataState) apply(offset int64, r Record) {
+	if offset != s.offset+1 {
+		panic(fmt.Sprintf("controller: record %v at offset %d, want offset %d", r, offset, s.offset+1))
+	}
+	switch r := r.(type) {
+	case LeaderChangeRecord:
+		if r.ControllerEpoch <= s.controllerEpoch {
+			panic(fmt.Sprintf("controller: %v does not raise controller epoch %d", r, s.controllerEpoch))
+		}
+		s.controllerEpoch = r.ControllerEpoch
+		s.controllerID = r.ControllerID
+
+	case RegisterBrokerRecord:
+		if int64(r.Epoch) != offset {
+			panic(fmt.Sprintf("controller: %v at offset %d: the broker epoch is the record's offset", r, offset))
+		}
+		if _, ok := s.brokers[r.ID]; !ok {
+			s.brokerIDs = insertSorted(s.brokerIDs, r.ID)
+		}
+		s.brokers[r.ID] = &brokerRegistration{
+			ID: r.ID, Epoch: r.Epoch, Incarnation: r.Incarnation, Fenced: true, registeredAt: offset,
+		}
+
+	case FenceBrokerRecord:
+		s.registrationFor(r, r.ID, r.Epoch).Fenced = true
+
+	case UnfenceBrokerRecord:
+		s.registrationFor(r, r.ID, r.Epoch).Fenced = false
+
+	case CreateTopicRecord:
+		if _, ok := s.topics[r.Name]; ok {
+			panic(fmt.Sprintf("controller: %v: topic exists", r))
+		}
+		cfg := s.cluster
+		for _, c := range r.Configs {
+			if err := cfg.Set(c.Name, c.Value); err != nil {
+				panic(fmt.Sprintf("controller: %v: %v", r, err))
+			}
+		}
+		t := &topicInfo{
+			name:    r.Name,
+			configs: r.Configs,
+			minISR:  cfg.Topic.MinInsyncReplicas,
+			unclean: cfg.Topic.UncleanLeaderElection,
+		}
+		for i := range r.Partitions {
+			p := r.Partitions[i]
+			if p.TP != model.TP(r.Name, int32(i)) {
+				panic(fmt.Sprintf("controller: %v: partition %d is %v", r, i, p.TP))
+			}
+			t.parts = append(t.parts, &partitionInfo{PartitionState: p, LastKnownLeader: model.NoBroker, changedAt: offset})
+		}
+		s.topics[r.Name] = t
+		s.topicNames = insertSorted(s.topicNames, r.Name)
+
+	case PartitionChangeRecord:
+		p := s.partition(r.TP)
+		if p == nil {
+			panic(fmt.Sprintf("controller: %v: no such partition", r))
+		}
+		if r.PartitionEpoch != p.PartitionEpoch+1 {
+			panic(fmt.Sprintf("controller: %v: partition epoch must follow %d", r, p.PartitionEpoch))
+		}
+		wantLeaderEpoch := p.LeaderEpoch
+		if r.Leader != p.Leader {
+			wantLeaderEpoch++
+		}
+		if r.LeaderEpoch != wantLeaderEpoch {
+			panic(fmt.Sprintf("controller: %v: leader epoch must be %d", r, wantLeaderEpoch))
+		}
+		p.Leader = r.Leader
+		p.LeaderEpoch = r.LeaderEpoch
+		p.PartitionEpoch = r.PartitionEpoch
+		p.ISR = r.ISR
+		p.ELR = r.ELR
+		p.LastKnownLeader = r.LastKnownLeader
+		p.changedAt = offset
+
+	default:
+		panic(fmt.Sprintf("controller: unknown record %T", r))
+	}
+	s.offset = offset
+}
+
+// registrationFor finds the registration a fence or unfence record names.
+func (s *metadataState) registrationFor(r Record, id model.BrokerID, epoch model.Epoch) *brokerRegistration {
+	b := s.brokers[id]
+	if b == nil || b.Epoch != epoch {
+		panic(fmt.Sprintf("controller: %v: no registration of %v with that epoch", r, id))
+	}
+	return b
+}
+
+// partition returns the named partition, or nil.
+func (s *metadataState) partition(tp model.TopicPartition) *partitionInfo {
+	t := s.topics[tp.Topic]
+	if t == nil || tp.Partition < 0 || int(tp.Partition) >= len(t.parts) {
+		return nil
+	}
+	return t.parts[tp.Partition]
+}
+
+// active reports whether a broker may lead and be in ISRs: registered and
+// unfenced (ClusterControlManager.isActive; kafkasim has no separate
+// controlled-shutdown state, see brokers.go).
+func (s *metadataState) active(id model.BrokerID) bool {
+	b := s.brokers[id]
+	return b != nil && !b.Fenced
+}
+
+// effectiveMinISR is min.insync.replicas capped at the replication factor,
+// as ReplicationControlManager.getTopicEffectiveMinIsr computes it: a topic
+// with fewer replicas than the setting could otherwise never leave the ELR
+// rules' "below min ISR" state.
+func (t *topicInfo) effectiveMinISR() int {
+	m := int(t.minISR)
+	if len(t.parts) > 0 && len(t.parts[0].Replicas) < m {
+		m = len(t.parts[0].Replicas)
+	}
+	return m
+}
+
+// eachPartition calls f for every partition in (topic, partition) order.
+func (s *metadataState) eachPartition(f func(t *topicInfo, p *partitionInfo)) {
+	for _, name := range s.topicNames {
+		t := s.topics[name]
+		for _, p := range t.parts {
+			f(t, p)
+		}
+	}
+}
+
+// liveAndFenced lists the registered brokers by state, sorted.
+func (s *metadataState) liveAndFenced() (live, fenced []model.BrokerID) {
+	for _, id := range s.brokerIDs {
+		if s.brokers[id].Fenced {
+			fenced = append(fenced, id)
+		} else {
+			live = append(live, id)
+		}
+	}
+	return live, fenced
+}
+
+func insertSorted[T cmp.Ordered](xs []T, x T) []T {
+	i, found := slices.BinarySearch(xs, x)
+	if found {
+		return xs
+	}
+	return slices.Insert(xs, i, x)
+}

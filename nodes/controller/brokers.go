@@ -1,0 +1,247 @@
+package controller
+
+import (
+	"slices"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// session is what the controller knows of a broker between heartbeats.
+// None of it is durable (Kafka's BrokerHeartbeatManager keeps it out of
+// the metadata log on purpose, so heartbeats cost no writes).
+type session struct {
+	// lastContact is when the broker's last heartbeat (or registration)
+	// arrived, on the controller's clock.
+	lastContact time.Duration
+	// confirmed is the highest metadata offset the broker has reported
+	// applying since it registered (or since this controller started);
+	// 0 when it has reported nothing yet.
+	confirmed int64
+}
+
+// handleRegistration registers a broker incarnation (Kafka's
+// ClusterControlManager.registerBroker).
+//
+// A registration from a new incarnation while the old one still has a
+// valid session (unfenced and heard from within broker.session.timeout.ms)
+// is refused with DUPLICATE_BROKER_REGISTRATION: the controller cannot tell
+// a restarted broker from a second process with the same node.id, so a
+// broker that crashes and restarts quickly retries until its old session
+// expires, as in Kafka. A broker that shut down cleanly asks to be fenced
+// first (WantShutdown), which ends its session at once.
+//
+// If the broker was registered before, its old incarnation is gone: before
+// the new RegisterBrokerRecord, it leaves every ISR, as when fenced, and
+// the partitions it led elect new leaders. With ELR on and no clean
+// shutdown (KIP-966; Kafka's ReplicationControlManager.handleBrokerShutdown
+// and handleBrokerUncleanShutdown), it also leaves every ELR and may not
+// enter one: its log may have lost an unflushed tail with committed
+// records.
+//
+// The reply carries the new broker epoch, the offset of the
+// RegisterBrokerRecord; the broker starts fenced and gets a snapshot of the
+// metadata.
+func (c *Controller) handleRegistration(env *sim.Env, from sim.NodeID, m model.BrokerRegistrationRequest) {
+	resp := model.BrokerRegistrationResponse{CorrelationID: m.CorrelationID, BrokerEpoch: model.NoEpoch}
+	id := m.BrokerID
+	existing := c.state.brokers[id]
+	if existing != nil && existing.Incarnation != m.Incarnation && c.sessionValid(env, existing) {
+		resp.Error = model.DuplicateBrokerRegistration
+		env.Send(from, resp)
+		return
+	}
+	var records []Record
+	if existing != nil {
+		if c.cfg.Cluster.Controller.EligibleLeaderReplicas && !m.CleanShutdown && existing.Incarnation != m.Incarnation {
+			records = c.state.leaderAndISRUpdates(model.NoBroker, model.NoBroker, id, func(p *partitionInfo) bool {
+				return slices.Contains(p.ISR, id) || slices.Contains(p.ELR, id)
+			})
+		} else {
+			records = c.state.leaderAndISRUpdates(id, model.NoBroker, model.NoBroker, inISR(id))
+		}
+	}
+	epoch := model.Epoch(c.log.next + int64(len(records)))
+	records = append(records, RegisterBrokerRecord{ID: id, Epoch: epoch, Incarnation: m.Incarnation})
+	c.commit(env, records)
+	c.sessions[id] = &session{lastContact: env.Now()}
+	resp.BrokerEpoch = epoch
+	env.Send(from, resp)
+	c.publish(env)
+	c.armSessionTimer(env)
+}
+
+// handleHeartbeat keeps a broker's session alive and moves it between
+// fenced and unfenced (Kafka's BrokerHeartbeatManager.
+// calculateNextBrokerState, with ReplicationControlManager.
+// processBrokerHeartbeat):
+//
+//   - a heartbeat whose broker epoch is not the registered one, or from a
+//     broker that is not registered, gets STALE_BROKER_EPOCH
+//     (ClusterControlManager.checkBrokerEpoch): the broker must register;
+//   - a fenced broker that has applied metadata up to its own registration
+//     (MetadataOffset >= the RegisterBrokerRecord's offset) is unfenced,
+//     unless it asks to stay fenced; partitions without a leader then
+//     elect again, since it may be the replica they wait for;
+//   - an unfenced broker that asks to be fenced or to shut down is fenced:
+//     it leaves every ISR and the partitions it led elect new leaders.
+//     Kafka first moves a shutting-down broker's leaderships away while it
+//     still serves fetches (CONTROLLED_SHUTDOWN), then fences it; kafkasim
+//     fences at once, which moves the same leaderships and tells the
+//     broker it may stop (ShouldShutdown).
+//
+// A heartbeat that shows the broker behind the controller's metadata
+// offset gets a snapshot: pushes lost with a broken connection heal here.
+func (c *Controller) handleHeartbeat(env *sim.Env, from sim.NodeID, m model.BrokerHeartbeatRequest) {
+	resp := model.BrokerHeartbeatResponse{CorrelationID: m.CorrelationID}
+	id := m.BrokerID
+	b := c.state.brokers[id]
+	if b == nil || b.Epoch != m.BrokerEpoch {
+		resp.Error = model.StaleBrokerEpoch
+		resp.Fenced = true
+		env.Send(from, resp)
+		return
+	}
+	s := c.sessions[id]
+	s.lastContact = env.Now()
+	if m.MetadataOffset > s.confirmed && m.MetadataOffset <= c.state.offset {
+		s.confirmed = m.MetadataOffset
+	}
+	caughtUp := m.MetadataOffset >= b.registeredAt
+
+	var records []Record
+	switch {
+	case b.Fenced && m.WantShutdown:
+		resp.ShouldShutdown = true
+	case b.Fenced && !m.WantFence && caughtUp:
+		records = append(records, UnfenceBrokerRecord{ID: id, Epoch: b.Epoch})
+		records = append(records, c.state.leaderAndISRUpdates(model.NoBroker, id, model.NoBroker, leaderless)...)
+	case !b.Fenced && (m.WantFence || m.WantShutdown):
+		records = c.fenceRecords(id)
+		resp.ShouldShutdown = m.WantShutdown
+	}
+	if len(records) > 0 {
+		c.commit(env, records)
+	}
+	resp.CaughtUp = caughtUp
+	resp.Fenced = c.state.brokers[id].Fenced
+	env.Send(from, resp)
+	if len(records) > 0 {
+		c.publish(env)
+	} else if m.MetadataOffset < c.state.offset {
+		c.sendSnapshot(env, id)
+	}
+	c.armSessionTimer(env)
+}
+
+// fenceRecords builds the records that fence a broker (Kafka's
+// ReplicationControlManager.handleBrokerFenced): it leaves every ISR, the
+// partitions it led elect new leaders (never it), and then it is fenced.
+// With ELR on, an ISR that falls below min.insync.replicas moves it to the
+// ELR, where it stays electable.
+func (c *Controller) fenceRecords(id model.BrokerID) []Record {
+	records := c.state.leaderAndISRUpdates(id, model.NoBroker, model.NoBroker, inISR(id))
+	return append(records, FenceBrokerRecord{ID: id, Epoch: c.state.brokers[id].Epoch})
+}
+
+// sessionValid reports whether a broker's session is alive: unfenced and
+// heard from within broker.session.timeout.ms. Kafka's
+// BrokerHeartbeatManager.hasValidSession has the same two conditions.
+func (c *Controller) sessionValid(env *sim.Env, b *brokerRegistration) bool {
+	if b.Fenced {
+		return false
+	}
+	return env.Now()-c.sessions[b.ID].lastContact < c.cfg.Cluster.Controller.BrokerSessionTimeout
+}
+
+// fenceExpired fences every live broker whose session has expired, one
+// operation each, in id order (Kafka's maybeFenceOneStaleBroker fences one
+// at a time so that each fencing's elections see the previous one's).
+func (c *Controller) fenceExpired(env *sim.Env) {
+	for _, id := range c.state.brokerIDs {
+		b := c.state.brokers[id]
+		if b.Fenced || c.sessionValid(env, b) {
+			continue
+		}
+		if env.Tracing() {
+			env.Trace("session-expired", id.String())
+		}
+		c.commit(env, c.fenceRecords(id))
+		c.publish(env)
+	}
+}
+
+// armSessionTimer arms the session timer for the earliest moment a live
+// broker's session can expire. Heartbeats only push deadlines later, so a
+// timer already armed for an earlier moment stays: when it fires it fences
+// whoever did expire and arms the next one. One timer per deadline, rather
+// than a periodic check, keeps an idle cluster's event count low.
+func (c *Controller) armSessionTimer(env *sim.Env) {
+	timeout := c.cfg.Cluster.Controller.BrokerSessionTimeout
+	var earliest time.Duration
+	found := false
+	for _, id := range c.state.brokerIDs {
+		if c.state.brokers[id].Fenced {
+			continue
+		}
+		if d := c.sessions[id].lastContact + timeout; !found || d < earliest {
+			earliest, found = d, true
+		}
+	}
+	if !found {
+		env.Cancel(c.sessionTimer)
+		c.sessionTimer = 0
+		return
+	}
+	if c.sessionTimer != 0 && c.sessionTimerAt <= earliest {
+		return
+	}
+	env.Cancel(c.sessionTimer)
+	c.sessionTimer = env.After(earliest-env.Now(), timerSession, 0)
+	c.sessionTimerAt = earliest
+}
+
+// inISR selects the partitions whose ISR holds id.
+func inISR(id model.BrokerID) func(*partitionInfo) bool {
+	return func(p *partitionInfo) bool { return slices.Contains(p.ISR, id) }
+}
+
+// leaderless selects the partitions without a leader.
+func leaderless(p *partitionInfo) bool { return p.Leader == model.NoBroker }
+
+// leaderAndISRUpdates builds the partition changes for the partitions which
+// selects, in (topic, partition) order: Kafka's
+// ReplicationControlManager.generateLeaderAndIsrUpdates.
+//
+//   - remove: a broker being fenced (or replaced by a new incarnation); it
+//     leaves the ISR and may not lead.
+//   - add: a broker being unfenced; it may lead although the state still
+//     shows it fenced (its UnfenceBrokerRecord is in the same batch).
+//   - unclean: a broker registering after an unclean shutdown; it leaves
+//     the ISR and the ELR and may not lead.
+//
+// All three are NoBroker when unused.
+func (s *metadataState) leaderAndISRUpdates(remove, add, unclean model.BrokerID, selects func(*partitionInfo) bool) []Record {
+	acceptable := func(r model.BrokerID) bool {
+		return r != remove && r != unclean && (r == add || s.active(r))
+	}
+	var out []Record
+	s.eachPartition(func(t *topicInfo, p *partitionInfo) {
+		if !selects(p) {
+			return
+		}
+		spec := changeSpec{
+			targetISR:       without(without(p.ISR, remove), unclean),
+			acceptable:      acceptable,
+			minISR:          t.effectiveMinISR(),
+			elr:             s.cluster.Controller.EligibleLeaderReplicas,
+			unclean:         t.unclean,
+			uncleanShutdown: unclean,
+		}
+		if r, ok := buildChange(p, spec); ok {
+			out = append(out, r)
+		}
+	})
+	return out
+}

@@ -1,0 +1,196 @@
+package controller
+
+import (
+	"slices"
+
+	"kafkasim/model"
+)
+
+// changeSpec is what a caller wants for one partition: a target ISR and the
+// rules to elect under. buildChange turns it into the partition's next
+// state the way Kafka's PartitionChangeBuilder.build does, step for step:
+//
+//  1. ELR (maybePopulateTargetElr): with ELR on, an ISR at or above the
+//     minimum clears the ELR; an ISR below it moves every replica that
+//     leaves the ISR into the ELR, except a broker that just restarted
+//     uncleanly.
+//  2. Election (electAnyLeader): keep the leader if it is still valid; else
+//     the first replica in assignment order that is alive and in the ISR,
+//     or in the ELR when the ISR is empty; else, with ELR on and both ISR
+//     and ELR empty, the last known leader if it is alive; else, with
+//     unclean election on, the first alive replica in assignment order.
+//     A leader from the ELR leaves the ELR and becomes the ISR alone; an
+//     unclean leader (last known or any alive replica) becomes the ISR
+//     alone and clears the ELR, since it may lack committed records.
+//  3. ISR: the target ISR, except that without ELR an ISR never becomes
+//     empty: its last member stays (with no leader) so that it, the one
+//     replica known to hold every committed record, can lead again when it
+//     returns.
+//  4. Last known leader (maybeUpdateLastKnownLeader): with ELR on, when the
+//     ISR becomes empty the leader the partition had is remembered; it is
+//     forgotten once the partition has a leader again.
+//  5. Epochs (PartitionRegistration.merge): a new leader, including "no
+//     leader", bumps the leader epoch; any change bumps the partition
+//     epoch; nothing changing makes no record.
+//
+// Kafka's canElectLastKnownLeader checks the last known leader's liveness
+// only in a log line and elects it regardless; Kafka's documentation
+// (operations, Eligible Leader Replicas) says "the last known leader if it
+// is unfenced", which is what kafkasim does: electing a fenced broker would
+// leave the partition just as unavailable and no longer waiting for it.
+type changeSpec struct {
+	// targetISR is the ISR the caller asks for: the current one minus a
+	// fenced or uncleanly restarted broker, or an AlterPartition's ISR.
+	targetISR []model.BrokerID
+	// acceptable says whether a broker may lead: alive (registered and
+	// unfenced), and not the broker being removed.
+	acceptable func(model.BrokerID) bool
+	// minISR is the topic's effective min.insync.replicas.
+	minISR int
+	// elr is eligible.leader.replicas.enable (KIP-966).
+	elr bool
+	// unclean is the topic's unclean.leader.election.enable.
+	unclean bool
+	// uncleanShutdown is a broker that registered after an unclean
+	// shutdown (KIP-966): it may not enter the ELR. NoBroker if none.
+	uncleanShutdown model.BrokerID
+}
+
+// buildChange computes the partition's next state under spec. It returns
+// false when nothing would change, so that callers write no record.
+func buildChange(p *partitionInfo, spec changeSpec) (PartitionChangeRecord, bool) {
+	targetISR := spec.targetISR
+	targetELR := p.ELR
+
+	// 1. ELR.
+	if spec.elr {
+		if len(targetISR) >= spec.minISR {
+			targetELR = nil
+		} else {
+			// The ELR keeps its members and gains the current ISR's, minus
+			// whoever stays in the ISR and minus an unclean restart.
+			var next []model.BrokerID
+			for _, r := range union(targetELR, p.ISR) {
+				if !slices.Contains(targetISR, r) && r != spec.uncleanShutdown {
+					next = append(next, r)
+				}
+			}
+			targetELR = next
+		}
+	}
+
+	// 2. Election.
+	leader, uncleanLeader := electLeader(p, targetISR, targetELR, spec)
+	leaderChanged := leader != p.Leader
+	var newISR []model.BrokerID
+	isrSet := false
+	if leaderChanged {
+		if slices.Contains(targetELR, leader) {
+			targetISR = []model.BrokerID{leader}
+			targetELR = without(targetELR, leader)
+		}
+		if uncleanLeader {
+			newISR = []model.BrokerID{leader}
+			isrSet = true
+		}
+	}
+	// An unclean election empties the ELR: its members are no longer known
+	// to hold everything the new leader's log will say is committed.
+	if isrSet || !spec.elr {
+		targetELR = nil
+	}
+	elrChanged := !slices.Equal(targetELR, p.ELR)
+
+	// 3. ISR.
+	if !isrSet && (len(targetISR) > 0 || spec.elr) && !slices.Equal(targetISR, p.ISR) {
+		newISR = targetISR
+		isrSet = true
+	}
+
+	// 4. Last known leader.
+	lastKnown := p.LastKnownLeader
+	if spec.elr {
+		if isrSet && len(newISR) == 0 && p.LastKnownLeader != p.Leader {
+			lastKnown = p.Leader
+		} else if (leaderChanged && leader != model.NoBroker) ||
+			(p.Leader != model.NoBroker && !(leaderChanged && leader == model.NoBroker)) {
+			lastKnown = model.NoBroker
+		}
+	}
+
+	// 5. Epochs.
+	if !leaderChanged && !isrSet && !elrChanged && lastKnown == p.LastKnownLeader {
+		return PartitionChangeRecord{}, false
+	}
+	r := PartitionChangeRecord{
+		TP:              p.TP,
+		Leader:          leader,
+		LeaderEpoch:     p.LeaderEpoch,
+		PartitionEpoch:  p.PartitionEpoch + 1,
+		ISR:             p.ISR,
+		ELR:             p.ELR,
+		LastKnownLeader: lastKnown,
+	}
+	if leaderChanged {
+		r.LeaderEpoch++
+	}
+	if isrSet {
+		r.ISR = newISR
+	}
+	if elrChanged {
+		r.ELR = targetELR
+	}
+	return r, true
+}
+
+// electLeader picks the leader by the order in buildChange's comment, and
+// says whether the pick was unclean (outside the ISR and ELR).
+func electLeader(p *partitionInfo, targetISR, targetELR []model.BrokerID, spec changeSpec) (model.BrokerID, bool) {
+	valid := func(r model.BrokerID) bool {
+		in := slices.Contains(targetISR, r) || (len(targetISR) == 0 && slices.Contains(targetELR, r))
+		return in && spec.acceptable(r)
+	}
+	if p.Leader != model.NoBroker && valid(p.Leader) {
+		return p.Leader, false
+	}
+	for _, r := range p.Replicas {
+		if valid(r) {
+			return r, false
+		}
+	}
+	if spec.elr && len(targetISR) == 0 && len(targetELR) == 0 &&
+		p.LastKnownLeader != model.NoBroker && spec.acceptable(p.LastKnownLeader) {
+		return p.LastKnownLeader, true
+	}
+	if spec.unclean {
+		for _, r := range p.Replicas {
+			if spec.acceptable(r) {
+				return r, true
+			}
+		}
+	}
+	return model.NoBroker, false
+}
+
+// union returns the members of a and b, sorted, each once. Kafka builds the
+// ELR as a hash set of small integers, which iterates in ascending order;
+// sorting keeps that order and keeps maps out of it.
+func union(a, b []model.BrokerID) []model.BrokerID {
+	out := make([]model.BrokerID, 0, len(a)+len(b))
+	out = append(out, a...)
+	out = append(out, b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// without returns xs minus x, as a new slice (stored slices are never
+// changed in place).
+func without(xs []model.BrokerID, x model.BrokerID) []model.BrokerID {
+	var out []model.BrokerID
+	for _, r := range xs {
+		if r != x {
+			out = append(out, r)
+		}
+	}
+	return out
+}
