@@ -1,0 +1,215 @@
+package client
+
+import (
+	"slices"
+	"time"
+
+	"kafkasim/model"
+)
+
+// Size estimates for batch.size, after Kafka's v2 record format:
+// DefaultRecordBatch.RECORD_BATCH_OVERHEAD is 61 bytes, and a record costs
+// its key and value plus a few varints (length, attributes, timestamp and
+// offset deltas, key and value lengths, header count), about 8 bytes for
+// the small records of a test workload.
+const (
+	batchOverhead  = 61
+	recordOverhead = 8
+)
+
+func recordBytes(key, value string) int { return recordOverhead + len(key) + len(value) }
+
+// pendingRecord is one record of a batch and the history op of its send.
+type pendingRecord struct {
+	op    int // -1 when nothing is recorded
+	key   string
+	value string
+	ts    time.Duration
+}
+
+// batch is a producer batch for one partition, after Kafka's ProducerBatch:
+// the records, when the batch was created (linger and delivery timeout
+// count from there), its retry state, and its idempotent identity, which
+// it keeps across retries.
+type batch struct {
+	tp      model.TopicPartition
+	recs    []pendingRecord
+	bytes   int
+	full    bool // closed for appends: the next record did not fit
+	created time.Duration
+
+	attempts    int32         // re-enqueues so far (ProducerBatch.attempts)
+	lastAttempt time.Duration // when last re-enqueued
+	backoff     time.Duration // the wait before the next attempt
+	retryEpoch  model.Epoch   // the leader epoch known when re-enqueued (KIP-951)
+	lastError   model.ErrorCode
+	inFlight    bool
+	// maybeAppended says some attempt may have reached a leader and been
+	// appended: it timed out, its connection broke, or the leader answered
+	// with an error it can give after appending. A batch that fails with
+	// this set is reported info, never fail.
+	maybeAppended bool
+	done          bool
+
+	// Idempotence (KIP-98): NoSequence until the batch is first drained,
+	// then fixed for every retry unless an epoch bump rewrites it.
+	pid      model.ProducerID
+	epoch    model.Epoch
+	seq      int32
+	seqReset bool // ProducerBatch.sequenceHasBeenReset
+}
+
+func (b *batch) count() int32 { return int32(len(b.recs)) }
+
+func (b *batch) lastSeq() int32 {
+	if b.seq == model.NoSequence {
+		return model.NoSequence
+	}
+	return b.seq + b.count() - 1
+}
+
+// wire builds the batch as sent: sealed, offsets from 0. A new value per
+// attempt, because a sent model.Batch is shared and immutable while the
+// producer's batch may get a new sequence after an epoch bump.
+func (b *batch) wire() model.Batch {
+	rs := make([]model.Record, len(b.recs))
+	for i, r := range b.recs {
+		rs[i] = model.Record{Timestamp: r.ts, Key: r.key, Value: r.value}
+	}
+	if b.seq == model.NoSequence {
+		return model.NewBatch(model.NoProducerID, model.NoEpoch, model.NoSequence, rs...)
+	}
+	return model.NewBatch(b.pid, b.epoch, b.seq, rs...)
+}
+
+// accumulator holds the batches waiting to be sent, one queue per
+// partition, after Kafka's RecordAccumulator. Partitions are kept in a
+// sorted list so that every walk over them has one order.
+type accumulator struct {
+	batchSize int
+	linger    time.Duration
+	queues    map[model.TopicPartition]*[]*batch // lookup only, never iterated
+	tps       []model.TopicPartition             // partitions with a queue, sorted
+	drainIdx  map[model.BrokerID]int             // per-broker round-robin start (lookup only)
+}
+
+func newAccumulator(p model.ProducerConfig) accumulator {
+	return accumulator{
+		batchSize: int(p.BatchSize),
+		linger:    p.Linger,
+		queues:    map[model.TopicPartition]*[]*batch{},
+		drainIdx:  map[model.BrokerID]int{},
+	}
+}
+
+func (a *accumulator) queue(tp model.TopicPartition) *[]*batch {
+	q := a.queues[tp]
+	if q == nil {
+		q = &[]*batch{}
+		a.queues[tp] = q
+		i, _ := slices.BinarySearchFunc(a.tps, tp, cmpTP)
+		a.tps = slices.Insert(a.tps, i, tp)
+	}
+	return q
+}
+
+// append adds a record to the partition's last batch if it has room, or to
+// a new batch (Kafka's RecordAccumulator.append and tryAppend). A record
+// always fits an empty batch, however large, as in Kafka.
+func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.Duration) {
+	q := a.queue(tp)
+	size := recordBytes(r.key, r.value)
+	if n := len(*q); n > 0 {
+		last := (*q)[n-1]
+		if !last.full && last.seq == model.NoSequence && last.attempts == 0 {
+			if last.bytes+size <= a.batchSize {
+				last.recs = append(last.recs, r)
+				last.bytes += size
+				return
+			}
+			last.full = true // closeForRecordAppends
+		}
+	}
+	b := &batch{
+		tp: tp, recs: []pendingRecord{r}, bytes: batchOverhead + size, created: now,
+		retryEpoch: model.NoEpoch, pid: model.NoProducerID, epoch: model.NoEpoch, seq: model.NoSequence,
+	}
+	b.full = b.bytes >= a.batchSize
+	*q = append(*q, b)
+}
+
+// reenqueue puts a batch to retry back at the head of its queue
+// (RecordAccumulator.reenqueue). With idempotence it goes where its
+// sequence belongs (insertInSequenceOrder), so retries leave in sequence
+// order; without, it goes first, which is how a retry overtakes nothing
+// but is overtaken by batches already in flight.
+func (a *accumulator) reenqueue(b *batch, inSequenceOrder bool) {
+	q := a.queue(b.tp)
+	i := 0
+	if inSequenceOrder && b.seq != model.NoSequence {
+		for i < len(*q) && (*q)[i].seq != model.NoSequence && (*q)[i].seq < b.seq {
+			i++
+		}
+	}
+	*q = slices.Insert(*q, i, b)
+}
+
+// empty reports whether no batch waits.
+func (a *accumulator) empty() bool {
+	for _, tp := range a.tps {
+		if len(*a.queues[tp]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// readyAt says when the head batch of a queue may leave: Kafka's
+// RecordAccumulator.batchReady. A batch is sendable once it is full (or
+// another batch waits behind it) or has lingered linger.ms; a retried
+// batch waits out its backoff instead, unless the partition's leader epoch
+// moved since it was re-enqueued (KIP-951: a new leader deserves an
+// immediate retry). It returns the time (which may be in the past).
+func (a *accumulator) readyAt(q []*batch, leaderEpoch model.Epoch) time.Duration {
+	b := q[0]
+	if b.attempts > 0 {
+		if leaderEpoch > b.retryEpoch {
+			return 0
+		}
+		return b.lastAttempt + b.backoff
+	}
+	if b.full || len(q) > 1 {
+		return 0
+	}
+	return b.created + a.linger
+}
+
+// expired removes and returns, in queue order, the waiting batches that
+// reached delivery.timeout.ms (RecordAccumulator.expiredBatches).
+func (a *accumulator) expired(now, deliveryTimeout time.Duration) []*batch {
+	var out []*batch
+	for _, tp := range a.tps {
+		q := a.queues[tp]
+		kept := (*q)[:0]
+		for _, b := range *q {
+			if now-b.created >= deliveryTimeout {
+				out = append(out, b)
+			} else {
+				kept = append(kept, b)
+			}
+		}
+		clear((*q)[len(kept):])
+		*q = kept
+	}
+	return out
+}
+
+func cmpTP(a, b model.TopicPartition) int {
+	switch {
+	case a.Less(b):
+		return -1
+	case b.Less(a):
+		return 1
+	}
+	return 0
+}

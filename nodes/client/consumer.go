@@ -1,0 +1,413 @@
+package client
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// Consumer is a simulated Kafka consumer node with manual assignment: the
+// application side of KafkaConsumer (assign, seek, a poll loop) over its
+// SubscriptionState, Fetcher and OffsetFetcher. It records assign and seek
+// ops, one poll op per poll that returned records, and a reset op each time
+// it moved a position on its own: auto.offset.reset for a partition without
+// a position or whose position left the log (OFFSET_OUT_OF_RANGE), or
+// truncation detected after a leader change (KIP-320).
+//
+// Consumer groups come in their own issue. The seam for them is
+// setAssignment (what a rebalance calls with the member's new partitions)
+// and initPosition (where a committed offset, once there are groups, is
+// consulted before auto.offset.reset).
+type Consumer struct {
+	opts    ConsumerOptions
+	cfg     model.ConsumerConfig
+	cl      model.ClientConfig
+	rec     *model.Recorder
+	process int
+	env     *sim.Env
+
+	net   network
+	md    metadata
+	parts map[model.TopicPartition]*partState // lookup only, never iterated
+	order []model.TopicPartition              // the assignment, sorted
+	// fetchWait holds, per broker, the earliest time of its next fetch
+	// after an empty answer (see handleFetch).
+	fetchWait []brokerTime
+	pollNext  int // rotation of the partition polls start from
+
+	wakeID sim.TimerID
+	wakeAt time.Duration
+	pollID sim.TimerID
+}
+
+// partState is one assigned partition's position and fetch state, after
+// Kafka's SubscriptionState.TopicPartitionState.
+type partState struct {
+	tp    model.TopicPartition
+	state posState
+	// position is the next offset to return; positionEpoch the leader epoch
+	// of the record before it (FetchPosition.offsetEpoch), NoEpoch when
+	// unknown (after a seek), which is what KIP-320 validates.
+	position      model.Offset
+	positionEpoch model.Epoch
+	// leader and leaderEpoch are the leader the position was last
+	// validated against (FetchPosition.currentLeader).
+	leader      model.BrokerID
+	leaderEpoch model.Epoch
+	// gen counts position changes; an answer to a request sent under an
+	// older generation is stale and dropped.
+	gen uint64
+
+	reqPending  bool          // a ListOffsets or OffsetsForLeaderEpoch is in flight
+	retryAt     time.Duration // no request before (node clock)
+	failures    int
+	resetReason string
+	resetFrom   model.Offset
+	staleMeta   bool // not fetched until the next metadata answer
+
+	buf     []bufRecord // fetched, not yet returned by poll
+	errNext string      // an error the next poll raises (auto.offset.reset=none)
+}
+
+type posState uint8
+
+const (
+	stateInit       posState = iota // no position: initPosition decides
+	stateResetting                  // auto.offset.reset via ListOffsets (AWAIT_RESET)
+	stateValidating                 // KIP-320 validation (AWAIT_VALIDATION)
+	stateFetching                   // FETCHING
+	stateFailed                     // waits for a seek: auto.offset.reset=none
+)
+
+type bufRecord struct {
+	offset model.Offset
+	value  string
+	epoch  model.Epoch
+}
+
+type brokerTime struct {
+	broker model.BrokerID
+	at     time.Duration
+}
+
+// Reset reasons, written in the reset op's Error field.
+const (
+	ResetNoOffset   = "no-offset"    // a partition without a position
+	ResetRetention  = "retention"    // OFFSET_OUT_OF_RANGE below the log start
+	ResetOutOfRange = "out-of-range" // OFFSET_OUT_OF_RANGE anywhere else (past the end)
+	ResetTruncation = "truncation"   // KIP-320: the log was truncated below the position
+)
+
+const timerPoll = "poll"
+
+// NewConsumer builds a consumer. Use it inside the node's factory.
+func NewConsumer(opts ConsumerOptions) *Consumer {
+	checkConsumer(&opts)
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = defaultPollInterval
+	}
+	c := &Consumer{
+		opts:  opts,
+		cfg:   opts.Config.Consumer,
+		cl:    opts.Config.Client,
+		rec:   opts.Recorder,
+		parts: map[model.TopicPartition]*partState{},
+	}
+	c.net = newNetwork()
+	c.md = newMetadata(opts.Bootstrap, c.cl)
+	return c
+}
+
+// Start boots the consumer: a fresh process with no positions. It assigns
+// ConsumerOptions.Assignment, if any, and starts the poll loop.
+func (c *Consumer) Start(env *sim.Env) {
+	c.env = env
+	c.process = c.opts.Process
+	if c.process == 0 {
+		c.process = int(env.ID())
+	}
+	if len(c.opts.Assignment) > 0 {
+		c.Assign(env, c.opts.Assignment)
+	}
+	c.pollID = env.After(c.opts.PollInterval, timerPoll, 0)
+	c.run(env)
+}
+
+// Assign replaces the consumer's partitions (KafkaConsumer.assign) and
+// records an assign op. Partitions that stay keep their positions, as in
+// Kafka; new ones have none until auto.offset.reset gives them one. env may
+// be nil from harness code outside the node's events.
+func (c *Consumer) Assign(env *sim.Env, tps []model.TopicPartition) {
+	env = c.envOr(env)
+	tps = slices.Clone(tps)
+	slices.SortFunc(tps, cmpTP)
+	tps = slices.Compact(tps)
+	if c.rec != nil {
+		c.rec.Event(model.Op{Process: c.process, F: model.FAssign, Time: env.ObserverNow(), Partitions: slices.Clone(tps)})
+	}
+	c.setAssignment(env, tps)
+	c.run(env)
+}
+
+// setAssignment installs an assignment without recording it: the seam a
+// group rebalance will use, which records its own rebalance op.
+func (c *Consumer) setAssignment(env *sim.Env, tps []model.TopicPartition) {
+	for _, tp := range c.order {
+		if _, keep := slices.BinarySearchFunc(tps, tp, cmpTP); !keep {
+			delete(c.parts, tp)
+		}
+	}
+	for _, tp := range tps {
+		if c.parts[tp] == nil {
+			c.parts[tp] = &partState{
+				tp: tp, state: stateInit, position: model.NoOffset, positionEpoch: model.NoEpoch,
+				leader: model.NoBroker, leaderEpoch: model.NoEpoch, resetFrom: model.NoOffset,
+			}
+		}
+	}
+	c.order = tps
+	topics := make([]string, 0, len(tps))
+	for _, tp := range tps {
+		topics = append(topics, tp.Topic)
+	}
+	c.md.setTopics(topics)
+}
+
+// Seek moves a partition's position (KafkaConsumer.seek) and records a seek
+// op. The new position has no epoch, so, as in Kafka, it is not validated
+// until a record read from it gives it one. Buffered records are dropped.
+// env may be nil from harness code outside the node's events.
+func (c *Consumer) Seek(env *sim.Env, tp model.TopicPartition, offset model.Offset) {
+	env = c.envOr(env)
+	ps := c.parts[tp]
+	if ps == nil {
+		panic(fmt.Sprintf("client.Consumer.Seek: %v is not assigned", tp))
+	}
+	if offset < 0 {
+		panic(fmt.Sprintf("client.Consumer.Seek: negative offset %d", offset))
+	}
+	if c.rec != nil {
+		c.rec.Event(model.Op{
+			Process: c.process, F: model.FSeek, Time: env.ObserverNow(),
+			Offsets: []model.PartitionOffset{{TP: tp, Offset: offset, From: model.NoOffset}},
+		})
+	}
+	leader, epoch := c.md.leader(tp)
+	c.setPosition(ps, offset, model.NoEpoch, leader, epoch)
+	c.run(env)
+}
+
+// Position returns a partition's position, or NoOffset when it has none.
+func (c *Consumer) Position(tp model.TopicPartition) model.Offset {
+	if ps := c.parts[tp]; ps != nil && ps.state == stateFetching {
+		return ps.position
+	}
+	return model.NoOffset
+}
+
+// Assignment returns the assigned partitions, sorted.
+func (c *Consumer) Assignment() []model.TopicPartition { return slices.Clone(c.order) }
+
+func (c *Consumer) envOr(env *sim.Env) *sim.Env {
+	if env == nil {
+		env = c.env
+	}
+	if env == nil {
+		panic("client.Consumer used before Start")
+	}
+	return env
+}
+
+// setPosition installs a position and starts fetching from it.
+func (c *Consumer) setPosition(ps *partState, offset model.Offset, epoch model.Epoch, leader model.BrokerID, leaderEpoch model.Epoch) {
+	ps.position, ps.positionEpoch = offset, epoch
+	ps.leader, ps.leaderEpoch = leader, leaderEpoch
+	ps.state = stateFetching
+	ps.gen++
+	ps.buf = nil
+	ps.reqPending = false
+	ps.errNext = ""
+	ps.failures = 0
+}
+
+// poll is one turn of the application's poll loop (KafkaConsumer.poll):
+// raise a pending error, or return up to max.poll.records buffered
+// records, advancing the positions past them. A poll that returns records
+// is recorded as a poll op invoked and completed at this instant; an empty
+// poll is not recorded, and a poll that raises an error is recorded as
+// fail with the error.
+func (c *Consumer) poll(env *sim.Env) {
+	at := env.ObserverNow()
+	for _, tp := range c.order {
+		ps := c.parts[tp]
+		if ps.errNext == "" {
+			continue
+		}
+		// Kafka throws the first such exception from poll and returns
+		// nothing else.
+		if c.rec != nil {
+			i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
+			c.rec.Fail(i, at, ps.errNext+" "+tp.String())
+		}
+		ps.errNext = ""
+		return
+	}
+	budget := int(c.cfg.MaxPollRecords)
+	var out []model.PartitionRecords
+	n := len(c.order)
+	for i := 0; i < n && budget > 0; i++ {
+		ps := c.parts[c.order[(c.pollNext+i)%n]]
+		if ps.state != stateFetching || len(ps.buf) == 0 {
+			continue
+		}
+		take := min(budget, len(ps.buf))
+		recs := make([]model.OffsetValue, take)
+		for j, r := range ps.buf[:take] {
+			recs[j] = model.OffsetValue{Offset: r.offset, Value: r.value}
+		}
+		last := ps.buf[take-1]
+		ps.position, ps.positionEpoch = last.offset+1, last.epoch
+		ps.buf = slices.Delete(ps.buf, 0, take)
+		budget -= take
+		out = append(out, model.PartitionRecords{TP: ps.tp, Records: recs})
+	}
+	if n > 0 {
+		c.pollNext = (c.pollNext + 1) % n
+	}
+	if len(out) > 0 && c.rec != nil {
+		i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
+		c.rec.PollOK(i, at, out)
+	}
+}
+
+// Receive handles a broker's answer.
+func (c *Consumer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
+	broker := model.BrokerID(from)
+	switch r := m.(type) {
+	case model.MetadataResponse:
+		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqMetadata {
+			c.md.apply(r, env.Now())
+			for _, tp := range c.order {
+				c.parts[tp].staleMeta = false
+			}
+		}
+	case model.FetchResponse:
+		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqFetch {
+			c.handleFetch(env, req, r)
+		}
+	case model.ListOffsetsResponse:
+		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqListOffsets {
+			c.handleListOffsets(env, req, r)
+		}
+	case model.OffsetsForLeaderEpochResponse:
+		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqOffsetsForEpoch {
+			c.handleEpochAnswer(env, req, r)
+		}
+	}
+	c.run(env)
+}
+
+// Fire handles the consumer's timers.
+func (c *Consumer) Fire(env *sim.Env, t sim.Timer) {
+	switch t.Kind {
+	case timerWake:
+		if t.ID == c.wakeID {
+			c.wakeID, c.wakeAt = 0, 0
+		}
+	case timerPoll:
+		c.pollID = env.After(c.opts.PollInterval, timerPoll, 0)
+		c.poll(env)
+	}
+	c.run(env)
+}
+
+// Disconnected fails the requests in flight to the peer and refreshes
+// metadata.
+func (c *Consumer) Disconnected(env *sim.Env, peer sim.NodeID) {
+	c.brokerFailed(env, model.BrokerID(peer))
+	c.run(env)
+}
+
+// run is one pass of the consumer's background work, made after every
+// event: time out requests, give positions to partitions without one,
+// validate positions after leader changes, send fetches, refresh metadata,
+// and arm the wake timer.
+func (c *Consumer) run(env *sim.Env) {
+	now := env.Now()
+	for {
+		b, ok := c.net.timedOut(now)
+		if !ok {
+			break
+		}
+		c.brokerFailed(env, b)
+	}
+	for _, tp := range c.order {
+		c.updatePosition(env, c.parts[tp])
+	}
+	c.sendFetches(env)
+	c.md.maybeSend(env, &c.net)
+	c.schedule(env, c.nextDeadline(now))
+}
+
+// brokerFailed closes the connection to a broker: its requests fail and
+// will be sent again, and metadata is refreshed.
+func (c *Consumer) brokerFailed(env *sim.Env, broker model.BrokerID) {
+	now := env.Now()
+	c.md.requestUpdate()
+	for _, r := range c.net.disconnect(broker, now) {
+		switch r.kind {
+		case reqMetadata:
+			c.md.failed()
+		case reqListOffsets, reqOffsetsForEpoch:
+			if ps := c.parts[r.tp]; ps != nil && ps.gen == r.gen {
+				c.requestFailed(env, ps)
+			}
+		}
+	}
+}
+
+// requestFailed backs a partition's reset or validation off before it is
+// tried again.
+func (c *Consumer) requestFailed(env *sim.Env, ps *partState) {
+	ps.reqPending = false
+	ps.failures++
+	ps.retryAt = env.Now() + jitter(env, expBackoff(c.cl.RetryBackoff, c.cl.RetryBackoffMax, ps.failures-1))
+}
+
+func (c *Consumer) nextDeadline(now time.Duration) time.Duration {
+	d := model.Never
+	later := func(t time.Duration) {
+		if t > now && t < d {
+			d = t
+		}
+	}
+	later(c.net.nextDeadline())
+	later(c.md.dueAt())
+	later(c.net.nextUnblock(now))
+	for _, tp := range c.order {
+		later(c.parts[tp].retryAt)
+	}
+	for _, w := range c.fetchWait {
+		later(w.at)
+	}
+	return d
+}
+
+func (c *Consumer) schedule(env *sim.Env, next time.Duration) {
+	if next == model.Never {
+		if c.wakeID != 0 {
+			env.Cancel(c.wakeID)
+			c.wakeID, c.wakeAt = 0, 0
+		}
+		return
+	}
+	if c.wakeID != 0 && c.wakeAt == next {
+		return
+	}
+	env.Cancel(c.wakeID)
+	c.wakeAt = next
+	c.wakeID = env.After(next-env.Now(), timerWake, 0)
+}

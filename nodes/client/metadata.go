@@ -1,0 +1,200 @@
+package client
+
+import (
+	"slices"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// metadata is a client's cached view of the cluster, after Kafka's
+// clients Metadata and ProducerMetadata: the live brokers, the partition
+// count of each topic the client uses, and each partition's leader and
+// leader epoch. Both clients share it.
+//
+// It is refreshed by a MetadataRequest to the least loaded broker when
+// something calls for it (an unknown topic, a partition without a leader,
+// NOT_LEADER_OR_FOLLOWER and the other "invalid metadata" errors, a broken
+// connection, a request timeout) and every metadata.max.age.ms. Refreshes
+// are spaced by retry.backoff.ms, growing exponentially to
+// retry.backoff.max.ms while they fail (KIP-580), so a storm of errors
+// cannot turn into a storm of requests.
+//
+// A broker answers from what the controller last pushed to it, which may be
+// older than what the client already knows. Like Kafka since KIP-320
+// (Metadata.updateLatestMetadata), the cache keeps a partition's state when
+// an answer carries an older leader epoch, so a stale broker cannot send
+// the client back to a deposed leader.
+type metadata struct {
+	bootstrap []model.BrokerID
+	brokers   []model.BrokerID // live brokers from the last answer; bootstrap until then
+	topics    []string         // topics of interest, sorted
+
+	counts map[string]int32                              // partition count of each known topic
+	parts  map[model.TopicPartition]model.PartitionState // lookup only, never iterated
+
+	needUpdate  bool
+	inFlight    bool
+	updated     bool          // an answer has been applied
+	lastUpdate  time.Duration // when (node clock)
+	attempted   bool
+	lastAttempt time.Duration
+	failures    int // consecutive failed attempts
+	rr          int // leastLoaded rotation
+	version     uint64
+
+	maxAge, backoff, backoffMax, timeout time.Duration
+}
+
+func newMetadata(bootstrap []model.BrokerID, cl model.ClientConfig) metadata {
+	bs := slices.Clone(bootstrap)
+	slices.Sort(bs)
+	bs = slices.Compact(bs)
+	return metadata{
+		bootstrap:  bs,
+		brokers:    bs,
+		counts:     map[string]int32{},
+		parts:      map[model.TopicPartition]model.PartitionState{},
+		maxAge:     cl.MetadataMaxAge,
+		backoff:    cl.RetryBackoff,
+		backoffMax: cl.RetryBackoffMax,
+		timeout:    cl.RequestTimeout,
+	}
+}
+
+// addTopic makes a topic one of interest; a new one calls for an update.
+func (m *metadata) addTopic(t string) {
+	i, found := slices.BinarySearch(m.topics, t)
+	if found {
+		return
+	}
+	m.topics = slices.Insert(m.topics, i, t)
+	m.needUpdate = true
+}
+
+// setTopics replaces the topics of interest (the consumer's assignment).
+func (m *metadata) setTopics(ts []string) {
+	ts = slices.Clone(ts)
+	slices.Sort(ts)
+	ts = slices.Compact(ts)
+	for _, t := range ts {
+		if _, known := m.counts[t]; !known {
+			m.needUpdate = true
+		}
+	}
+	m.topics = ts
+}
+
+// requestUpdate asks for a refresh as soon as the backoff allows.
+func (m *metadata) requestUpdate() { m.needUpdate = true }
+
+// partitions returns the partition count of a topic, if known.
+func (m *metadata) partitions(topic string) (int32, bool) {
+	n, ok := m.counts[topic]
+	return n, ok
+}
+
+// leader returns the partition's leader and leader epoch; NoBroker when
+// unknown or leaderless.
+func (m *metadata) leader(tp model.TopicPartition) (model.BrokerID, model.Epoch) {
+	p, ok := m.parts[tp]
+	if !ok {
+		return model.NoBroker, model.NoEpoch
+	}
+	return p.Leader, p.LeaderEpoch
+}
+
+// hasLeader reports whether the partition has a known leader.
+func (m *metadata) hasLeader(tp model.TopicPartition) bool {
+	l, _ := m.leader(tp)
+	return l != model.NoBroker
+}
+
+// dueAt is when the next refresh may be sent, or never while one is in
+// flight or nothing calls for one. Kafka's Metadata.timeToNextUpdate: the
+// expiry of the current view (immediately when an update is requested),
+// but never before the backoff after the last attempt.
+func (m *metadata) dueAt() time.Duration {
+	if m.inFlight || len(m.topics) == 0 {
+		return model.Never
+	}
+	due := time.Duration(0)
+	if !m.needUpdate && m.updated {
+		due = satAdd(m.lastUpdate, m.maxAge)
+	}
+	if m.attempted {
+		due = max(due, satAdd(m.lastAttempt, expBackoff(m.backoff, m.backoffMax, m.failures)))
+	}
+	return due
+}
+
+// maybeSend sends a MetadataRequest if one is due and a broker can take it.
+func (m *metadata) maybeSend(env *sim.Env, n *network) {
+	now := env.Now()
+	if m.dueAt() > now {
+		return
+	}
+	b, ok := n.leastLoaded(m.brokers, now, &m.rr)
+	if !ok && !slices.Equal(m.brokers, m.bootstrap) {
+		// Every broker we last heard of is backing off: the cluster may
+		// have moved on without us, so try the bootstrap list too.
+		b, ok = n.leastLoaded(m.bootstrap, now, &m.rr)
+	}
+	if !ok {
+		return
+	}
+	topics := slices.Clone(m.topics)
+	n.send(env, b, reqMetadata, m.timeout, func(corr int32) sim.Message {
+		return model.MetadataRequest{CorrelationID: corr, Topics: topics}
+	})
+	m.inFlight = true
+	m.needUpdate = false
+	m.attempted, m.lastAttempt = true, now
+}
+
+// failed records a refresh that got no answer (timeout or disconnect).
+func (m *metadata) failed() {
+	m.inFlight = false
+	m.needUpdate = true
+	m.failures++
+}
+
+// apply folds an answer into the cache. It returns whether any partition's
+// leader or leader epoch changed, which is what makes a consumer validate
+// its positions.
+func (m *metadata) apply(r model.MetadataResponse, now time.Duration) bool {
+	m.inFlight = false
+	m.failures = 0
+	m.updated, m.lastUpdate = true, now
+	if len(r.Brokers) > 0 {
+		m.brokers = slices.Clone(r.Brokers)
+		slices.Sort(m.brokers)
+	}
+	changed := false
+	for i := range r.Topics {
+		t := &r.Topics[i]
+		if t.Error != model.NoError {
+			// UNKNOWN_TOPIC_OR_PARTITION or LEADER_NOT_AVAILABLE for the
+			// whole topic: keep what we knew and ask again later.
+			m.needUpdate = true
+			continue
+		}
+		m.counts[t.Topic] = int32(len(t.Partitions))
+		for _, p := range t.Partitions {
+			old, had := m.parts[p.TP]
+			if had && p.LeaderEpoch < old.LeaderEpoch {
+				continue // a stale broker's view (KIP-320)
+			}
+			if !had || old.Leader != p.Leader || old.LeaderEpoch != p.LeaderEpoch {
+				changed = true
+			}
+			m.parts[p.TP] = p
+			if p.Leader == model.NoBroker {
+				m.needUpdate = true // an election is under way
+			}
+		}
+	}
+	m.version++
+	return changed
+}

@@ -1,0 +1,258 @@
+package client
+
+import (
+	"slices"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// reqKind says what an in-flight request was, so that its owner knows what
+// to do with its answer or its failure.
+type reqKind uint8
+
+const (
+	reqMetadata reqKind = iota
+	reqInitProducerID
+	reqProduce
+	reqFetch
+	reqListOffsets
+	reqOffsetsForEpoch
+)
+
+// request is one request sent and not yet answered: Kafka's
+// NetworkClient.InFlightRequest. The owner's payload rides along so that a
+// response, a timeout and a disconnect all find what the request was for.
+type request struct {
+	corr     int32
+	broker   model.BrokerID
+	kind     reqKind
+	sent     time.Duration // node clock
+	deadline time.Duration // node clock: sent + the request's timeout
+
+	batch   *batch           // reqProduce
+	fetch   []fetchedAt      // reqFetch: the offsets asked, by partition
+	tp      model.TopicPartition // reqListOffsets, reqOffsetsForEpoch
+	gen     uint64               // the partition's generation when sent
+}
+
+// fetchedAt is one partition of an in-flight fetch and the offset asked, so
+// that a response for a position that has moved since (a seek, a reset) is
+// dropped, as Kafka's fetcher drops it.
+type fetchedAt struct {
+	tp     model.TopicPartition
+	offset model.Offset
+}
+
+// Reconnect backoff, Kafka's reconnect.backoff.ms and
+// reconnect.backoff.max.ms defaults (CommonClientConfigs): after a
+// connection to a broker breaks, the client waits before talking to it
+// again, doubling the wait with each consecutive failure. The model's
+// configuration does not carry these two settings; their defaults are
+// what every Kafka client runs with.
+const (
+	reconnectBackoff    = 50 * time.Millisecond
+	reconnectBackoffMax = time.Second
+)
+
+// brokerConn is what the client knows about its connection to one broker.
+type brokerConn struct {
+	broker       model.BrokerID
+	failures     int           // consecutive connection failures
+	blockedUntil time.Duration // reconnect backoff ends (node clock)
+}
+
+// network is the client side of the connections to brokers, after Kafka's
+// NetworkClient: correlation ids, the requests in flight (in send order, so
+// that failing them all walks them oldest first, as
+// InFlightRequests.clearAll does), per-broker in-flight counts, and
+// reconnect backoff. The simulated network keeps one connection per pair of
+// nodes; a timeout here cannot close it, so "closing" a connection means
+// forgetting its requests: their late answers then match nothing and are
+// dropped.
+type network struct {
+	corr  int32
+	reqs  []*request   // in send order
+	conns []brokerConn // sorted by broker
+}
+
+func newNetwork() network { return network{} }
+
+// send assigns the next correlation id, lets build make the message with
+// it, sends it and remembers the request until complete or fail removes it.
+func (n *network) send(env *sim.Env, broker model.BrokerID, kind reqKind, timeout time.Duration, build func(corr int32) sim.Message) *request {
+	n.corr++
+	now := env.Now()
+	r := &request{corr: n.corr, broker: broker, kind: kind, sent: now, deadline: satAdd(now, timeout)}
+	env.Send(sim.NodeID(broker), build(r.corr))
+	n.reqs = append(n.reqs, r)
+	return r
+}
+
+// sendOneWay sends a request that gets no answer (a produce with acks=0)
+// and returns its correlation id.
+func (n *network) sendOneWay(env *sim.Env, broker model.BrokerID, build func(corr int32) sim.Message) int32 {
+	n.corr++
+	env.Send(sim.NodeID(broker), build(n.corr))
+	return n.corr
+}
+
+// complete removes and returns the request a response answers, or nil when
+// none is in flight under that id from that broker: a duplicate answer, or
+// a late one for a request given up on.
+func (n *network) complete(from model.BrokerID, corr int32) *request {
+	for i, r := range n.reqs {
+		if r.corr == corr {
+			if r.broker != from {
+				return nil
+			}
+			n.reqs = append(n.reqs[:i], n.reqs[i+1:]...)
+			n.conn(from).failures = 0
+			return r
+		}
+	}
+	return nil
+}
+
+// inFlight counts the requests waiting for an answer from broker.
+func (n *network) inFlight(broker model.BrokerID) int {
+	c := 0
+	for _, r := range n.reqs {
+		if r.broker == broker {
+			c++
+		}
+	}
+	return c
+}
+
+// inFlightKind reports whether a request of kind is waiting on broker.
+func (n *network) inFlightKind(broker model.BrokerID, kind reqKind) bool {
+	for _, r := range n.reqs {
+		if r.broker == broker && r.kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *network) conn(b model.BrokerID) *brokerConn {
+	i, found := slices.BinarySearchFunc(n.conns, b, func(c brokerConn, b model.BrokerID) int { return int(c.broker) - int(b) })
+	if !found {
+		n.conns = slices.Insert(n.conns, i, brokerConn{broker: b})
+	}
+	return &n.conns[i]
+}
+
+// nextUnblock is the earliest end of a reconnect backoff after now, or
+// never: when a client that could not reach anyone should look again.
+func (n *network) nextUnblock(now time.Duration) time.Duration {
+	d := model.Never
+	for _, c := range n.conns {
+		if c.blockedUntil > now {
+			d = min(d, c.blockedUntil)
+		}
+	}
+	return d
+}
+
+// ready reports whether the client may send to broker now: it is not in
+// reconnect backoff (Kafka's NetworkClient.isReady / connectionDelay).
+func (n *network) ready(broker model.BrokerID, now time.Duration) bool {
+	return now >= n.conn(broker).blockedUntil
+}
+
+// disconnect closes the connection to broker: every request in flight to
+// it is removed and returned, oldest first, and the broker enters
+// reconnect backoff.
+func (n *network) disconnect(broker model.BrokerID, now time.Duration) []*request {
+	var failed []*request
+	kept := n.reqs[:0]
+	for _, r := range n.reqs {
+		if r.broker == broker {
+			failed = append(failed, r)
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	clear(n.reqs[len(kept):])
+	n.reqs = kept
+	c := n.conn(broker)
+	c.failures++
+	c.blockedUntil = now + expBackoff(reconnectBackoff, reconnectBackoffMax, c.failures-1)
+	return failed
+}
+
+// timedOut returns the first broker with a request past its deadline, as
+// Kafka's NetworkClient.handleTimedOutRequests finds them; the caller
+// disconnects it, which fails every request on that connection.
+func (n *network) timedOut(now time.Duration) (model.BrokerID, bool) {
+	for _, r := range n.reqs {
+		if now >= r.deadline {
+			return r.broker, true
+		}
+	}
+	return model.NoBroker, false
+}
+
+// nextDeadline is the earliest request deadline, or never.
+func (n *network) nextDeadline() time.Duration {
+	d := model.Never
+	for _, r := range n.reqs {
+		d = min(d, r.deadline)
+	}
+	return d
+}
+
+// leastLoaded picks the broker to ask for cluster-wide things (metadata, a
+// producer id): among candidates not in reconnect backoff, the one with the
+// fewest requests in flight, starting the scan at a rotating index so that
+// ties spread (Kafka's NetworkClient.leastLoadedNode starts at a random
+// one). It returns false when every candidate is backing off.
+func (n *network) leastLoaded(candidates []model.BrokerID, now time.Duration, rr *int) (model.BrokerID, bool) {
+	best, bestLoad := model.NoBroker, -1
+	k := len(candidates)
+	for i := 0; i < k; i++ {
+		b := candidates[(*rr+i)%k]
+		if !n.ready(b, now) {
+			continue
+		}
+		if load := n.inFlight(b); bestLoad < 0 || load < bestLoad {
+			best, bestLoad = b, load
+		}
+	}
+	*rr++
+	return best, bestLoad >= 0
+}
+
+// expBackoff is Kafka's ExponentialBackoff (KIP-580) without jitter:
+// base·2^attempts capped at max. Jitter, where Kafka has it, is added by
+// the caller from the node's random stream.
+func expBackoff(base, max time.Duration, attempts int) time.Duration {
+	if base <= 0 {
+		return 0
+	}
+	d := base
+	for i := 0; i < attempts && d < max; i++ {
+		d *= 2
+	}
+	return min(d, max)
+}
+
+// jitter spreads d by ±20%, Kafka's CommonClientConfigs.RETRY_BACKOFF_JITTER,
+// drawn from the node's own stream.
+func jitter(env *sim.Env, d time.Duration) time.Duration {
+	if d <= 0 {
+		return d
+	}
+	f := 0.8 + 0.4*env.Rand().Float64()
+	return time.Duration(float64(d) * f)
+}
+
+// satAdd adds durations, saturating at model.Never.
+func satAdd(a, b time.Duration) time.Duration {
+	if b > 0 && a > model.Never-b {
+		return model.Never
+	}
+	return a + b
+}

@@ -1,0 +1,142 @@
+package client
+
+import (
+	"fmt"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// Message is what an application hands the producer: Kafka's
+// ProducerRecord without headers. The record's timestamp is the producer's
+// clock at Send.
+type Message struct {
+	Topic string
+	// Key chooses the partition (murmur2, as Kafka) unless HasPartition is
+	// set; an empty key means no key, and the sticky partitioner chooses.
+	Key string
+	// Value must be unique within the run, so that every record in the
+	// history names its send.
+	Value string
+	// Partition is used when HasPartition is set: a flag rather than a
+	// sentinel so that a Message literal that forgets it cannot silently
+	// mean partition 0.
+	Partition    int32
+	HasPartition bool
+}
+
+// Workload feeds a producer from the harness. The producer calls Next every
+// ProducerOptions.SendInterval of its own clock and sends what it returns;
+// ok=false ends the workload for this incarnation of the producer (the
+// ticking stops; a restart starts it again and Next decides). The workload
+// lives outside the node, so it survives crashes, which is what lets it
+// keep values unique across restarts.
+type Workload interface {
+	Next(env *sim.Env) (m Message, ok bool)
+}
+
+// ProducerOptions configures a Producer.
+type ProducerOptions struct {
+	// Bootstrap lists the brokers the producer first asks for metadata.
+	Bootstrap []model.BrokerID
+	// Config supplies the Producer and Client settings under Kafka's names;
+	// start from model.DefaultConfig().
+	Config model.Config
+	// Recorder is the run's shared history. It must outlive the node, so
+	// that a crash (which discards the node) keeps what was recorded. Nil
+	// records nothing.
+	Recorder *model.Recorder
+	// Process is the producer's process id in the history; 0 means the
+	// node id.
+	Process int
+	// Workload, if set, is polled every SendInterval (which must then be
+	// positive).
+	Workload     Workload
+	SendInterval time.Duration
+	// MaxBlock is Kafka's max.block.ms, which the model's configuration does
+	// not carry: how long a send waits for its topic's metadata before it
+	// fails. 0 means Kafka's default, 60 s.
+	MaxBlock time.Duration
+
+	_ struct{}
+}
+
+// ConsumerOptions configures a Consumer.
+type ConsumerOptions struct {
+	// Bootstrap lists the brokers the consumer first asks for metadata.
+	Bootstrap []model.BrokerID
+	// Config supplies the Consumer and Client settings; start from
+	// model.DefaultConfig().
+	Config model.Config
+	// Recorder is the run's shared history (see ProducerOptions.Recorder).
+	Recorder *model.Recorder
+	// Process is the consumer's process id in the history; 0 means the
+	// node id.
+	Process int
+	// Assignment, if not empty, is assigned (and recorded as an assign op)
+	// at every start, so that a consumer that crashes and restarts picks its
+	// partitions up again.
+	Assignment []model.TopicPartition
+	// PollInterval is the period of the application's poll loop. 0 means
+	// 100 ms.
+	PollInterval time.Duration
+
+	_ struct{}
+}
+
+// Defaults for settings the model's configuration does not carry.
+const (
+	defaultMaxBlock     = 60 * time.Second
+	defaultPollInterval = 100 * time.Millisecond
+	// fetchMaxBytes and partitionFetchMaxBytes are Kafka's fetch.max.bytes
+	// and max.partition.fetch.bytes defaults.
+	fetchMaxBytes          = 50 << 20
+	partitionFetchMaxBytes = 1 << 20
+)
+
+// checkProducer panics on settings that cannot work, as Kafka's
+// ProducerConfig rejects them at construction: a programmer error of the
+// harness, not a protocol condition.
+func checkProducer(o *ProducerOptions) {
+	p, c := &o.Config.Producer, &o.Config.Client
+	var bad []string
+	if len(o.Bootstrap) == 0 {
+		bad = append(bad, "no bootstrap brokers")
+	}
+	if p.Acks != model.AcksNone && p.Acks != model.AcksLeader && p.Acks != model.AcksAll {
+		bad = append(bad, fmt.Sprintf("acks=%d", int(p.Acks)))
+	}
+	if p.Idempotence && (p.Acks != model.AcksAll || p.MaxInFlight > 5 || p.Retries == 0) {
+		bad = append(bad, fmt.Sprintf("enable.idempotence=true needs acks=all, max.in.flight.requests.per.connection<=5 and retries>0 (acks=%s, max.in.flight=%d, retries=%d)", p.Acks, p.MaxInFlight, p.Retries))
+	}
+	if p.MaxInFlight < 1 || p.BatchSize < 1 || p.DeliveryTimeout <= 0 || c.RequestTimeout <= 0 || c.MetadataMaxAge <= 0 {
+		bad = append(bad, "max.in.flight.requests.per.connection, batch.size, delivery.timeout.ms, request.timeout.ms and metadata.max.age.ms must be positive (start from model.DefaultConfig())")
+	}
+	if o.Workload != nil && o.SendInterval <= 0 {
+		bad = append(bad, "a Workload needs a positive SendInterval")
+	}
+	if len(bad) > 0 {
+		panic(fmt.Sprintf("client.NewProducer: %v", bad))
+	}
+}
+
+// checkConsumer panics on settings that cannot work.
+func checkConsumer(o *ConsumerOptions) {
+	cs, c := &o.Config.Consumer, &o.Config.Client
+	var bad []string
+	if len(o.Bootstrap) == 0 {
+		bad = append(bad, "no bootstrap brokers")
+	}
+	switch cs.AutoOffsetReset {
+	case model.ResetEarliest, model.ResetLatest, model.ResetNone:
+	default:
+		bad = append(bad, fmt.Sprintf("auto.offset.reset=%q", string(cs.AutoOffsetReset)))
+	}
+	if cs.MaxPollRecords < 1 || c.RequestTimeout <= 0 || c.MetadataMaxAge <= 0 {
+		bad = append(bad, "max.poll.records, request.timeout.ms and metadata.max.age.ms must be positive (start from model.DefaultConfig())")
+	}
+	if len(bad) > 0 {
+		panic(fmt.Sprintf("client.NewConsumer: %v", bad))
+	}
+}

@@ -1,0 +1,290 @@
+package client
+
+import (
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// Producer is a simulated Kafka producer node: KafkaProducer with its
+// RecordAccumulator, Sender and TransactionManager folded into one
+// synchronous state machine. Records come from Send (called by a Workload
+// on a timer, or by harness code) and every one is recorded in the history
+// as a send op: invoked when the application sends it, completed ok with
+// its offset, fail when it certainly was not written, info when it may or
+// may not have been.
+type Producer struct {
+	opts    ProducerOptions
+	cfg     model.ProducerConfig
+	cl      model.ClientConfig
+	rec     *model.Recorder
+	process int
+	env     *sim.Env
+
+	net     network
+	md      metadata
+	acc     accumulator
+	idem    idempotence
+	sticky  map[string]*sticky // per topic (lookup only)
+	waiting []waitingSend      // sends whose topic's metadata is not known yet
+	muted   map[model.TopicPartition]bool
+
+	wakeID sim.TimerID
+	wakeAt time.Duration
+	tickID sim.TimerID
+}
+
+// waitingSend is a send blocked on metadata, as KafkaProducer.send blocks in
+// waitOnMetadata, for at most max.block.ms.
+type waitingSend struct {
+	m        Message
+	op       int
+	ts       time.Duration
+	deadline time.Duration
+}
+
+// Timer kinds.
+const (
+	timerWake = "wake" // the sender's next deadline
+	timerTick = "tick" // the workload's next send
+)
+
+// NewProducer builds a producer. Use it inside the node's factory, so that
+// each incarnation starts from nothing, as a restarted process does:
+//
+//	s.AddNode(1000, "producer", func() sim.Node { return client.NewProducer(opts) })
+func NewProducer(opts ProducerOptions) *Producer {
+	checkProducer(&opts)
+	if opts.MaxBlock <= 0 {
+		opts.MaxBlock = defaultMaxBlock
+	}
+	p := &Producer{
+		opts: opts,
+		cfg:  opts.Config.Producer,
+		cl:   opts.Config.Client,
+		rec:  opts.Recorder,
+	}
+	p.net = newNetwork()
+	p.md = newMetadata(opts.Bootstrap, p.cl)
+	p.acc = newAccumulator(p.cfg)
+	p.idem = newIdempotence(p.cfg.Idempotence)
+	p.sticky = map[string]*sticky{}
+	p.muted = map[model.TopicPartition]bool{}
+	return p
+}
+
+// Start boots the producer: it arms the workload and, with idempotence,
+// asks for a producer id right away, as KafkaProducer's Sender does on its
+// first pass. Nothing is recovered: a producer keeps no disk state, and a
+// new incarnation is a new producer session with a new producer id. The
+// sends its previous incarnation left unfinished stay invoke in the
+// history: nobody will ever learn their fate.
+func (p *Producer) Start(env *sim.Env) {
+	p.env = env
+	p.process = p.opts.Process
+	if p.process == 0 {
+		p.process = int(env.ID())
+	}
+	if p.opts.Workload != nil {
+		p.tickID = env.After(p.opts.SendInterval, timerTick, 0)
+	}
+	p.run(env)
+}
+
+// Send hands one record to the producer, as KafkaProducer.send does: it is
+// recorded as invoked now, partitioned, and appended to a batch; its
+// outcome is recorded when known. It returns the history op index (-1
+// without a recorder). env is the producer's own Env (a Workload's Next
+// receives it); harness code outside the node's events may pass nil to use
+// the current incarnation's. Sending on a crashed producer does nothing.
+func (p *Producer) Send(env *sim.Env, m Message) int {
+	if env == nil {
+		env = p.env
+	}
+	if env == nil {
+		panic("client.Producer.Send before Start")
+	}
+	if m.Value == "" {
+		panic("client.Producer.Send: a record needs a value (values must be unique within the run)")
+	}
+	now := env.Now()
+	op := -1
+	var tp model.TopicPartition
+	known := false
+	if n, ok := p.md.partitions(m.Topic); ok {
+		tp, known = p.partition(env, m, n)
+	} else if m.HasPartition {
+		tp = model.TP(m.Topic, m.Partition)
+	}
+	if p.rec != nil {
+		op = p.rec.Invoke(model.Op{
+			Process: p.process, F: model.FSend, Time: env.ObserverNow(),
+			TP: tp, Key: m.Key, Value: m.Value,
+		})
+	}
+	switch {
+	case p.idem.state == idemFatal:
+		p.finishOne(env, op, false, "fatal: "+p.idem.fatalReason())
+	case known:
+		p.appendRecord(env, tp, pendingRecord{op: op, key: m.Key, value: m.Value, ts: now})
+	default:
+		p.md.addTopic(m.Topic)
+		p.waiting = append(p.waiting, waitingSend{m: m, op: op, ts: now, deadline: satAdd(now, p.opts.MaxBlock)})
+	}
+	p.run(env)
+	return op
+}
+
+// partition chooses the record's partition (Kafka's
+// KafkaProducer.partition and BuiltInPartitioner): explicit, by key hash, or
+// sticky for a record without a key. ok is false when an explicit partition
+// is not (yet) in the metadata.
+func (p *Producer) partition(env *sim.Env, m Message, n int32) (model.TopicPartition, bool) {
+	switch {
+	case m.HasPartition:
+		return model.TP(m.Topic, m.Partition), m.Partition >= 0 && m.Partition < n
+	case n <= 0:
+		return model.TopicPartition{}, false
+	case m.Key != "":
+		return model.TP(m.Topic, keyPartition(m.Key, n)), true
+	}
+	st := p.sticky[m.Topic]
+	if st == nil {
+		st = &sticky{part: -1}
+		p.sticky[m.Topic] = st
+	}
+	part := st.partition(env, &p.md, m.Topic, n, p.acc.batchSize)
+	st.bytes += recordBytes(m.Key, m.Value)
+	return model.TP(m.Topic, part), true
+}
+
+func (p *Producer) appendRecord(env *sim.Env, tp model.TopicPartition, r pendingRecord) {
+	p.md.addTopic(tp.Topic)
+	p.acc.append(tp, r, env.Now())
+}
+
+// unblockWaiting appends the sends whose metadata arrived, in send order,
+// and fails those that waited max.block.ms: KafkaProducer.send throws
+// TimeoutException to the caller then, before the record reaches any
+// broker, so the send certainly failed.
+func (p *Producer) unblockWaiting(env *sim.Env) {
+	if len(p.waiting) == 0 {
+		return
+	}
+	now := env.Now()
+	kept := p.waiting[:0]
+	for _, w := range p.waiting {
+		if n, ok := p.md.partitions(w.m.Topic); ok {
+			if tp, ok := p.partition(env, w.m, n); ok {
+				p.appendRecord(env, tp, pendingRecord{op: w.op, key: w.m.Key, value: w.m.Value, ts: w.ts})
+				continue
+			}
+		}
+		if now >= w.deadline {
+			p.finishOne(env, w.op, false, "timeout: no metadata for "+w.m.Topic+" after max.block.ms")
+			continue
+		}
+		kept = append(kept, w)
+	}
+	clear(p.waiting[len(kept):])
+	p.waiting = kept
+}
+
+// Receive handles a broker's answer.
+func (p *Producer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
+	broker := model.BrokerID(from)
+	switch r := m.(type) {
+	case model.MetadataResponse:
+		if req := p.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqMetadata {
+			p.md.apply(r, env.Now())
+			p.unblockWaiting(env)
+		}
+	case model.InitProducerIDResponse:
+		if req := p.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqInitProducerID {
+			p.handleInitProducerID(env, r)
+		}
+	case model.ProduceResponse:
+		if req := p.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqProduce {
+			p.completeBatch(env, req.batch, r.Error, r.BaseOffset, r.LogStartOffset)
+		}
+	}
+	p.run(env)
+}
+
+// Fire handles the producer's timers.
+func (p *Producer) Fire(env *sim.Env, t sim.Timer) {
+	switch t.Kind {
+	case timerWake:
+		if t.ID == p.wakeID {
+			p.wakeID, p.wakeAt = 0, 0
+		}
+	case timerTick:
+		if m, ok := p.opts.Workload.Next(env); ok {
+			p.tickID = env.After(p.opts.SendInterval, timerTick, 0)
+			p.Send(env, m)
+			return
+		}
+		p.tickID = 0
+	}
+	p.run(env)
+}
+
+// Disconnected fails every request in flight to the peer (their outcome is
+// unknown), puts it in reconnect backoff and refreshes metadata, as
+// Kafka's NetworkClient does when a connection breaks.
+func (p *Producer) Disconnected(env *sim.Env, peer sim.NodeID) {
+	p.brokerFailed(env, model.BrokerID(peer), model.NetworkException)
+	p.run(env)
+}
+
+// ProducerID returns the producer id and epoch in use (NoProducerID without
+// idempotence or before InitProducerId is answered).
+func (p *Producer) ProducerID() (model.ProducerID, model.Epoch) { return p.idem.pid, p.idem.epoch }
+
+// Idle reports whether the producer has nothing left to do: no record
+// waiting, batched or in flight. A harness can wait for it before the
+// final reads of a run.
+func (p *Producer) Idle() bool {
+	if len(p.waiting) > 0 || !p.acc.empty() {
+		return false
+	}
+	for _, r := range p.net.reqs {
+		if r.kind == reqProduce {
+			return false
+		}
+	}
+	return true
+}
+
+// finishOne completes one send op as fail, or as info when it may have been
+// appended.
+func (p *Producer) finishOne(env *sim.Env, op int, maybe bool, reason string) {
+	if p.rec == nil || op < 0 {
+		return
+	}
+	if maybe {
+		p.rec.Info(op, env.ObserverNow(), reason)
+	} else {
+		p.rec.Fail(op, env.ObserverNow(), reason)
+	}
+}
+
+// schedule arms the wake timer for the earliest future deadline, moving it
+// only when that deadline changes, so a busy producer does not churn
+// timers.
+func (p *Producer) schedule(env *sim.Env, next time.Duration) {
+	if next == model.Never {
+		if p.wakeID != 0 {
+			env.Cancel(p.wakeID)
+			p.wakeID, p.wakeAt = 0, 0
+		}
+		return
+	}
+	if p.wakeID != 0 && p.wakeAt == next {
+		return
+	}
+	env.Cancel(p.wakeID)
+	p.wakeAt = next
+	p.wakeID = env.After(next-env.Now(), timerWake, 0)
+}

@@ -1,0 +1,408 @@
+package client
+
+import (
+	"slices"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// run is one pass of Kafka's Sender.runOnce, made after every event the
+// producer handles: time out requests, settle idempotence (resolve
+// sequences, bump the epoch, get a producer id), expire batches past
+// delivery.timeout.ms, send the batches that are ready, refresh metadata if
+// due, and arm the wake timer for the next deadline.
+func (p *Producer) run(env *sim.Env) {
+	now := env.Now()
+	// A request unanswered for request.timeout.ms closes its connection
+	// (NetworkClient.handleTimedOutRequests): every request on it fails,
+	// and their writes' outcomes are unknown.
+	for {
+		b, ok := p.net.timedOut(now)
+		if !ok {
+			break
+		}
+		p.brokerFailed(env, b, model.RequestTimedOut)
+	}
+	if p.idem.on {
+		p.idem.resolveSequences()
+		p.idem.bumpIfNeeded()
+		p.maybeInitProducerID(env)
+	}
+	p.expire(env)
+	p.unblockWaiting(env)
+	p.drain(env)
+	p.md.maybeSend(env, &p.net)
+	p.schedule(env, p.nextDeadline(now))
+}
+
+// drain sends every batch that is ready, to its partition's leader, while
+// the leader's connection has room (max.in.flight.requests.per.connection):
+// Kafka's RecordAccumulator.ready and drain. Each batch is one
+// ProduceRequest here, so each counts as one request in flight.
+func (p *Producer) drain(env *sim.Env) {
+	now := env.Now()
+	var leaders []model.BrokerID
+	for _, tp := range p.acc.tps {
+		q := *p.acc.queues[tp]
+		if len(q) == 0 {
+			continue
+		}
+		leader, epoch := p.md.leader(tp)
+		if leader == model.NoBroker {
+			p.md.requestUpdate() // unknownLeaderTopics in Sender.sendProducerData
+			continue
+		}
+		if p.muted[tp] || p.acc.readyAt(q, epoch) > now {
+			continue
+		}
+		if i, found := slices.BinarySearch(leaders, leader); !found {
+			leaders = slices.Insert(leaders, i, leader)
+		}
+	}
+	for _, b := range leaders {
+		if p.net.ready(b, now) {
+			p.drainNode(env, b)
+		}
+	}
+}
+
+// drainNode takes ready batches for one leader, one per partition per
+// round, starting where the last drain for this leader stopped (Kafka's
+// per-node drainIndex), so that no partition starves another.
+func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
+	now := env.Now()
+	var parts []model.TopicPartition
+	for _, tp := range p.acc.tps {
+		if l, _ := p.md.leader(tp); l == leader {
+			parts = append(parts, tp)
+		}
+	}
+	n := len(parts)
+	if n == 0 {
+		return
+	}
+	limit := int(p.cfg.MaxInFlight)
+	for progress := true; progress; {
+		progress = false
+		start := p.acc.drainIdx[leader] % n
+		for i := 0; i < n; i++ {
+			if p.cfg.Acks != model.AcksNone && p.net.inFlight(leader) >= limit {
+				return
+			}
+			tp := parts[(start+i)%n]
+			q := p.acc.queues[tp]
+			if len(*q) == 0 || p.muted[tp] {
+				continue
+			}
+			_, epoch := p.md.leader(tp)
+			if p.acc.readyAt(*q, epoch) > now {
+				continue
+			}
+			b := (*q)[0]
+			if p.idem.on && p.idem.stopDrain(b) {
+				continue
+			}
+			*q = slices.Delete(*q, 0, 1)
+			if p.idem.on && b.seq == model.NoSequence {
+				p.idem.assign(b)
+			}
+			p.acc.drainIdx[leader] = (start + i + 1) % n
+			if p.cfg.MaxInFlight == 1 {
+				// guaranteeMessageOrder: one batch per partition in flight.
+				p.muted[tp] = true
+			}
+			p.sendBatch(env, leader, b)
+			progress = true
+		}
+	}
+}
+
+// sendBatch sends one attempt of a batch to the leader.
+func (p *Producer) sendBatch(env *sim.Env, leader model.BrokerID, b *batch) {
+	b.full = true // closed for appends once drained
+	wire := b.wire()
+	build := func(corr int32) sim.Message {
+		return model.ProduceRequest{CorrelationID: corr, Acks: p.cfg.Acks, Timeout: p.cl.RequestTimeout, TP: b.tp, Batch: wire}
+	}
+	if p.cfg.Acks == model.AcksNone {
+		// acks=0: the broker never answers, and Kafka completes the batch
+		// as soon as it is sent, without an offset. Whether it was written
+		// is unknown.
+		p.net.sendOneWay(env, leader, build)
+		delete(p.muted, b.tp)
+		b.maybeAppended = true
+		p.failBatch(env, b, model.NoError, "acks=0: no answer", false)
+		return
+	}
+	b.inFlight = true
+	r := p.net.send(env, leader, reqProduce, p.cl.RequestTimeout, build)
+	r.batch = b
+}
+
+// completeBatch handles one answer (or one failure) of a batch's attempt:
+// Sender.completeBatch. Success records each record's offset (base offset
+// plus its index); a retriable error puts the batch back in the queue while
+// retries and delivery time remain; anything else ends it.
+func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, base, logStart model.Offset) {
+	b.inFlight = false
+	if p.cfg.MaxInFlight == 1 {
+		delete(p.muted, b.tp)
+	}
+	if err == model.NoError {
+		if p.idem.on {
+			p.idem.completed(b, base)
+		}
+		if !b.done {
+			b.done = true
+			if p.rec != nil {
+				at := env.ObserverNow()
+				for i, r := range b.recs {
+					if r.op >= 0 {
+						p.rec.SendOK(r.op, at, b.tp, base+model.Offset(i))
+					}
+				}
+			}
+		}
+		return
+	}
+	if mayHaveAppended(err) {
+		b.maybeAppended = true
+	}
+	b.lastError = err
+	switch {
+	case p.canRetry(env, b, err, logStart):
+		p.reenqueue(env, b)
+	case err == model.DuplicateSequenceNumber:
+		// The broker has the batch but no longer remembers where: Kafka
+		// reports success without an offset. The history cannot say ok
+		// without one, so it says info.
+		if p.idem.on {
+			p.idem.completed(b, model.NoOffset)
+		}
+		b.maybeAppended = true
+		p.failBatch(env, b, model.NoError, err.String()+": written, offset unknown", false)
+	default:
+		// Only a batch that still had retries left failed for sure on the
+		// broker; after the last retry its sequence may have been taken.
+		p.failBatch(env, b, err, err.String(), b.attempts < p.cfg.Retries)
+	}
+	if invalidMetadata(err) {
+		p.md.requestUpdate()
+	}
+}
+
+// canRetry is Sender.canRetry: within delivery.timeout.ms and retries, not
+// already given up, and an error the producer may retry (with idempotence,
+// TransactionManager.canRetry decides).
+func (p *Producer) canRetry(env *sim.Env, b *batch, err model.ErrorCode, logStart model.Offset) bool {
+	if b.done || b.attempts >= p.cfg.Retries || env.Now()-b.created >= p.cfg.DeliveryTimeout {
+		return false
+	}
+	if p.idem.on {
+		return p.idem.canRetry(b, err, logStart)
+	}
+	return err.Retriable()
+}
+
+// reenqueue puts a batch back for another attempt after an exponential
+// backoff with jitter (retry.backoff.ms doubling to retry.backoff.max.ms,
+// KIP-580).
+func (p *Producer) reenqueue(env *sim.Env, b *batch) {
+	b.attempts++
+	b.lastAttempt = env.Now()
+	b.backoff = jitter(env, expBackoff(p.cl.RetryBackoff, p.cl.RetryBackoffMax, int(b.attempts)-1))
+	_, b.retryEpoch = p.md.leader(b.tp)
+	p.acc.reenqueue(b, p.idem.on)
+}
+
+// failBatch ends a batch that will not be retried: Sender.failBatch. Its
+// sends become info if any attempt may have been appended, fail otherwise.
+func (p *Producer) failBatch(env *sim.Env, b *batch, err model.ErrorCode, reason string, adjust bool) {
+	if p.idem.on && err != model.NoError {
+		p.idem.failed(b, err, adjust)
+	}
+	if b.done {
+		return
+	}
+	b.done = true
+	maybe := b.maybeAppended || b.inFlight
+	for _, r := range b.recs {
+		p.finishOne(env, r.op, maybe, reason)
+	}
+}
+
+// expire ends the batches that reached delivery.timeout.ms, waiting or in
+// flight (Sender.sendProducerData: accumulator.expiredBatches and
+// getExpiredInflightBatches). An in-flight one keeps its request: the
+// connection still counts it, and its answer, when it comes, still
+// informs the idempotent sequences.
+func (p *Producer) expire(env *sim.Env) {
+	now := env.Now()
+	for _, b := range p.acc.expired(now, p.cfg.DeliveryTimeout) {
+		p.expireBatch(env, b)
+	}
+	for _, r := range p.net.reqs {
+		if r.kind == reqProduce && !r.batch.done && now-r.batch.created >= p.cfg.DeliveryTimeout {
+			p.expireBatch(env, r.batch)
+		}
+	}
+}
+
+func (p *Producer) expireBatch(env *sim.Env, b *batch) {
+	reason := "timeout"
+	if b.lastError != model.NoError {
+		reason += " after " + b.lastError.String()
+	}
+	p.failBatch(env, b, model.RequestTimedOut, reason, false)
+	if p.idem.on && b.attempts > 0 {
+		// Sent at least once and now abandoned: until later answers show
+		// whether it made it, its partition's sequence is unresolved.
+		p.idem.markUnresolved(b)
+	}
+}
+
+// brokerFailed closes the connection to a broker after a timeout or a
+// disconnect: every request on it fails with code, metadata is refreshed.
+func (p *Producer) brokerFailed(env *sim.Env, broker model.BrokerID, code model.ErrorCode) {
+	now := env.Now()
+	p.md.requestUpdate()
+	for _, r := range p.net.disconnect(broker, now) {
+		switch r.kind {
+		case reqMetadata:
+			p.md.failed()
+		case reqInitProducerID:
+			p.initFailed(env)
+		case reqProduce:
+			// The request may have reached the leader and been appended.
+			r.batch.maybeAppended = true
+			p.completeBatch(env, r.batch, code, model.NoOffset, model.NoOffset)
+		}
+	}
+}
+
+// maybeInitProducerID asks any broker for a producer id (KIP-98) when the
+// producer needs one.
+func (p *Producer) maybeInitProducerID(env *sim.Env) {
+	now := env.Now()
+	if p.idem.state != idemNeedID || now < p.idem.initAt {
+		return
+	}
+	b, ok := p.net.leastLoaded(p.md.brokers, now, &p.md.rr)
+	if !ok {
+		b, ok = p.net.leastLoaded(p.md.bootstrap, now, &p.md.rr)
+	}
+	if !ok {
+		return
+	}
+	p.net.send(env, b, reqInitProducerID, p.cl.RequestTimeout, func(corr int32) sim.Message {
+		return model.InitProducerIDRequest{CorrelationID: corr, ProducerID: model.NoProducerID, ProducerEpoch: model.NoEpoch}
+	})
+	p.idem.state = idemInitializing
+}
+
+func (p *Producer) initFailed(env *sim.Env) {
+	p.idem.state = idemNeedID
+	p.idem.initFailures++
+	p.idem.initAt = env.Now() + jitter(env, expBackoff(p.cl.RetryBackoff, p.cl.RetryBackoffMax, p.idem.initFailures-1))
+}
+
+// handleInitProducerID installs the producer id, retries a retriable
+// error, and otherwise stops the producer for good, failing what it holds
+// (TransactionManager's fatal error state).
+func (p *Producer) handleInitProducerID(env *sim.Env, r model.InitProducerIDResponse) {
+	switch {
+	case r.Error == model.NoError:
+		p.idem.setID(r.ProducerID, r.ProducerEpoch)
+	case r.Error.Retriable():
+		p.initFailed(env)
+	default:
+		p.idem.state, p.idem.fatal = idemFatal, r.Error
+		reason := "fatal: " + r.Error.String()
+		for _, tp := range p.acc.tps {
+			q := p.acc.queues[tp]
+			for _, b := range *q {
+				p.failBatch(env, b, model.NoError, reason, false)
+			}
+			*q = nil
+		}
+		for _, w := range p.waiting {
+			p.finishOne(env, w.op, false, reason)
+		}
+		p.waiting = nil
+	}
+}
+
+// nextDeadline is the earliest instant after now at which the producer has
+// something to do without being told: a lingering batch becomes ready, a
+// backoff ends, a request or a batch times out, metadata is due, a
+// reconnect backoff ends. Things due now that could not proceed wait for
+// an event instead (an answer, a timeout), so the producer never spins.
+func (p *Producer) nextDeadline(now time.Duration) time.Duration {
+	d := model.Never
+	later := func(t time.Duration) {
+		if t > now && t < d {
+			d = t
+		}
+	}
+	later(p.net.nextDeadline())
+	later(p.md.dueAt())
+	later(p.net.nextUnblock(now))
+	if p.idem.on && p.idem.state == idemNeedID {
+		later(p.idem.initAt)
+	}
+	for _, tp := range p.acc.tps {
+		q := *p.acc.queues[tp]
+		if len(q) == 0 {
+			continue
+		}
+		if leader, epoch := p.md.leader(tp); leader != model.NoBroker && !p.muted[tp] {
+			later(p.acc.readyAt(q, epoch))
+		}
+		for _, b := range q {
+			later(satAdd(b.created, p.cfg.DeliveryTimeout))
+		}
+	}
+	for _, r := range p.net.reqs {
+		if r.kind == reqProduce && !r.batch.done {
+			later(satAdd(r.batch.created, p.cfg.DeliveryTimeout))
+		}
+	}
+	for _, w := range p.waiting {
+		later(w.deadline)
+	}
+	return d
+}
+
+// mayHaveAppended reports whether a leader can give this answer after it
+// appended the batch. NOT_ENOUGH_REPLICAS_AFTER_APPEND and REQUEST_TIMED_OUT
+// say so outright; NOT_LEADER_OR_FOLLOWER is what an acks=all request gets
+// when the leader loses leadership while it waits, with the batch already
+// in its log (and maybe on followers that keep it). Only errors a leader
+// gives before appending anything are definite: they let a failed send be
+// reported fail rather than info.
+func mayHaveAppended(err model.ErrorCode) bool {
+	switch err {
+	case model.NotEnoughReplicas, model.UnknownTopicOrPartition, model.LeaderNotAvailable,
+		model.CorruptMessage, model.MessageTooLarge, model.InvalidRequiredAcks,
+		model.InvalidTopicException, model.InvalidRequest,
+		model.OutOfOrderSequenceNumber, model.InvalidProducerEpoch, model.UnknownProducerID,
+		model.ProducerFenced, model.FencedLeaderEpoch, model.UnknownLeaderEpoch:
+		return false
+	}
+	return true
+}
+
+// invalidMetadata lists the errors whose Kafka exceptions extend
+// InvalidMetadataException: they mean the client's view of leadership is
+// out of date, and it refreshes metadata.
+func invalidMetadata(err model.ErrorCode) bool {
+	switch err {
+	case model.NotLeaderOrFollower, model.UnknownTopicOrPartition, model.LeaderNotAvailable,
+		model.NetworkException, model.KafkaStorageError, model.FencedLeaderEpoch,
+		model.UnknownLeaderEpoch, model.RequestTimedOut:
+		return true
+	}
+	return false
+}
