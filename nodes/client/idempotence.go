@@ -49,9 +49,9 @@ type idempotence struct {
 
 	parts        map[model.TopicPartition]*seqState // lookup only, never iterated
 	bumpRequired bool
-	rewrite      []model.TopicPartition           // partitions whose sequences the bump rewrites, sorted
-	unresolved   map[model.TopicPartition]int32   // next sequence after an expired batch
-	unresolvedTP []model.TopicPartition           // keys of unresolved, sorted
+	rewrite      []model.TopicPartition         // partitions whose sequences the bump rewrites, sorted
+	unresolved   map[model.TopicPartition]int32 // next sequence after an expired batch
+	unresolvedTP []model.TopicPartition         // keys of unresolved, sorted
 }
 
 type idemState uint8
