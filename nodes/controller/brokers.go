@@ -41,8 +41,8 @@ type session struct {
 // records.
 //
 // The reply carries the new broker epoch, the offset of the
-// RegisterBrokerRecord; the broker starts fenced and gets a snapshot of the
-// metadata.
+// RegisterBrokerRecord; the broker starts fenced, and a snapshot of the
+// metadata precedes the reply.
 func (c *Controller) handleRegistration(env *sim.Env, from sim.NodeID, m model.BrokerRegistrationRequest) {
 	resp := model.BrokerRegistrationResponse{CorrelationID: m.CorrelationID, BrokerEpoch: model.NoEpoch}
 	id := m.BrokerID
@@ -66,9 +66,11 @@ func (c *Controller) handleRegistration(env *sim.Env, from sim.NodeID, m model.B
 	records = append(records, RegisterBrokerRecord{ID: id, Epoch: epoch, Incarnation: m.Incarnation})
 	c.commit(env, records)
 	c.sessions[id] = &session{lastContact: env.Now()}
+	// The snapshot goes out before the answer, so that the heartbeat the
+	// broker sends on learning its epoch already shows it caught up.
+	c.publish(env)
 	resp.BrokerEpoch = epoch
 	env.Send(from, resp)
-	c.publish(env)
 	c.armSessionTimer(env)
 }
 

@@ -22,8 +22,8 @@
 // # Message flow
 //
 //	broker -> controller  BrokerRegistrationRequest  on every broker start
+//	controller -> broker  MetadataUpdate snapshot     when it registers, just before:
 //	controller -> broker  BrokerRegistrationResponse broker epoch (or an error)
-//	controller -> broker  MetadataUpdate snapshot     right after registering
 //	broker -> controller  BrokerHeartbeatRequest     every broker.heartbeat.interval.ms
 //	controller -> broker  BrokerHeartbeatResponse    fenced / caught up / shut down
 //	controller -> broker  MetadataUpdate snapshot     when a heartbeat shows the broker behind

@@ -1,0 +1,472 @@
+package controller
+
+import (
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+func TestRegistrationGivesIncreasingEpochs(t *testing.T) {
+	c := newClusterWith(t, testConfig(), 4, 1, sim.LinkConfig{Latency: sim.Fixed(time.Millisecond)},
+		func(logs map[model.BrokerID]*brokerLog) { logs[4].silent = true })
+	c.runFor(100 * time.Millisecond)
+
+	// Every broker has an epoch, the offset of its RegisterBrokerRecord:
+	// distinct, above the controller's LeaderChangeRecord at offset 1.
+	seen := map[model.Epoch]bool{}
+	var maxEpoch model.Epoch
+	for id := model.BrokerID(1); id <= 3; id++ {
+		l := c.logs[id]
+		if len(l.registrations) != 1 || l.registrations[0].Error != model.NoError {
+			t.Fatalf("%v registrations: %v", id, l.registrations)
+		}
+		b := c.broker(id)
+		if l.epoch != b.Epoch || b.Epoch <= 1 || seen[b.Epoch] || b.Incarnation != l.incarnation {
+			t.Fatalf("%v: epoch %d, controller records %+v", id, l.epoch, b)
+		}
+		seen[b.Epoch] = true
+		maxEpoch = max(maxEpoch, b.Epoch)
+		// Its snapshot came before its answer, so its first heartbeat
+		// unfenced it at once.
+		if b.Fenced || len(l.heartbeats) == 0 || l.heartbeats[0].Fenced || !l.heartbeats[0].CaughtUp {
+			t.Fatalf("%v after its first heartbeat: %+v, heartbeats %v", id, b, l.heartbeats)
+		}
+	}
+	if _, registered := c.ctrl().state.brokers[4]; registered {
+		t.Fatalf("b4 never registered but is known")
+	}
+
+	// A heartbeat from a broker that is not registered, and one with a
+	// stale epoch, get STALE_BROKER_EPOCH (ClusterControlManager.
+	// checkBrokerEpoch), and change nothing.
+	offset := c.ctrl().MetadataOffset()
+	c.send(4, model.BrokerHeartbeatRequest{CorrelationID: injected, BrokerID: 4, BrokerEpoch: 3})
+	c.send(2, model.BrokerHeartbeatRequest{CorrelationID: injected, BrokerID: 2, BrokerEpoch: c.broker(2).Epoch - 1})
+	c.runFor(10 * time.Millisecond)
+	for _, id := range ids(4, 2) {
+		hb := c.logs[id].heartbeats
+		if len(hb) == 0 || hb[len(hb)-1].Error != model.StaleBrokerEpoch {
+			t.Fatalf("%v: heartbeats %v, want STALE_BROKER_EPOCH last", id, hb)
+		}
+	}
+	if c.ctrl().MetadataOffset() != offset {
+		t.Fatalf("stale heartbeats changed the metadata")
+	}
+
+	// Broker 2 crashes and restarts at once: its old session is still valid,
+	// so the new incarnation is refused until it expires.
+	old := c.broker(2)
+	c.s.Crash(2)
+	c.s.Restart(2)
+	c.runFor(time.Second)
+	regs := c.logs[2].registrations
+	if regs[len(regs)-1].Error != model.DuplicateBrokerRegistration || c.broker(2).Incarnation != old.Incarnation {
+		t.Fatalf("quick restart: last answer %v, registration %+v; want DUPLICATE_BROKER_REGISTRATION and the old one kept",
+			regs[len(regs)-1], c.broker(2))
+	}
+	// After broker.session.timeout.ms the old incarnation is fenced and the
+	// new one registers with an epoch above every earlier one.
+	c.runFor(c.cfg.Controller.BrokerSessionTimeout)
+	now := c.broker(2)
+	if now.Incarnation != c.logs[2].incarnation || now.Epoch <= maxEpoch || now.Fenced {
+		t.Fatalf("after the session expired: %+v (old %+v), want the new incarnation, epoch > %d, unfenced", now, old, maxEpoch)
+	}
+}
+
+func TestCleanShutdownAllowsImmediateRegistration(t *testing.T) {
+	c := started(t, testConfig(), 3)
+	// Broker 2 asks to shut down: it is fenced and told it may stop.
+	c.send(2, model.BrokerHeartbeatRequest{
+		CorrelationID: injected, BrokerID: 2, BrokerEpoch: c.broker(2).Epoch, MetadataOffset: c.logs[2].offset, WantShutdown: true,
+	})
+	c.runFor(10 * time.Millisecond)
+	hb := c.logs[2].heartbeats
+	if last := hb[len(hb)-1]; !last.ShouldShutdown || !last.Fenced || !c.broker(2).Fenced {
+		t.Fatalf("shutdown request: %v, broker %+v", last, c.broker(2))
+	}
+	c.s.Crash(2)
+	c.s.Restart(2)
+	c.runFor(100 * time.Millisecond)
+	if regs := c.logs[2].registrations; regs[len(regs)-1].Error != model.NoError || c.broker(2).Incarnation != c.logs[2].incarnation {
+		t.Fatalf("restart after a clean shutdown: %v", regs)
+	}
+}
+
+func TestSessionTimeoutFencesAndReelects(t *testing.T) {
+	c := started(t, testConfig(), 3)
+	c.createTopic(model.TopicSpec{Name: "t", Partitions: 6, ReplicationFactor: 3})
+	c.runFor(10 * time.Millisecond)
+	before := c.ctrl().Partitions()
+	victim := before[0].Leader
+	led := 0
+	for _, p := range before {
+		if p.Leader == victim {
+			led++
+		}
+	}
+	if led < 2 {
+		t.Fatalf("placement gave %v only %d of 6 leaderships", victim, led)
+	}
+
+	c.s.Partition([]sim.NodeID{sim.NodeID(victim)}, []sim.NodeID{ctrlID})
+	last := c.ctrl().sessions[victim].lastContact
+	victimUpdates := len(c.logs[victim].updates)
+	timeout := c.cfg.Controller.BrokerSessionTimeout
+
+	// Not a moment early.
+	c.runUntil(last + timeout - time.Millisecond)
+	if c.broker(victim).Fenced || !reflect.DeepEqual(c.ctrl().Partitions(), before) {
+		t.Fatalf("%v fenced or partitions changed before broker.session.timeout.ms", victim)
+	}
+
+	c.runUntil(last + timeout + 2*time.Millisecond)
+	if !c.broker(victim).Fenced {
+		t.Fatalf("%v not fenced after broker.session.timeout.ms of silence", victim)
+	}
+	after := c.ctrl().Partitions()
+	for i, p := range after {
+		b := before[i]
+		if slices.Contains(p.ISR, victim) {
+			t.Fatalf("%v still in the ISR of %v", victim, p)
+		}
+		if b.Leader == victim {
+			if p.Leader == victim || p.Leader == model.NoBroker || p.LeaderEpoch != b.LeaderEpoch+1 {
+				t.Fatalf("%v led %v; now %v, want a new leader at epoch %d", victim, b, p, b.LeaderEpoch+1)
+			}
+		} else if p.Leader != b.Leader || p.LeaderEpoch != b.LeaderEpoch {
+			t.Fatalf("%v was led by %v and changed leader: %v", b.TP, b.Leader, p)
+		}
+	}
+	for id, l := range c.logs {
+		if id == victim {
+			continue
+		}
+		if c.broker(id).Fenced {
+			t.Fatalf("%v fenced too", id)
+		}
+		if !reflect.DeepEqual(l.viewList(), after) || !slices.Contains(l.fenced, victim) {
+			t.Fatalf("%v sees %v fenced=%v, want the controller's state with %v fenced", id, l.viewList(), l.fenced, victim)
+		}
+	}
+	if len(c.logs[victim].updates) != victimUpdates {
+		t.Fatalf("the partitioned broker received updates")
+	}
+}
+
+func TestMissedPushesHealThroughSnapshot(t *testing.T) {
+	c := started(t, testConfig(), 3)
+	c.runFor(3 * time.Second) // heartbeats have confirmed everyone's offset
+	c.s.Partition([]sim.NodeID{3}, []sim.NodeID{ctrlID})
+	c.runFor(100 * time.Millisecond)
+	c.createTopic(model.TopicSpec{Name: "u", Partitions: 2, ReplicationFactor: 3})
+	c.runFor(100 * time.Millisecond)
+	if _, ok := c.logs[3].view[model.TP("u", 0)]; ok {
+		t.Fatalf("the partitioned broker learnt of u")
+	}
+	l1 := c.logs[1]
+	if last := l1.updates[len(l1.updates)-1]; last.Snapshot || len(last.Partitions) != 2 {
+		t.Fatalf("b1 got %v, want a delta with u's two partitions", last)
+	}
+
+	healed := c.s.Now()
+	c.s.HealAll()
+	c.runFor(c.cfg.Controller.BrokerHeartbeatInterval + 10*time.Millisecond)
+	l3 := c.logs[3]
+	snapshot := false
+	for i, u := range l3.updates {
+		if l3.updateTimes[i] > healed && u.Snapshot {
+			snapshot = true
+		}
+	}
+	if !snapshot {
+		t.Fatalf("b3 got no snapshot after healing")
+	}
+	if !reflect.DeepEqual(l3.viewList(), c.ctrl().Partitions()) || l3.offset != c.ctrl().MetadataOffset() {
+		t.Fatalf("b3 at offset %d sees %v; controller at %d has %v", l3.offset, l3.viewList(), c.ctrl().MetadataOffset(), c.ctrl().Partitions())
+	}
+	if c.broker(3).Fenced {
+		t.Fatalf("b3 fenced after 200ms of silence")
+	}
+}
+
+func TestPushesAreCumulative(t *testing.T) {
+	c := started(t, testConfig(), 3)
+	c.runFor(3 * time.Second)
+	l1 := c.logs[1]
+	n := len(l1.updates)
+	// Two changes between two heartbeats: the second push repeats the
+	// first's partitions, so that losing the first push alone loses
+	// nothing.
+	c.createTopic(model.TopicSpec{Name: "u", Partitions: 1, ReplicationFactor: 3})
+	c.createTopic(model.TopicSpec{Name: "v", Partitions: 1, ReplicationFactor: 3})
+	c.runFor(10 * time.Millisecond)
+	if len(l1.updates) != n+2 {
+		t.Fatalf("b1 got %d updates, want 2", len(l1.updates)-n)
+	}
+	first, second := l1.updates[n], l1.updates[n+1]
+	tps := func(u model.MetadataUpdate) []model.TopicPartition {
+		var out []model.TopicPartition
+		for _, p := range u.Partitions {
+			out = append(out, p.TP)
+		}
+		return out
+	}
+	if first.Snapshot || second.Snapshot ||
+		!slices.Equal(tps(first), []model.TopicPartition{model.TP("u", 0)}) ||
+		!slices.Equal(tps(second), []model.TopicPartition{model.TP("u", 0), model.TP("v", 0)}) {
+		t.Fatalf("pushes %v then %v, want u then u and v", first, second)
+	}
+	// Once b1's heartbeat confirms the offset, the next push is small again.
+	c.runFor(c.cfg.Controller.BrokerHeartbeatInterval)
+	c.createTopic(model.TopicSpec{Name: "w", Partitions: 1, ReplicationFactor: 3})
+	c.runFor(10 * time.Millisecond)
+	if last := l1.updates[len(l1.updates)-1]; !slices.Equal(tps(last), []model.TopicPartition{model.TP("w", 0)}) {
+		t.Fatalf("push after a heartbeat: %v, want w alone", last)
+	}
+}
+
+// restartable builds a cluster with a topic and an ISR change behind it.
+func restartable(t *testing.T) *cluster {
+	c := started(t, testConfig(), 3)
+	c.createTopic(model.TopicSpec{Name: "t", Partitions: 3, ReplicationFactor: 3})
+	c.runFor(10 * time.Millisecond)
+	p := c.partition(model.TP("t", 0))
+	resp := c.alter(model.AlterPartitionRequest{
+		CorrelationID: injected, BrokerID: p.Leader, BrokerEpoch: c.broker(p.Leader).Epoch, TP: p.TP,
+		LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch, NewISR: c.isr(p.Leader),
+	})
+	if resp.Error != model.NoError {
+		t.Fatalf("shrink: %v", resp)
+	}
+	return c
+}
+
+func TestControllerRestartRecoversMetadata(t *testing.T) {
+	for _, how := range []string{"crash", "power loss"} {
+		t.Run(how, func(t *testing.T) {
+			c := restartable(t)
+			old := c.ctrl()
+			brokers, parts, offset, epoch := old.Brokers(), old.Partitions(), old.MetadataOffset(), old.ControllerEpoch()
+			if how == "crash" {
+				c.s.Crash(ctrlID)
+			} else {
+				c.s.PowerLoss(ctrlID)
+			}
+			c.runFor(time.Second)
+			c.s.Restart(ctrlID)
+			n := c.ctrl()
+			if n == old {
+				t.Fatalf("restart kept the old value")
+			}
+			if !reflect.DeepEqual(n.Brokers(), brokers) || !reflect.DeepEqual(n.Partitions(), parts) {
+				t.Fatalf("after restart:\n%v\n%v\nwant\n%v\n%v", n.Brokers(), n.Partitions(), brokers, parts)
+			}
+			if n.MetadataOffset() != offset+1 || n.ControllerEpoch() != epoch+1 || n.replayed != int(offset) || n.tornBytes != 0 {
+				t.Fatalf("offset %d epoch %d replayed %d torn %d; want offset %d (one LeaderChangeRecord more), epoch %d, %d replayed",
+					n.MetadataOffset(), n.ControllerEpoch(), n.replayed, n.tornBytes, offset+1, epoch+1, offset)
+			}
+			// Brokers catch up at their next heartbeat, under the new epoch.
+			c.runFor(c.cfg.Controller.BrokerHeartbeatInterval + 10*time.Millisecond)
+			for id, l := range c.logs {
+				if l.controllerEpoch != epoch+1 || l.offset != n.MetadataOffset() || !reflect.DeepEqual(l.viewList(), parts) {
+					t.Fatalf("%v at epoch %d offset %d sees %v", id, l.controllerEpoch, l.offset, l.viewList())
+				}
+			}
+		})
+	}
+}
+
+func TestControllerRestartGivesFreshSessions(t *testing.T) {
+	c := restartable(t)
+	// Broker 3 dies while the controller is down. The new controller has
+	// never heard from anyone and gives everyone a full session: 3 is
+	// fenced broker.session.timeout.ms after the restart, not earlier.
+	c.s.Crash(ctrlID)
+	c.s.Crash(3)
+	c.runFor(5 * time.Second)
+	c.s.Restart(ctrlID)
+	restarted := c.s.Now()
+	timeout := c.cfg.Controller.BrokerSessionTimeout
+	c.runUntil(restarted + timeout - time.Millisecond)
+	if c.broker(3).Fenced {
+		t.Fatalf("b3 fenced before a full session after the restart")
+	}
+	c.runUntil(restarted + timeout + time.Millisecond)
+	if !c.broker(3).Fenced || c.broker(1).Fenced || c.broker(2).Fenced {
+		t.Fatalf("brokers %v: want only b3 fenced", c.ctrl().Brokers())
+	}
+}
+
+func TestTornTailDropped(t *testing.T) {
+	c := restartable(t)
+	parts := c.ctrl().Partitions()
+	offset := c.ctrl().MetadataOffset()
+	c.s.Crash(ctrlID)
+	disk := c.s.Disk(ctrlID)
+	good := disk.Size(LogFile)
+	// Half of a batch, as a power loss can leave of an unsynced write.
+	frame := encodeFrame(offset+1, []Record{CreateTopicRecord{Name: "ghost", Partitions: []model.PartitionState{{
+		TP: model.TP("ghost", 0), Leader: 1, Replicas: ids(1), ISR: ids(1),
+	}}}})
+	disk.Append(LogFile, frame[:len(frame)/2])
+	c.s.Restart(ctrlID)
+	n := c.ctrl()
+	if n.tornBytes != int64(len(frame)/2) || !reflect.DeepEqual(n.Partitions(), parts) || n.MetadataOffset() != offset+1 {
+		t.Fatalf("torn %d bytes (want %d), offset %d (want %d), partitions %v", n.tornBytes, len(frame)/2, n.MetadataOffset(), offset+1, n.Partitions())
+	}
+	leaderChange := int64(len(encodeFrame(offset+1, []Record{LeaderChangeRecord{ControllerEpoch: n.ControllerEpoch(), ControllerID: ctrlID}})))
+	if disk.Size(LogFile) != good+leaderChange {
+		t.Fatalf("log is %d bytes, want the intact %d plus the new LeaderChangeRecord's %d", disk.Size(LogFile), good, leaderChange)
+	}
+	// The log goes on after the cut, and survives a power loss.
+	c.createTopic(model.TopicSpec{Name: "later", Partitions: 1, ReplicationFactor: 3})
+	want := c.ctrl().Partitions()
+	c.s.PowerLoss(ctrlID)
+	c.s.Restart(ctrlID)
+	if n := c.ctrl(); n.tornBytes != 0 || !reflect.DeepEqual(n.Partitions(), want) {
+		t.Fatalf("after power loss: torn %d, partitions %v", n.tornBytes, n.Partitions())
+	}
+}
+
+func TestUncleanRestartOnCluster(t *testing.T) {
+	for _, clean := range []bool{false, true} {
+		name := map[bool]string{false: "unclean", true: "clean"}[clean]
+		t.Run(name, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.Topic.MinInsyncReplicas = 2
+			c := started(t, cfg, 3)
+			c.createTopic(model.TopicSpec{Name: "t", Partitions: 1, ReplicationFactor: 3})
+			c.runFor(10 * time.Millisecond)
+			tp := model.TP("t", 0)
+			p := c.partition(tp)
+			leader := p.Leader
+			// The ISR shrinks to the leader alone: the others enter the ELR.
+			resp := c.alter(model.AlterPartitionRequest{
+				CorrelationID: injected, BrokerID: leader, BrokerEpoch: c.broker(leader).Epoch, TP: tp,
+				LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch, NewISR: c.isr(leader),
+			})
+			if resp.Error != model.NoError || len(resp.Partition.ELR) != 2 {
+				t.Fatalf("shrink: %v", resp)
+			}
+			// The leader crashes; its session expires and a replica from the
+			// ELR leads; the old leader, fenced below min ISR, joins the ELR.
+			c.logs[leader].cleanShutdown = clean
+			c.s.Crash(sim.NodeID(leader))
+			c.s.Restart(sim.NodeID(leader))
+			c.runFor(c.cfg.Controller.BrokerSessionTimeout + 2*c.cfg.Controller.BrokerHeartbeatInterval)
+			if c.broker(leader).Incarnation != c.logs[leader].incarnation {
+				t.Fatalf("the restarted leader did not register")
+			}
+			p = c.partition(tp)
+			if p.Leader == leader || p.Leader == model.NoBroker {
+				t.Fatalf("after the leader's restart: %v, want a leader from the ELR", p)
+			}
+			inELR := slices.Contains(p.ELR, leader)
+			if slices.Contains(p.ISR, leader) || inELR == !clean {
+				t.Fatalf("after a %s restart: %v; the old leader must be in the ELR exactly when it shut down cleanly", name, p)
+			}
+		})
+	}
+}
+
+func TestCreateTopicsAndMetadataRequests(t *testing.T) {
+	c := newClusterWith(t, testConfig(), 4, 1, sim.LinkConfig{Latency: sim.Fixed(time.Millisecond)},
+		func(logs map[model.BrokerID]*brokerLog) { logs[4].silent = true })
+	c.runFor(100 * time.Millisecond)
+	client := c.logs[4]
+	c.send(4, model.CreateTopicsRequest{CorrelationID: 1, Topics: []model.TopicSpec{
+		{Name: "a", Partitions: 2, ReplicationFactor: 3},
+		{Name: "a", Partitions: 1, ReplicationFactor: 1},
+		{Name: "b", Partitions: 1, ReplicationFactor: 4},
+		{Name: "bad name", Partitions: 1, ReplicationFactor: 1},
+		{Name: "c", Partitions: 1, Configs: []model.ConfigEntry{{Name: "min.insync.replicas", Value: "2"}}},
+		{Name: "d", Partitions: 1, Configs: []model.ConfigEntry{{Name: "log.segment.bytes", Value: "100"}}},
+		{Name: "e", Assignment: [][]model.BrokerID{{2, 1}, {3, 2}}},
+		{Name: "f", Assignment: [][]model.BrokerID{{2, 9}}},
+		{Name: "g", Partitions: 0},
+		{Name: "h", Partitions: -5},
+	}})
+	c.runFor(10 * time.Millisecond)
+	c.send(4, model.CreateTopicsRequest{CorrelationID: 2, Topics: []model.TopicSpec{{Name: "a", Partitions: 1}}})
+	c.runFor(10 * time.Millisecond)
+	if len(client.creates) != 2 {
+		t.Fatalf("answers: %v", client.creates)
+	}
+	want := []model.TopicResult{
+		{Name: "a", Error: model.NoError},
+		{Name: "a", Error: model.InvalidRequest},
+		{Name: "b", Error: model.InvalidReplicationFactor},
+		{Name: "bad name", Error: model.InvalidTopicException},
+		{Name: "c", Error: model.NoError},
+		{Name: "d", Error: model.InvalidConfig},
+		{Name: "e", Error: model.NoError},
+		{Name: "f", Error: model.InvalidReplicaAssignment},
+		{Name: "g", Error: model.NoError},
+		{Name: "h", Error: model.InvalidPartitions},
+	}
+	if got := client.creates[0]; got.CorrelationID != 1 || !reflect.DeepEqual(got.Topics, want) {
+		t.Fatalf("first answer %v\nwant %v", got.Topics, want)
+	}
+	if got := client.creates[1].Topics; len(got) != 1 || got[0].Error != model.TopicAlreadyExists {
+		t.Fatalf("second answer %v, want TOPIC_ALREADY_EXISTS", got)
+	}
+	ctrl := c.ctrl()
+	if got := ctrl.state.topics["c"].effectiveMinISR(); got != 2 {
+		t.Fatalf("topic c min ISR %d, want its override 2", got)
+	}
+	if e := c.partition(model.TP("e", 1)); !slices.Equal(e.Replicas, ids(3, 2)) || e.Leader != 3 || !slices.Equal(e.ISR, ids(3, 2)) {
+		t.Fatalf("manual assignment: %v", e)
+	}
+	if g := c.partition(model.TP("g", 0)); len(g.Replicas) != 3 {
+		t.Fatalf("defaults: %v, want default.replication.factor=3", g)
+	}
+	for _, p := range ctrl.Partitions() {
+		if p.LeaderEpoch != 0 || p.PartitionEpoch != 0 || p.Leader != p.Replicas[0] || !slices.Equal(p.ISR, p.Replicas) {
+			t.Fatalf("new partition %v: want epochs 0, the first replica leading, every replica in the ISR", p)
+		}
+	}
+
+	c.send(4, model.MetadataRequest{CorrelationID: 3, Topics: []string{"zz", "a"}})
+	c.send(4, model.MetadataRequest{CorrelationID: 4, AllTopics: true})
+	c.runFor(10 * time.Millisecond)
+	if len(client.metadata) != 2 {
+		t.Fatalf("metadata answers: %v", client.metadata)
+	}
+	some, all := client.metadata[0], client.metadata[1]
+	if some.ControllerID != ctrlID || !slices.Equal(some.Brokers, ids(1, 2, 3)) || len(some.Topics) != 2 ||
+		some.Topics[0].Topic != "a" || len(some.Topics[0].Partitions) != 2 ||
+		some.Topics[1].Topic != "zz" || some.Topics[1].Error != model.UnknownTopicOrPartition {
+		t.Fatalf("metadata for [zz a]: %v", some)
+	}
+	var names []string
+	for _, tm := range all.Topics {
+		names = append(names, tm.Topic)
+	}
+	if !slices.Equal(names, []string{"a", "c", "e", "g"}) {
+		t.Fatalf("all topics: %v", names)
+	}
+}
+
+func TestSameSeedSameRun(t *testing.T) {
+	run := func() uint64 {
+		link := sim.LinkConfig{Latency: sim.Latency{Min: time.Millisecond, Max: 5 * time.Millisecond}}
+		c := newClusterWith(t, testConfig(), 3, 7, link, nil)
+		c.runFor(time.Second)
+		c.createTopic(model.TopicSpec{Name: "t", Partitions: 5, ReplicationFactor: 2})
+		c.s.Partition([]sim.NodeID{2}, []sim.NodeID{ctrlID, 1, 3})
+		c.runFor(12 * time.Second)
+		c.s.HealAll()
+		c.s.Crash(ctrlID)
+		c.runFor(time.Second)
+		c.s.Restart(ctrlID)
+		c.runFor(5 * time.Second)
+		return c.s.Hash()
+	}
+	if a, b := run(), run(); a != b {
+		t.Fatalf("trace hashes %x and %x differ for one seed", a, b)
+	}
+}
