@@ -116,7 +116,6 @@ func NewConsumer(opts ConsumerOptions) *Consumer {
 		rec:   opts.Recorder,
 		parts: map[model.TopicPartition]*partState{},
 	}
-	c.net = newNetwork()
 	c.md = newMetadata(opts.Bootstrap, c.cl)
 	return c
 }
@@ -125,6 +124,7 @@ func NewConsumer(opts ConsumerOptions) *Consumer {
 // ConsumerOptions.Assignment, if any, and starts the poll loop.
 func (c *Consumer) Start(env *sim.Env) {
 	c.env = env
+	c.net = newNetwork(env)
 	c.process = c.opts.Process
 	if c.process == 0 {
 		c.process = int(env.ID())
@@ -360,7 +360,7 @@ func (c *Consumer) brokerFailed(env *sim.Env, broker model.BrokerID) {
 	for _, r := range c.net.disconnect(broker, now) {
 		switch r.kind {
 		case reqMetadata:
-			c.md.failed()
+			c.md.failed(now)
 		case reqListOffsets, reqOffsetsForEpoch:
 			if ps := c.parts[r.tp]; ps != nil && ps.gen == r.gen {
 				c.requestFailed(env, ps)

@@ -39,7 +39,7 @@ type metadata struct {
 	updated     bool          // an answer has been applied
 	lastUpdate  time.Duration // when (node clock)
 	attempted   bool
-	lastAttempt time.Duration
+	lastAttempt time.Duration // when the last refresh was answered or failed
 	failures    int // consecutive failed attempts
 	rr          int // leastLoaded rotation
 	version     uint64
@@ -114,7 +114,8 @@ func (m *metadata) hasLeader(tp model.TopicPartition) bool {
 // dueAt is when the next refresh may be sent, or never while one is in
 // flight or nothing calls for one. Kafka's Metadata.timeToNextUpdate: the
 // expiry of the current view (immediately when an update is requested),
-// but never before the backoff after the last attempt.
+// but never before the backoff after the last refresh ended
+// (lastRefreshMs + refreshBackoffMs).
 func (m *metadata) dueAt() time.Duration {
 	if m.inFlight || len(m.topics) == 0 {
 		return model.Never
@@ -150,14 +151,14 @@ func (m *metadata) maybeSend(env *sim.Env, n *network) {
 	})
 	m.inFlight = true
 	m.needUpdate = false
-	m.attempted, m.lastAttempt = true, now
 }
 
 // failed records a refresh that got no answer (timeout or disconnect).
-func (m *metadata) failed() {
+func (m *metadata) failed(now time.Duration) {
 	m.inFlight = false
 	m.needUpdate = true
 	m.failures++
+	m.attempted, m.lastAttempt = true, now
 }
 
 // apply folds an answer into the cache. It returns whether any partition's
@@ -167,6 +168,7 @@ func (m *metadata) apply(r model.MetadataResponse, now time.Duration) bool {
 	m.inFlight = false
 	m.failures = 0
 	m.updated, m.lastUpdate = true, now
+	m.attempted, m.lastAttempt = true, now
 	if len(r.Brokers) > 0 {
 		m.brokers = slices.Clone(r.Brokers)
 		slices.Sort(m.brokers)

@@ -77,7 +77,14 @@ type network struct {
 	conns []brokerConn // sorted by broker
 }
 
-func newNetwork() network { return network{} }
+// newNetwork starts the correlation ids of a new incarnation at a random
+// point of the node's stream. Kafka's ids restart at 0 with every process,
+// and TCP keeps an old connection's late answers from reaching the new
+// process; the simulated network keeps one connection per pair of nodes
+// across restarts, so distinct ids per incarnation play that part.
+func newNetwork(env *sim.Env) network {
+	return network{corr: int32(env.Rand().Uint32() >> 2)}
+}
 
 // send assigns the next correlation id, lets build make the message with
 // it, sends it and remembers the request until complete or fail removes it.

@@ -50,6 +50,10 @@ type ProducerOptions struct {
 	// Process is the producer's process id in the history; 0 means the
 	// node id.
 	Process int
+	// Topics, if any, have their metadata fetched at start, as an
+	// application that calls partitionsFor before sending does, so that the
+	// first sends need not wait for it.
+	Topics []string
 	// Workload, if set, is polled every SendInterval (which must then be
 	// positive).
 	Workload     Workload

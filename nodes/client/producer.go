@@ -40,7 +40,6 @@ type Producer struct {
 type waitingSend struct {
 	m        Message
 	op       int
-	ts       time.Duration
 	deadline time.Duration
 }
 
@@ -65,7 +64,6 @@ func NewProducer(opts ProducerOptions) *Producer {
 		cl:   opts.Config.Client,
 		rec:  opts.Recorder,
 	}
-	p.net = newNetwork()
 	p.md = newMetadata(opts.Bootstrap, p.cl)
 	p.acc = newAccumulator(p.cfg)
 	p.idem = newIdempotence(p.cfg.Idempotence)
@@ -82,9 +80,13 @@ func NewProducer(opts ProducerOptions) *Producer {
 // history: nobody will ever learn their fate.
 func (p *Producer) Start(env *sim.Env) {
 	p.env = env
+	p.net = newNetwork(env)
 	p.process = p.opts.Process
 	if p.process == 0 {
 		p.process = int(env.ID())
+	}
+	for _, t := range p.opts.Topics {
+		p.md.addTopic(t)
 	}
 	if p.opts.Workload != nil {
 		p.tickID = env.After(p.opts.SendInterval, timerTick, 0)
@@ -130,7 +132,7 @@ func (p *Producer) Send(env *sim.Env, m Message) int {
 		p.appendRecord(env, tp, pendingRecord{op: op, key: m.Key, value: m.Value, ts: now})
 	default:
 		p.md.addTopic(m.Topic)
-		p.waiting = append(p.waiting, waitingSend{m: m, op: op, ts: now, deadline: satAdd(now, p.opts.MaxBlock)})
+		p.waiting = append(p.waiting, waitingSend{m: m, op: op, deadline: satAdd(now, p.opts.MaxBlock)})
 	}
 	p.run(env)
 	return op
@@ -177,7 +179,8 @@ func (p *Producer) unblockWaiting(env *sim.Env) {
 	for _, w := range p.waiting {
 		if n, ok := p.md.partitions(w.m.Topic); ok {
 			if tp, ok := p.partition(env, w.m, n); ok {
-				p.appendRecord(env, tp, pendingRecord{op: w.op, key: w.m.Key, value: w.m.Value, ts: w.ts})
+				// Kafka stamps the record after the metadata wait.
+				p.appendRecord(env, tp, pendingRecord{op: w.op, key: w.m.Key, value: w.m.Value, ts: now})
 				continue
 			}
 		}

@@ -271,7 +271,7 @@ func (p *Producer) brokerFailed(env *sim.Env, broker model.BrokerID, code model.
 	for _, r := range p.net.disconnect(broker, now) {
 		switch r.kind {
 		case reqMetadata:
-			p.md.failed()
+			p.md.failed(now)
 		case reqInitProducerID:
 			p.initFailed(env)
 		case reqProduce:
