@@ -32,6 +32,9 @@ func TestRegistrationGivesIncreasingEpochs(t *testing.T) {
 		maxEpoch = max(maxEpoch, b.Epoch)
 		// Its snapshot came before its answer, so its first heartbeat
 		// unfenced it at once.
+		if len(l.updates) == 0 || !l.updates[0].Snapshot {
+			t.Fatalf("%v: first update %v, want a snapshot", id, l.updates)
+		}
 		if b.Fenced || len(l.heartbeats) == 0 || l.heartbeats[0].Fenced || !l.heartbeats[0].CaughtUp {
 			t.Fatalf("%v after its first heartbeat: %+v, heartbeats %v", id, b, l.heartbeats)
 		}
@@ -62,7 +65,16 @@ func TestRegistrationGivesIncreasingEpochs(t *testing.T) {
 	old := c.broker(2)
 	c.s.Crash(2)
 	c.s.Restart(2)
+	lastContact := c.ctrl().sessions[2].lastContact
 	c.runFor(time.Second)
+	// Meanwhile the metadata changes. The restarted broker, which has
+	// nothing, is pushed a snapshot, not a delta it could not apply alone.
+	c.createTopic(model.TopicSpec{Name: "t", Partitions: 1, ReplicationFactor: 3})
+	c.runFor(10 * time.Millisecond)
+	if l := c.logs[2]; !l.updates[len(l.updates)-1].Snapshot || !reflect.DeepEqual(l.viewList(), c.ctrl().Partitions()) {
+		t.Fatalf("restarted broker got %v, sees %v", l.updates[len(l.updates)-1], l.viewList())
+	}
+	c.runUntil(lastContact + c.cfg.Controller.BrokerSessionTimeout - 50*time.Millisecond)
 	regs := c.logs[2].registrations
 	if regs[len(regs)-1].Error != model.DuplicateBrokerRegistration || c.broker(2).Incarnation != old.Incarnation {
 		t.Fatalf("quick restart: last answer %v, registration %+v; want DUPLICATE_BROKER_REGISTRATION and the old one kept",
@@ -70,10 +82,37 @@ func TestRegistrationGivesIncreasingEpochs(t *testing.T) {
 	}
 	// After broker.session.timeout.ms the old incarnation is fenced and the
 	// new one registers with an epoch above every earlier one.
-	c.runFor(c.cfg.Controller.BrokerSessionTimeout)
+	c.runFor(time.Second)
 	now := c.broker(2)
 	if now.Incarnation != c.logs[2].incarnation || now.Epoch <= maxEpoch || now.Fenced {
 		t.Fatalf("after the session expired: %+v (old %+v), want the new incarnation, epoch > %d, unfenced", now, old, maxEpoch)
+	}
+}
+
+func TestUnfenceOnlyWhenCaughtUp(t *testing.T) {
+	c := newClusterWith(t, testConfig(), 3, 1, sim.LinkConfig{Latency: sim.Fixed(time.Millisecond)},
+		func(logs map[model.BrokerID]*brokerLog) { logs[3].noHeartbeat = true })
+	c.runFor(100 * time.Millisecond)
+	epoch := c.broker(3).Epoch
+	beat := func(offset int64, wantFence bool) model.BrokerHeartbeatResponse {
+		c.send(3, model.BrokerHeartbeatRequest{
+			CorrelationID: injected, BrokerID: 3, BrokerEpoch: epoch, MetadataOffset: offset, WantFence: wantFence,
+		})
+		c.runFor(10 * time.Millisecond)
+		hb := c.logs[3].heartbeats
+		return hb[len(hb)-1]
+	}
+	// Behind its own registration: stays fenced.
+	if r := beat(int64(epoch)-1, false); !r.Fenced || r.CaughtUp || !c.broker(3).Fenced {
+		t.Fatalf("behind: %v", r)
+	}
+	// Caught up but asking to stay fenced: stays fenced.
+	if r := beat(int64(epoch), true); !r.Fenced || !r.CaughtUp || !c.broker(3).Fenced {
+		t.Fatalf("caught up, wantFence: %v", r)
+	}
+	// Caught up: unfenced.
+	if r := beat(int64(epoch), false); r.Fenced || !r.CaughtUp || c.broker(3).Fenced {
+		t.Fatalf("caught up: %v", r)
 	}
 }
 
