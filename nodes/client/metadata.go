@@ -40,8 +40,8 @@ type metadata struct {
 	lastUpdate  time.Duration // when (node clock)
 	attempted   bool
 	lastAttempt time.Duration // when the last refresh was answered or failed
-	failures    int // consecutive failed attempts
-	rr          int // leastLoaded rotation
+	failures    int           // consecutive failed attempts
+	rr          int           // leastLoaded rotation
 	version     uint64
 
 	maxAge, backoff, backoffMax, timeout time.Duration
