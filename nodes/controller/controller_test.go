@@ -116,6 +116,63 @@ func TestUnfenceOnlyWhenCaughtUp(t *testing.T) {
 	}
 }
 
+func TestReRegistrationFencesOldIncarnation(t *testing.T) {
+	// A broker that sends its registration again (same incarnation, say its
+	// answer was lost) gets a new epoch and starts fenced: it must leave
+	// the ISRs and leaderships of its previous epoch, not keep them fenced.
+	c := started(t, testConfig(), 3)
+	c.createTopic(model.TopicSpec{Name: "t", Partitions: 1, ReplicationFactor: 3})
+	c.runFor(10 * time.Millisecond)
+	tp := model.TP("t", 0)
+	before := c.partition(tp)
+	leader := before.Leader
+	l := c.logs[leader]
+	c.send(leader, model.BrokerRegistrationRequest{CorrelationID: injected, BrokerID: leader, Incarnation: l.incarnation, CleanShutdown: true})
+	c.runFor(time.Millisecond + time.Millisecond/2)
+	after := c.partition(tp)
+	if !c.broker(leader).Fenced || after.Leader == leader || slices.Contains(after.ISR, leader) || after.LeaderEpoch != before.LeaderEpoch+1 {
+		t.Fatalf("after re-registering %v: %+v, partition %v", leader, c.broker(leader), after)
+	}
+}
+
+// TestUnfenceElectsLeaderlessPartitions: a partition whose replicas are
+// all gone has no leader; the broker that can lead it is elected when it
+// is unfenced again.
+func TestUnfenceElectsLeaderlessPartitions(t *testing.T) {
+	cases := []struct {
+		name       string
+		elr, clean bool
+		isr, elrs  []model.BrokerID // while 3 is away
+	}{
+		{"no ELR: the last ISR member stays and leads again", false, true, ids(3), nil},
+		{"ELR: back from the ELR", true, true, nil, ids(3)},
+		{"ELR, unclean restart: the last known leader", true, false, nil, ids(3)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.Controller.EligibleLeaderReplicas = tc.elr
+			c := started(t, cfg, 3)
+			c.createTopic(model.TopicSpec{Name: "t", Assignment: [][]model.BrokerID{{3}}})
+			c.runFor(10 * time.Millisecond)
+			tp := model.TP("t", 0)
+			c.logs[3].cleanShutdown = tc.clean
+			c.s.Crash(3)
+			c.runFor(c.cfg.Controller.BrokerSessionTimeout + time.Second)
+			away := c.partition(tp)
+			if away.Leader != model.NoBroker || !slices.Equal(away.ISR, tc.isr) || !slices.Equal(away.ELR, tc.elrs) || away.LeaderEpoch != 1 {
+				t.Fatalf("while b3 is away: %v, want no leader at epoch 1, isr=%v elr=%v", away, tc.isr, tc.elrs)
+			}
+			c.s.Restart(3)
+			c.runFor(100 * time.Millisecond)
+			back := c.partition(tp)
+			if c.broker(3).Fenced || back.Leader != 3 || !slices.Equal(back.ISR, ids(3)) || len(back.ELR) != 0 || back.LeaderEpoch != 2 {
+				t.Fatalf("b3 back: %v, want it leading at epoch 2 with isr=[b3]", back)
+			}
+		})
+	}
+}
+
 func TestCleanShutdownAllowsImmediateRegistration(t *testing.T) {
 	c := started(t, testConfig(), 3)
 	// Broker 2 asks to shut down: it is fenced and told it may stop.
@@ -463,11 +520,34 @@ func TestCreateTopicsAndMetadataRequests(t *testing.T) {
 	if g := c.partition(model.TP("g", 0)); len(g.Replicas) != 3 {
 		t.Fatalf("defaults: %v, want default.replication.factor=3", g)
 	}
+
 	for _, p := range ctrl.Partitions() {
 		if p.LeaderEpoch != 0 || p.PartitionEpoch != 0 || p.Leader != p.Replicas[0] || !slices.Equal(p.ISR, p.Replicas) {
 			t.Fatalf("new partition %v: want epochs 0, the first replica leading, every replica in the ISR", p)
 		}
 	}
+
+	// With broker 3 fenced, placement avoids it while enough others are
+	// unfenced, and uses it (outside the ISR) only when it must.
+	c.send(3, model.BrokerHeartbeatRequest{CorrelationID: injected, BrokerID: 3, BrokerEpoch: c.broker(3).Epoch,
+		MetadataOffset: c.logs[3].offset, WantFence: true})
+	c.runFor(10 * time.Millisecond)
+	c.createTopic(model.TopicSpec{Name: "two", Partitions: 6, ReplicationFactor: 2})
+	c.createTopic(model.TopicSpec{Name: "three", Partitions: 3, ReplicationFactor: 3})
+	for p := int32(0); p < 6; p++ {
+		if two := c.partition(model.TP("two", p)); slices.Contains(two.Replicas, 3) {
+			t.Fatalf("rf 2 placed on fenced b3: %v", two)
+		}
+	}
+	for p := int32(0); p < 3; p++ {
+		if three := c.partition(model.TP("three", p)); !slices.Contains(three.Replicas, 3) ||
+			slices.Contains(three.ISR, 3) || three.Leader == 3 {
+			t.Fatalf("rf 3 with b3 fenced: %v, want b3 a replica outside the ISR", three)
+		}
+	}
+	c.send(3, model.BrokerHeartbeatRequest{CorrelationID: injected, BrokerID: 3, BrokerEpoch: c.broker(3).Epoch,
+		MetadataOffset: c.logs[3].offset})
+	c.runFor(10 * time.Millisecond)
 
 	c.send(4, model.MetadataRequest{CorrelationID: 3, Topics: []string{"zz", "a"}})
 	c.send(4, model.MetadataRequest{CorrelationID: 4, AllTopics: true})
@@ -485,7 +565,7 @@ func TestCreateTopicsAndMetadataRequests(t *testing.T) {
 	for _, tm := range all.Topics {
 		names = append(names, tm.Topic)
 	}
-	if !slices.Equal(names, []string{"a", "c", "e", "g"}) {
+	if !slices.Equal(names, []string{"a", "c", "e", "g", "three", "two"}) {
 		t.Fatalf("all topics: %v", names)
 	}
 }
