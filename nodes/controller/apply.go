@@ -199,9 +199,9 @@ func (s *metadataState) active(id model.BrokerID) bool {
 }
 
 // effectiveMinISR is min.insync.replicas capped at the replication factor,
-// as ReplicationControlManager.getTopicEffectiveMinIsr computes it: a topic
-// with fewer replicas than the setting could otherwise never leave the ELR
-// rules' "below min ISR" state.
+// the value ReplicationControlManager.getTopicEffectiveMinIsr hands the
+// change builder. (With the ELR rules as they are, a cap or none gives the
+// same ELR: an ISR holding every replica leaves nobody to put in it.)
 func (t *topicInfo) effectiveMinISR() int {
 	m := int(t.minISR)
 	if len(t.parts) > 0 && len(t.parts[0].Replicas) < m {

@@ -166,9 +166,7 @@ func (c *Controller) fenceExpired(env *sim.Env) {
 		if b.Fenced || c.sessionValid(env, b) {
 			continue
 		}
-		if env.Tracing() {
-			env.Trace("session-expired", id.String())
-		}
+		env.Trace("session-expired", id.String())
 		c.commit(env, c.fenceRecords(id))
 		c.publish(env)
 	}
