@@ -185,12 +185,19 @@ func newCluster(t *testing.T, cfg model.Config, brokers int) *cluster {
 func newClusterWith(t *testing.T, cfg model.Config, brokers int, seed uint64, link sim.LinkConfig,
 	setup func(map[model.BrokerID]*brokerLog)) *cluster {
 	t.Helper()
+	return newClusterSim(t, cfg, brokers, sim.Config{Seed: seed, EventLimit: 2_000_000, Link: link}, setup)
+}
+
+// newClusterSim takes the whole kernel configuration.
+func newClusterSim(t *testing.T, cfg model.Config, brokers int, simCfg sim.Config,
+	setup func(map[model.BrokerID]*brokerLog)) *cluster {
+	t.Helper()
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("config: %v", err)
 	}
 	c := &cluster{
 		t:    t,
-		s:    sim.New(sim.Config{Seed: seed, EventLimit: 2_000_000, Link: link}),
+		s:    sim.New(simCfg),
 		cfg:  cfg,
 		logs: map[model.BrokerID]*brokerLog{},
 	}
