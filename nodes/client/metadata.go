@@ -42,7 +42,6 @@ type metadata struct {
 	lastAttempt time.Duration // when the last refresh was answered or failed
 	failures    int           // consecutive failed attempts
 	rr          int           // leastLoaded rotation
-	version     uint64
 
 	maxAge, backoff, backoffMax, timeout time.Duration
 }
@@ -161,10 +160,10 @@ func (m *metadata) failed(now time.Duration) {
 	m.attempted, m.lastAttempt = true, now
 }
 
-// apply folds an answer into the cache. It returns whether any partition's
-// leader or leader epoch changed, which is what makes a consumer validate
-// its positions.
-func (m *metadata) apply(r model.MetadataResponse, now time.Duration) bool {
+// apply folds an answer into the cache. A consumer compares each
+// partition's leader and epoch with those its position was validated
+// against after every answer.
+func (m *metadata) apply(r model.MetadataResponse, now time.Duration) {
 	m.inFlight = false
 	m.failures = 0
 	m.updated, m.lastUpdate = true, now
@@ -173,7 +172,6 @@ func (m *metadata) apply(r model.MetadataResponse, now time.Duration) bool {
 		m.brokers = slices.Clone(r.Brokers)
 		slices.Sort(m.brokers)
 	}
-	changed := false
 	for i := range r.Topics {
 		t := &r.Topics[i]
 		if t.Error != model.NoError {
@@ -188,15 +186,10 @@ func (m *metadata) apply(r model.MetadataResponse, now time.Duration) bool {
 			if had && p.LeaderEpoch < old.LeaderEpoch {
 				continue // a stale broker's view (KIP-320)
 			}
-			if !had || old.Leader != p.Leader || old.LeaderEpoch != p.LeaderEpoch {
-				changed = true
-			}
 			m.parts[p.TP] = p
 			if p.Leader == model.NoBroker {
 				m.needUpdate = true // an election is under way
 			}
 		}
 	}
-	m.version++
-	return changed
 }

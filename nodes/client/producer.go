@@ -99,7 +99,9 @@ func (p *Producer) Start(env *sim.Env) {
 // outcome is recorded when known. It returns the history op index (-1
 // without a recorder). env is the producer's own Env (a Workload's Next
 // receives it); harness code outside the node's events may pass nil to use
-// the current incarnation's. Sending on a crashed producer does nothing.
+// the current incarnation's. Harness code must call it on the current
+// incarnation (sim.Sim.Node), never on a value kept from before a crash:
+// that one's sends would be recorded and never completed.
 func (p *Producer) Send(env *sim.Env, m Message) int {
 	if env == nil {
 		env = p.env

@@ -252,6 +252,56 @@ func TestProducerIdempotentMaxInFlight(t *testing.T) {
 	}
 }
 
+// While an idempotent producer retries, a partition has one request in
+// flight: the lowest sequence goes first and the next waits for its answer
+// (RecordAccumulator.shouldStopDrainBatchesForPartition), so retries keep
+// the log in send order.
+func TestProducerIdempotentRetriesOneAtATime(t *testing.T) {
+	w := newWorld(t, 1)
+	w.c.topic("t", 1)
+	refused := map[string]bool{}
+	w.c.produce = func(_ model.BrokerID, r model.ProduceRequest) (action, model.ErrorCode) {
+		if v := r.Batch.Records[0].Value; !refused[v] {
+			refused[v] = true
+			return actError, model.NotEnoughReplicas
+		}
+		return actOK, 0
+	}
+	// No backoff: each batch is retried as soon as it is refused, while
+	// the others are still in flight.
+	w.producer(cfg(t, "linger.ms=0", "retry.backoff.ms=0", "retry.backoff.max.ms=0"), nil)
+	for i := 0; i < 3; i++ {
+		w.send(time.Duration(5+i)*ms, msg("t", 0, fmt.Sprintf("v%d", i)))
+	}
+	w.run(2 * time.Second)
+
+	seen := map[string]bool{}
+	var retries []received
+	for _, r := range w.c.produces() {
+		v := batchValues(r.msg)[0]
+		if seen[v] {
+			retries = append(retries, r)
+		}
+		seen[v] = true
+	}
+	if len(retries) != 3 {
+		t.Fatalf("%d retries, want 3 (each batch refused once)", len(retries))
+	}
+	for i, r := range retries {
+		if got := batchValues(r.msg); !slices.Equal(got, []string{fmt.Sprintf("v%d", i)}) {
+			t.Errorf("retry %d carried %v, want v%d: retries go in sequence order", i, got, i)
+		}
+		if i > 0 && r.at < retries[i-1].at+2*ms {
+			t.Errorf("retry of v%d arrived at %v, before the answer to v%d's (arrived %v) could return", i, r.at, i-1, retries[i-1].at)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		if op := w.sendOp(fmt.Sprintf("v%d", i)); op.Type != model.OpOK || op.Offset != model.Offset(i) {
+			t.Errorf("send v%d: %s, want ok at %d", i, op.String(), i)
+		}
+	}
+}
+
 // lostFirstAnswer loses the answer to the first attempt of v0 (the write
 // is appended), and answers everything else.
 func lostFirstAnswer() func(model.BrokerID, model.ProduceRequest) (action, model.ErrorCode) {
