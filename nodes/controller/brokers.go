@@ -34,11 +34,14 @@ type session struct {
 //
 // If the broker was registered before, its old incarnation is gone: before
 // the new RegisterBrokerRecord, it leaves every ISR, as when fenced, and
-// the partitions it led elect new leaders. With ELR on and no clean
-// shutdown (KIP-966; Kafka's ReplicationControlManager.handleBrokerShutdown
-// and handleBrokerUncleanShutdown), it also leaves every ELR and may not
-// enter one: its log may have lost an unflushed tail with committed
-// records.
+// the partitions it led elect new leaders (the new registration starts
+// fenced, and a fenced broker is in no ISR). With ELR on and no clean
+// shutdown (KIP-966, Kafka's ReplicationControlManager.
+// handleBrokerUncleanShutdown), it instead leaves every ISR and every ELR
+// and may not enter one: its log may have lost an unflushed tail with
+// committed records. With ELR off an unclean restart is treated like a
+// clean one, which is the KIP-966 bug: an ISR's last member keeps its
+// place and leads again with whatever its log kept.
 //
 // The reply carries the new broker epoch, the offset of the
 // RegisterBrokerRecord; the broker starts fenced, and a snapshot of the
