@@ -440,6 +440,73 @@ func TestProducerUnknownProducerIDBumpsEpoch(t *testing.T) {
 	}
 }
 
+// A non-retriable error fails the send at once (the leader refused it
+// before appending); with idempotence the producer then bumps its epoch,
+// so that the next batch does not leave a sequence gap
+// (TransactionManager.handleFailedBatch).
+func TestProducerNonRetriableErrorFails(t *testing.T) {
+	w := newWorld(t, 1)
+	w.c.topic("t", 1)
+	w.c.produce = func(_ model.BrokerID, r model.ProduceRequest) (action, model.ErrorCode) {
+		if r.Batch.Records[0].Value == "v0" {
+			return actError, model.MessageTooLarge
+		}
+		return actOK, 0
+	}
+	w.producer(cfg(t, "linger.ms=0"), nil)
+	w.send(5*ms, msg("t", 0, "v0"))
+	w.send(100*ms, msg("t", 0, "v1"))
+	w.run(time.Second)
+	if op := w.sendOp("v0"); op.Type != model.OpFail || op.Error != "MESSAGE_TOO_LARGE" || op.End != 7*ms {
+		t.Errorf("send v0: %s (%q), want fail MESSAGE_TOO_LARGE at 7ms", op.String(), op.Error)
+	}
+	ps := w.c.produces()
+	if len(ps) != 2 || !strings.Contains(ps[1].msg.(model.ProduceRequest).String(), "pid=7:1 seq=0") {
+		t.Errorf("requests %v, want v1 sent as pid=7:1 seq=0 after the bump", ps)
+	}
+	if op := w.sendOp("v1"); op.Type != model.OpOK || op.Offset != 0 {
+		t.Errorf("send v1: %s, want ok at 0", op.String())
+	}
+}
+
+// A broker that answers twice completes the send once; the duplicate
+// answer matches no request in flight.
+func TestProducerDuplicateAnswerIgnored(t *testing.T) {
+	w := newWorld(t, 1)
+	w.c.topic("t", 1)
+	w.c.produce = func(model.BrokerID, model.ProduceRequest) (action, model.ErrorCode) { return actTwice, 0 }
+	w.producer(cfg(t, "linger.ms=0"), nil)
+	w.send(5*ms, msg("t", 0, "v0"))
+	w.send(6*ms, msg("t", 0, "v1"))
+	w.run(time.Second)
+	for i := 0; i < 2; i++ {
+		if op := w.sendOp(fmt.Sprintf("v%d", i)); op.Type != model.OpOK || op.Offset != model.Offset(i) {
+			t.Errorf("send v%d: %s, want ok at %d", i, op.String(), i)
+		}
+	}
+}
+
+// The same scenario gives the same run, event for event.
+func TestProducerDeterministic(t *testing.T) {
+	run := func() (uint64, string) {
+		w := newWorld(t, 2)
+		w.c.topic("t", 1, 2)
+		w.c.produce = lostFirstAnswer()
+		w.producer(cfg(t, "enable.idempotence=false", "acks=1", "linger.ms=2", "request.timeout.ms=1000"), func(o *ProducerOptions) {
+			o.Workload, o.SendInterval = &countWorkload{n: 50}, 3*ms
+		})
+		w.at(40*ms, func() { w.s.Crash(2) })
+		w.at(90*ms, func() { w.s.Restart(2) })
+		w.run(5 * time.Second)
+		return w.s.Hash(), dump(w.history())
+	}
+	h1, d1 := run()
+	h2, d2 := run()
+	if h1 != h2 || d1 != d2 {
+		t.Errorf("two runs differ: hash %x vs %x", h1, h2)
+	}
+}
+
 // acks=0 gets no answer: the send's outcome is unknown at once.
 func TestProducerAcksZeroIsInfo(t *testing.T) {
 	w := newWorld(t, 1)

@@ -150,6 +150,16 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 	if p.cfg.MaxInFlight == 1 {
 		delete(p.muted, b.tp)
 	}
+	if err == model.NoError && base < 0 {
+		// A leader must say where it put an acknowledged batch; without an
+		// offset the history cannot say ok, only that it was written.
+		if p.idem.on {
+			p.idem.completed(b, base)
+		}
+		b.maybeAppended = true
+		p.failBatch(env, b, model.NoError, "NONE without an offset", false)
+		return
+	}
 	if err == model.NoError {
 		if p.idem.on {
 			p.idem.completed(b, base)
