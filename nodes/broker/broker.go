@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -237,6 +238,45 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 		env.Cancel(f.timeout)
 		b.fetcherBackoff(f)
 	}
+	b.dropRequestsFrom(p)
+}
+
+// dropRequestsFrom forgets every parked request of a peer whose connection
+// broke: a broker does not answer on a dead connection, and the client has
+// already given those requests up.
+func (b *Broker) dropRequestsFrom(peer model.BrokerID) {
+	for _, tp := range b.tps {
+		p := b.parts[tp]
+		k := 0
+		for _, pp := range p.waiting {
+			if pp.from == peer && !pp.done {
+				pp.done = true
+				b.env.Cancel(pp.timer)
+				delete(b.produces, pp.id)
+				continue
+			}
+			p.waiting[k] = pp
+			k++
+		}
+		clear(p.waiting[k:])
+		p.waiting = p.waiting[:k]
+	}
+	for _, id := range sortedWaitIDs(b.fetches) {
+		if df := b.fetches[id]; df.from == peer {
+			df.done = true
+			b.env.Cancel(df.timer)
+			delete(b.fetches, id)
+		}
+	}
+}
+
+func sortedWaitIDs(m map[int64]*delayedFetch) []int64 {
+	ids := make([]int64, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 func (b *Broker) nextCorr() int32 {

@@ -23,7 +23,9 @@ func (b *Broker) handleOffsetsForLeaderEpoch(from model.BrokerID, m model.Offset
 		if a.Error == model.NoError {
 			e, end := p.log.EndOffsetFor(q.LeaderEpoch)
 			a.EndOffset = end
-			if b.cfg.Kafka.Broker.Truncation != model.TruncateLeaderEpochKIP101 {
+			// Followers in the KIP-101-only mode get the old answer with
+			// no epoch; consumers (KIP-320 came later) always get it.
+			if m.ReplicaID == model.NoBroker || b.cfg.Kafka.Broker.Truncation != model.TruncateLeaderEpochKIP101 {
 				a.HasEpoch, a.LeaderEpoch = true, e
 			}
 		}
@@ -46,7 +48,6 @@ func (b *Broker) handleListOffsets(from model.BrokerID, m model.ListOffsetsReque
 		resp.Error = b.fenceCheck(p, m.CurrentLeaderEpoch)
 	}
 	if resp.Error == model.NoError {
-		resp.LeaderEpoch = p.leaderEpoch
 		switch {
 		case m.Spec == model.SpecEarliest:
 			resp.Offset = p.log.LogStartOffset()
@@ -54,6 +55,11 @@ func (b *Broker) handleListOffsets(from model.BrokerID, m model.ListOffsetsReque
 			resp.Offset = p.log.LEO()
 		default:
 			resp.Offset = p.hw
+		}
+		// The epoch of the record before the offset, which a consumer
+		// later validates its position against (KIP-320).
+		if batch, ok := p.log.BatchAt(resp.Offset - 1); ok && resp.Offset > 0 {
+			resp.LeaderEpoch = batch.LeaderEpoch
 		}
 	}
 	b.send(from, resp)

@@ -1,0 +1,198 @@
+package cluster
+
+import (
+	"fmt"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/nodes/broker"
+	"kafkasim/nodes/controller"
+	"kafkasim/sim"
+)
+
+// Conventional node ids.
+const (
+	DefaultControllerID model.BrokerID = 100
+	FirstClientID       sim.NodeID     = 1000
+)
+
+// Options describe a cluster. The zero value of each field has a
+// sensible default.
+type Options struct {
+	Seed    uint64
+	Brokers int          // default 3
+	Config  model.Config // zero value: model.DefaultConfig()
+	// Topics are created as soon as every broker has registered.
+	Topics []model.TopicSpec
+	// Link is every link's configuration; default a uniform 0.5–1.5 ms.
+	Link       sim.LinkConfig
+	EventLimit uint64 // default 100,000,000
+	// Checkpoint and Record are passed to the kernel (see sim.Config).
+	CheckpointEvery uint64
+	Record          bool
+	_               struct{}
+}
+
+// Cluster is a built (and, after Start, running) cluster.
+type Cluster struct {
+	Sim        *sim.Sim
+	Config     model.Config
+	History    *model.Recorder
+	Brokers    []model.BrokerID
+	Controller model.BrokerID
+
+	topics       []model.TopicSpec
+	topicsDone   bool
+	nextClient   sim.NodeID
+	started      bool
+	createErrors []string
+}
+
+// New builds the controller and broker nodes (not yet started). It
+// rejects an invalid configuration.
+func New(opts Options) (*Cluster, error) {
+	kc := opts.Config
+	if kc == (model.Config{}) {
+		kc = model.DefaultConfig()
+	}
+	if err := kc.Validate(); err != nil {
+		return nil, err
+	}
+	n := opts.Brokers
+	if n == 0 {
+		n = 3
+	}
+	link := opts.Link
+	if link == (sim.LinkConfig{}) {
+		link = sim.LinkConfig{Latency: sim.Latency{Min: 500 * time.Microsecond, Max: 1500 * time.Microsecond}}
+	}
+	limit := opts.EventLimit
+	if limit == 0 {
+		limit = 100_000_000
+	}
+	s := sim.New(sim.Config{Seed: opts.Seed, EventLimit: limit, Link: link, CheckpointEvery: opts.CheckpointEvery, Record: opts.Record})
+	c := &Cluster{
+		Sim:        s,
+		Config:     kc,
+		History:    &model.Recorder{},
+		Controller: DefaultControllerID,
+		topics:     opts.Topics,
+		nextClient: FirstClientID,
+	}
+	ccfg := controller.Config{ID: c.Controller, Cluster: kc}
+	s.AddNode(sim.NodeID(c.Controller), "controller", func() sim.Node { return controller.New(ccfg) })
+	for i := 1; i <= n; i++ {
+		id := model.BrokerID(i)
+		c.Brokers = append(c.Brokers, id)
+		s.AddNode(sim.NodeID(id), id.String(), broker.Factory(broker.Config{ID: id, Controller: c.Controller, Kafka: kc}))
+	}
+	return c, nil
+}
+
+// AddClient adds a client node built by f, with the next client id. It
+// must be called before Start.
+func (c *Cluster) AddClient(name string, f sim.Factory) sim.NodeID {
+	if c.started {
+		panic("cluster: AddClient after Start")
+	}
+	id := c.nextClient
+	c.nextClient++
+	c.Sim.AddNode(id, name, f)
+	return id
+}
+
+// Start boots every node and arranges for the topics to be created once
+// the brokers have registered.
+func (c *Cluster) Start() {
+	c.started = true
+	for _, id := range c.Sim.Nodes() {
+		c.Sim.Start(id)
+	}
+	c.Sim.At(0, "create-topics", c.createTopics)
+}
+
+// createTopics asks the controller to create the topics once every broker
+// is registered and unfenced, retrying every 50 ms until then.
+func (c *Cluster) createTopics() {
+	ctl := c.ControllerNode()
+	ready := ctl != nil
+	if ready {
+		unfenced := 0
+		for _, b := range ctl.Brokers() {
+			if !b.Fenced {
+				unfenced++
+			}
+		}
+		ready = unfenced == len(c.Brokers)
+	}
+	if !ready {
+		c.Sim.AfterFunc(50*time.Millisecond, "create-topics", c.createTopics)
+		return
+	}
+	for _, spec := range c.topics {
+		if code := ctl.CreateTopic(nil, spec); code != model.NoError {
+			c.createErrors = append(c.createErrors, fmt.Sprintf("%s: %v", spec.Name, code))
+		}
+	}
+	c.topicsDone = true
+}
+
+// Ready reports whether the topics exist and every partition has a
+// leader known to the controller.
+func (c *Cluster) Ready() bool {
+	ctl := c.ControllerNode()
+	if !c.topicsDone || ctl == nil {
+		return false
+	}
+	for _, ps := range ctl.Partitions() {
+		if ps.Leader == model.NoBroker {
+			return false
+		}
+	}
+	return true
+}
+
+// RunUntilReady runs the cluster until Ready or the deadline, and returns
+// an error naming what is missing at the deadline.
+func (c *Cluster) RunUntilReady(deadline time.Duration) error {
+	for !c.Ready() {
+		if c.Sim.Now() >= deadline {
+			return fmt.Errorf("cluster not ready at %v (topics created: %v, errors: %v)", c.Sim.Now(), c.topicsDone, c.createErrors)
+		}
+		c.Sim.Run(c.Sim.Now() + 10*time.Millisecond)
+	}
+	if len(c.createErrors) > 0 {
+		return fmt.Errorf("topic creation failed: %v", c.createErrors)
+	}
+	return nil
+}
+
+// ControllerNode is the controller's current incarnation (nil while down).
+func (c *Cluster) ControllerNode() *controller.Controller {
+	n, _ := c.Sim.Node(sim.NodeID(c.Controller)).(*controller.Controller)
+	return n
+}
+
+// Broker is a broker's current incarnation (nil while down).
+func (c *Cluster) Broker(id model.BrokerID) *broker.Broker {
+	n, _ := c.Sim.Node(sim.NodeID(id)).(*broker.Broker)
+	return n
+}
+
+// Partition is the controller's current view of a partition.
+func (c *Cluster) Partition(tp model.TopicPartition) (model.PartitionState, bool) {
+	ctl := c.ControllerNode()
+	if ctl == nil {
+		return model.PartitionState{}, false
+	}
+	return ctl.Partition(tp)
+}
+
+// Leader is the partition's leader as the controller sees it.
+func (c *Cluster) Leader(tp model.TopicPartition) model.BrokerID {
+	ps, ok := c.Partition(tp)
+	if !ok {
+		return model.NoBroker
+	}
+	return ps.Leader
+}
