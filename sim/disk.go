@@ -18,7 +18,9 @@ import (
 //
 // The namespace (create, rename, remove) is cached the same way: it becomes
 // durable with SyncDir, as on Linux where a new or renamed file survives a
-// power loss only once its directory is synced.
+// power loss only once its directory is synced, or, with a writeback delay
+// set, once the change is older than the delay (the file system's journal
+// commits it in the background).
 type Disk struct {
 	owner        string
 	files        map[string]*file // the namespace as the page cache sees it
@@ -30,6 +32,19 @@ type Disk struct {
 	writeback    time.Duration
 	now          *time.Duration // the kernel's clock, for writeback ages
 	stats        DiskStats
+	nsOps        []nsOp // namespace changes since the last SyncDir, oldest first
+}
+
+// nsOp is one namespace change not yet made durable by SyncDir: name now
+// refers to f (nil: removed).
+type nsOp struct {
+	name string
+	f    *file
+	at   time.Duration
+}
+
+func (d *Disk) recordNS(name string, f *file) {
+	d.nsOps = append(d.nsOps, nsOp{name: name, f: f, at: *d.now})
 }
 
 // DiskStats counts what a node did to its disk.
@@ -110,7 +125,9 @@ func (d *Disk) Create(name string) {
 		d.Truncate(name, 0)
 		return
 	}
-	d.files[name] = &file{}
+	f := &file{}
+	d.files[name] = f
+	d.recordNS(name, f)
 }
 
 // List returns the names of the files whose names start with prefix, sorted.
@@ -149,6 +166,7 @@ func (d *Disk) Append(name string, p []byte) {
 	if !ok {
 		f = &file{}
 		d.files[name] = f
+		d.recordNS(name, f)
 	}
 	off := len(f.data)
 	f.data = append(f.data, p...)
@@ -208,10 +226,17 @@ func (d *Disk) Rename(from, to string) {
 	f := d.get(from)
 	delete(d.files, from)
 	d.files[to] = f
+	d.recordNS(from, nil)
+	d.recordNS(to, f)
 }
 
 // Remove deletes a file; removing a missing file does nothing.
-func (d *Disk) Remove(name string) { delete(d.files, name) }
+func (d *Disk) Remove(name string) {
+	if _, ok := d.files[name]; ok {
+		delete(d.files, name)
+		d.recordNS(name, nil)
+	}
+}
 
 // Sync makes the file's current content durable at once, as a synchronous
 // fsync whose latency the caller does not model. Env.Sync is the
@@ -260,6 +285,7 @@ func (d *Disk) completeSync(name string, upTo int64, gen uint64) {
 // SyncDir makes the current namespace durable: created, renamed and removed
 // files survive a power loss from now on.
 func (d *Disk) SyncDir() {
+	d.nsOps = d.nsOps[:0]
 	d.durableNames = make(map[string]*file, len(d.files))
 	for n, f := range d.files {
 		d.durableNames[n] = f
@@ -286,6 +312,21 @@ func (f *file) durableBytes() []byte {
 // powerLoss drops the page cache: every file reverts to what reached the
 // platter and the namespace to its durable namespace (see Disk).
 func (d *Disk) powerLoss() {
+	// Namespace changes older than the writeback delay were committed by
+	// the journal, in order.
+	if d.writeback > 0 {
+		for _, op := range d.nsOps {
+			if *d.now-op.at < d.writeback {
+				break
+			}
+			if op.f == nil {
+				delete(d.durableNames, op.name)
+			} else {
+				d.durableNames[op.name] = op.f
+			}
+		}
+	}
+	d.nsOps = d.nsOps[:0]
 	names := make([]string, 0, len(d.durableNames))
 	for n := range d.durableNames {
 		names = append(names, n)

@@ -198,3 +198,20 @@ func TestListIsSorted(t *testing.T) {
 		t.Fatal("Remove did not remove")
 	}
 }
+
+func TestWritebackCommitsOldNamespaceChanges(t *testing.T) {
+	s, _ := world(t, 1, LinkConfig{}, plain)
+	d := s.Disk(0)
+	d.SetWriteback(30 * time.Second)
+	d.SetTornWrites(false)
+	s.At(0, "old", func() { d.Append("old", []byte("a")) })
+	s.At(20*time.Second, "new", func() { d.Append("new", []byte("b")) })
+	s.At(40*time.Second, "power", func() { s.PowerLoss(0) })
+	s.Run(time.Minute)
+	if !d.Exists("old") || string(d.Read("old")) != "a" {
+		t.Fatal("a file created more than the writeback delay before the power loss must survive")
+	}
+	if d.Exists("new") {
+		t.Fatal("a file created within the writeback delay must not survive without SyncDir")
+	}
+}

@@ -27,6 +27,11 @@ type Options struct {
 	// Link is every link's configuration; default a uniform 0.5–1.5 ms.
 	Link       sim.LinkConfig
 	EventLimit uint64 // default 100,000,000
+	// DiskWriteback is how long unsynced writes stay in a broker's page
+	// cache before the operating system writes them back (Linux's
+	// vm.dirty_expire_centisecs); a power loss takes only younger ones.
+	// Zero means 30 s, Linux's default; negative means never.
+	DiskWriteback time.Duration
 	// Checkpoint and Record are passed to the kernel (see sim.Config).
 	CheckpointEvery uint64
 	Record          bool
@@ -81,10 +86,17 @@ func New(opts Options) (*Cluster, error) {
 	}
 	ccfg := controller.Config{ID: c.Controller, Cluster: kc}
 	s.AddNode(sim.NodeID(c.Controller), "controller", func() sim.Node { return controller.New(ccfg) })
+	writeback := opts.DiskWriteback
+	if writeback == 0 {
+		writeback = 30 * time.Second
+	}
 	for i := 1; i <= n; i++ {
 		id := model.BrokerID(i)
 		c.Brokers = append(c.Brokers, id)
 		s.AddNode(sim.NodeID(id), id.String(), broker.Factory(broker.Config{ID: id, Controller: c.Controller, Kafka: kc}))
+		if writeback > 0 {
+			s.Disk(sim.NodeID(id)).SetWriteback(writeback)
+		}
 	}
 	return c, nil
 }

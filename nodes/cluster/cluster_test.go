@@ -33,12 +33,7 @@ func newHarness(t *testing.T, seed uint64, kc model.Config, partitions int32, ra
 	for p := int32(0); p < partitions; p++ {
 		h.tps = append(h.tps, model.TP("t", p))
 	}
-	h.producer = c.AddClient("producer", func() sim.Node {
-		return client.NewProducer(client.ProducerOptions{
-			Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Topics: []string{"t"},
-			Workload: h.work, SendInterval: rate,
-		})
-	})
+	h.producer = h.addProducer(kc, rate)
 	h.consumer = c.AddClient("consumer", func() sim.Node {
 		return client.NewConsumer(client.ConsumerOptions{
 			Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Assignment: h.tps,
@@ -137,4 +132,13 @@ func TestHappyPathEveryAckedRecordIsReplicatedAndRead(t *testing.T) {
 			t.Fatalf("acknowledged %s never read (read %d of %d)", v, len(read), len(ok))
 		}
 	}
+}
+
+func (h *harness) addProducer(kc model.Config, rate time.Duration) sim.NodeID {
+	return h.AddClient("producer", func() sim.Node {
+		return client.NewProducer(client.ProducerOptions{
+			Bootstrap: h.Brokers, Config: kc, Recorder: h.History, Topics: []string{"t"},
+			Workload: h.work, SendInterval: rate,
+		})
+	})
 }
