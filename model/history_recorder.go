@@ -10,41 +10,57 @@ import (
 // simulated client can own one (or share the run's) without breaking
 // determinism. Misuse (completing an op twice, or one that does not exist)
 // is a programmer error and panics.
+//
+// Ops are kept in fixed-size chunks rather than one growing slice: an Op is
+// a large struct and a long run records millions of them, so doubling a
+// slice would copy the whole history again and again.
 type Recorder struct {
-	h History
+	chunks [][]Op
+	n      int
 }
+
+const recorderChunk = 4096
+
+func (r *Recorder) add(op Op) int {
+	op.Index = r.n
+	if r.n%recorderChunk == 0 {
+		r.chunks = append(r.chunks, make([]Op, 0, recorderChunk))
+	}
+	c := &r.chunks[len(r.chunks)-1]
+	*c = append(*c, op)
+	r.n++
+	return op.Index
+}
+
+func (r *Recorder) at(i int) *Op { return &r.chunks[i/recorderChunk][i%recorderChunk] }
 
 // Invoke records the start of op and returns its index. The caller sets
 // Process, F, Time and the request's fields (TP, Key and Value for a send;
 // Partitions or Topics for assign and subscribe; Offsets for commit and
 // seek); Index, Type and the result fields are the recorder's.
 func (r *Recorder) Invoke(op Op) int {
-	op.Index = len(r.h)
 	op.Type = OpInvoke
 	op.End = 0
 	if op.F == FSend {
 		op.Offset = NoOffset
 	}
 	op.Records = nil
-	r.h = append(r.h, op)
-	return op.Index
+	return r.add(op)
 }
 
 // Event records an operation that starts and ends at one instant, such as
 // a rebalance callback or a position reset, as ok. It returns its index.
 func (r *Recorder) Event(op Op) int {
-	op.Index = len(r.h)
 	op.Type = OpOK
 	op.End = op.Time
-	r.h = append(r.h, op)
-	return op.Index
+	return r.add(op)
 }
 
 func (r *Recorder) pending(i int) *Op {
-	if i < 0 || i >= len(r.h) {
+	if i < 0 || i >= r.n {
 		panic(fmt.Sprintf("model.Recorder: no op %d", i))
 	}
-	op := &r.h[i]
+	op := r.at(i)
 	if op.Type != OpInvoke {
 		panic(fmt.Sprintf("model.Recorder: op %s completed twice", op))
 	}
@@ -89,12 +105,14 @@ func (r *Recorder) Info(i int, at time.Duration, reason string) {
 }
 
 // Len is the number of ops recorded so far.
-func (r *Recorder) Len() int { return len(r.h) }
+func (r *Recorder) Len() int { return r.n }
 
 // History returns a copy of the ops recorded so far; ops still running
 // keep Type OpInvoke.
 func (r *Recorder) History() History {
-	out := make(History, len(r.h))
-	copy(out, r.h)
+	out := make(History, 0, r.n)
+	for _, c := range r.chunks {
+		out = append(out, c...)
+	}
 	return out
 }

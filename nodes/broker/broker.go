@@ -53,6 +53,10 @@ type Broker struct {
 	produces   map[int64]*pendingProduce
 	fetches    map[int64]*delayedFetch
 	nextWaitID int64
+	// purgeTimer fires at (or before) the earliest produce deadline; one
+	// timer for the whole produce purgatory (see expireProduces).
+	purgeTimer sim.TimerID
+	purgeAt    time.Duration
 
 	hwCheckpoint map[model.TopicPartition]model.Offset // read at start
 
@@ -207,7 +211,7 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 		b.applyRetention()
 		env.After(retentionCheckPeriod, timerRetention, 0)
 	case timerProduceTimeout:
-		b.expireProduce(t.Arg)
+		b.expireProduces()
 	case timerFetchWait:
 		b.expireFetch(t.Arg)
 	case timerFetcherBackoff:
@@ -235,7 +239,6 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 	}
 	if f := b.fetchers[p]; f != nil && f.inflight {
 		f.inflight = false
-		env.Cancel(f.timeout)
 		b.fetcherBackoff(f)
 	}
 	b.dropRequestsFrom(p)
@@ -251,7 +254,6 @@ func (b *Broker) dropRequestsFrom(peer model.BrokerID) {
 		for _, pp := range p.waiting {
 			if pp.from == peer && !pp.done {
 				pp.done = true
-				b.env.Cancel(pp.timer)
 				delete(b.produces, pp.id)
 				continue
 			}

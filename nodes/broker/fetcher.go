@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"time"
+
 	"kafkasim/model"
 	"kafkasim/sim"
 )
@@ -13,7 +15,8 @@ type fetcher struct {
 	tps      []model.TopicPartition // sorted
 	inflight bool
 	corr     int32
-	timeout  sim.TimerID
+	sentAt   time.Duration
+	timeout  sim.TimerID // armed lazily: at most one per fetcher
 	backoff  sim.TimerID
 }
 
@@ -95,7 +98,10 @@ func (b *Broker) sendFetch(f *fetcher) {
 	f.corr = b.nextCorr()
 	req.CorrelationID = f.corr
 	f.inflight = true
-	f.timeout = b.env.After(kc.Broker.ReplicaFetchWaitMax+kc.Client.RequestTimeout, timerFetcherTimeout, int64(f.leader))
+	f.sentAt = b.now()
+	if f.timeout == 0 {
+		f.timeout = b.env.After(b.fetchTimeout(), timerFetcherTimeout, int64(f.leader))
+	}
 	b.send(f.leader, req)
 }
 
@@ -124,9 +130,28 @@ func (b *Broker) retryFetcher(f *fetcher) {
 	b.sendFetch(f)
 }
 
+// fetchTimeout is how long a follower waits for a fetch answer: the
+// leader may hold it replica.fetch.wait.max.ms, then the request timeout.
+func (b *Broker) fetchTimeout() time.Duration {
+	return b.cfg.Kafka.Broker.ReplicaFetchWaitMax + b.cfg.Kafka.Client.RequestTimeout
+}
+
+// fetcherTimeout fires at most once per fetch timeout per fetcher, not once
+// per fetch: a fetch answered in time leaves the timer armed, and when it
+// fires it checks the fetch in flight now and re-arms for its deadline.
+// (A timer per fetch, cancelled on the answer, would leave one dead entry
+// per fetch in the kernel's queue for the whole timeout.)
 func (b *Broker) fetcherTimeout(leader model.BrokerID) {
 	f := b.fetchers[leader]
-	if f == nil || !f.inflight {
+	if f == nil {
+		return
+	}
+	f.timeout = 0
+	if !f.inflight {
+		return
+	}
+	if left := f.sentAt + b.fetchTimeout() - b.now(); left > 0 {
+		f.timeout = b.env.After(left, timerFetcherTimeout, int64(f.leader))
 		return
 	}
 	f.inflight = false
@@ -141,7 +166,6 @@ func (b *Broker) handleFetchResponse(from model.BrokerID, m model.FetchResponse)
 		return // a late answer to a fetch we gave up on
 	}
 	f.inflight = false
-	b.env.Cancel(f.timeout)
 	failed := false
 	for i := range m.Partitions {
 		pr := &m.Partitions[i]

@@ -1,8 +1,9 @@
 package broker
 
 import (
+	"time"
+
 	"kafkasim/model"
-	"kafkasim/sim"
 )
 
 // pendingProduce is an acks=all request waiting for the high watermark to
@@ -14,7 +15,7 @@ type pendingProduce struct {
 	tp       model.TopicPartition
 	base     model.Offset
 	required model.Offset // the high watermark that acknowledges it
-	timer    sim.TimerID
+	deadline time.Duration
 	done     bool
 }
 
@@ -81,9 +82,57 @@ func (b *Broker) handleProduce(from model.BrokerID, m model.ProduceRequest) {
 	}
 	b.nextWaitID++
 	pp.id = b.nextWaitID
-	pp.timer = b.env.After(m.Timeout, timerProduceTimeout, pp.id)
+	pp.deadline = b.now() + m.Timeout
 	b.produces[pp.id] = pp
 	p.waiting = append(p.waiting, pp)
+	b.armPurge(pp.deadline)
+}
+
+// armPurge makes sure the purgatory timer fires no later than deadline.
+// Most requests complete within milliseconds, so one timer that fires
+// rarely and re-arms itself beats a timer per request that is nearly
+// always cancelled (Kafka's purgatory uses a timing wheel for the same
+// reason).
+func (b *Broker) armPurge(deadline time.Duration) {
+	if b.purgeTimer != 0 && b.purgeAt <= deadline {
+		return
+	}
+	b.env.Cancel(b.purgeTimer)
+	b.purgeAt = deadline
+	b.purgeTimer = b.env.After(deadline-b.now(), timerProduceTimeout, 0)
+}
+
+// expireProduces answers every waiting request whose timeout passed
+// before the high watermark reached it (REQUEST_TIMED_OUT: the write may
+// still commit later, so the client cannot know its fate), and re-arms
+// for the next deadline.
+func (b *Broker) expireProduces() {
+	b.purgeTimer = 0
+	now := b.now()
+	next := time.Duration(-1)
+	for _, tp := range b.tps {
+		p := b.parts[tp]
+		k := 0
+		for _, pp := range p.waiting {
+			if pp.done {
+				continue
+			}
+			if pp.deadline <= now {
+				b.finishProduce(pp, model.RequestTimedOut)
+				continue
+			}
+			if next < 0 || pp.deadline < next {
+				next = pp.deadline
+			}
+			p.waiting[k] = pp
+			k++
+		}
+		clear(p.waiting[k:])
+		p.waiting = p.waiting[:k]
+	}
+	if next >= 0 {
+		b.armPurge(next)
+	}
 }
 
 // answerProduce acknowledges a batch the high watermark has passed. If the
@@ -103,7 +152,6 @@ func (b *Broker) finishProduce(pp *pendingProduce, code model.ErrorCode) {
 	}
 	pp.done = true
 	if pp.id != 0 {
-		b.env.Cancel(pp.timer)
 		delete(b.produces, pp.id)
 	}
 	base := pp.base
@@ -139,28 +187,6 @@ func (b *Broker) failWaitingProduces(p *partition, code model.ErrorCode) {
 		b.finishProduce(pp, code)
 	}
 	p.waiting = nil
-}
-
-// expireProduce answers a request whose timeout passed before the high
-// watermark reached it: the write may still commit later, so the client
-// cannot know its fate.
-func (b *Broker) expireProduce(id int64) {
-	pp := b.produces[id]
-	if pp == nil {
-		return
-	}
-	b.finishProduce(pp, model.RequestTimedOut)
-	if p := b.parts[pp.tp]; p != nil {
-		k := 0
-		for _, q := range p.waiting {
-			if !q.done {
-				p.waiting[k] = q
-				k++
-			}
-		}
-		clear(p.waiting[k:])
-		p.waiting = p.waiting[:k]
-	}
 }
 
 // knows reports whether the metadata cache has the partition.

@@ -397,14 +397,10 @@ func (c *Consumer) nextDeadline(now time.Duration) time.Duration {
 }
 
 func (c *Consumer) schedule(env *sim.Env, next time.Duration) {
-	if next == model.Never {
-		if c.wakeID != 0 {
-			env.Cancel(c.wakeID)
-			c.wakeID, c.wakeAt = 0, 0
-		}
-		return
-	}
-	if c.wakeID != 0 && c.wakeAt == next {
+	// A wake already armed for no later than next stays: when it fires,
+	// run schedules again. Moving it for every later deadline would leave
+	// a cancelled timer in the kernel's queue per request.
+	if next == model.Never || (c.wakeID != 0 && c.wakeAt <= next) {
 		return
 	}
 	env.Cancel(c.wakeID)

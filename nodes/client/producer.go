@@ -275,18 +275,14 @@ func (p *Producer) finishOne(env *sim.Env, op int, maybe bool, reason string) {
 	}
 }
 
-// schedule arms the wake timer for the earliest future deadline, moving it
-// only when that deadline changes, so a busy producer does not churn
-// timers.
+// schedule makes sure a wake timer is armed no later than the earliest
+// future deadline, moving it only when that deadline comes earlier, so a
+// busy producer does not churn timers.
 func (p *Producer) schedule(env *sim.Env, next time.Duration) {
-	if next == model.Never {
-		if p.wakeID != 0 {
-			env.Cancel(p.wakeID)
-			p.wakeID, p.wakeAt = 0, 0
-		}
-		return
-	}
-	if p.wakeID != 0 && p.wakeAt == next {
+	// A wake already armed for no later than next stays: when it fires,
+	// run schedules again. Moving it for every later deadline would leave
+	// a cancelled timer in the kernel's queue per request.
+	if next == model.Never || (p.wakeID != 0 && p.wakeAt <= next) {
 		return
 	}
 	env.Cancel(p.wakeID)

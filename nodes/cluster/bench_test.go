@@ -1,0 +1,49 @@
+package cluster
+
+import (
+	"testing"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/nodes/client"
+	"kafkasim/sim"
+)
+
+// BenchmarkCluster runs a 3-broker cluster (one topic, 3 partitions,
+// replication factor 3) with a producer sending 1,000 records per virtual
+// second (acks=all, linger.ms=5) and one consumer reading every
+// partition, and reports how fast the simulation goes.
+func BenchmarkCluster(b *testing.B) {
+	kc := model.DefaultConfig()
+	kc.Broker.DefaultReplicationFactor = 3
+	kc.Topic.MinInsyncReplicas = 2
+	kc.Producer.Linger = 5 * time.Millisecond
+	kc.Consumer.AutoOffsetReset = model.ResetEarliest
+	c, err := New(Options{Seed: 1, Config: kc, Topics: []model.TopicSpec{{Name: "t", Partitions: 3, ReplicationFactor: 3}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	work := &Sequence{Topic: "t", Partitions: 3, Prefix: "v"}
+	tps := []model.TopicPartition{model.TP("t", 0), model.TP("t", 1), model.TP("t", 2)}
+	c.AddClient("producer", func() sim.Node {
+		return client.NewProducer(client.ProducerOptions{Bootstrap: c.Brokers, Config: kc, Recorder: c.History,
+			Topics: []string{"t"}, Workload: work, SendInterval: time.Millisecond})
+	})
+	c.AddClient("consumer", func() sim.Node {
+		return client.NewConsumer(client.ConsumerOptions{Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Assignment: tps})
+	})
+	c.Start()
+	if err := c.RunUntilReady(10 * time.Second); err != nil {
+		b.Fatal(err)
+	}
+	const slice = time.Second // virtual time per iteration
+	startT, startE, startR := c.Sim.Now(), c.Sim.Stats().Events, work.Sent()
+	for b.Loop() {
+		c.Sim.Run(c.Sim.Now() + slice)
+	}
+	wall := b.Elapsed().Seconds()
+	b.ReportMetric((c.Sim.Now()-startT).Seconds()/wall, "sim-s/s")
+	b.ReportMetric(float64(c.Sim.Stats().Events-startE)/wall, "events/s")
+	b.ReportMetric(float64(work.Sent()-startR)/wall, "records/s")
+	b.ReportMetric(float64(c.Sim.Stats().Events-startE)/float64(work.Sent()-startR), "events/record")
+}
