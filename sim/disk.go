@@ -170,7 +170,15 @@ func (d *Disk) Append(name string, p []byte) {
 	}
 	off := len(f.data)
 	f.data = append(f.data, p...)
-	f.last = &pendingWrite{off: off, data: append([]byte(nil), p...)}
+	if f.durableCopy != nil {
+		// Only a rewritten file tears its last write (see survivor);
+		// an append-only file tears from its spans, so the copy is
+		// kept only when it can matter.
+		f.last = &pendingWrite{off: off, data: append([]byte(nil), p...)}
+	} else {
+		f.last = nil
+		d.writtenBack(f)
+	}
 	f.appends = append(f.appends, appendSpan{end: len(f.data), at: *d.now})
 	d.stats.Writes++
 	d.stats.BytesWritten += int64(len(p))
@@ -210,6 +218,24 @@ func (d *Disk) Truncate(name string, size int64) {
 	f.gen++
 	f.last = nil
 	f.appends = f.appends[:0]
+}
+
+// writtenBack makes the appends older than the writeback delay durable
+// now rather than at a power loss: the result is the same (they would be
+// durable then too), and the span list of a file that is never synced,
+// Kafka's default, stays short instead of growing for the whole run.
+func (d *Disk) writtenBack(f *file) {
+	if d.writeback <= 0 {
+		return
+	}
+	k := 0
+	for k < len(f.appends) && *d.now-f.appends[k].at >= d.writeback {
+		f.durableLen = f.appends[k].end
+		k++
+	}
+	// Reslice rather than copy: the dropped head is reclaimed when append
+	// next reallocates.
+	f.appends = f.appends[k:]
 }
 
 // keepDurable copies the durable state out of data before a change at or
