@@ -57,15 +57,6 @@ func (c *fakeController) update(snapshot bool) model.MetadataUpdate {
 	return model.MetadataUpdate{MetadataOffset: c.offset, Snapshot: snapshot, LiveBrokers: c.brokers, Partitions: []model.PartitionState{c.state}}
 }
 
-// elect makes a new leader with a new epoch and pushes it.
-func (c *fakeController) elect(s *sim.Sim, leader model.BrokerID, isr []model.BrokerID) {
-	c.state.Leader = leader
-	c.state.LeaderEpoch++
-	c.state.PartitionEpoch++
-	c.state.ISR = isr
-	c.offset++
-}
-
 // producerDouble sends produce requests on command and logs the answers.
 type producerDouble struct {
 	answers *[]model.ProduceResponse
