@@ -208,3 +208,28 @@ func (c *Cluster) Leader(tp model.TopicPartition) model.BrokerID {
 	}
 	return ps.Leader
 }
+
+// Isolate cuts a broker off from the other brokers, both ways, leaving its
+// links to the controller and the clients alone: the partition that makes
+// a leader lose its followers while it still looks alive.
+func (c *Cluster) Isolate(x model.BrokerID) {
+	for _, y := range c.Brokers {
+		if y != x {
+			c.Sim.Cut(sim.NodeID(x), sim.NodeID(y))
+			c.Sim.Cut(sim.NodeID(y), sim.NodeID(x))
+		}
+	}
+}
+
+// LeaderAndFollowers returns a partition's leader and its other replicas
+// in assignment order (the order the controller elects them in).
+func (c *Cluster) LeaderAndFollowers(tp model.TopicPartition) (model.BrokerID, []model.BrokerID) {
+	ps, _ := c.Partition(tp)
+	var f []model.BrokerID
+	for _, r := range ps.Replicas {
+		if r != ps.Leader {
+			f = append(f, r)
+		}
+	}
+	return ps.Leader, f
+}

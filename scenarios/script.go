@@ -1,0 +1,147 @@
+package scenarios
+
+import (
+	"time"
+
+	"kafkasim/checkers"
+	"kafkasim/model"
+	"kafkasim/nodes/client"
+	"kafkasim/nodes/cluster"
+	"kafkasim/sim"
+)
+
+// Scripted is a cluster with one producer running a value sequence and one
+// consumer assigned to every partition of topic "t": the fixture every
+// scripted scenario starts from.
+type Scripted struct {
+	*cluster.Cluster
+	TPs  []model.TopicPartition
+	Work *cluster.Sequence
+}
+
+// ScriptOptions shape a scripted run.
+type ScriptOptions struct {
+	Seed       uint64
+	Config     model.Config
+	Brokers    int           // default 3
+	Partitions int32         // default 1
+	Interval   time.Duration // between sends, default 20ms
+	_          struct{}
+}
+
+// NewScripted builds, starts and readies the fixture.
+func NewScripted(o ScriptOptions) (*Scripted, error) {
+	if o.Partitions == 0 {
+		o.Partitions = 1
+	}
+	if o.Brokers == 0 {
+		o.Brokers = 3
+	}
+	if o.Interval == 0 {
+		o.Interval = 20 * time.Millisecond
+	}
+	rf := o.Config.Broker.DefaultReplicationFactor
+	c, err := cluster.New(cluster.Options{
+		Seed: o.Seed, Brokers: o.Brokers, Config: o.Config,
+		Topics: []model.TopicSpec{{Name: "t", Partitions: o.Partitions, ReplicationFactor: rf}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	s := &Scripted{Cluster: c, Work: &cluster.Sequence{Topic: "t", Partitions: o.Partitions, Prefix: "v"}}
+	for p := int32(0); p < o.Partitions; p++ {
+		s.TPs = append(s.TPs, model.TP("t", p))
+	}
+	kc := c.Config
+	c.AddClient("producer", func() sim.Node {
+		return client.NewProducer(client.ProducerOptions{
+			Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Topics: []string{"t"},
+			Workload: s.Work, SendInterval: o.Interval,
+		})
+	})
+	c.AddClient("consumer", func() sim.Node {
+		return client.NewConsumer(client.ConsumerOptions{
+			Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Assignment: s.TPs,
+		})
+	})
+	c.Start()
+	if err := c.RunUntilReady(10 * time.Second); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// At schedules a named step.
+func (s *Scripted) At(t time.Duration, name string, fn func()) { s.Sim.At(t, name, fn) }
+
+// LostAcked lists acknowledged values missing, at the offset they were
+// acknowledged with, from their partition leader's final log.
+func (s *Scripted) LostAcked() []string {
+	logs := map[model.TopicPartition]map[model.Offset]string{}
+	for _, tp := range s.TPs {
+		leader := s.Leader(tp)
+		m := map[model.Offset]string{}
+		for _, r := range s.Replicas(tp) {
+			if r.Broker == leader {
+				for _, ov := range r.Records {
+					m[ov.Offset] = ov.Value
+				}
+			}
+		}
+		logs[tp] = m
+	}
+	var lost []string
+	for _, op := range s.History.History() {
+		if op.F == model.FSend && op.Type == model.OpOK && logs[op.TP][op.Offset] != op.Value {
+			lost = append(lost, op.Value)
+		}
+	}
+	return lost
+}
+
+// Diverged is the first offset at which two replicas of tp hold different
+// values, or -1 when they agree on every offset both hold.
+func (s *Scripted) Diverged(tp model.TopicPartition) model.Offset {
+	reps := s.Replicas(tp)
+	if len(reps) == 0 {
+		return -1
+	}
+	vals := map[model.Offset]string{}
+	for _, ov := range reps[0].Records {
+		vals[ov.Offset] = ov.Value
+	}
+	first := model.Offset(-1)
+	for _, r := range reps[1:] {
+		for _, ov := range r.Records {
+			if v, ok := vals[ov.Offset]; ok && v != ov.Value && (first < 0 || ov.Offset < first) {
+				first = ov.Offset
+			}
+		}
+	}
+	return first
+}
+
+// CheckInput is what the checkers get from this run: the history and every
+// replica's final log.
+func (s *Scripted) CheckInput() checkers.Input {
+	in := checkers.Input{History: s.History.History()}
+	for _, tp := range s.TPs {
+		for _, r := range s.Replicas(tp) {
+			in.Replicas = append(in.Replicas, checkers.ReplicaLog{Broker: r.Broker, TP: r.TP, LogStart: r.LogStart, HW: r.HW, Records: r.Records})
+		}
+	}
+	return in
+}
+
+// CheckOptions states what the configuration promises, for the checkers.
+func CheckOptions(kc model.Config) checkers.Options {
+	return checkers.Options{
+		Idempotent:            kc.Producer.Idempotence,
+		MaxInFlight:           int(kc.Producer.MaxInFlight),
+		AutoOffsetReset:       string(kc.Consumer.AutoOffsetReset),
+		Acks:                  kc.Producer.Acks.String(),
+		MinInsyncReplicas:     int(kc.Topic.MinInsyncReplicas),
+		UncleanLeaderElection: kc.Topic.UncleanLeaderElection,
+		LinearizabilityBudget: 5 * time.Second,
+	}
+}
