@@ -18,17 +18,20 @@ type Historical struct {
 	Brokers int
 	Buggy   func() model.Config
 	Fixed   func() model.Config
-	// Play schedules the faults on a ready fixture and runs it to the end.
+	// Play schedules the faults on a ready fixture; the run lasts until
+	// End.
 	Play func(s *Scripted)
+	End  time.Duration
 }
 
-// Play runs h under the given configuration and returns the finished run.
+// Run plays h under the given configuration and returns the finished run.
 func (h Historical) Run(kc model.Config) (*Scripted, error) {
 	s, err := NewScripted(ScriptOptions{Seed: h.Seed, Config: kc, Brokers: h.Brokers})
 	if err != nil {
 		return nil, err
 	}
 	h.Play(s)
+	s.Sim.Run(h.End)
 	return s, nil
 }
 
@@ -60,6 +63,7 @@ var HistoricalBugs = []Historical{
 			return kc
 		},
 		Play: playKIP101,
+		End:  60 * time.Second,
 	},
 	{
 		Name:    "jepsen-2013",
@@ -79,6 +83,7 @@ var HistoricalBugs = []Historical{
 			return kc
 		},
 		Play: playJepsen2013,
+		End:  120 * time.Second,
 	},
 	{
 		Name:    "acks1-failover",
@@ -97,6 +102,7 @@ var HistoricalBugs = []Historical{
 			return kc
 		},
 		Play: playAcks1,
+		End:  60 * time.Second,
 	},
 	{
 		Name:    "kip279-divergence",
@@ -106,6 +112,7 @@ var HistoricalBugs = []Historical{
 		Buggy:   func() model.Config { return kip279Config(model.TruncateLeaderEpochKIP101) },
 		Fixed:   func() model.Config { return kip279Config(model.TruncateLeaderEpoch) },
 		Play:    playKIP279,
+		End:     70 * time.Second,
 	},
 	{
 		Name:    "kip966-last-replica",
@@ -123,6 +130,7 @@ var HistoricalBugs = []Historical{
 			return kc
 		},
 		Play: playKIP966,
+		End:  90 * time.Second,
 	},
 }
 
@@ -145,7 +153,6 @@ func playKIP101(s *Scripted) {
 		s.Sim.Restart(sim.NodeID(a))
 		s.Sim.Restart(sim.NodeID(b))
 	})
-	s.Sim.Run(60 * time.Second)
 }
 
 // playJepsen2013: the leader is cut off from its followers; the ISR shrinks
@@ -158,7 +165,6 @@ func playJepsen2013(s *Scripted) {
 	s.At(75*time.Second, "heal", s.Sim.HealAll)
 	s.At(85*time.Second, "restart", func() { s.Sim.Restart(sim.NodeID(a)) })
 	s.At(95*time.Second, "stop producing", s.Work.Stop)
-	s.Sim.Run(120 * time.Second)
 }
 
 // playAcks1: the followers are cut off, the leader acknowledges writes on
@@ -169,7 +175,6 @@ func playAcks1(s *Scripted) {
 	s.At(3*time.Second, "crash leader", func() { s.Sim.Crash(sim.NodeID(a)) })
 	s.At(20*time.Second, "heal and restart", func() { s.Sim.HealAll(); s.Sim.Restart(sim.NodeID(a)) })
 	s.At(30*time.Second, "stop producing", s.Work.Stop)
-	s.Sim.Run(60 * time.Second)
 }
 
 func kip279Config(mode model.TruncationMode) model.Config {
@@ -197,7 +202,6 @@ func playKIP279(s *Scripted) {
 	s.At(32*time.Second, "restart A", func() { s.Sim.Restart(sim.NodeID(a)) })
 	s.At(40*time.Second, "heal, restart B", func() { s.Sim.HealAll(); s.Sim.Restart(sim.NodeID(b)) })
 	s.At(50*time.Second, "stop producing", s.Work.Stop)
-	s.Sim.Run(70 * time.Second)
 }
 
 // playKIP966: writes commit with the full ISR; the followers are cut off so
@@ -211,5 +215,4 @@ func playKIP966(s *Scripted) {
 	s.At(26*time.Second, "restart", func() { s.Sim.Restart(sim.NodeID(a)) })
 	s.At(45*time.Second, "heal", s.Sim.HealAll)
 	s.At(60*time.Second, "stop producing", s.Work.Stop)
-	s.Sim.Run(90 * time.Second)
 }

@@ -17,6 +17,9 @@ type Scripted struct {
 	*cluster.Cluster
 	TPs  []model.TopicPartition
 	Work *cluster.Sequence
+	// safety is when the safety phase ends (absolute virtual time); fault
+	// policies schedule within it.
+	safety time.Duration
 }
 
 // ScriptOptions shape a scripted run.
@@ -31,6 +34,9 @@ type ScriptOptions struct {
 
 // NewScripted builds, starts and readies the fixture.
 func NewScripted(o ScriptOptions) (*Scripted, error) {
+	if o.Config == (model.Config{}) {
+		o.Config = safe()
+	}
 	if o.Partitions == 0 {
 		o.Partitions = 1
 	}

@@ -1,0 +1,171 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"kafkasim/checkers"
+	"kafkasim/model"
+)
+
+// Options adjust one run of a scenario.
+type Options struct {
+	// Set overrides configuration by Kafka name, "key=value".
+	Set []string
+	// OutDir receives artifacts (porcupine's visualization on a
+	// linearizability failure).
+	OutDir string
+	// LinearizabilityBudget bounds porcupine (wall time; 0: 5 s; negative
+	// skips it).
+	LinearizabilityBudget time.Duration
+	_                     struct{}
+}
+
+// Stats count what happened in a run.
+type Stats struct {
+	Events         uint64  `json:"events"`
+	VirtualSeconds float64 `json:"virtual_seconds"`
+	WallSeconds    float64 `json:"wall_seconds"`
+	SendsOK        int     `json:"sends_ok"`
+	SendsFail      int     `json:"sends_fail"`
+	SendsInfo      int     `json:"sends_info"`
+	RecordsPolled  int     `json:"records_polled"`
+	// LeaderChanges and ISRChanges are read from the final partition
+	// epochs: each leader change bumps the leader epoch, every other
+	// change (ISR, ELR) only the partition epoch.
+	LeaderChanges int `json:"leader_changes"`
+	ISRChanges    int `json:"isr_changes"`
+}
+
+// Result is the outcome of one run.
+type Result struct {
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	// OK: no checker found an error-level violation and the cluster
+	// converged after healing, whatever the scenario expected.
+	OK bool `json:"ok"`
+	// Expected is "" for a scenario that must pass, else the anomaly it
+	// must show; AsExpected says whether the run matched.
+	Expected   string               `json:"expected,omitempty"`
+	AsExpected bool                 `json:"as_expected"`
+	Valid      checkers.Valid       `json:"valid"`
+	Violations []checkers.Violation `json:"violations"`
+	// Liveness is empty when the cluster converged (or the phase was
+	// skipped), else what was stuck at the bound.
+	Liveness  string   `json:"liveness,omitempty"`
+	TraceHash string   `json:"trace_hash"`
+	Stats     Stats    `json:"stats"`
+	Artifacts []string `json:"artifacts,omitempty"`
+	// History is the run's history, for writing out; not in the JSON.
+	History model.History `json:"-"`
+}
+
+// ConfigFor applies a scenario's configuration and the -set overrides,
+// and validates the result.
+func ConfigFor(sc Scenario, set []string) (model.Config, error) {
+	kc := safe()
+	if sc.Config != nil {
+		kc = sc.Config()
+	}
+	for _, kv := range set {
+		if err := kc.SetPair(kv); err != nil {
+			return kc, err
+		}
+	}
+	if err := kc.Validate(); err != nil {
+		return kc, err
+	}
+	return kc, nil
+}
+
+// Run plays a scenario with one seed: the safety phase under its faults,
+// then (if it has a liveness bound) the liveness phase in which every
+// fault heals and the cluster must converge, then the checkers. An error
+// means the scenario could not run (bad configuration); a failed run is a
+// Result with OK false.
+func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
+	kc, err := ConfigFor(sc, opts.Set)
+	if err != nil {
+		return Result{}, err
+	}
+	wallStart := time.Now() // reported only; never reaches the run
+	s, err := NewScripted(ScriptOptions{Seed: seed, Config: kc, Brokers: sc.Brokers, Partitions: sc.Partitions, Interval: sc.Interval})
+	if err != nil {
+		return Result{}, err
+	}
+	start := s.Sim.Now()
+	s.safety = start + sc.Safety
+	if sc.Faults != nil {
+		sc.Faults(s)
+	}
+	s.Sim.Run(s.safety)
+	res := Result{Scenario: sc.Name, Seed: seed, Expected: sc.Expect}
+	if sc.LivenessBound > 0 {
+		res.Liveness = s.liveness(sc.LivenessBound)
+	}
+	s.Work.Stop()
+	s.Sim.Run(s.Sim.Now() + 5*time.Second) // let the last reads land
+
+	copts := CheckOptions(kc)
+	copts.OutDir = opts.OutDir
+	copts.LinearizabilityBudget = opts.LinearizabilityBudget
+	if copts.LinearizabilityBudget == 0 {
+		copts.LinearizabilityBudget = 5 * time.Second
+	}
+	check := checkers.Check(s.CheckInput(), copts)
+	res.Valid, res.Violations = check.Valid, check.Violations
+	for _, pc := range check.Linearizability {
+		if pc.Visualization != "" {
+			res.Artifacts = append(res.Artifacts, pc.Visualization)
+		}
+	}
+	res.History = s.History.History()
+	res.Stats = s.stats(start, time.Since(wallStart))
+	res.TraceHash = strconv.FormatUint(s.Sim.Hash(), 16)
+	res.OK = len(check.Errors()) == 0 && res.Liveness == ""
+	if sc.Expect == "" {
+		res.AsExpected = res.OK
+	} else {
+		for _, v := range res.Violations {
+			if v.Anomaly == sc.Expect {
+				res.AsExpected = true
+			}
+		}
+	}
+	return res, nil
+}
+
+func (s *Scripted) stats(start time.Duration, wall time.Duration) Stats {
+	st := Stats{
+		Events:         s.Sim.Stats().Events,
+		VirtualSeconds: (s.Sim.Now() - start).Seconds(),
+		WallSeconds:    wall.Seconds(),
+	}
+	for _, op := range s.History.History() {
+		switch {
+		case op.F == model.FSend && op.Type == model.OpOK:
+			st.SendsOK++
+		case op.F == model.FSend && op.Type == model.OpFail:
+			st.SendsFail++
+		case op.F == model.FSend:
+			st.SendsInfo++
+		case op.F == model.FPoll && op.Type == model.OpOK:
+			for _, pr := range op.Records {
+				st.RecordsPolled += len(pr.Records)
+			}
+		}
+	}
+	for _, tp := range s.TPs {
+		if ps, ok := s.Partition(tp); ok {
+			st.LeaderChanges += int(ps.LeaderEpoch)
+			st.ISRChanges += int(ps.PartitionEpoch - ps.LeaderEpoch)
+		}
+	}
+	return st
+}
+
+// Reproduce is the pair of command lines that replay a run.
+func Reproduce(name string, seed uint64) string {
+	return fmt.Sprintf("go test ./scenarios -run 'TestScenarios/%s' -seed %d\ngo run ./cmd/kafkasim run -scenario %s -seed %d", name, seed, name, seed)
+}

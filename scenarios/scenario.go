@@ -1,0 +1,82 @@
+package scenarios
+
+import (
+	"time"
+
+	"kafkasim/model"
+)
+
+// Scenario is a named, runnable experiment: a cluster shape, a
+// configuration, a workload, a fault policy, run lengths, and what the
+// run is expected to show. It is a value: the catalog is a list of them,
+// and a run is a pure function of (scenario, seed, options).
+type Scenario struct {
+	Name        string
+	Description string
+
+	Brokers    int   // default 3
+	Partitions int32 // partitions of topic "t", default 3
+	// Config is the cluster's configuration before -set overrides.
+	Config func() model.Config
+	// Interval is the producer's time between sends (default 20 ms).
+	Interval time.Duration
+
+	// Faults schedules the safety phase's faults on a ready fixture; nil
+	// runs without faults.
+	Faults func(s *Scripted)
+	// Safety is how long faults may act (virtual time after the cluster
+	// is ready).
+	Safety time.Duration
+	// LivenessBound is how long, after every fault heals, the cluster has
+	// to converge (CHECKERS.md, Liveness). Zero skips the liveness phase,
+	// as a scripted bug replay may: its faults are its story.
+	LivenessBound time.Duration
+
+	// Expect is "" for a scenario that must pass, or the anomaly the
+	// checkers must name (a historical bug under its configuration).
+	Expect string
+	_      struct{}
+}
+
+// Catalog lists every scenario in a fixed order.
+func Catalog() []Scenario {
+	out := append([]Scenario(nil), safeScenarios()...)
+	for _, h := range HistoricalBugs {
+		out = append(out, h.Scenario())
+	}
+	return out
+}
+
+// Find returns the catalog scenario with the given name.
+func Find(name string) (Scenario, bool) {
+	for _, s := range Catalog() {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return Scenario{}, false
+}
+
+// Scenario turns a historical bug into a catalog scenario under its
+// historical configuration.
+func (h Historical) Scenario() Scenario {
+	return Scenario{
+		Name:        h.Name,
+		Description: h.Summary,
+		Brokers:     h.Brokers,
+		Partitions:  1,
+		Config:      h.Buggy,
+		Faults:      h.Play,
+		Safety:      h.End,
+		Expect:      historicalAnomaly[h.Name],
+	}
+}
+
+// historicalAnomaly is the anomaly each historical bug must show.
+var historicalAnomaly = map[string]string{
+	"kip101-hw-truncation": "acked-write-lost",
+	"jepsen-2013":          "acked-write-lost",
+	"acks1-failover":       "lost-write",
+	"kip279-divergence":    "replica-divergence",
+	"kip966-last-replica":  "acked-write-lost",
+}

@@ -1,0 +1,100 @@
+package scenarios
+
+import (
+	"flag"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	flagSeed     = flag.Uint64("seed", 0, "run exactly this seed (0 with -seed given: pick one and print it)")
+	flagSeeds    = flag.Int("seeds", 1, "with -seed: run this many consecutive seeds from it")
+	flagScenario = flag.String("scenario", "", "run only this scenario")
+)
+
+// defaultSeeds are the seeds every safe scenario runs when no -seed is
+// given; a bug scenario runs its own scripted seed.
+var defaultSeeds = []uint64{1, 2, 3}
+
+func seedsFor(t *testing.T, sc Scenario) []uint64 {
+	given := false
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "seed" {
+			given = true
+		}
+	})
+	if given {
+		start := *flagSeed
+		if start == 0 {
+			start = uint64(time.Now().UnixNano()) // the one place a run's seed comes from the clock: printed below
+			t.Logf("picked seed %d", start)
+		}
+		out := make([]uint64, 0, *flagSeeds)
+		for i := 0; i < max(1, *flagSeeds); i++ {
+			out = append(out, start+uint64(i))
+		}
+		return out
+	}
+	if sc.Expect != "" {
+		for _, h := range HistoricalBugs {
+			if h.Name == sc.Name {
+				return []uint64{h.Seed}
+			}
+		}
+	}
+	return defaultSeeds
+}
+
+// TestScenarios runs the catalog: safe scenarios must pass on every seed;
+// a bug scenario must show its expected anomaly on at least one seed.
+func TestScenarios(t *testing.T) {
+	for _, sc := range Catalog() {
+		if *flagScenario != "" && sc.Name != *flagScenario {
+			continue
+		}
+		t.Run(sc.Name, func(t *testing.T) {
+			seeds := seedsFor(t, sc)
+			shown := false
+			for _, seed := range seeds {
+				res, err := Run(sc, seed, Options{})
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				if sc.Expect != "" {
+					shown = shown || res.AsExpected
+					continue
+				}
+				if !res.OK {
+					t.Errorf("%s", failureReport(sc, res))
+				}
+			}
+			if sc.Expect != "" && !shown {
+				t.Errorf("%s: expected %s on at least one of seeds %v, saw none\nreproduce:\n%s", sc.Name, sc.Expect, seeds, Reproduce(sc.Name, seeds[0]))
+			}
+		})
+	}
+}
+
+// failureReport says everything needed to understand and replay a failed
+// run.
+func failureReport(sc Scenario, res Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "scenario %s seed %d failed\n", sc.Name, res.Seed)
+	if kc, err := ConfigFor(sc, nil); err == nil {
+		fmt.Fprintf(&b, "configuration (non-default): %s\n", strings.Join(kc.NonDefault(), " "))
+	}
+	if res.Liveness != "" {
+		fmt.Fprintf(&b, "liveness: %s\n", res.Liveness)
+	}
+	n := 0
+	for _, v := range res.Violations {
+		if v.Error && n < 10 {
+			fmt.Fprintf(&b, "violation: %s\n", v.String())
+			n++
+		}
+	}
+	fmt.Fprintf(&b, "reproduce:\n%s", Reproduce(sc.Name, res.Seed))
+	return b.String()
+}
