@@ -1,0 +1,191 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"kafkasim/model"
+	"kafkasim/scenarios"
+)
+
+func init() {
+	commands["list"] = command{summary: "list the scenario catalog", run: runList}
+	commands["run"] = command{summary: "run one scenario with one seed", run: runRun}
+}
+
+func runList(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("kafkasim list", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	t := tablewriter.NewTable(stdout, tablewriter.WithRowAutoWrap(tw.WrapNormal), tablewriter.WithRowMaxWidth(70))
+	t.Header("scenario", "expects", "description")
+	for _, sc := range scenarios.Catalog() {
+		expect := "pass"
+		if sc.Expect != "" {
+			expect = sc.Expect
+		}
+		if err := t.Append(sc.Name, expect, sc.Description); err != nil {
+			fmt.Fprintln(stderr, "kafkasim list:", err)
+			return 2
+		}
+	}
+	if err := t.Render(); err != nil {
+		fmt.Fprintln(stderr, "kafkasim list:", err)
+		return 2
+	}
+	return 0
+}
+
+// setFlags collects repeated -set key=value flags.
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, " ") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+// runRun is `kafkasim run`: exit 0 when the run found no violation, 1 when
+// it did, 2 on bad input (nothing is written then).
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("kafkasim run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	name := fs.String("scenario", "", "scenario `name` (see kafkasim list)")
+	seed := fs.Uint64("seed", 1, "the run's seed")
+	var sets setFlags
+	fs.Var(&sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
+	out := fs.String("out", "", "`dir`ectory for the run's history, result and artifacts")
+	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: kafkasim run -scenario NAME [-seed N] [-set key=value ...] [-out DIR] [-json]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "kafkasim run: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	sc, ok := scenarios.Find(*name)
+	if !ok {
+		fmt.Fprintf(stderr, "kafkasim run: unknown scenario %q (see kafkasim list)\n", *name)
+		return 2
+	}
+	// Validate everything before anything runs or is written.
+	if _, err := scenarios.ConfigFor(sc, sets); err != nil {
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+		return 2
+	}
+	opts := scenarios.Options{Set: sets}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+			return 2
+		}
+		opts.OutDir = *out
+	}
+	res, err := scenarios.Run(sc, *seed, opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+		return 2
+	}
+	if *out != "" {
+		if err := writeRunArtifacts(*out, res); err != nil {
+			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+			return 2
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+			return 2
+		}
+	} else if err := writeRunTable(stdout, res); err != nil {
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+		return 2
+	}
+	if !res.OK {
+		fmt.Fprintf(stderr, "reproduce:\n%s\n", scenarios.Reproduce(res.Scenario, res.Seed))
+		return 1
+	}
+	return 0
+}
+
+// writeRunArtifacts writes the history and the result into dir. Each file
+// is written to a temporary name and renamed, so a failure leaves no
+// half-written file behind.
+func writeRunArtifacts(dir string, res scenarios.Result) error {
+	write := func(name string, fill func(io.Writer) error) error {
+		tmp := filepath.Join(dir, "."+name+".tmp")
+		f, err := os.Create(tmp)
+		if err != nil {
+			return err
+		}
+		if err := fill(f); err != nil {
+			f.Close()
+			os.Remove(tmp)
+			return err
+		}
+		if err := f.Close(); err != nil {
+			os.Remove(tmp)
+			return err
+		}
+		return os.Rename(tmp, filepath.Join(dir, name))
+	}
+	if err := write("history.jsonl", func(w io.Writer) error { return model.WriteHistory(w, res.History) }); err != nil {
+		return err
+	}
+	return write("result.json", func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	})
+}
+
+func writeRunTable(w io.Writer, res scenarios.Result) error {
+	t := tablewriter.NewTable(w)
+	t.Header("scenario", "seed", "ok", "expected", "as expected", "virtual s", "events", "sends ok/fail/info", "trace hash")
+	expected := res.Expected
+	if expected == "" {
+		expected = "pass"
+	}
+	st := res.Stats
+	if err := t.Append(res.Scenario, fmt.Sprint(res.Seed), fmt.Sprint(res.OK), expected, fmt.Sprint(res.AsExpected),
+		fmt.Sprintf("%.1f", st.VirtualSeconds), fmt.Sprint(st.Events),
+		fmt.Sprintf("%d/%d/%d", st.SendsOK, st.SendsFail, st.SendsInfo), res.TraceHash); err != nil {
+		return err
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if res.Liveness != "" {
+		fmt.Fprintf(w, "liveness: %s\n", res.Liveness)
+	}
+	n := 0
+	for _, v := range res.Violations {
+		if n == 20 {
+			fmt.Fprintf(w, "... %d more violations\n", len(res.Violations)-n)
+			break
+		}
+		fmt.Fprintf(w, "%s\n", v.String())
+		n++
+	}
+	return nil
+}
