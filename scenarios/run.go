@@ -7,6 +7,7 @@ import (
 
 	"kafkasim/checkers"
 	"kafkasim/model"
+	"kafkasim/sim"
 )
 
 // Options adjust one run of a scenario.
@@ -90,22 +91,12 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	wallStart := time.Now() // reported only; never reaches the run
-	s, err := NewScripted(ScriptOptions{Seed: seed, Config: kc, Brokers: sc.Brokers, Partitions: sc.Partitions, Interval: sc.Interval})
+	s, liveness, err := play(sc, seed, kc, sim.Config{})
 	if err != nil {
 		return Result{}, err
 	}
-	start := s.Sim.Now()
-	s.safety = start + sc.Safety
-	if sc.Faults != nil {
-		sc.Faults(s)
-	}
-	s.Sim.Run(s.safety)
-	res := Result{Scenario: sc.Name, Seed: seed, Expected: sc.Expect}
-	if sc.LivenessBound > 0 {
-		res.Liveness = s.liveness(sc.LivenessBound)
-	}
-	s.Work.Stop()
-	s.Sim.Run(s.Sim.Now() + 5*time.Second) // let the last reads land
+	start := s.ready
+	res := Result{Scenario: sc.Name, Seed: seed, Expected: sc.Expect, Liveness: liveness}
 
 	copts := CheckOptions(kc)
 	copts.OutDir = opts.OutDir
@@ -163,6 +154,48 @@ func (s *Scripted) stats(start time.Duration, wall time.Duration) Stats {
 		}
 	}
 	return st
+}
+
+// play builds the fixture and runs both phases; the run is then over and
+// ready to be judged. trace sets the kernel's tracing (for replay checks).
+func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config) (*Scripted, string, error) {
+	s, err := NewScripted(ScriptOptions{Seed: seed, Config: kc, Brokers: sc.Brokers, Partitions: sc.Partitions, Interval: sc.Interval, Trace: trace})
+	if err != nil {
+		return nil, "", err
+	}
+	s.ready = s.Sim.Now()
+	s.safety = s.ready + sc.Safety
+	if sc.Faults != nil {
+		sc.Faults(s)
+	}
+	s.Sim.Run(s.safety)
+	liveness := ""
+	if sc.LivenessBound > 0 {
+		liveness = s.liveness(sc.LivenessBound)
+	}
+	s.Work.Stop()
+	s.Sim.Run(s.Sim.Now() + 5*time.Second) // let the last reads land
+	return s, liveness, nil
+}
+
+// Replay runs a scenario twice with the same seed and reports whether the
+// runs were identical event for event; when they were not, it names the
+// first event where they part (see sim.CheckReplay).
+func Replay(sc Scenario, seed uint64, set []string) (sim.Divergence, bool, error) {
+	kc, err := ConfigFor(sc, set)
+	if err != nil {
+		return sim.Divergence{}, false, err
+	}
+	var runErr error
+	d, same := sim.CheckReplay(sim.Config{CheckpointEvery: 4096}, func(trace sim.Config) *sim.Sim {
+		s, _, err := play(sc, seed, kc, trace)
+		if err != nil {
+			runErr = err
+			return sim.New(trace)
+		}
+		return s.Sim
+	})
+	return d, same, runErr
 }
 
 // Reproduce is the pair of command lines that replay a run.

@@ -17,9 +17,9 @@ type Scripted struct {
 	*cluster.Cluster
 	TPs  []model.TopicPartition
 	Work *cluster.Sequence
-	// safety is when the safety phase ends (absolute virtual time); fault
-	// policies schedule within it.
-	safety time.Duration
+	// ready is when the cluster became ready; safety is when the safety
+	// phase ends (absolute virtual times). Fault policies schedule within.
+	ready, safety time.Duration
 }
 
 // ScriptOptions shape a scripted run.
@@ -29,7 +29,9 @@ type ScriptOptions struct {
 	Brokers    int           // default 3
 	Partitions int32         // default 1
 	Interval   time.Duration // between sends, default 20ms
-	_          struct{}
+	// Trace carries the kernel's tracing settings (see cluster.Options).
+	Trace sim.Config
+	_     struct{}
 }
 
 // NewScripted builds, starts and readies the fixture.
@@ -48,7 +50,7 @@ func NewScripted(o ScriptOptions) (*Scripted, error) {
 	}
 	rf := o.Config.Broker.DefaultReplicationFactor
 	c, err := cluster.New(cluster.Options{
-		Seed: o.Seed, Brokers: o.Brokers, Config: o.Config,
+		Seed: o.Seed, Brokers: o.Brokers, Config: o.Config, Trace: o.Trace,
 		Topics: []model.TopicSpec{{Name: "t", Partitions: o.Partitions, ReplicationFactor: rf}},
 	})
 	if err != nil {

@@ -32,9 +32,9 @@ type Options struct {
 	// vm.dirty_expire_centisecs); a power loss takes only younger ones.
 	// Zero means 30 s, Linux's default; negative means never.
 	DiskWriteback time.Duration
-	// Checkpoint and Record are passed to the kernel (see sim.Config).
-	CheckpointEvery uint64
-	Record          bool
+	// Trace carries the kernel's tracing settings (CheckpointEvery and the
+	// Record fields of sim.Config); its other fields are ignored.
+	Trace sim.Config
 	_               struct{}
 }
 
@@ -75,7 +75,9 @@ func New(opts Options) (*Cluster, error) {
 	if limit == 0 {
 		limit = 100_000_000
 	}
-	s := sim.New(sim.Config{Seed: opts.Seed, EventLimit: limit, Link: link, CheckpointEvery: opts.CheckpointEvery, Record: opts.Record})
+	kcfg := opts.Trace
+	kcfg.Seed, kcfg.EventLimit, kcfg.Link = opts.Seed, limit, link
+	s := sim.New(kcfg)
 	c := &Cluster{
 		Sim:        s,
 		Config:     kc,
