@@ -152,7 +152,10 @@ func checkInvariants(t tester, l *Log) {
 		if err != nil || valid != len(data) {
 			t.Fatalf("segment %s does not decode whole: %v", s.Name, err)
 		}
-		mem := l.segs[i].batches
+		var mem []model.Batch
+		for k := 0; k < l.segs[i].count(); k++ {
+			mem = append(mem, *l.segs[i].at(k))
+		}
 		if !reflect.DeepEqual(normalize(got), normalize(mem)) {
 			t.Fatalf("segment %s: file holds %v, memory %v", s.Name, got, mem)
 		}

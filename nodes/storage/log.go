@@ -148,7 +148,7 @@ type SegmentInfo struct {
 func (l *Log) Segments() []SegmentInfo {
 	out := make([]SegmentInfo, len(l.segs))
 	for i, s := range l.segs {
-		out[i] = SegmentInfo{Name: s.name, Base: s.base, Next: s.next(), Bytes: s.size, Batches: len(s.batches)}
+		out[i] = SegmentInfo{Name: s.name, Base: s.base, Next: s.next(), Bytes: s.size, Batches: s.count()}
 	}
 	return out
 }
@@ -246,13 +246,13 @@ func (l *Log) ReadUpTo(from model.Offset, maxBytes int, end model.Offset) []mode
 	for si := l.segIndex(from); si < len(l.segs); si++ {
 		s := l.segs[si]
 		i := s.find(from)
-		if i == len(s.batches) {
+		if i == s.count() {
 			continue // nothing at or after from here: Kafka moves to the next segment
 		}
 		var out []model.Batch
 		var bytes int64
-		for ; i < len(s.batches); i++ {
-			b := s.batches[i]
+		for ; i < s.count(); i++ {
+			b := s.at(i)
 			if b.NextOffset() > end {
 				break
 			}
@@ -260,7 +260,7 @@ func (l *Log) ReadUpTo(from model.Offset, maxBytes int, end model.Offset) []mode
 			if len(out) > 0 && bytes+n > int64(maxBytes) {
 				break
 			}
-			out = append(out, b)
+			out = append(out, *b)
 			bytes += n
 		}
 		return out
@@ -276,10 +276,10 @@ func (l *Log) BatchAt(off model.Offset) (model.Batch, bool) {
 	}
 	s := l.segs[l.segIndex(off)]
 	i := s.find(off)
-	if i == len(s.batches) || s.batches[i].BaseOffset > off {
+	if i == s.count() || s.at(i).BaseOffset > off {
 		return model.Batch{}, false
 	}
-	return s.batches[i], true
+	return *s.at(i), true
 }
 
 // rebuildProducers replays the retained log into a fresh producer state,
@@ -287,8 +287,8 @@ func (l *Log) BatchAt(off model.Offset) (model.Batch, bool) {
 func (l *Log) rebuildProducers() {
 	l.producers.reset()
 	for _, s := range l.segs {
-		for i := s.find(l.logStart); i < len(s.batches); i++ {
-			l.producers.update(s.batches[i])
+		for i := s.find(l.logStart); i < s.count(); i++ {
+			l.producers.update(*s.at(i))
 		}
 	}
 }

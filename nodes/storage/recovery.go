@@ -123,7 +123,7 @@ func Open(disk *sim.Disk, dir string, cfg Config, now time.Duration) (*Log, Reco
 	l.rebuildProducers()
 
 	for _, s := range l.segs {
-		rec.Batches += len(s.batches)
+		rec.Batches += s.count()
 	}
 	rec.LogStartOffset, rec.LogEndOffset = l.logStart, l.leo
 	return l, rec
@@ -239,7 +239,8 @@ func (l *Log) recoverEpochs() {
 	c := l.epochs
 	changed := false
 	for _, s := range l.segs {
-		for _, b := range s.batches {
+		for i := 0; i < s.count(); i++ {
+			b := s.at(i)
 			if latest, _ := c.Latest(); b.LeaderEpoch >= 0 && b.LeaderEpoch > latest {
 				changed = c.assign(EpochEntry{Epoch: b.LeaderEpoch, StartOffset: b.BaseOffset}) || changed
 			}

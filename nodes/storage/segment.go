@@ -13,11 +13,14 @@ import (
 // view of it: the decoded batches and where each ends in the file, so that
 // a read never decodes and a truncation knows where to cut.
 type segment struct {
-	base    model.Offset
-	name    string
-	batches []model.Batch
-	ends    []int64 // ends[i] is the file position just after batches[i]
-	size    int64   // the file's length: ends[len-1], or 0
+	base model.Offset
+	name string
+	// entries holds the batches in fixed-size chunks rather than one
+	// slice: a segment of a long run holds tens of thousands of batches,
+	// and a single slice would be copied whole every time it grew.
+	entries [][]entry
+	n       int   // number of batches
+	size    int64 // the file's length: the last batch's end, or 0
 	// maxTime is the largest record timestamp in the segment, what
 	// time-based retention compares (valid when hasTime).
 	maxTime time.Duration
@@ -28,6 +31,15 @@ type segment struct {
 	// cut says the file was shortened and not synced since (see flush).
 	cut bool
 }
+
+// entry is one batch of a segment and the file position just after it.
+type entry struct {
+	batch model.Batch
+	end   int64
+}
+
+// chunkEntries is how many batches one chunk of a segment holds.
+const chunkEntries = 256
 
 // segmentSuffix ends every segment file name, as Kafka's ".log".
 const segmentSuffix = ".log"
@@ -58,12 +70,21 @@ func parseSegmentName(dir, name string) (model.Offset, bool) {
 	return model.Offset(v), true
 }
 
+// count is the number of batches in the segment.
+func (s *segment) count() int { return s.n }
+
+// at is batch i, shared with the segment: it must not be changed.
+func (s *segment) at(i int) *model.Batch { return &s.entries[i/chunkEntries][i%chunkEntries].batch }
+
+// end is the file position just after batch i.
+func (s *segment) end(i int) int64 { return s.entries[i/chunkEntries][i%chunkEntries].end }
+
 // next is the offset after the segment's last batch: its base when empty.
 func (s *segment) next() model.Offset {
-	if len(s.batches) == 0 {
+	if s.n == 0 {
 		return s.base
 	}
-	return s.batches[len(s.batches)-1].NextOffset()
+	return s.at(s.n - 1).NextOffset()
 }
 
 // pos is the file position where batch i starts.
@@ -71,17 +92,21 @@ func (s *segment) pos(i int) int64 {
 	if i == 0 {
 		return 0
 	}
-	return s.ends[i-1]
+	return s.end(i - 1)
 }
 
 // batchBytes is the encoded size of batch i.
-func (s *segment) batchBytes(i int) int64 { return s.ends[i] - s.pos(i) }
+func (s *segment) batchBytes(i int) int64 { return s.end(i) - s.pos(i) }
 
 // add records a batch of n encoded bytes written at the end of the file.
 func (s *segment) add(b model.Batch, n int64, now time.Duration) {
-	s.batches = append(s.batches, b)
+	c := s.n / chunkEntries
+	if c == len(s.entries) {
+		s.entries = append(s.entries, make([]entry, 0, chunkEntries))
+	}
 	s.size += n
-	s.ends = append(s.ends, s.size)
+	s.entries[c] = append(s.entries[c], entry{batch: b, end: s.size})
+	s.n++
 	s.noteTime(b)
 	s.modified = now
 }
@@ -97,20 +122,28 @@ func (s *segment) noteTime(b model.Batch) {
 }
 
 // find is the index of the first batch whose last offset is at or after
-// off, len(batches) if none: the batch that holds off, or the next one.
+// off, count() if none: the batch that holds off, or the next one.
 func (s *segment) find(off model.Offset) int {
-	return sort.Search(len(s.batches), func(i int) bool { return s.batches[i].LastOffset() >= off })
+	return sort.Search(s.n, func(i int) bool { return s.at(i).LastOffset() >= off })
 }
 
 // keep cuts the in-memory view to the first k batches; the caller cuts the
 // file to pos(k).
 func (s *segment) keep(k int, now time.Duration) {
 	s.size = s.pos(k)
-	s.batches = s.batches[:k:k]
-	s.ends = s.ends[:k:k]
+	c := (k + chunkEntries - 1) / chunkEntries
+	clear(s.entries[c:])
+	s.entries = s.entries[:c]
+	if c > 0 {
+		last := s.entries[c-1]
+		kept := k - (c-1)*chunkEntries
+		clear(last[kept:])
+		s.entries[c-1] = last[:kept]
+	}
+	s.n = k
 	s.maxTime, s.hasTime = 0, false
-	for _, b := range s.batches {
-		s.noteTime(b)
+	for i := 0; i < s.n; i++ {
+		s.noteTime(*s.at(i))
 	}
 	s.modified = now
 }

@@ -49,7 +49,7 @@ func (l *Log) TruncateTo(off model.Offset) model.Offset {
 	l.removeFiles(drop...)
 	l.segs = l.segs[:k]
 	s := l.segs[k-1]
-	if i := s.find(off); i < len(s.batches) {
+	if i := s.find(off); i < s.count() {
 		l.disk.Truncate(s.name, s.pos(i))
 		s.keep(i, l.clock)
 		s.cut = true
