@@ -53,16 +53,107 @@ type DiskStats struct {
 }
 
 // file is one file's two states. Because logs are mostly appended, the
-// durable state is kept as a length into data (durable == data[:durableLen])
-// until a write lands below durableLen; only then is the durable state
-// copied out to durableCopy. Syncing an append-only file costs nothing.
+// durable state is kept as a length into the page cache's bytes (durable ==
+// the first durableLen bytes) until a write lands below durableLen; only
+// then is the durable state copied out to durableCopy. Syncing an
+// append-only file costs nothing.
+//
+// The page cache's bytes are kept in pages of pageBytes rather than one
+// slice, so that appending to a file of many megabytes never copies what
+// is already there (as a growing slice would, again and again).
 type file struct {
-	data        []byte
+	pages       [][]byte // every page but the last holds exactly pageBytes
+	size        int      // the file's length as reads see it
 	durableLen  int
 	durableCopy []byte // non-nil when the durable state is not a prefix of data
 	gen         uint64 // bumps on every change other than an append
 	last        *pendingWrite
 	appends     []appendSpan // unsynced appends, oldest first
+}
+
+// pageBytes is the size of a full page of a file's page-cache bytes.
+const pageBytes = 64 << 10
+
+// length is the file's length as reads see it.
+func (f *file) length() int { return f.size }
+
+// appendBytes adds p at the end of the page-cache bytes. The first page
+// grows as a slice does, so that a small file stays small; later pages are
+// allocated whole.
+func (f *file) appendBytes(p []byte) {
+	f.size += len(p)
+	for len(p) > 0 {
+		n := len(f.pages)
+		if n == 0 || len(f.pages[n-1]) == pageBytes {
+			var pg []byte
+			if n > 0 {
+				pg = make([]byte, 0, pageBytes)
+			}
+			f.pages = append(f.pages, pg)
+			n++
+		}
+		last := f.pages[n-1]
+		k := min(len(p), pageBytes-len(last))
+		f.pages[n-1] = append(last, p[:k]...)
+		p = p[k:]
+	}
+}
+
+// appendZeros extends the page-cache bytes with n zero bytes.
+func (f *file) appendZeros(n int) {
+	var zeros [512]byte
+	for n > 0 {
+		k := min(n, len(zeros))
+		f.appendBytes(zeros[:k])
+		n -= k
+	}
+}
+
+// readAt copies page-cache bytes from off into p and returns how many.
+func (f *file) readAt(p []byte, off int) int {
+	n := 0
+	for n < len(p) && off < f.size {
+		k := copy(p[n:], f.pages[off/pageBytes][off%pageBytes:])
+		n += k
+		off += k
+	}
+	return n
+}
+
+// writeAt overwrites page-cache bytes from off; off+len(p) must not pass
+// the end.
+func (f *file) writeAt(p []byte, off int) {
+	for len(p) > 0 {
+		k := copy(f.pages[off/pageBytes][off%pageBytes:], p)
+		p = p[k:]
+		off += k
+	}
+}
+
+// prefix returns a copy of the first n page-cache bytes.
+func (f *file) prefix(n int) []byte {
+	out := make([]byte, n)
+	f.readAt(out, 0)
+	return out
+}
+
+// truncateTo cuts the page-cache bytes to n (at most the length).
+func (f *file) truncateTo(n int) {
+	keep := (n + pageBytes - 1) / pageBytes
+	clear(f.pages[keep:])
+	f.pages = f.pages[:keep]
+	if keep > 0 {
+		f.pages[keep-1] = f.pages[keep-1][:n-(keep-1)*pageBytes]
+	}
+	f.size = n
+}
+
+// newFile makes a file whose page cache and durable state are both data.
+func newFile(data []byte) *file {
+	f := &file{}
+	f.appendBytes(data)
+	f.durableLen = f.size
+	return f
 }
 
 // appendSpan is one unsynced append: where it ends and when it was made.
@@ -143,21 +234,24 @@ func (d *Disk) List(prefix string) []string {
 }
 
 // Size is the file's length as reads see it.
-func (d *Disk) Size(name string) int64 { return int64(len(d.get(name).data)) }
+func (d *Disk) Size(name string) int64 { return int64(d.get(name).size) }
 
 // Read returns a copy of the whole file as reads see it.
 func (d *Disk) Read(name string) []byte {
 	f := d.get(name)
-	return append([]byte(nil), f.data...)
+	if f.size == 0 {
+		return nil
+	}
+	return f.prefix(f.size)
 }
 
 // ReadAt copies up to len(p) bytes from offset off and returns how many.
 func (d *Disk) ReadAt(name string, p []byte, off int64) int {
 	f := d.get(name)
-	if off >= int64(len(f.data)) {
+	if off >= int64(f.size) {
 		return 0
 	}
-	return copy(p, f.data[off:])
+	return f.readAt(p, int(off))
 }
 
 // Append adds p at the end of the file, creating it if needed.
@@ -168,8 +262,8 @@ func (d *Disk) Append(name string, p []byte) {
 		d.files[name] = f
 		d.recordNS(name, f)
 	}
-	off := len(f.data)
-	f.data = append(f.data, p...)
+	off := f.size
+	f.appendBytes(p)
 	if f.durableCopy != nil {
 		// Only a rewritten file tears its last write (see survivor);
 		// an append-only file tears from its spans, so the copy is
@@ -179,7 +273,7 @@ func (d *Disk) Append(name string, p []byte) {
 		f.last = nil
 		d.writtenBack(f)
 	}
-	f.appends = append(f.appends, appendSpan{end: len(f.data), at: *d.now})
+	f.appends = append(f.appends, appendSpan{end: f.size, at: *d.now})
 	d.stats.Writes++
 	d.stats.BytesWritten += int64(len(p))
 }
@@ -187,16 +281,16 @@ func (d *Disk) Append(name string, p []byte) {
 // WriteAt writes p at offset off, extending the file with zeros if needed.
 func (d *Disk) WriteAt(name string, p []byte, off int64) {
 	f := d.get(name)
-	if int(off) == len(f.data) {
+	if int(off) == f.size {
 		d.Append(name, p)
 		return
 	}
 	f.keepDurable(int(off))
 	end := int(off) + len(p)
-	for len(f.data) < end {
-		f.data = append(f.data, 0)
+	if f.size < end {
+		f.appendZeros(end - f.size)
 	}
-	copy(f.data[off:], p)
+	f.writeAt(p, int(off))
 	f.gen++
 	f.appends = f.appends[:0]
 	f.last = &pendingWrite{off: int(off), data: append([]byte(nil), p...)}
@@ -208,12 +302,10 @@ func (d *Disk) WriteAt(name string, p []byte, off int64) {
 func (d *Disk) Truncate(name string, size int64) {
 	f := d.get(name)
 	f.keepDurable(int(size))
-	if int(size) <= len(f.data) {
-		f.data = f.data[:size]
+	if int(size) <= f.size {
+		f.truncateTo(int(size))
 	} else {
-		for len(f.data) < int(size) {
-			f.data = append(f.data, 0)
-		}
+		f.appendZeros(int(size) - f.size)
 	}
 	f.gen++
 	f.last = nil
@@ -242,7 +334,7 @@ func (d *Disk) writtenBack(f *file) {
 // after position pos could alter the durable prefix.
 func (f *file) keepDurable(pos int) {
 	if f.durableCopy == nil && pos < f.durableLen {
-		f.durableCopy = append([]byte(nil), f.data[:f.durableLen]...)
+		f.durableCopy = f.prefix(f.durableLen)
 	}
 }
 
@@ -274,8 +366,8 @@ func (d *Disk) Sync(name string) {
 
 func (d *Disk) syncAll(f *file) {
 	d.stats.Syncs++
-	d.stats.BytesSynced += int64(len(f.data) - f.durableLen)
-	f.durableLen = len(f.data)
+	d.stats.BytesSynced += int64(f.size - f.durableLen)
+	f.durableLen = f.size
 	f.durableCopy = nil
 	f.last = nil
 	f.appends = f.appends[:0]
@@ -289,7 +381,7 @@ func (d *Disk) syncAll(f *file) {
 // durable: the node must sync again.
 func (d *Disk) completeSync(name string, upTo int64, gen uint64) {
 	f, ok := d.files[name]
-	if !ok || f.gen != gen || int(upTo) > len(f.data) {
+	if !ok || f.gen != gen || int(upTo) > f.size {
 		return
 	}
 	d.stats.Syncs++
@@ -325,14 +417,18 @@ func (d *Disk) Durable(name string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	return append([]byte(nil), f.durableBytes()...), true
+	return f.durableBytes(), true
 }
 
+// durableBytes returns a copy of the durable state.
 func (f *file) durableBytes() []byte {
 	if f.durableCopy != nil {
-		return f.durableCopy
+		return append([]byte(nil), f.durableCopy...)
 	}
-	return f.data[:f.durableLen]
+	if f.durableLen == 0 {
+		return nil
+	}
+	return f.prefix(f.durableLen)
 }
 
 // powerLoss drops the page cache: every file reverts to what reached the
@@ -384,10 +480,9 @@ func (d *Disk) survivor(f *file) *file {
 		if i < len(f.appends) && d.tornWrites {
 			keep += d.rand.IntN(f.appends[i].end - keep + 1)
 		}
-		data := append([]byte(nil), f.data[:keep]...)
-		return &file{data: data, durableLen: len(data)}
+		return newFile(f.prefix(keep))
 	}
-	data := append([]byte(nil), f.durableBytes()...)
+	data := f.durableBytes()
 	if w := f.last; d.tornWrites && w != nil && w.off <= len(data) && len(w.data) > 0 {
 		if keep := d.rand.IntN(len(w.data) + 1); keep > 0 {
 			end := w.off + keep
@@ -397,5 +492,5 @@ func (d *Disk) survivor(f *file) *file {
 			copy(data[w.off:end], w.data[:keep])
 		}
 	}
-	return &file{data: data, durableLen: len(data)}
+	return newFile(data)
 }

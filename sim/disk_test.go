@@ -215,3 +215,66 @@ func TestWritebackCommitsOldNamespaceChanges(t *testing.T) {
 		t.Fatal("a file created within the writeback delay must not survive without SyncDir")
 	}
 }
+
+// TestPagedFileMatchesFlatBytes drives a file across many page boundaries
+// with random appends, overwrites, truncations and extensions, and checks
+// every read against a plain byte slice doing the same.
+func TestPagedFileMatchesFlatBytes(t *testing.T) {
+	r := NewStreams(7).Stream("paged")
+	d := newTestDisk()
+	var want []byte
+	chunk := func(n int) []byte {
+		p := make([]byte, n)
+		for i := range p {
+			p[i] = byte(r.IntN(256))
+		}
+		return p
+	}
+	d.Create("f")
+	for step := 0; step < 400; step++ {
+		switch op := r.IntN(10); {
+		case op < 5: // append, often larger than a page
+			p := chunk(r.IntN(3 * pageBytes / 2))
+			d.Append("f", p)
+			want = append(want, p...)
+		case op < 7: // overwrite, possibly past the end
+			off := r.IntN(len(want) + 10)
+			p := chunk(r.IntN(pageBytes + 10))
+			d.WriteAt("f", p, int64(off))
+			for len(want) < off+len(p) {
+				want = append(want, 0)
+			}
+			copy(want[off:], p)
+		case op < 9: // truncate, usually shorter
+			n := r.IntN(len(want) + pageBytes/2)
+			d.Truncate("f", int64(n))
+			if n <= len(want) {
+				want = want[:n]
+			} else {
+				want = append(want, make([]byte, n-len(want))...)
+			}
+		default:
+			d.Sync("f")
+		}
+		if got := d.Size("f"); got != int64(len(want)) {
+			t.Fatalf("step %d: size %d, want %d", step, got, len(want))
+		}
+		if got := d.Read("f"); string(got) != string(want) {
+			t.Fatalf("step %d: read differs from the flat model (len %d vs %d)", step, len(got), len(want))
+		}
+		if len(want) > 0 {
+			off := r.IntN(len(want))
+			buf := make([]byte, r.IntN(2*pageBytes)+1)
+			n := d.ReadAt("f", buf, int64(off))
+			if exp := min(len(buf), len(want)-off); n != exp || string(buf[:n]) != string(want[off:off+n]) {
+				t.Fatalf("step %d: ReadAt(%d) read %d bytes, want %d", step, off, n, exp)
+			}
+		}
+	}
+	d.Sync("f")
+	d.SyncDir()
+	d.powerLoss()
+	if got := d.Read("f"); string(got) != string(want) {
+		t.Fatal("a synced multi-page file changed at power loss")
+	}
+}

@@ -346,7 +346,7 @@ func (s *Sim) syncAsync(n *nodeState, name, kind string, arg int64) TimerID {
 	id := n.timers.arm()
 	s.q.push(s.now+n.disk.syncLatency, event{
 		kind: evSync, node: n.idx, inc: n.inc, timer: id, tkind: kind, arg: arg,
-		name: name, upTo: int64(len(f.data)), gen: f.gen, conn: n.disk.powerEpoch,
+		name: name, upTo: int64(f.length()), gen: f.gen, conn: n.disk.powerEpoch,
 	})
 	return id
 }
