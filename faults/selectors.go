@@ -1,0 +1,206 @@
+package faults
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"kafkasim/model"
+)
+
+// SelectorKind says how a Selector picks its node.
+type SelectorKind uint8
+
+const (
+	selNone          SelectorKind = iota // the zero Selector: no node
+	SelNode                              // a fixed node: "b2" or "2"
+	SelController                        // the active controller: "controller"
+	SelRandomBroker                      // any broker, drawn from the fault's stream: "random-broker"
+	SelLeaderOf                          // a partition's leader: "leader-of t/0"
+	SelISRFollower                       // a follower in a partition's ISR, drawn: "isr-follower t/0"
+	SelCoordinatorOf                     // a group's coordinator: "coordinator-of g"
+)
+
+// Selector names the node a fault acts on. All but SelNode are resolved
+// when the fault fires, not when the schedule is written: "crash the
+// leader" means whoever leads at that moment, which a schedule written
+// before the run cannot know. A selector that resolves to nobody (no
+// leader, no follower in the ISR) makes its fault a recorded no-op.
+type Selector struct {
+	Kind  SelectorKind
+	Node  model.BrokerID       // SelNode
+	TP    model.TopicPartition // SelLeaderOf, SelISRFollower
+	Group string               // SelCoordinatorOf
+}
+
+// Node selects a fixed node.
+func Node(id model.BrokerID) Selector { return Selector{Kind: SelNode, Node: id} }
+
+// Controller selects the active controller.
+func Controller() Selector { return Selector{Kind: SelController} }
+
+// RandomBroker selects a broker drawn from the fault's random stream.
+func RandomBroker() Selector { return Selector{Kind: SelRandomBroker} }
+
+// LeaderOf selects a partition's leader at fire time.
+func LeaderOf(tp model.TopicPartition) Selector { return Selector{Kind: SelLeaderOf, TP: tp} }
+
+// ISRFollower selects, at fire time, a member of a partition's ISR other
+// than its leader, drawn from the fault's random stream.
+func ISRFollower(tp model.TopicPartition) Selector { return Selector{Kind: SelISRFollower, TP: tp} }
+
+// CoordinatorOf selects a consumer group's coordinator at fire time.
+func CoordinatorOf(group string) Selector { return Selector{Kind: SelCoordinatorOf, Group: group} }
+
+// IsZero reports whether s is the zero Selector (no node).
+func (s Selector) IsZero() bool { return s.Kind == selNone }
+
+func (s Selector) String() string {
+	switch s.Kind {
+	case SelNode:
+		return s.Node.String()
+	case SelController:
+		return "controller"
+	case SelRandomBroker:
+		return "random-broker"
+	case SelLeaderOf:
+		return "leader-of " + s.TP.String()
+	case SelISRFollower:
+		return "isr-follower " + s.TP.String()
+	case SelCoordinatorOf:
+		return "coordinator-of " + s.Group
+	}
+	return "none"
+}
+
+// ParseSelector reads a selector's text: "b2", "2", "controller",
+// "random-broker", "leader-of t/0", "isr-follower t/0", "coordinator-of g".
+func ParseSelector(text string) (Selector, error) {
+	tok := strings.Fields(text)
+	if len(tok) == 0 {
+		return Selector{}, fmt.Errorf("empty selector")
+	}
+	sel, n, err := parseSelectorTokens(tok)
+	if err != nil {
+		return Selector{}, err
+	}
+	if n != len(tok) {
+		return Selector{}, fmt.Errorf("bad selector %q: unexpected %q", text, tok[n])
+	}
+	return sel, nil
+}
+
+// parseSelectorTokens reads one selector from the front of tok and says
+// how many tokens it took.
+func parseSelectorTokens(tok []string) (Selector, int, error) {
+	head := tok[0]
+	switch head {
+	case "controller":
+		return Controller(), 1, nil
+	case "random-broker":
+		return RandomBroker(), 1, nil
+	case "leader-of", "isr-follower":
+		if len(tok) < 2 || isPunct(tok[1]) {
+			return Selector{}, 0, fmt.Errorf("bad selector: %s needs a topic-partition, as in %q", head, head+" t/0")
+		}
+		tp, err := parseTP(tok[1])
+		if err != nil {
+			return Selector{}, 0, fmt.Errorf("bad selector %q: %v", head+" "+tok[1], err)
+		}
+		if head == "leader-of" {
+			return LeaderOf(tp), 2, nil
+		}
+		return ISRFollower(tp), 2, nil
+	case "coordinator-of":
+		if len(tok) < 2 || isPunct(tok[1]) {
+			return Selector{}, 0, fmt.Errorf("bad selector: coordinator-of needs a group id, as in %q", "coordinator-of g")
+		}
+		if !legalName(tok[1]) {
+			return Selector{}, 0, fmt.Errorf("bad selector %q: a group id here is letters, digits, '.', '_' and '-'", head+" "+tok[1])
+		}
+		return CoordinatorOf(tok[1]), 2, nil
+	}
+	num := strings.TrimPrefix(head, "b")
+	id, err := strconv.ParseInt(num, 10, 32)
+	if err != nil || id < 0 || num == "" || num[0] == '+' {
+		return Selector{}, 0, fmt.Errorf("bad selector %q: want a node id (b2 or 2), controller, random-broker, leader-of T/P, isr-follower T/P or coordinator-of G", head)
+	}
+	return Node(model.BrokerID(id)), 1, nil
+}
+
+// parseTP reads "topic/partition" and keeps topic names to Kafka's legal
+// characters, which also keeps them clear of the file format's own
+// punctuation (',', '|', '#').
+func parseTP(s string) (model.TopicPartition, error) {
+	tp, err := model.ParseTopicPartition(s)
+	if err != nil {
+		return tp, err
+	}
+	if !legalName(tp.Topic) {
+		return tp, fmt.Errorf("topic %q: a topic name is letters, digits, '.', '_' and '-'", tp.Topic)
+	}
+	return tp, nil
+}
+
+// legalName reports whether s is a non-empty name of Kafka's legal topic
+// characters: ASCII letters and digits, '.', '_' and '-'.
+func legalName(s string) bool {
+	if s == "" || len(s) > 249 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// resolve picks the node s names now. It returns model.NoBroker and the
+// reason when s names nobody at this moment. r is the fault's own stream;
+// it is drawn from only by the selectors that choose at random.
+func (s Selector) resolve(w World, r *rand.Rand) (model.BrokerID, string) {
+	switch s.Kind {
+	case SelNode:
+		return s.Node, ""
+	case SelController:
+		if cs := w.Controllers(); len(cs) > 0 {
+			return cs[0], ""
+		}
+		return model.NoBroker, "no controller"
+	case SelRandomBroker:
+		bs := slices.Clone(w.Brokers())
+		if len(bs) == 0 {
+			return model.NoBroker, "no broker"
+		}
+		slices.Sort(bs)
+		return bs[r.IntN(len(bs))], ""
+	case SelLeaderOf:
+		if l := w.LeaderOf(s.TP); l != model.NoBroker {
+			return l, ""
+		}
+		return model.NoBroker, s.TP.String() + " has no leader"
+	case SelISRFollower:
+		leader := w.LeaderOf(s.TP)
+		var fs []model.BrokerID
+		for _, b := range w.ISR(s.TP) {
+			if b != leader {
+				fs = append(fs, b)
+			}
+		}
+		if len(fs) == 0 {
+			return model.NoBroker, s.TP.String() + " has no follower in its ISR"
+		}
+		slices.Sort(fs)
+		return fs[r.IntN(len(fs))], ""
+	case SelCoordinatorOf:
+		if c := w.CoordinatorOf(s.Group); c != model.NoBroker {
+			return c, ""
+		}
+		return model.NoBroker, "group " + s.Group + " has no coordinator"
+	}
+	return model.NoBroker, "no selector"
+}
