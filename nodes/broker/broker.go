@@ -2,7 +2,6 @@ package broker
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
@@ -51,8 +50,12 @@ type Broker struct {
 
 	// Requests waiting in purgatory.
 	produces   map[int64]*pendingProduce
-	fetches    map[int64]*delayedFetch
+	fetches    []*delayedFetch // parked fetches, in the order they were parked
 	nextWaitID int64
+	// fetchTimer fires at the earliest parked fetch's deadline; one timer
+	// for the whole fetch purgatory (see expireFetches).
+	fetchTimer sim.TimerID
+	fetchAt    time.Duration
 	// purgeTimer fires at (or before) the earliest produce deadline; one
 	// timer for the whole produce purgatory (see expireProduces).
 	purgeTimer sim.TimerID
@@ -112,7 +115,6 @@ func (b *Broker) Start(env *sim.Env) {
 	b.parts = map[model.TopicPartition]*partition{}
 	b.fetchers = map[model.BrokerID]*fetcher{}
 	b.produces = map[int64]*pendingProduce{}
-	b.fetches = map[int64]*delayedFetch{}
 	b.metadataOffset = -1
 	b.incarnation = env.Rand().Uint64()
 
@@ -213,7 +215,7 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 	case timerProduceTimeout:
 		b.expireProduces()
 	case timerFetchWait:
-		b.expireFetch(t.Arg)
+		b.expireFetches()
 	case timerFetcherBackoff:
 		if f := b.fetchers[model.BrokerID(t.Arg)]; f != nil {
 			b.retryFetcher(f)
@@ -263,22 +265,17 @@ func (b *Broker) dropRequestsFrom(peer model.BrokerID) {
 		clear(p.waiting[k:])
 		p.waiting = p.waiting[:k]
 	}
-	for _, id := range sortedWaitIDs(b.fetches) {
-		if df := b.fetches[id]; df.from == peer {
+	k := 0
+	for _, df := range b.fetches {
+		if df.from == peer {
 			df.done = true
-			b.env.Cancel(df.timer)
-			delete(b.fetches, id)
+			continue
 		}
+		b.fetches[k] = df
+		k++
 	}
-}
-
-func sortedWaitIDs(m map[int64]*delayedFetch) []int64 {
-	ids := make([]int64, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
+	clear(b.fetches[k:])
+	b.fetches = b.fetches[:k]
 }
 
 func (b *Broker) nextCorr() int32 {

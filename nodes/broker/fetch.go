@@ -1,8 +1,10 @@
 package broker
 
 import (
+	"slices"
+	"time"
+
 	"kafkasim/model"
-	"kafkasim/sim"
 )
 
 // delayedFetch is a fetch parked until data arrives or its wait runs out
@@ -10,11 +12,11 @@ import (
 // idle follower costs two messages per replica.fetch.wait.max.ms rather
 // than a busy loop.
 type delayedFetch struct {
-	id    int64
-	from  model.BrokerID
-	req   model.FetchRequest
-	timer sim.TimerID
-	done  bool
+	id       int64
+	from     model.BrokerID
+	req      model.FetchRequest
+	deadline time.Duration // when its wait runs out (node clock)
+	done     bool
 }
 
 // handleFetch serves a follower's or a consumer's fetch as leader
@@ -49,14 +51,30 @@ func (b *Broker) handleFetch(from model.BrokerID, m model.FetchRequest) {
 		return
 	}
 	b.nextWaitID++
-	df := &delayedFetch{id: b.nextWaitID, from: from, req: m}
-	df.timer = b.env.After(m.MaxWait, timerFetchWait, df.id)
-	b.fetches[df.id] = df
+	df := &delayedFetch{id: b.nextWaitID, from: from, req: m, deadline: b.now() + m.MaxWait}
+	b.fetches = append(b.fetches, df)
 	for i := range m.Partitions {
 		if p := b.parts[m.Partitions[i].TP]; p != nil {
-			p.delayed = append(p.delayed, df.id)
+			p.delayed = append(p.delayed, df)
 		}
 	}
+	b.armFetchWait(df.deadline)
+}
+
+// armFetchWait makes sure the fetch purgatory's timer fires no later than
+// deadline. Nearly every parked fetch is answered within milliseconds, when
+// data arrives, long before its replica.fetch.wait.max.ms runs out: a timer
+// per fetch would be armed and cancelled for nearly every replication round
+// trip, a dead event in the kernel's queue each. One timer at the earliest
+// deadline still answers every fetch whose wait runs out at exactly its
+// deadline, as Kafka's purgatory (a timing wheel) expires it then.
+func (b *Broker) armFetchWait(deadline time.Duration) {
+	if b.fetchTimer != 0 && b.fetchAt <= deadline {
+		return
+	}
+	b.env.Cancel(b.fetchTimer)
+	b.fetchAt = deadline
+	b.fetchTimer = b.env.After(deadline-b.now(), timerFetchWait, 0)
 }
 
 // readFetch builds the answer to a fetch from the current state. ready is
@@ -153,48 +171,66 @@ func (b *Broker) wakeFetches(p *partition) {
 	if len(p.delayed) == 0 {
 		return
 	}
-	ids := p.delayed
-	p.delayed = nil
-	for _, id := range ids {
-		df := b.fetches[id]
-		if df == nil || df.done {
+	k := 0
+	for _, df := range p.delayed {
+		if df.done {
 			continue
 		}
-		resp, ready := b.readFetch(df.req)
-		if ready {
+		if resp, ready := b.readFetch(df.req); ready {
 			b.finishFetch(df, resp)
 			continue
 		}
-		p.delayed = append(p.delayed, id)
+		p.delayed[k] = df
+		k++
 	}
+	clear(p.delayed[k:])
+	p.delayed = p.delayed[:k]
 }
 
+// finishFetch sends a parked fetch's answer and takes it out of the
+// purgatory. It stays in the partitions' delayed lists, marked done, until
+// their next wake or expiry sweeps it out.
 func (b *Broker) finishFetch(df *delayedFetch, resp model.FetchResponse) {
 	df.done = true
-	b.env.Cancel(df.timer)
-	delete(b.fetches, df.id)
+	for i, x := range b.fetches {
+		if x == df {
+			b.fetches = slices.Delete(b.fetches, i, i+1) // clears the freed slot
+			break
+		}
+	}
 	b.send(df.from, resp)
 }
 
-// expireFetch answers a parked fetch whose wait ran out, with whatever
-// there is (usually nothing but the current high watermark).
-func (b *Broker) expireFetch(id int64) {
-	df := b.fetches[id]
-	if df == nil || df.done {
-		return
-	}
-	resp, _ := b.readFetch(df.req)
-	b.finishFetch(df, resp)
-	for i := range df.req.Partitions {
-		if p := b.parts[df.req.Partitions[i].TP]; p != nil {
-			k := 0
-			for _, x := range p.delayed {
-				if x != id {
-					p.delayed[k] = x
-					k++
-				}
+// expireFetches answers every parked fetch whose wait ran out, with
+// whatever there is (usually nothing but the current high watermark), in
+// the order their deadlines came (the order of their own timers, had each
+// one its own), and re-arms for the next deadline.
+func (b *Broker) expireFetches() {
+	b.fetchTimer = 0
+	now := b.now()
+	for {
+		var first *delayedFetch
+		for _, df := range b.fetches {
+			if df.deadline <= now && (first == nil || df.deadline < first.deadline) {
+				first = df // ties keep parking order, which is id order
 			}
-			p.delayed = p.delayed[:k]
 		}
+		if first == nil {
+			break
+		}
+		resp, _ := b.readFetch(first.req)
+		b.finishFetch(first, resp)
+		for i := range first.req.Partitions {
+			if p := b.parts[first.req.Partitions[i].TP]; p != nil {
+				p.delayed = slices.DeleteFunc(p.delayed, func(x *delayedFetch) bool { return x.done })
+			}
+		}
+	}
+	if len(b.fetches) > 0 {
+		next := b.fetches[0].deadline
+		for _, df := range b.fetches[1:] {
+			next = min(next, df.deadline)
+		}
+		b.armFetchWait(next)
 	}
 }

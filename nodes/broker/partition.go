@@ -28,7 +28,7 @@ type partition struct {
 	epochStartOffset model.Offset // where this leader's epoch began
 	alter            *alterState  // the AlterPartition in flight, if any
 	waiting          []*pendingProduce
-	delayed          []int64 // ids of parked fetches that read this partition
+	delayed          []*delayedFetch // parked fetches that read this partition
 
 	// Follower side.
 	needEpochQuery bool // KIP-101 mode: ask OffsetsForLeaderEpoch before fetching
