@@ -106,14 +106,48 @@ func (b Batch) LastSequence() int32 {
 // It is built once and only read.
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
+// castagnoli8 is castagnoli extended for slicing-by-8 (crc32c), built once
+// and only read.
+var castagnoli8 = func() (t [8][256]uint32) {
+	t[0] = *castagnoli
+	for i := range 256 {
+		c := t[0][i]
+		for j := 1; j < 8; j++ {
+			c = t[0][c&0xff] ^ c>>8
+			t[j][i] = c
+		}
+	}
+	return t
+}()
+
+// crc32c is crc32.Checksum(p, castagnoli) computed in plain Go, eight bytes
+// a step. The standard library's version reaches its hardware
+// implementation through a function variable, so whatever it is given
+// escapes to the heap; this one lets ComputeCRC encode into a stack buffer,
+// and for a batch of a few records it is faster than an allocation.
+func crc32c(p []byte) uint32 {
+	t := &castagnoli8
+	crc := ^uint32(0)
+	for len(p) >= 8 {
+		crc ^= uint32(p[0]) | uint32(p[1])<<8 | uint32(p[2])<<16 | uint32(p[3])<<24
+		crc = t[0][p[7]] ^ t[1][p[6]] ^ t[2][p[5]] ^ t[3][p[4]] ^
+			t[4][crc>>24] ^ t[5][crc>>16&0xff] ^ t[6][crc>>8&0xff] ^ t[7][crc&0xff]
+		p = p[8:]
+	}
+	for _, v := range p {
+		crc = t[0][byte(crc)^v] ^ crc>>8
+	}
+	return ^crc
+}
+
 // ComputeCRC returns the CRC32C of every field but CRC, over the same bytes
 // the disk encoding writes. Kafka's CRC leaves out the base offset and the
 // partition leader epoch so that the leader can set them without
 // recomputing it; here the CRC covers them too, so that a flipped bit in an
 // offset or an epoch is caught, and Rebase recomputes it instead.
 func (b *Batch) ComputeCRC() uint32 {
-	var scratch [128]byte
-	return crc32.Checksum(appendBody(scratch[:0], b), castagnoli)
+	var scratch [256]byte
+	return crc32c(appendBody(scratch[:0], b))
 }
 
 // Seal sets CRC from the other fields. A producer seals a batch once it is
@@ -125,12 +159,18 @@ func (b *Batch) Seal() { b.CRC = b.ComputeCRC() }
 // appending (answering CORRUPT_MESSAGE otherwise), because Rebase would
 // otherwise bless corrupted content with a fresh CRC.
 func (b Batch) Valid() bool {
+	return b.offsetsValid() && b.CRC == b.ComputeCRC()
+}
+
+// offsetsValid reports whether the records carry consecutive offsets from
+// BaseOffset.
+func (b *Batch) offsetsValid() bool {
 	for i := range b.Records {
 		if b.Records[i].Offset != b.BaseOffset+Offset(i) {
 			return false
 		}
 	}
-	return b.CRC == b.ComputeCRC()
+	return true
 }
 
 // Rebase returns a copy of the batch placed at base under the given leader
@@ -205,9 +245,22 @@ var (
 // AppendBatch appends the frame encoding b to dst and returns the extended
 // slice.
 func AppendBatch(dst []byte, b Batch) []byte {
+	return appendFrame(dst, &b)
+}
+
+// AppendValidBatch is AppendBatch that also reports b.Valid(), checking the
+// CRC over the bytes it has just encoded instead of encoding them again: a
+// log appends and checks every batch, so it needs the encoding anyway.
+func AppendValidBatch(dst []byte, b *Batch) ([]byte, bool) {
+	start := len(dst)
+	dst = appendFrame(dst, b)
+	return dst, b.offsetsValid() && crc32.Checksum(dst[start+frameHeaderBytes:], castagnoli) == b.CRC
+}
+
+func appendFrame(dst []byte, b *Batch) []byte {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0) // length and crc, filled below
-	dst = appendBody(dst, &b)
+	dst = appendBody(dst, b)
 	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
 	binary.BigEndian.PutUint32(dst[start+4:], b.CRC)
 	return dst

@@ -3,6 +3,7 @@ package model
 import (
 	"bytes"
 	"errors"
+	"hash/crc32"
 	"io"
 	"reflect"
 	"testing"
@@ -268,4 +269,41 @@ func batchFromBytes(data []byte) Batch {
 	}
 	b.Seal()
 	return b.Rebase(base, b.LeaderEpoch)
+}
+
+func TestCRC32CMatchesTheStandardLibrary(t *testing.T) {
+	p := make([]byte, 300)
+	for i := range p {
+		p[i] = byte(i*131 + 7)
+	}
+	for n := 0; n <= len(p); n++ {
+		if got, want := crc32c(p[:n]), crc32.Checksum(p[:n], castagnoli); got != want {
+			t.Fatalf("length %d: crc32c %08x, hash/crc32 %08x", n, got, want)
+		}
+	}
+}
+
+func TestAppendValidBatchAgreesWithValid(t *testing.T) {
+	good := NewBatch(7, 1, 3, Record{Timestamp: 5, Key: "k", Value: "v"}, Record{Timestamp: 6, Value: "w"}).Rebase(40, 2)
+	badValue := good
+	badValue.Records = append([]Record(nil), good.Records...)
+	badValue.Records[1].Value = "x"
+	badOffset := good
+	badOffset.Records = append([]Record(nil), good.Records...)
+	badOffset.Records[1].Offset++
+	for _, tc := range []struct {
+		name string
+		b    Batch
+	}{{"good", good}, {"changed value", badValue}, {"changed offset", badOffset}} {
+		frame, ok := AppendValidBatch([]byte("prefix"), &tc.b)
+		if ok != tc.b.Valid() {
+			t.Errorf("%s: AppendValidBatch says %v, Valid says %v", tc.name, ok, tc.b.Valid())
+		}
+		if string(frame[6:]) != string(AppendBatch(nil, tc.b)) {
+			t.Errorf("%s: AppendValidBatch encodes differently from AppendBatch", tc.name)
+		}
+	}
+	if !good.Valid() || badValue.Valid() || badOffset.Valid() {
+		t.Fatal("test batches are not what they claim")
+	}
 }

@@ -176,12 +176,13 @@ func (l *Log) Append(b model.Batch, now time.Duration) {
 	if b.LeaderEpoch < 0 {
 		panic(fmt.Sprintf("storage: %s: append of %v without a leader epoch (a leader must Rebase)", l.dir, b))
 	}
-	if !b.Valid() {
+	var valid bool
+	l.buf, valid = model.AppendValidBatch(l.buf[:0], &b)
+	if !valid {
 		panic(fmt.Sprintf("storage: %s: append of %v, which fails its CRC or offset check", l.dir, b))
 	}
 	l.clock = now
 	l.epochs.Assign(b.LeaderEpoch, b.BaseOffset)
-	l.buf = model.AppendBatch(l.buf[:0], b)
 	n := int64(len(l.buf))
 	s := l.active()
 	// Kafka's shouldRoll: the batch would overflow the segment. An empty

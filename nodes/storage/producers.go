@@ -93,8 +93,9 @@ func (p *ProducerState) CheckAppend(b model.Batch) (dup *BatchMeta, err model.Er
 	if b.ProducerEpoch == e.ProducerEpoch {
 		first, last := b.BaseSequence, b.LastSequence()
 		for i := range e.Batches {
-			if m := e.Batches[i]; m.FirstSeq == first && m.LastSeq == last {
-				return &m, model.NoError
+			if m := &e.Batches[i]; m.FirstSeq == first && m.LastSeq == last {
+				c := *m // a copy: update may shift the entries later
+				return &c, model.NoError
 			}
 		}
 	}
