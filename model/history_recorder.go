@@ -11,97 +11,176 @@ import (
 // determinism. Misuse (completing an op twice, or one that does not exist)
 // is a programmer error and panics.
 //
-// Ops are kept in fixed-size chunks rather than one growing slice: an Op is
-// a large struct and a long run records millions of them, so doubling a
-// slice would copy the whole history again and again.
+// Ops are kept in fixed-size chunks rather than one growing slice, so
+// that a long run's millions of ops are never copied again, and in a
+// compact form (opRec) rather than as Ops: a send, nearly every op of a
+// run, needs a third of an Op's fields, and the history is most of a long
+// run's memory.
 type Recorder struct {
-	chunks [][]Op
+	chunks [][]opRec
 	n      int
 }
 
 const recorderChunk = 4096
 
-func (r *Recorder) add(op Op) int {
-	op.Index = r.n
-	if r.n%recorderChunk == 0 {
-		r.chunks = append(r.chunks, make([]Op, 0, recorderChunk))
-	}
-	c := &r.chunks[len(r.chunks)-1]
-	*c = append(*c, op)
-	r.n++
-	return op.Index
+// opRec is an Op as the recorder keeps it: the fields every op uses
+// inline, the rest behind ext, which is nil when they are all zero.
+type opRec struct {
+	process int
+	f       OpF
+	time    time.Duration
+	end     time.Duration
+	tp      TopicPartition
+	key     string
+	value   string
+	offset  Offset
+	ext     *opExt
+	typ     opType
 }
 
-func (r *Recorder) at(i int) *Op { return &r.chunks[i/recorderChunk][i%recorderChunk] }
+// opExt holds an op's less common fields (see Op).
+type opExt struct {
+	err        string
+	records    []PartitionRecords
+	partitions []TopicPartition
+	topics     []string
+	group      string
+	generation Epoch
+	offsets    []PartitionOffset
+	gained     []TopicPartition
+	lost       []TopicPartition
+}
+
+// opType is an OpType as a small code; the recorder sets every op's type
+// itself, so only the four outcomes occur.
+type opType uint8
+
+const (
+	typeInvoke opType = iota
+	typeOK
+	typeFail
+	typeInfo
+)
+
+var opTypes = [...]OpType{typeInvoke: OpInvoke, typeOK: OpOK, typeFail: OpFail, typeInfo: OpInfo}
+
+func pack(op *Op, t opType) opRec {
+	r := opRec{
+		process: op.Process, f: op.F, time: op.Time, end: op.End, tp: op.TP,
+		key: op.Key, value: op.Value, offset: op.Offset, typ: t,
+	}
+	if op.Error != "" || op.Records != nil || op.Partitions != nil || op.Topics != nil || op.Group != "" ||
+		op.Generation != 0 || op.Offsets != nil || op.Gained != nil || op.Lost != nil {
+		r.ext = &opExt{
+			err: op.Error, records: op.Records, partitions: op.Partitions, topics: op.Topics,
+			group: op.Group, generation: op.Generation, offsets: op.Offsets, gained: op.Gained, lost: op.Lost,
+		}
+	}
+	return r
+}
+
+func (r *opRec) unpack(index int) Op {
+	op := Op{
+		Index: index, Process: r.process, Type: opTypes[r.typ], F: r.f, Time: r.time, End: r.end,
+		TP: r.tp, Key: r.key, Value: r.value, Offset: r.offset,
+	}
+	if e := r.ext; e != nil {
+		op.Error, op.Records, op.Partitions, op.Topics = e.err, e.records, e.partitions, e.topics
+		op.Group, op.Generation, op.Offsets, op.Gained, op.Lost = e.group, e.generation, e.offsets, e.gained, e.lost
+	}
+	return op
+}
+
+// extra returns the op's ext, making it if needed.
+func (r *opRec) extra() *opExt {
+	if r.ext == nil {
+		r.ext = &opExt{}
+	}
+	return r.ext
+}
+
+func (r *Recorder) add(op *Op, t opType) int {
+	if r.n%recorderChunk == 0 {
+		r.chunks = append(r.chunks, make([]opRec, 0, recorderChunk))
+	}
+	c := &r.chunks[len(r.chunks)-1]
+	*c = append(*c, pack(op, t))
+	r.n++
+	return r.n - 1
+}
+
+func (r *Recorder) at(i int) *opRec { return &r.chunks[i/recorderChunk][i%recorderChunk] }
 
 // Invoke records the start of op and returns its index. The caller sets
 // Process, F, Time and the request's fields (TP, Key and Value for a send;
 // Partitions or Topics for assign and subscribe; Offsets for commit and
 // seek); Index, Type and the result fields are the recorder's.
 func (r *Recorder) Invoke(op Op) int {
-	op.Type = OpInvoke
 	op.End = 0
 	if op.F == FSend {
 		op.Offset = NoOffset
 	}
 	op.Records = nil
-	return r.add(op)
+	return r.add(&op, typeInvoke)
 }
 
 // Event records an operation that starts and ends at one instant, such as
 // a rebalance callback or a position reset, as ok. It returns its index.
 func (r *Recorder) Event(op Op) int {
-	op.Type = OpOK
 	op.End = op.Time
-	return r.add(op)
+	return r.add(&op, typeOK)
 }
 
-func (r *Recorder) pending(i int) *Op {
+func (r *Recorder) pending(i int) *opRec {
 	if i < 0 || i >= r.n {
 		panic(fmt.Sprintf("model.Recorder: no op %d", i))
 	}
-	op := r.at(i)
-	if op.Type != OpInvoke {
-		panic(fmt.Sprintf("model.Recorder: op %s completed twice", op))
+	rec := r.at(i)
+	if rec.typ != typeInvoke {
+		op := rec.unpack(i)
+		panic(fmt.Sprintf("model.Recorder: op %s completed twice", &op))
 	}
-	return op
+	return rec
 }
 
-func (r *Recorder) complete(i int, t OpType, at time.Duration) *Op {
-	op := r.pending(i)
-	if at < op.Time {
-		panic(fmt.Sprintf("model.Recorder: op %s completes at %v, before it started", op, at))
+func (r *Recorder) complete(i int, t opType, at time.Duration) *opRec {
+	rec := r.pending(i)
+	if at < rec.time {
+		op := rec.unpack(i)
+		panic(fmt.Sprintf("model.Recorder: op %s completes at %v, before it started", &op, at))
 	}
-	op.Type, op.End = t, at
-	return op
+	rec.typ, rec.end = t, at
+	return rec
 }
 
 // OK completes op i as ok with no result (assign, subscribe, commit, seek).
-func (r *Recorder) OK(i int, at time.Duration) { r.complete(i, OpOK, at) }
+func (r *Recorder) OK(i int, at time.Duration) { r.complete(i, typeOK, at) }
 
 // SendOK completes send i: the broker put it at offset o of tp (tp matters
 // when the record's key chose the partition).
 func (r *Recorder) SendOK(i int, at time.Duration, tp TopicPartition, o Offset) {
-	op := r.complete(i, OpOK, at)
-	op.TP, op.Offset = tp, o
+	rec := r.complete(i, typeOK, at)
+	rec.tp, rec.offset = tp, o
 }
 
 // PollOK completes poll i with what it returned. The records are kept as
 // given (the recorder owns them from now on); partitions are put in order.
 func (r *Recorder) PollOK(i int, at time.Duration, recs []PartitionRecords) {
-	op := r.complete(i, OpOK, at)
+	rec := r.complete(i, typeOK, at)
 	SortRecords(recs)
-	op.Records = recs
+	if recs != nil || rec.ext != nil {
+		rec.extra().records = recs
+	}
 }
 
 // Fail completes op i as certainly not having happened, with the reason.
 func (r *Recorder) Fail(i int, at time.Duration, reason string) {
-	r.complete(i, OpFail, at).Error = reason
+	r.complete(i, typeFail, at).extra().err = reason
 }
 
 // Info completes op i as indeterminate (a timeout, a lost answer).
 func (r *Recorder) Info(i int, at time.Duration, reason string) {
-	r.complete(i, OpInfo, at).Error = reason
+	r.complete(i, typeInfo, at).extra().err = reason
 }
 
 // Len is the number of ops recorded so far.
@@ -112,7 +191,9 @@ func (r *Recorder) Len() int { return r.n }
 func (r *Recorder) History() History {
 	out := make(History, 0, r.n)
 	for _, c := range r.chunks {
-		out = append(out, c...)
+		for i := range c {
+			out = append(out, c[i].unpack(len(out)))
+		}
 	}
 	return out
 }

@@ -1,0 +1,83 @@
+package model
+
+import (
+	"reflect"
+	"testing"
+)
+
+// fullOp returns an Op with every field set to a non-zero value, found by
+// reflection so that a field added to Op later is covered too.
+func fullOp(t *testing.T) Op {
+	var op Op
+	v := reflect.ValueOf(&op).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.Int, reflect.Int32, reflect.Int64:
+			f.SetInt(int64(i + 1))
+		case reflect.String:
+			f.SetString("s" + v.Type().Field(i).Name)
+		case reflect.Slice:
+			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
+		case reflect.Struct:
+			f.Set(reflect.ValueOf(TP("topic", int32(i))))
+		default:
+			t.Fatalf("fullOp: field %s of kind %v: teach the test to fill it", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	op.Type = OpOK
+	return op
+}
+
+// TestRecorderKeepsEveryField records an op with every field set and
+// requires the history to give all of it back: the recorder's compact
+// form must not drop a field.
+func TestRecorderKeepsEveryField(t *testing.T) {
+	op := fullOp(t)
+	var r Recorder
+	r.Event(Op{Process: 1, F: FSend, Value: "first"})
+	i := r.Event(op)
+	got := r.History()[i]
+	want := op
+	want.Index, want.Type, want.End = i, OpOK, op.Time
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("recorded\n%#v\ngot back\n%#v", want, got)
+	}
+}
+
+// TestRecorderCompletions checks each way of completing an op, and that
+// nil and empty lists stay apart.
+func TestRecorderCompletions(t *testing.T) {
+	var r Recorder
+	send := r.Invoke(Op{Process: 1, F: FSend, Time: 1, TP: TP("t", 0), Value: "a"})
+	fail := r.Invoke(Op{Process: 1, F: FSend, Time: 2, Value: "b"})
+	info := r.Invoke(Op{Process: 1, F: FSend, Time: 3, Value: "c"})
+	empty := r.Invoke(Op{Process: 2, F: FPoll, Time: 4})
+	none := r.Invoke(Op{Process: 2, F: FPoll, Time: 5})
+	r.SendOK(send, 10, TP("t", 2), 42)
+	r.Fail(fail, 11, "NOT_LEADER_OR_FOLLOWER")
+	r.Info(info, 12, "timeout")
+	r.PollOK(empty, 13, []PartitionRecords{})
+	r.PollOK(none, 14, nil)
+	h := r.History()
+	if op := h[send]; op.Type != OpOK || op.End != 10 || op.TP != TP("t", 2) || op.Offset != 42 || op.Value != "a" {
+		t.Errorf("send: %+v", op)
+	}
+	if op := h[fail]; op.Type != OpFail || op.End != 11 || op.Error != "NOT_LEADER_OR_FOLLOWER" || op.Offset != NoOffset {
+		t.Errorf("fail: %+v", op)
+	}
+	if op := h[info]; op.Type != OpInfo || op.End != 12 || op.Error != "timeout" {
+		t.Errorf("info: %+v", op)
+	}
+	if op := h[empty]; op.Type != OpOK || op.Records == nil || len(op.Records) != 0 {
+		t.Errorf("poll of nothing: %+v, want an empty non-nil list", op)
+	}
+	if op := h[none]; op.Type != OpOK || op.Records != nil {
+		t.Errorf("poll with nil: %+v", op)
+	}
+	for i, op := range h {
+		if op.Index != i {
+			t.Errorf("op %d has index %d", i, op.Index)
+		}
+	}
+}
