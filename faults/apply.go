@@ -45,7 +45,7 @@ type Nemesis struct {
 // armed is one fault of the schedule with what its start resolved to.
 type armed struct {
 	f      Fault
-	stream string         // the fault's own random stream
+	stream string           // the fault's own random stream
 	nodes  []model.BrokerID // what the start resolved to
 	cut    []link           // what the start cut (partitions)
 	noop   bool             // the start did nothing, so the end has nothing to undo

@@ -14,7 +14,7 @@ import (
 // receiver can measure each message's latency.
 type ping int64
 
-func (p ping) Digest() uint64  { return uint64(p) }
+func (p ping) Digest() uint64 { return uint64(p) }
 func (p ping) String() string { return fmt.Sprintf("ping@%v", time.Duration(p)) }
 
 // tickEvery is how often a toy node pings every peer.

@@ -1,0 +1,221 @@
+package faults
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// SwarmOptions say which faults a random run may draw and within which
+// bounds. The zero value draws no faults: a run is fault-free unless its
+// options say otherwise. Fields other than Kinds and End default when
+// zero.
+type SwarmOptions struct {
+	// Kinds may be drawn (see SwarmKinds). Each run enables a random
+	// subset of them, as swarm testing does: a run with fewer kinds
+	// exercises each of them harder, and across many seeds every
+	// combination is tried.
+	Kinds []Kind
+	// Start and End bound the safety phase in absolute virtual time:
+	// faults start at or after Start, and every window closes by End.
+	// End 0 draws no faults.
+	Start, End time.Duration
+	// MeanInterval is the mean time between two faults of one enabled
+	// kind; each run scales it, per kind, by a factor drawn between 1/4
+	// and 4 (default 10s).
+	MeanInterval time.Duration
+	// WindowMin and WindowMax bound a window's length (default 500ms and
+	// 10s).
+	WindowMin, WindowMax time.Duration
+	// SkewMax bounds a clock step (default 10s), DriftMax a clock's rate
+	// error (default 0.05), DelayMax the extra delay of clog and latency
+	// (default 500ms), SyncLatencyMax a slow disk's sync latency (default
+	// 1s).
+	SkewMax        time.Duration
+	DriftMax       float64
+	DelayMax       time.Duration
+	SyncLatencyMax time.Duration
+	_              struct{}
+}
+
+// Shape is what Swarm may aim at: the world's servers and the names its
+// selectors can use. It is known before the run, unlike the leaders,
+// which selectors find when the faults fire.
+type Shape struct {
+	Brokers     []model.BrokerID
+	Controllers []model.BrokerID
+	Partitions  []model.TopicPartition
+	Groups      []string
+	_           struct{}
+}
+
+// perKindMax bounds the faults of one kind in one schedule, whatever the
+// interval and phase length: a limit on everything.
+const perKindMax = 1000
+
+func (o SwarmOptions) withDefaults() SwarmOptions {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.MeanInterval, 10*time.Second)
+	def(&o.WindowMin, 500*time.Millisecond)
+	def(&o.WindowMax, 10*time.Second)
+	def(&o.SkewMax, 10*time.Second)
+	def(&o.DelayMax, 500*time.Millisecond)
+	def(&o.SyncLatencyMax, time.Second)
+	if o.DriftMax <= 0 {
+		o.DriftMax = 0.05
+	}
+	o.WindowMax = max(o.WindowMax, o.WindowMin)
+	return o
+}
+
+// Swarm draws a run's fault schedule from its seed. Every enabled kind
+// draws from its own stream ("faults/swarm/KIND"), in the fixed order of
+// the kinds, and every fault's parameters in a fixed order too: enabling
+// one more kind, or changing one kind's bounds, leaves the faults of the
+// others exactly as they were. Windowed kinds are always drawn with a
+// window, so that whatever a fault breaks comes back within the safety
+// phase. Swarm panics on a kind it cannot draw (a programmer's error).
+func Swarm(seed uint64, opts SwarmOptions, shape Shape) Schedule {
+	for _, k := range opts.Kinds {
+		if !specs[k].swarm {
+			panic(fmt.Sprintf("faults: Swarm cannot draw kind %q (see SwarmKinds)", string(k)))
+		}
+	}
+	if len(opts.Kinds) == 0 || opts.End <= opts.Start || len(shape.Brokers) == 0 {
+		return nil
+	}
+	opts = opts.withDefaults()
+	streams := sim.NewStreams(seed)
+	var out Schedule
+	for _, k := range kindOrder {
+		if !slices.Contains(opts.Kinds, k) {
+			continue
+		}
+		d := drawer{r: streams.Stream("faults/swarm/" + string(k)), o: opts, shape: shape}
+		out = append(out, d.kind(k)...)
+	}
+	return out.Sorted()
+}
+
+// drawer draws the faults of one kind.
+type drawer struct {
+	r     *rand.Rand
+	o     SwarmOptions
+	shape Shape
+}
+
+func (d *drawer) kind(k Kind) Schedule {
+	// Swarm testing: each kind is on in about half the runs.
+	if d.r.IntN(2) == 0 {
+		return nil
+	}
+	mean := float64(d.o.MeanInterval) * math.Pow(4, 2*d.r.Float64()-1)
+	spec := specs[k]
+	var out Schedule
+	t := d.o.Start
+	for range perKindMax {
+		// Gaps are exponential (faults of a kind arrive as a Poisson
+		// process); computed in floating point so that a huge interval
+		// ends the phase instead of overflowing the clock.
+		next := float64(t) + d.r.ExpFloat64()*mean
+		if next >= float64(d.o.End) {
+			break
+		}
+		t = time.Duration(next)
+		at := max(t.Round(time.Millisecond), d.o.Start)
+		if at >= d.o.End {
+			break
+		}
+		f := Fault{At: at, Kind: k}
+		if spec.when != whenAtOnly {
+			// Both at and End are below End and the window is at
+			// least 1ms, so the window is never empty.
+			f.End = min(at+d.duration(d.o.WindowMin, d.o.WindowMax), d.o.End)
+		}
+		switch spec.args {
+		case argsNode:
+			f.Target = d.selector()
+		case argsTwo:
+			f.Target = d.selector()
+			f.Peer = d.peer(f.Target)
+		}
+		if spec.scope {
+			f.Scope = Scope(d.r.IntN(3))
+		}
+		switch k {
+		case KindSkew:
+			f.Delay = d.duration(d.o.SkewMax/100, d.o.SkewMax)
+			if d.r.IntN(2) == 0 {
+				f.Delay = -f.Delay
+			}
+		case KindDrift:
+			f.Rate = math.Max(1e-4, math.Round(d.r.Float64()*d.o.DriftMax*1e4)/1e4)
+			if d.r.IntN(2) == 0 {
+				f.Rate = -f.Rate
+			}
+		case KindClog, KindLatency:
+			f.Delay = d.duration(time.Millisecond, d.o.DelayMax)
+		case KindSyncLat:
+			f.Delay = d.duration(time.Millisecond, d.o.SyncLatencyMax)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// duration draws uniformly in [lo, hi], rounded to the millisecond so the
+// schedule reads well, and at least 1ms.
+func (d *drawer) duration(lo, hi time.Duration) time.Duration {
+	v := lo
+	if hi > lo {
+		v += time.Duration(d.r.Int64N(int64(hi-lo) + 1))
+	}
+	return max(v.Round(time.Millisecond), time.Millisecond)
+}
+
+// selector draws a target: first a way of choosing (a fixed node, the
+// controller, a random broker, a partition's leader or ISR follower, a
+// group's coordinator), among those the shape allows, then one of its
+// kind. Drawing the way first keeps "the leader" as likely in a world of
+// many brokers as in one of three.
+func (d *drawer) selector() Selector {
+	type way func() Selector
+	ways := []way{
+		func() Selector { return Node(d.shape.Brokers[d.r.IntN(len(d.shape.Brokers))]) },
+		func() Selector { return RandomBroker() },
+	}
+	if len(d.shape.Controllers) > 0 {
+		ways = append(ways, func() Selector { return Controller() })
+	}
+	if tps := d.shape.Partitions; len(tps) > 0 {
+		ways = append(ways,
+			func() Selector { return LeaderOf(tps[d.r.IntN(len(tps))]) },
+			func() Selector { return ISRFollower(tps[d.r.IntN(len(tps))]) })
+	}
+	if gs := d.shape.Groups; len(gs) > 0 {
+		ways = append(ways, func() Selector { return CoordinatorOf(gs[d.r.IntN(len(gs))]) })
+	}
+	return ways[d.r.IntN(len(ways))]()
+}
+
+// peer draws the second node of a two-node fault: a fixed server, not the
+// target when the target is a fixed node (that would be a no-op).
+func (d *drawer) peer(target Selector) Selector {
+	srv := append(append([]model.BrokerID(nil), d.shape.Brokers...), d.shape.Controllers...)
+	slices.Sort(srv)
+	srv = slices.Compact(srv)
+	i := d.r.IntN(len(srv))
+	if target.Kind == SelNode && srv[i] == target.Node && len(srv) > 1 {
+		i = (i + 1) % len(srv)
+	}
+	return Node(srv[i])
+}
