@@ -139,14 +139,15 @@ func Apply(w World, s Schedule) (*Nemesis, error) {
 		clocked: map[model.BrokerID]bool{}, clogged: map[link]bool{},
 		diskOrig: map[model.BrokerID]time.Duration{},
 	}
-	// Each fault draws from its own stream, named for the fault itself
-	// (and its rank among identical ones), so that dropping or moving
-	// another fault, as shrinking does, leaves its random choices alone.
+	// Each fault draws from its own stream, named for what it does (not
+	// when) and its rank among faults that do the same: dropping another
+	// fault, or moving or shortening this one, as shrinking does, leaves
+	// its random choices as they were.
 	seen := map[string]int{}
 	for _, f := range s {
-		text := f.String()
-		a := &armed{f: f, stream: "faults/fire/" + text + "#" + strconv.Itoa(seen[text])}
-		seen[text]++
+		text, what := f.String(), f.What()
+		a := &armed{f: f, stream: "faults/fire/" + what + "#" + strconv.Itoa(seen[what])}
+		seen[what]++
 		if f.Windowed() {
 			k.At(f.At, "fault start "+text, func() { n.fire(a, EdgeStart) })
 			k.At(f.End, "fault end "+text, func() { n.fire(a, EdgeEnd) })

@@ -120,27 +120,30 @@ func (sh *shrinker) shorten(cur Schedule) (Schedule, bool) {
 }
 
 // later bisects each fault's start towards the latest time it can have:
-// just before its window's end, and no later than the next fault's start.
-// The last instantaneous fault has nothing to move towards and stays.
+// just before its window's end, or, for an instantaneous fault, the last
+// moment the schedule mentions (the last fault that is last stays). A
+// moved fault is sorted back into place. Faults are visited from the
+// last to the first, so that one moved past others is never met again in
+// the same pass.
 func (sh *shrinker) later(cur Schedule) (Schedule, bool) {
 	changed := false
-	for i := range cur {
-		limit := time.Duration(-1)
-		if i+1 < len(cur) {
-			limit = cur[i+1].At
-		}
-		if cur[i].Windowed() && (limit < 0 || cur[i].End-time.Millisecond < limit) {
-			limit = cur[i].End - time.Millisecond
+	for i := len(cur) - 1; i >= 0; i-- {
+		limit := cur[i].End - time.Millisecond
+		if !cur[i].Windowed() {
+			limit = horizon(cur)
 		}
 		if limit <= cur[i].At {
 			continue
 		}
+		at := func(t time.Duration) Schedule {
+			c := cur.clone()
+			c[i].At = t
+			return c.Sorted()
+		}
 		// lo fails; hi is not known to. hi is tried first: a fault that
 		// still fails at its latest time needs no bisection.
 		lo, hi := cur[i].At, limit
-		cand := cur.clone()
-		cand[i].At = hi
-		if sh.try(cand) {
+		if sh.try(at(hi)) {
 			lo = hi
 		}
 		for lo < hi && bisections(lo, hi, limit-cur[i].At) {
@@ -148,21 +151,27 @@ func (sh *shrinker) later(cur Schedule) (Schedule, bool) {
 			if !ok {
 				break
 			}
-			cand := cur.clone()
-			cand[i].At = mid
-			if sh.try(cand) {
+			if sh.try(at(mid)) {
 				lo = mid
 			} else {
 				hi = mid
 			}
 		}
 		if lo != cur[i].At {
-			cur = cur.clone()
-			cur[i].At = lo
+			cur = at(lo)
 			changed = true
 		}
 	}
 	return cur, changed
+}
+
+// horizon is the latest time a schedule mentions.
+func horizon(s Schedule) time.Duration {
+	var h time.Duration
+	for _, f := range s {
+		h = max(h, f.At, f.End)
+	}
+	return h
 }
 
 // bisections says whether a search of a span that has narrowed to
