@@ -1,7 +1,9 @@
 package client
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	"kafkasim/model"
@@ -84,33 +86,32 @@ func (b *batch) wire() model.Batch {
 
 // accumulator holds the batches waiting to be sent, one queue per
 // partition, after Kafka's RecordAccumulator. Partitions are kept in a
-// sorted list so that every walk over them has one order.
+// sorted list so that every walk over them has one order; queues[i] is the
+// queue of tps[i]. The sender walks every queue after every event, so they
+// are found by position rather than by hashing topic names.
 type accumulator struct {
 	batchSize int
 	linger    time.Duration
-	queues    map[model.TopicPartition]*[]*batch // lookup only, never iterated
-	tps       []model.TopicPartition             // partitions with a queue, sorted
-	drainIdx  map[model.BrokerID]int             // per-broker round-robin start (lookup only)
+	tps       []model.TopicPartition // partitions with a queue, sorted
+	queues    []*[]*batch            // the queue of each of tps
+	drainIdx  map[model.BrokerID]int // per-broker round-robin start (lookup only)
 }
 
 func newAccumulator(p model.ProducerConfig) accumulator {
 	return accumulator{
 		batchSize: int(p.BatchSize),
 		linger:    p.Linger,
-		queues:    map[model.TopicPartition]*[]*batch{},
 		drainIdx:  map[model.BrokerID]int{},
 	}
 }
 
 func (a *accumulator) queue(tp model.TopicPartition) *[]*batch {
-	q := a.queues[tp]
-	if q == nil {
-		q = &[]*batch{}
-		a.queues[tp] = q
-		i, _ := slices.BinarySearchFunc(a.tps, tp, cmpTP)
+	i, found := slices.BinarySearchFunc(a.tps, tp, cmpTP)
+	if !found {
 		a.tps = slices.Insert(a.tps, i, tp)
+		a.queues = slices.Insert(a.queues, i, &[]*batch{})
 	}
-	return q
+	return a.queues[i]
 }
 
 // append adds a record to the partition's last batch if it has room, or to
@@ -156,8 +157,8 @@ func (a *accumulator) reenqueue(b *batch, inSequenceOrder bool) {
 
 // empty reports whether no batch waits.
 func (a *accumulator) empty() bool {
-	for _, tp := range a.tps {
-		if len(*a.queues[tp]) > 0 {
+	for _, q := range a.queues {
+		if len(*q) > 0 {
 			return false
 		}
 	}
@@ -188,8 +189,7 @@ func (a *accumulator) readyAt(q []*batch, leaderEpoch model.Epoch) time.Duration
 // reached delivery.timeout.ms (RecordAccumulator.expiredBatches).
 func (a *accumulator) expired(now, deliveryTimeout time.Duration) []*batch {
 	var out []*batch
-	for _, tp := range a.tps {
-		q := a.queues[tp]
+	for _, q := range a.queues {
 		kept := (*q)[:0]
 		for _, b := range *q {
 			if now-b.created >= deliveryTimeout {
@@ -204,12 +204,10 @@ func (a *accumulator) expired(now, deliveryTimeout time.Duration) []*batch {
 	return out
 }
 
+// cmpTP orders topic-partitions as TopicPartition.Less does.
 func cmpTP(a, b model.TopicPartition) int {
-	switch {
-	case a.Less(b):
-		return -1
-	case b.Less(a):
-		return 1
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
 	}
-	return 0
+	return cmp.Compare(a.Partition, b.Partition)
 }

@@ -31,8 +31,11 @@ type metadata struct {
 	brokers   []model.BrokerID // live brokers from the last answer; bootstrap until then
 	topics    []string         // topics of interest, sorted
 
-	counts map[string]int32                              // partition count of each known topic
-	parts  map[model.TopicPartition]model.PartitionState // lookup only, never iterated
+	counts map[string]int32 // partition count of each known topic
+	// parts is every known partition's state, sorted by partition: a
+	// producer asks for leaders after every event, and a binary search of
+	// a few entries is cheaper than hashing a topic name.
+	parts []model.PartitionState
 
 	needUpdate  bool
 	inFlight    bool
@@ -54,7 +57,6 @@ func newMetadata(bootstrap []model.BrokerID, cl model.ClientConfig) metadata {
 		bootstrap:  bs,
 		brokers:    bs,
 		counts:     map[string]int32{},
-		parts:      map[model.TopicPartition]model.PartitionState{},
 		maxAge:     cl.MetadataMaxAge,
 		backoff:    cl.RetryBackoff,
 		backoffMax: cl.RetryBackoffMax,
@@ -97,11 +99,16 @@ func (m *metadata) partitions(topic string) (int32, bool) {
 // leader returns the partition's leader and leader epoch; NoBroker when
 // unknown or leaderless.
 func (m *metadata) leader(tp model.TopicPartition) (model.BrokerID, model.Epoch) {
-	p, ok := m.parts[tp]
+	i, ok := m.find(tp)
 	if !ok {
 		return model.NoBroker, model.NoEpoch
 	}
-	return p.Leader, p.LeaderEpoch
+	return m.parts[i].Leader, m.parts[i].LeaderEpoch
+}
+
+// find is where tp's state is or would go in parts.
+func (m *metadata) find(tp model.TopicPartition) (int, bool) {
+	return slices.BinarySearchFunc(m.parts, tp, func(p model.PartitionState, tp model.TopicPartition) int { return cmpTP(p.TP, tp) })
 }
 
 // hasLeader reports whether the partition has a known leader.
@@ -182,11 +189,15 @@ func (m *metadata) apply(r model.MetadataResponse, now time.Duration) {
 		}
 		m.counts[t.Topic] = int32(len(t.Partitions))
 		for _, p := range t.Partitions {
-			old, had := m.parts[p.TP]
-			if had && p.LeaderEpoch < old.LeaderEpoch {
+			j, had := m.find(p.TP)
+			if had && p.LeaderEpoch < m.parts[j].LeaderEpoch {
 				continue // a stale broker's view (KIP-320)
 			}
-			m.parts[p.TP] = p
+			if had {
+				m.parts[j] = p
+			} else {
+				m.parts = slices.Insert(m.parts, j, p)
+			}
 			if p.Leader == model.NoBroker {
 				m.needUpdate = true // an election is under way
 			}

@@ -44,8 +44,8 @@ func (p *Producer) run(env *sim.Env) {
 func (p *Producer) drain(env *sim.Env) {
 	now := env.Now()
 	var leaders []model.BrokerID
-	for _, tp := range p.acc.tps {
-		q := *p.acc.queues[tp]
+	for i, tp := range p.acc.tps {
+		q := *p.acc.queues[i]
 		if len(q) == 0 {
 			continue
 		}
@@ -73,10 +73,10 @@ func (p *Producer) drain(env *sim.Env) {
 // per-node drainIndex), so that no partition starves another.
 func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 	now := env.Now()
-	var parts []model.TopicPartition
-	for _, tp := range p.acc.tps {
+	var parts []int // indexes into p.acc.tps and p.acc.queues
+	for i, tp := range p.acc.tps {
 		if l, _ := p.md.leader(tp); l == leader {
-			parts = append(parts, tp)
+			parts = append(parts, i)
 		}
 	}
 	n := len(parts)
@@ -91,8 +91,8 @@ func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 			if p.cfg.Acks != model.AcksNone && p.net.inFlight(leader) >= limit {
 				return
 			}
-			tp := parts[(start+i)%n]
-			q := p.acc.queues[tp]
+			k := parts[(start+i)%n]
+			tp, q := p.acc.tps[k], p.acc.queues[k]
 			if len(*q) == 0 || p.muted[tp] {
 				continue
 			}
@@ -330,8 +330,7 @@ func (p *Producer) handleInitProducerID(env *sim.Env, r model.InitProducerIDResp
 	default:
 		p.idem.state, p.idem.fatal = idemFatal, r.Error
 		reason := "fatal: " + r.Error.String()
-		for _, tp := range p.acc.tps {
-			q := p.acc.queues[tp]
+		for _, q := range p.acc.queues {
 			for _, b := range *q {
 				p.failBatch(env, b, model.NoError, reason, false)
 			}
@@ -362,8 +361,8 @@ func (p *Producer) nextDeadline(now time.Duration) time.Duration {
 	if p.idem.on && p.idem.state == idemNeedID {
 		later(p.idem.initAt)
 	}
-	for _, tp := range p.acc.tps {
-		q := *p.acc.queues[tp]
+	for i, tp := range p.acc.tps {
+		q := *p.acc.queues[i]
 		if len(q) == 0 {
 			continue
 		}
