@@ -1,8 +1,11 @@
 package broker
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"kafkasim/model"
@@ -42,9 +45,11 @@ type Broker struct {
 	metaTPs  []model.TopicPartition // sorted keys of meta
 	topicsOf map[string][]model.TopicPartition
 
-	// Replicas hosted here.
-	parts map[model.TopicPartition]*partition
-	tps   []model.TopicPartition // sorted keys of parts
+	// Replicas hosted here: plist[i] is the replica of tps[i]. Every
+	// message names partitions, and a binary search of a few sorted
+	// entries costs less than hashing a topic name.
+	tps   []model.TopicPartition // sorted
+	plist []*partition
 
 	fetchers map[model.BrokerID]*fetcher
 
@@ -112,7 +117,7 @@ func (b *Broker) Start(env *sim.Env) {
 	b.live = map[model.BrokerID]bool{}
 	b.meta = map[model.TopicPartition]model.PartitionState{}
 	b.topicsOf = map[string][]model.TopicPartition{}
-	b.parts = map[model.TopicPartition]*partition{}
+	b.plist = nil
 	b.fetchers = map[model.BrokerID]*fetcher{}
 	b.produces = map[int64]*pendingProduce{}
 	b.metadataOffset = -1
@@ -145,7 +150,7 @@ func (b *Broker) Start(env *sim.Env) {
 // shuts a broker down cleanly asks the controller for that separately.)
 func (b *Broker) Stop(env *sim.Env) {
 	for _, tp := range b.tps {
-		b.parts[tp].log.Flush()
+		b.part(tp).log.Flush()
 	}
 	b.writeHWCheckpoint()
 	d := env.Disk()
@@ -206,7 +211,7 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 		env.After(b.cfg.Kafka.Broker.HighWatermarkCheckpointInterval, timerHWCheckpoint, 0)
 	case timerFlush:
 		for _, tp := range b.tps {
-			b.parts[tp].log.MaybeFlush(env.Now())
+			b.part(tp).log.MaybeFlush(env.Now())
 		}
 		env.After(flushCheckPeriod, timerFlush, 0)
 	case timerRetention:
@@ -251,7 +256,7 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 // already given those requests up.
 func (b *Broker) dropRequestsFrom(peer model.BrokerID) {
 	for _, tp := range b.tps {
-		p := b.parts[tp]
+		p := b.part(tp)
 		k := 0
 		for _, pp := range p.waiting {
 			if pp.from == peer && !pp.done {
@@ -290,6 +295,22 @@ func partitionDir(tp model.TopicPartition) string {
 	return fmt.Sprintf("%s-%d/", tp.Topic, tp.Partition)
 }
 
+// part is the replica of tp hosted here, or nil.
+func (b *Broker) part(tp model.TopicPartition) *partition {
+	if i, ok := slices.BinarySearchFunc(b.tps, tp, cmpTP); ok {
+		return b.plist[i]
+	}
+	return nil
+}
+
+// cmpTP orders topic-partitions as TopicPartition.Less does.
+func cmpTP(a, b model.TopicPartition) int {
+	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Partition, b.Partition)
+}
+
 // insertSorted adds tp to a sorted list if absent.
 func insertSorted(list []model.TopicPartition, tp model.TopicPartition) []model.TopicPartition {
 	i := sort.Search(len(list), func(i int) bool { return !list[i].Less(tp) })
@@ -305,8 +326,8 @@ func insertSorted(list []model.TopicPartition, tp model.TopicPartition) []model.
 // Partition exposes a hosted replica's state to the harness and checkers
 // at the end of a run (read-only use).
 func (b *Broker) Partition(tp model.TopicPartition) (ReplicaView, bool) {
-	p, ok := b.parts[tp]
-	if !ok {
+	p := b.part(tp)
+	if p == nil {
 		return ReplicaView{}, false
 	}
 	return p.view(), true

@@ -15,7 +15,7 @@ import (
 func (b *Broker) writeHWCheckpoint() {
 	lines := make([]string, 0, len(b.tps))
 	for _, tp := range b.tps {
-		lines = append(lines, tp.Topic+" "+itoa(int64(tp.Partition))+" "+itoa(int64(b.parts[tp].hw)))
+		lines = append(lines, tp.Topic+" "+itoa(int64(tp.Partition))+" "+itoa(int64(b.part(tp).hw)))
 	}
 	storage.WriteCheckpoint(b.env.Disk(), hwCheckpointFile, lines)
 }
@@ -47,7 +47,7 @@ func readHWCheckpoint(d *sim.Disk) map[model.TopicPartition]model.Offset {
 // its high watermark.
 func (b *Broker) applyRetention() {
 	for _, tp := range b.tps {
-		p := b.parts[tp]
+		p := b.part(tp)
 		if n := p.log.ApplyRetention(b.now(), p.hw); n > 0 {
 			b.env.Trace("retention", tp.String()+" logStart="+itoa(int64(p.log.LogStartOffset())))
 		}

@@ -29,7 +29,7 @@ func (b *Broker) handleFetch(from model.BrokerID, m model.FetchRequest) {
 		// and let it rejoin the ISR (Partition.updateFollowerFetchState).
 		for i := range m.Partitions {
 			fp := &m.Partitions[i]
-			p := b.parts[fp.TP]
+			p := b.part(fp.TP)
 			if p == nil || !p.isLeader || b.fenceCheck(p, fp.CurrentLeaderEpoch) != model.NoError {
 				continue
 			}
@@ -54,7 +54,7 @@ func (b *Broker) handleFetch(from model.BrokerID, m model.FetchRequest) {
 	df := &delayedFetch{id: b.nextWaitID, from: from, req: m, deadline: b.now() + m.MaxWait}
 	b.fetches = append(b.fetches, df)
 	for i := range m.Partitions {
-		if p := b.parts[m.Partitions[i].TP]; p != nil {
+		if p := b.part(m.Partitions[i].TP); p != nil {
 			p.delayed = append(p.delayed, df)
 		}
 	}
@@ -87,7 +87,7 @@ func (b *Broker) readFetch(m model.FetchRequest) (model.FetchResponse, bool) {
 	for i := range m.Partitions {
 		fp := &m.Partitions[i]
 		pr := model.FetchPartitionResponse{TP: fp.TP, HighWatermark: model.NoOffset, LogStartOffset: model.NoOffset}
-		p := b.parts[fp.TP]
+		p := b.part(fp.TP)
 		switch {
 		case p == nil && !b.knows(fp.TP):
 			pr.Error = model.UnknownTopicOrPartition
@@ -221,7 +221,7 @@ func (b *Broker) expireFetches() {
 		resp, _ := b.readFetch(first.req)
 		b.finishFetch(first, resp)
 		for i := range first.req.Partitions {
-			if p := b.parts[first.req.Partitions[i].TP]; p != nil {
+			if p := b.part(first.req.Partitions[i].TP); p != nil {
 				p.delayed = slices.DeleteFunc(p.delayed, func(x *delayedFetch) bool { return x.done })
 			}
 		}

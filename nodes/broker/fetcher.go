@@ -73,7 +73,7 @@ func (b *Broker) sendFetch(f *fetcher) {
 		MaxBytes:    kc.Broker.ReplicaFetchMaxBytes,
 	}
 	for _, tp := range f.tps {
-		p := b.parts[tp]
+		p := b.part(tp)
 		if p == nil || p.isLeader || p.leader != f.leader || p.needEpochQuery || p.fetchBlocked {
 			continue
 		}
@@ -118,7 +118,7 @@ func (b *Broker) fetcherBackoff(f *fetcher) {
 func (b *Broker) retryFetcher(f *fetcher) {
 	f.backoff = 0
 	for _, tp := range f.tps {
-		p := b.parts[tp]
+		p := b.part(tp)
 		if p == nil || p.isLeader || p.leader != f.leader {
 			continue
 		}
@@ -169,7 +169,7 @@ func (b *Broker) handleFetchResponse(from model.BrokerID, m model.FetchResponse)
 	failed := false
 	for i := range m.Partitions {
 		pr := &m.Partitions[i]
-		p := b.parts[pr.TP]
+		p := b.part(pr.TP)
 		if p == nil || p.isLeader || p.leader != from {
 			continue // we stopped following it meanwhile
 		}
@@ -282,7 +282,7 @@ func (b *Broker) sendEpochQuery(p *partition) {
 
 func (b *Broker) handleOffsetsForLeaderEpochResponse(from model.BrokerID, m model.OffsetsForLeaderEpochResponse) {
 	for _, a := range m.Partitions {
-		p := b.parts[a.TP]
+		p := b.part(a.TP)
 		if p == nil || p.isLeader || p.leader != from || !p.queryOut {
 			continue
 		}

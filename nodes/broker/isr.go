@@ -87,7 +87,7 @@ func (b *Broker) maybeShrinkISRs() {
 	now := b.now()
 	lag := b.cfg.Kafka.Broker.ReplicaLagTimeMax
 	for _, tp := range b.tps {
-		p := b.parts[tp]
+		p := b.part(tp)
 		if !p.isLeader || p.alter != nil {
 			continue
 		}
@@ -153,7 +153,7 @@ func (b *Broker) alterISR(p *partition, newISR []model.BrokerID) {
 }
 
 func (b *Broker) handleAlterPartitionResponse(m model.AlterPartitionResponse) {
-	p := b.parts[m.Partition.TP]
+	p := b.part(m.Partition.TP)
 	if p == nil || p.alter == nil || p.alter.corr != m.CorrelationID {
 		return
 	}
@@ -171,7 +171,7 @@ func (b *Broker) handleAlterPartitionResponse(m model.AlterPartitionResponse) {
 // next check can send a new one.
 func (b *Broker) alterPartitionTimeout(corr int64) {
 	for _, tp := range b.tps {
-		p := b.parts[tp]
+		p := b.part(tp)
 		if p.alter != nil && int64(p.alter.corr) == corr {
 			p.alter = nil
 		}
@@ -182,7 +182,7 @@ func (b *Broker) alterPartitionTimeout(corr int64) {
 // whose connection broke.
 func (b *Broker) abortAlterPartitions() {
 	for _, tp := range b.tps {
-		p := b.parts[tp]
+		p := b.part(tp)
 		if p.alter != nil {
 			b.env.Cancel(p.alter.timer)
 			p.alter = nil

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"slices"
 	"time"
 
 	"kafkasim/model"
@@ -76,8 +77,9 @@ func (b *Broker) openPartition(tp model.TopicPartition) *partition {
 	if p.hw < log.LogStartOffset() {
 		p.hw = log.LogStartOffset()
 	}
-	b.parts[tp] = p
-	b.tps = insertSorted(b.tps, tp)
+	i, _ := slices.BinarySearchFunc(b.tps, tp, cmpTP)
+	b.tps = slices.Insert(b.tps, i, tp)
+	b.plist = slices.Insert(b.plist, i, p)
 	return p
 }
 

@@ -27,12 +27,12 @@ func (b *Broker) handleProduce(from model.BrokerID, m model.ProduceRequest) {
 			return // acks=0 gets no response, not even an error
 		}
 		ls := model.Offset(0)
-		if p := b.parts[m.TP]; p != nil {
+		if p := b.part(m.TP); p != nil {
 			ls = p.log.LogStartOffset()
 		}
 		b.send(from, model.ProduceResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code, BaseOffset: base, LogStartOffset: ls})
 	}
-	p := b.parts[m.TP]
+	p := b.part(m.TP)
 	switch {
 	case p == nil && !b.knows(m.TP):
 		reply(model.UnknownTopicOrPartition, model.NoOffset)
@@ -111,7 +111,7 @@ func (b *Broker) expireProduces() {
 	now := b.now()
 	next := time.Duration(-1)
 	for _, tp := range b.tps {
-		p := b.parts[tp]
+		p := b.part(tp)
 		k := 0
 		for _, pp := range p.waiting {
 			if pp.done {

@@ -106,7 +106,7 @@ func (b *Broker) applyPartitionState(ps model.PartitionState) {
 	if !containsBroker(ps.Replicas, b.cfg.ID) {
 		return
 	}
-	p := b.parts[ps.TP]
+	p := b.part(ps.TP)
 	if p == nil {
 		p = b.openPartition(ps.TP)
 	}

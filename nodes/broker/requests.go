@@ -11,7 +11,7 @@ func (b *Broker) handleOffsetsForLeaderEpoch(from model.BrokerID, m model.Offset
 	resp := model.OffsetsForLeaderEpochResponse{CorrelationID: m.CorrelationID}
 	for _, q := range m.Partitions {
 		a := model.LeaderEpochAnswer{TP: q.TP, LeaderEpoch: model.NoEpoch, EndOffset: model.NoOffset}
-		p := b.parts[q.TP]
+		p := b.part(q.TP)
 		switch {
 		case p == nil && !b.knows(q.TP):
 			a.Error = model.UnknownTopicOrPartition
@@ -38,7 +38,7 @@ func (b *Broker) handleOffsetsForLeaderEpoch(from model.BrokerID, m model.Offset
 // latest is the high watermark; a follower's is the log end.
 func (b *Broker) handleListOffsets(from model.BrokerID, m model.ListOffsetsRequest) {
 	resp := model.ListOffsetsResponse{CorrelationID: m.CorrelationID, TP: m.TP, Offset: model.NoOffset, LeaderEpoch: model.NoEpoch}
-	p := b.parts[m.TP]
+	p := b.part(m.TP)
 	switch {
 	case p == nil && !b.knows(m.TP):
 		resp.Error = model.UnknownTopicOrPartition
@@ -68,7 +68,7 @@ func (b *Broker) handleListOffsets(from model.BrokerID, m model.ListOffsetsReque
 // handleListOffsetsResponse finishes a follower's out-of-range recovery:
 // if the leader's log ends before ours, cut ours back to it.
 func (b *Broker) handleListOffsetsResponse(from model.BrokerID, m model.ListOffsetsResponse) {
-	p := b.parts[m.TP]
+	p := b.part(m.TP)
 	if p == nil || p.isLeader || p.leader != from {
 		return
 	}
