@@ -38,16 +38,25 @@ func (n *Nemesis) Heal() {
 		k.Disk(node(id)).SetSyncLatency(n.diskOrig[id])
 	}
 	clear(n.slowDisk)
+	back := []model.BrokerID{}
 	for _, id := range sortedIDs(n.froze) {
-		k.Resume(node(id))
+		if k.IsPaused(node(id)) {
+			k.Resume(node(id))
+			back = append(back, id)
+		}
 	}
 	clear(n.paused)
 	for _, id := range sortedIDs(n.crashed) {
 		if !k.IsUp(node(id)) {
 			k.Restart(node(id))
+			back = append(back, id)
 		}
 	}
 	clear(n.down)
+	// The log says where the safety phase ended and which nodes the heal
+	// brought back, as an instantaneous "heal" at that moment.
+	n.log = append(n.log, Event{Time: k.Now(), Edge: EdgeAt, Fault: Fault{At: k.Now(), Kind: KindHeal}, Nodes: back,
+		Note: "liveness phase: every fault healed, these nodes resumed or restarted"})
 }
 
 // Healed reports whether Heal has run.

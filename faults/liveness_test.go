@@ -2,6 +2,7 @@ package faults
 
 import (
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,6 +44,10 @@ at 30s crash b3`)
 	}
 	if got := w.k.Disk(3).SyncLatency(); got != 2*ms {
 		t.Errorf("b3 sync latency %v after Heal, want 2ms back", got)
+	}
+	heal := n.Log()[len(n.Log())-1]
+	if heal.Fault.Kind != KindHeal || heal.Time != 2*time.Second || !reflect.DeepEqual(heal.Nodes, []model.BrokerID{2, 1}) {
+		t.Errorf("Heal logged %v, want b2 resumed and b1 restarted at 2s", heal)
 	}
 	w.k.Run(40 * time.Second)
 	if !w.k.IsUp(3) {
