@@ -3,7 +3,6 @@ package broker
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -297,8 +296,17 @@ func partitionDir(tp model.TopicPartition) string {
 
 // part is the replica of tp hosted here, or nil.
 func (b *Broker) part(tp model.TopicPartition) *partition {
-	if i, ok := slices.BinarySearchFunc(b.tps, tp, cmpTP); ok {
-		return b.plist[i]
+	lo, hi := 0, len(b.tps)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if cmpTP(b.tps[h], tp) < 0 {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	if lo < len(b.tps) && b.tps[lo] == tp {
+		return b.plist[lo]
 	}
 	return nil
 }

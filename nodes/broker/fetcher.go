@@ -72,6 +72,7 @@ func (b *Broker) sendFetch(f *fetcher) {
 		MinBytes:    kc.Broker.ReplicaFetchMinBytes,
 		MaxBytes:    kc.Broker.ReplicaFetchMaxBytes,
 	}
+	req.Partitions = make([]model.FetchPartition, 0, len(f.tps))
 	for _, tp := range f.tps {
 		p := b.part(tp)
 		if p == nil || p.isLeader || p.leader != f.leader || p.needEpochQuery || p.fetchBlocked {

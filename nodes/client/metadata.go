@@ -108,7 +108,16 @@ func (m *metadata) leader(tp model.TopicPartition) (model.BrokerID, model.Epoch)
 
 // find is where tp's state is or would go in parts.
 func (m *metadata) find(tp model.TopicPartition) (int, bool) {
-	return slices.BinarySearchFunc(m.parts, tp, func(p model.PartitionState, tp model.TopicPartition) int { return cmpTP(p.TP, tp) })
+	lo, hi := 0, len(m.parts)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if cmpTP(m.parts[h].TP, tp) < 0 {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo, lo < len(m.parts) && m.parts[lo].TP == tp
 }
 
 // hasLeader reports whether the partition has a known leader.
