@@ -98,7 +98,11 @@ func (e *StuckError) Error() string {
 
 // Converge runs the kernel in small slices until converged reports true or
 // bound virtual time has passed, and returns how long convergence took.
-// converged must only read the system; when it says no, its string
+// converged is called at the start and after every convergeStep of
+// virtual time, so the same run calls it at the same moments; it should
+// read the system, and may take a harness step as a scenario's own
+// liveness check needs (stop the producer once a send has succeeded),
+// since it does so at fixed virtual times. When it says no, its string
 // describes what is stuck ("t/0 has no leader"), and the last such
 // description is carried by the *StuckError returned when the bound passes.
 // What converged means is the caller's (CHECKERS.md, Liveness); this is
