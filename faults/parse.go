@@ -312,3 +312,14 @@ func kindList() string {
 	}
 	return strings.Join(words, ", ") + ", partition"
 }
+
+// MustParse parses a schedule written in the program (a scripted
+// scenario's faults as a text constant) and panics on an error: there a
+// bad schedule is the programmer's mistake, not the user's input.
+func MustParse(name, text string) Schedule {
+	s, err := Parse(strings.NewReader(text), name)
+	if err != nil {
+		panic("faults: " + err.Error())
+	}
+	return s
+}

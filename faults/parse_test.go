@@ -221,3 +221,15 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestMustParse(t *testing.T) {
+	if got := MustParse("ok", "at 1s crash b1\n"); len(got) != 1 || got[0].Kind != KindCrash {
+		t.Fatalf("got %v", got)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "script.faults:2:") {
+			t.Fatalf("recovered %v, want a panic naming script.faults:2", r)
+		}
+	}()
+	MustParse("script.faults", "at 1s crash b1\nat 2s explode b1\n")
+}
