@@ -133,6 +133,15 @@ func (s *Scripted) Diverged(tp model.TopicPartition) model.Offset {
 // replica's final log.
 func (s *Scripted) CheckInput() checkers.Input {
 	in := checkers.Input{History: s.History.History()}
+	for _, o := range s.Observed.Leaders {
+		in.Observations.Leaders = append(in.Observations.Leaders, checkers.LeaderObservation{Time: o.Time, TP: o.TP, Epoch: o.Epoch, Leader: o.Leader})
+	}
+	// A leader's high watermark only grows within its epoch, so each
+	// (broker, epoch) is one series for the checkers: the series number
+	// they call the incarnation is the leader epoch.
+	for _, o := range s.Observed.HighWatermarks {
+		in.Observations.HighWatermarks = append(in.Observations.HighWatermarks, checkers.HWObservation{Time: o.Time, TP: o.TP, Broker: o.Broker, Incarnation: int(o.Epoch), HW: o.HW})
+	}
 	for _, tp := range s.TPs {
 		for _, r := range s.Replicas(tp) {
 			in.Replicas = append(in.Replicas, checkers.ReplicaLog{Broker: r.Broker, TP: r.TP, LogStart: r.LogStart, HW: r.HW, Records: r.Records})

@@ -37,7 +37,7 @@ type Job struct {
 // SweepResult holds every run's result in job order, and any determinism
 // failures the recheck found.
 type SweepResult struct {
-	Results      []Result
+	Results        []Result
 	Nondeterminism []string
 }
 

@@ -17,6 +17,23 @@ type Config struct {
 	ID         model.BrokerID
 	Controller model.BrokerID
 	Kafka      model.Config
+	// Observer, if set, is told what the judges check later: leadership
+	// taken and leader high watermarks moved.
+	Observer Observer
+}
+
+// Observer receives a broker's observable acts as they happen. It is the
+// operator's view the checkers get at the end (leaders per epoch, high
+// watermarks over time); it must not change the run. The kernel is
+// single-threaded, so one observer may serve every broker.
+type Observer interface {
+	// BecameLeader: this broker leads tp from now on, under epoch.
+	BecameLeader(broker model.BrokerID, tp model.TopicPartition, epoch model.Epoch)
+	// LeaderHighWatermark: as leader under epoch, this broker moved tp's
+	// high watermark to hw. Within one leader epoch on one broker it
+	// only grows; a follower's high watermark is not reported, since it
+	// may legitimately fall when it follows a new leader.
+	LeaderHighWatermark(broker model.BrokerID, tp model.TopicPartition, epoch model.Epoch, hw model.Offset)
 }
 
 // Broker is one broker process. A crash throws it away; Start rebuilds
@@ -30,6 +47,7 @@ type Broker struct {
 	cleanStart      bool // the clean-shutdown marker was there at start
 	brokerEpoch     model.Epoch
 	registered      bool
+	acting          bool // registered and caught up: applies leadership (see maybeStartActing)
 	fenced          bool
 	registerCorr    int32
 	heartbeatCorr   int32

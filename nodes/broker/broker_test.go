@@ -14,7 +14,6 @@ import (
 // AlterPartition whose epochs match. The real controller has its own
 // package and tests; this one keeps the broker's tests about the broker.
 type fakeController struct {
-	epoch   model.Epoch
 	offset  int64
 	state   model.PartitionState
 	brokers []model.BrokerID
@@ -25,8 +24,9 @@ func (c *fakeController) Start(env *sim.Env) {}
 func (c *fakeController) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	switch m := m.(type) {
 	case model.BrokerRegistrationRequest:
-		c.epoch++
-		env.Send(from, model.BrokerRegistrationResponse{CorrelationID: m.CorrelationID, BrokerEpoch: c.epoch})
+		// As in KRaft, the broker epoch is a metadata offset: the broker
+		// acts once it has metadata up to it.
+		env.Send(from, model.BrokerRegistrationResponse{CorrelationID: m.CorrelationID, BrokerEpoch: model.Epoch(c.offset)})
 	case model.BrokerHeartbeatRequest:
 		env.Send(from, model.BrokerHeartbeatResponse{CorrelationID: m.CorrelationID, CaughtUp: true})
 		if m.MetadataOffset < c.offset {

@@ -75,6 +75,9 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 	}
 	if hw > p.hw {
 		p.hw = hw
+		if o := b.cfg.Observer; o != nil {
+			o.LeaderHighWatermark(b.cfg.ID, p.tp, p.leaderEpoch, hw)
+		}
 		b.completeProduces(p)
 		b.wakeFetches(p)
 	}

@@ -113,6 +113,10 @@ func (b *Broker) makeLeader(p *partition, ps model.PartitionState) {
 			p.followers[r] = fs
 		}
 		b.env.Trace("become-leader", p.tp.String()+" epoch="+itoa(int64(ps.LeaderEpoch)))
+		if o := b.cfg.Observer; o != nil {
+			o.BecameLeader(b.cfg.ID, p.tp, ps.LeaderEpoch)
+			o.LeaderHighWatermark(b.cfg.ID, p.tp, ps.LeaderEpoch, p.hw)
+		}
 	}
 	if p.alter != nil && ps.PartitionEpoch >= p.partitionEpoch {
 		// Whatever we asked for is settled one way or the other by

@@ -8,6 +8,7 @@ import (
 // never comes (the controller is down or cut off).
 func (b *Broker) register() {
 	b.registered = false
+	b.acting = false
 	b.registerCorr = b.nextCorr()
 	b.send(b.cfg.Controller, model.BrokerRegistrationRequest{
 		CorrelationID: b.registerCorr,
@@ -29,7 +30,25 @@ func (b *Broker) handleRegistrationResponse(m model.BrokerRegistrationResponse) 
 	b.registered = true
 	b.brokerEpoch = m.BrokerEpoch
 	b.env.Trace("registered", "")
+	b.maybeStartActing()
 	b.heartbeat()
+}
+
+// maybeStartActing lets the broker act on the metadata it has cached once
+// it is registered and has applied metadata up to its own registration
+// (the broker epoch is that record's offset). Before that, what the
+// metadata says about leadership may describe its previous incarnation:
+// a broker restarted before the controller noticed would otherwise take
+// back the leadership it had, with the high watermark of its checkpoint.
+// KRaft brokers likewise act on partitions only once caught up.
+func (b *Broker) maybeStartActing() {
+	if b.acting || !b.registered || b.metadataOffset < int64(b.brokerEpoch) {
+		return
+	}
+	b.acting = true
+	for _, tp := range b.metaTPs {
+		b.applyPartitionState(b.meta[tp])
+	}
 }
 
 // heartbeat tells the controller the broker is alive and how far it has
@@ -93,6 +112,7 @@ func (b *Broker) handleMetadataUpdate(m model.MetadataUpdate) {
 	for _, ps := range m.Partitions {
 		b.applyPartitionState(ps)
 	}
+	b.maybeStartActing()
 }
 
 // applyPartitionState records the controller's view of one partition and,
@@ -103,7 +123,7 @@ func (b *Broker) applyPartitionState(ps model.PartitionState) {
 		b.topicsOf[ps.TP.Topic] = insertSorted(b.topicsOf[ps.TP.Topic], ps.TP)
 	}
 	b.meta[ps.TP] = ps
-	if !containsBroker(ps.Replicas, b.cfg.ID) {
+	if !b.acting || !containsBroker(ps.Replicas, b.cfg.ID) {
 		return
 	}
 	p := b.part(ps.TP)

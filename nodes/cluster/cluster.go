@@ -35,14 +35,17 @@ type Options struct {
 	// Trace carries the kernel's tracing settings (CheckpointEvery and the
 	// Record fields of sim.Config); its other fields are ignored.
 	Trace sim.Config
-	_               struct{}
+	_     struct{}
 }
 
 // Cluster is a built (and, after Start, running) cluster.
 type Cluster struct {
-	Sim        *sim.Sim
-	Config     model.Config
-	History    *model.Recorder
+	Sim     *sim.Sim
+	Config  model.Config
+	History *model.Recorder
+	// Observed collects the brokers' leaderships and leader high
+	// watermarks over the run.
+	Observed   *Observations
 	Brokers    []model.BrokerID
 	Controller model.BrokerID
 
@@ -82,6 +85,7 @@ func New(opts Options) (*Cluster, error) {
 		Sim:        s,
 		Config:     kc,
 		History:    &model.Recorder{},
+		Observed:   &Observations{},
 		Controller: DefaultControllerID,
 		topics:     opts.Topics,
 		nextClient: FirstClientID,
@@ -95,7 +99,7 @@ func New(opts Options) (*Cluster, error) {
 	for i := 1; i <= n; i++ {
 		id := model.BrokerID(i)
 		c.Brokers = append(c.Brokers, id)
-		s.AddNode(sim.NodeID(id), id.String(), broker.Factory(broker.Config{ID: id, Controller: c.Controller, Kafka: kc}))
+		s.AddNode(sim.NodeID(id), id.String(), broker.Factory(broker.Config{ID: id, Controller: c.Controller, Kafka: kc, Observer: observer{s, c.Observed}}))
 		if writeback > 0 {
 			s.Disk(sim.NodeID(id)).SetWriteback(writeback)
 		}

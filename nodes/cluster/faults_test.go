@@ -38,3 +38,50 @@ func TestLeaderCrashElectsFromISRAndLosesNoAckedWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickRestartDoesNotRetakeLeadership restarts a leader before the
+// controller notices it died. The new incarnation must not act on the
+// metadata that still names it leader (its high watermark would come from
+// the checkpoint, behind what its previous incarnation had exposed): one
+// leadership per (partition, epoch), and a leader's high watermark never
+// falls within an epoch.
+func TestQuickRestartDoesNotRetakeLeadership(t *testing.T) {
+	h := newHarness(t, 2, safeConfig(), 1, 5*time.Millisecond)
+	tp := h.tps[0]
+	a := h.Leader(tp)
+	h.Sim.At(3*time.Second, "crash leader", func() { h.Sim.Crash(sim.NodeID(a)) })
+	h.Sim.At(3500*time.Millisecond, "restart it at once", func() { h.Sim.Restart(sim.NodeID(a)) })
+	// Any metadata change now makes the controller push a snapshot to
+	// every broker whose connection dropped, the new incarnation
+	// included; that snapshot still names it leader of tp.
+	h.Sim.At(4*time.Second, "create a topic", func() {
+		h.ControllerNode().CreateTopic(nil, model.TopicSpec{Name: "u", Partitions: 1, ReplicationFactor: 3})
+	})
+	h.Sim.Run(30 * time.Second)
+	type key struct {
+		b model.BrokerID
+		e model.Epoch
+	}
+	type term struct {
+		tp model.TopicPartition
+		e  model.Epoch
+	}
+	leaders := map[term]int{}
+	for _, o := range h.Observed.Leaders {
+		leaders[term{o.TP, o.Epoch}]++
+		if leaders[term{o.TP, o.Epoch}] > 1 {
+			t.Fatalf("epoch %d was taken twice: %+v", o.Epoch, h.Observed.Leaders)
+		}
+	}
+	last := map[key]model.Offset{}
+	for _, o := range h.Observed.HighWatermarks {
+		k := key{o.Broker, o.Epoch}
+		if prev, ok := last[k]; ok && o.HW < prev {
+			t.Fatalf("%v under epoch %d: high watermark %d then %d", o.Broker, o.Epoch, prev, o.HW)
+		}
+		last[k] = o.HW
+	}
+	if len(h.Observed.Leaders) < 2 {
+		t.Fatalf("the crash should have moved leadership: %+v", h.Observed.Leaders)
+	}
+}

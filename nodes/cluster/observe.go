@@ -1,0 +1,48 @@
+package cluster
+
+import (
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// Observations are what the brokers did that the judges check after the
+// run: who took leadership under which epoch, and how leaders moved their
+// high watermarks, stamped with the true virtual time.
+type Observations struct {
+	Leaders        []LeaderObservation
+	HighWatermarks []HWObservation
+}
+
+// LeaderObservation: at Time, Leader began leading TP under Epoch.
+type LeaderObservation struct {
+	Time   time.Duration
+	TP     model.TopicPartition
+	Epoch  model.Epoch
+	Leader model.BrokerID
+}
+
+// HWObservation: at Time, Broker, leading TP under Epoch, had high
+// watermark HW.
+type HWObservation struct {
+	Time   time.Duration
+	TP     model.TopicPartition
+	Broker model.BrokerID
+	Epoch  model.Epoch
+	HW     model.Offset
+}
+
+// observer implements broker.Observer for every broker of a cluster.
+type observer struct {
+	s   *sim.Sim
+	obs *Observations
+}
+
+func (o observer) BecameLeader(b model.BrokerID, tp model.TopicPartition, epoch model.Epoch) {
+	o.obs.Leaders = append(o.obs.Leaders, LeaderObservation{Time: o.s.Now(), TP: tp, Epoch: epoch, Leader: b})
+}
+
+func (o observer) LeaderHighWatermark(b model.BrokerID, tp model.TopicPartition, epoch model.Epoch, hw model.Offset) {
+	o.obs.HighWatermarks = append(o.obs.HighWatermarks, HWObservation{Time: o.s.Now(), TP: tp, Broker: b, Epoch: epoch, HW: hw})
+}
