@@ -335,7 +335,14 @@ func (s *Sim) after(n *nodeState, d time.Duration, kind string, arg int64) Timer
 		d = 0
 	}
 	id := n.timers.arm()
-	s.q.push(s.now+n.clock.trueDelay(d), event{kind: evFire, node: n.idx, inc: n.inc, timer: id, tkind: kind, arg: arg})
+	at := s.now + n.clock.trueDelay(d)
+	// Float rounding in the drift conversion must never let a timer fire
+	// before the node's own clock has advanced by d: a node that re-arms
+	// for "the time left" would otherwise spin at one instant forever.
+	for target := n.clock.local(s.now) + d; n.clock.local(at) < target; {
+		at++
+	}
+	s.q.push(at, event{kind: evFire, node: n.idx, inc: n.inc, timer: id, tkind: kind, arg: arg})
 	return id
 }
 
