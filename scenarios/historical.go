@@ -1,10 +1,11 @@
 package scenarios
 
 import (
+	"fmt"
 	"time"
 
+	"kafkasim/faults"
 	"kafkasim/model"
-	"kafkasim/sim"
 )
 
 // Historical is a scripted replay of a data-loss bug from Kafka's history:
@@ -18,10 +19,12 @@ type Historical struct {
 	Brokers int
 	Buggy   func() model.Config
 	Fixed   func() model.Config
-	// Play schedules the faults on a ready fixture; the run lasts until
-	// End.
-	Play func(s *Scripted)
-	End  time.Duration
+	// Schedule writes the faults for a ready fixture, naming the nodes
+	// that lead and follow at that moment; ProduceUntil stops the
+	// producer; the run lasts until End (absolute virtual times).
+	Schedule     func(s *Scripted) faults.Schedule
+	ProduceUntil time.Duration
+	End          time.Duration
 }
 
 // Run plays h under the given configuration and returns the finished run.
@@ -30,7 +33,13 @@ func (h Historical) Run(kc model.Config) (*Scripted, error) {
 	if err != nil {
 		return nil, err
 	}
-	h.Play(s)
+	sched := h.Schedule(s)
+	if _, err := faults.Apply(world{s}, sched); err != nil {
+		return nil, err
+	}
+	if h.ProduceUntil > 0 {
+		s.At(h.ProduceUntil, "stop producing", s.Work.Stop)
+	}
 	s.Sim.Run(h.End)
 	return s, nil
 }
@@ -62,8 +71,9 @@ var HistoricalBugs = []Historical{
 			kc.Controller.EligibleLeaderReplicas = false
 			return kc
 		},
-		Play: playKIP101,
-		End:  60 * time.Second,
+		Schedule:     kip101Schedule,
+		ProduceUntil: 2 * time.Second,
+		End:          60 * time.Second,
 	},
 	{
 		Name:    "jepsen-2013",
@@ -82,8 +92,9 @@ var HistoricalBugs = []Historical{
 			kc.Controller.EligibleLeaderReplicas = false
 			return kc
 		},
-		Play: playJepsen2013,
-		End:  120 * time.Second,
+		Schedule:     jepsen2013Schedule,
+		ProduceUntil: 95 * time.Second,
+		End:          120 * time.Second,
 	},
 	{
 		Name:    "acks1-failover",
@@ -101,8 +112,9 @@ var HistoricalBugs = []Historical{
 			kc.Controller.EligibleLeaderReplicas = false
 			return kc
 		},
-		Play: playAcks1,
-		End:  60 * time.Second,
+		Schedule:     acks1Schedule,
+		ProduceUntil: 30 * time.Second,
+		End:          60 * time.Second,
 	},
 	{
 		Name:    "kip279-divergence",
@@ -111,8 +123,9 @@ var HistoricalBugs = []Historical{
 		Brokers: 2,
 		Buggy:   func() model.Config { return kip279Config(model.TruncateLeaderEpochKIP101) },
 		Fixed:   func() model.Config { return kip279Config(model.TruncateLeaderEpoch) },
-		Play:    playKIP279,
-		End:     70 * time.Second,
+		Schedule:     kip279Schedule,
+		ProduceUntil: 50 * time.Second,
+		End:          70 * time.Second,
 	},
 	{
 		Name:    "kip966-last-replica",
@@ -129,52 +142,10 @@ var HistoricalBugs = []Historical{
 			kc.Broker.ReplicaLagTimeMax = 10 * time.Second
 			return kc
 		},
-		Play: playKIP966,
-		End:  90 * time.Second,
+		Schedule:     kip966Schedule,
+		ProduceUntil: 60 * time.Second,
+		End:          90 * time.Second,
 	},
-}
-
-// playKIP101: follower C holds the last acknowledged record but its high
-// watermark lags (the update rides on the next fetch response). C is cut
-// off from the brokers (not the controller) before that response, and
-// leader A crashes: the controller elects B, and C, becoming B's follower,
-// truncates to its high watermark if the configuration says so. B crashes
-// before C can re-fetch: C, still in the ISR, is elected.
-func playKIP101(s *Scripted) {
-	tp := s.TPs[0]
-	a, f := s.LeaderAndFollowers(tp)
-	b, c := f[0], f[1]
-	s.At(2*time.Second, "stop producing", s.Work.Stop)
-	s.At(2100*time.Millisecond, "isolate C", func() { s.Isolate(c) })
-	s.At(2200*time.Millisecond, "crash A", func() { s.Sim.Crash(sim.NodeID(a)) })
-	s.At(14*time.Second, "crash B", func() { s.Sim.Crash(sim.NodeID(b)) })
-	s.At(30*time.Second, "heal, restart A and B", func() {
-		s.Sim.HealAll()
-		s.Sim.Restart(sim.NodeID(a))
-		s.Sim.Restart(sim.NodeID(b))
-	})
-}
-
-// playJepsen2013: the leader is cut off from its followers; the ISR shrinks
-// to it alone at the first isr-expiration check after
-// replica.lag.time.max.ms (by 50 s), it acknowledges writes, and crashes.
-func playJepsen2013(s *Scripted) {
-	a, _ := s.LeaderAndFollowers(s.TPs[0])
-	s.At(2*time.Second, "isolate leader", func() { s.Isolate(a) })
-	s.At(55*time.Second, "crash leader", func() { s.Sim.Crash(sim.NodeID(a)) })
-	s.At(75*time.Second, "heal", s.Sim.HealAll)
-	s.At(85*time.Second, "restart", func() { s.Sim.Restart(sim.NodeID(a)) })
-	s.At(95*time.Second, "stop producing", s.Work.Stop)
-}
-
-// playAcks1: the followers are cut off, the leader acknowledges writes on
-// its own append, then crashes before they could fetch them.
-func playAcks1(s *Scripted) {
-	a, _ := s.LeaderAndFollowers(s.TPs[0])
-	s.At(2*time.Second, "isolate leader", func() { s.Isolate(a) })
-	s.At(3*time.Second, "crash leader", func() { s.Sim.Crash(sim.NodeID(a)) })
-	s.At(20*time.Second, "heal and restart", func() { s.Sim.HealAll(); s.Sim.Restart(sim.NodeID(a)) })
-	s.At(30*time.Second, "stop producing", s.Work.Stop)
 }
 
 func kip279Config(mode model.TruncationMode) model.Config {
@@ -189,30 +160,69 @@ func kip279Config(mode model.TruncationMode) model.Config {
 	return kc
 }
 
-// playKIP279: A leads; cut off, it writes alone and crashes; B (still in
-// the ISR) is elected and writes at the same offsets under a new epoch,
-// then crashes; A restarts and is elected uncleanly, writing under a third
-// epoch; B restarts as A's follower and must find where they diverge.
-func playKIP279(s *Scripted) {
-	a, f := s.LeaderAndFollowers(s.TPs[0])
-	b := f[0]
-	s.At(2*time.Second, "cut A from B", func() { s.Isolate(a) })
-	s.At(3*time.Second, "crash A", func() { s.Sim.Crash(sim.NodeID(a)) })
-	s.At(20*time.Second, "crash B", func() { s.Sim.Crash(sim.NodeID(b)) })
-	s.At(32*time.Second, "restart A", func() { s.Sim.Restart(sim.NodeID(a)) })
-	s.At(40*time.Second, "heal, restart B", func() { s.Sim.HealAll(); s.Sim.Restart(sim.NodeID(b)) })
-	s.At(50*time.Second, "stop producing", s.Work.Stop)
+// schedule parses a schedule written for the fixture's nodes.
+func schedule(name, format string, args ...any) faults.Schedule {
+	return faults.MustParse(name, fmt.Sprintf(format, args...))
 }
 
-// playKIP966: writes commit with the full ISR; the followers are cut off so
-// that the ISR shrinks to the leader alone (replica.lag.time.max.ms is
-// 10 s so that this comes first); the leader loses power while those
-// writes are still in its page cache (younger than the 30 s writeback).
-func playKIP966(s *Scripted) {
+// kip101Schedule: follower C holds the last acknowledged record but its
+// high watermark lags (the update rides on the next fetch response). C is
+// cut off from the brokers (not the controller) before that response, and
+// leader A crashes: the controller elects B, and C, becoming B's follower,
+// truncates to its high watermark if the configuration says so. B crashes
+// before C can re-fetch: C, still in the ISR, is elected. (The producer
+// stops at 2 s.)
+func kip101Schedule(s *Scripted) faults.Schedule {
+	a, f := s.LeaderAndFollowers(s.TPs[0])
+	return schedule("kip101-hw-truncation", `
+from 2.1s to 30s partition isolate %v from brokers
+from 2.2s to 30s crash %v
+from 14s to 30s crash %v
+`, f[1], a, f[0])
+}
+
+// jepsen2013Schedule: the leader is cut off from its followers; the ISR
+// shrinks to it alone at the first isr-expiration check after
+// replica.lag.time.max.ms (by 50 s), it acknowledges writes, and crashes.
+func jepsen2013Schedule(s *Scripted) faults.Schedule {
 	a, _ := s.LeaderAndFollowers(s.TPs[0])
-	s.At(5*time.Second, "isolate leader", func() { s.Isolate(a) })
-	s.At(25*time.Second, "power loss", func() { s.Sim.PowerLoss(sim.NodeID(a)) })
-	s.At(26*time.Second, "restart", func() { s.Sim.Restart(sim.NodeID(a)) })
-	s.At(45*time.Second, "heal", s.Sim.HealAll)
-	s.At(60*time.Second, "stop producing", s.Work.Stop)
+	return schedule("jepsen-2013", `
+from 2s to 75s partition isolate %v from brokers
+from 55s to 85s crash %v
+`, a, a)
+}
+
+// acks1Schedule: the followers are cut off, the leader acknowledges writes
+// on its own append, then crashes before they could fetch them.
+func acks1Schedule(s *Scripted) faults.Schedule {
+	a, _ := s.LeaderAndFollowers(s.TPs[0])
+	return schedule("acks1-failover", `
+from 2s to 20s partition isolate %v from brokers
+from 3s to 20s crash %v
+`, a, a)
+}
+
+// kip279Schedule: A leads; cut off, it writes alone and crashes; B (still
+// in the ISR) is elected and writes at the same offsets under a new epoch,
+// then crashes; A restarts and is elected uncleanly, writing under a third
+// epoch; B restarts as A's follower and must find where they diverge.
+func kip279Schedule(s *Scripted) faults.Schedule {
+	a, f := s.LeaderAndFollowers(s.TPs[0])
+	return schedule("kip279-divergence", `
+from 2s to 40s partition isolate %v from brokers
+from 3s to 32s crash %v
+from 20s to 40s crash %v
+`, a, a, f[0])
+}
+
+// kip966Schedule: writes commit with the full ISR; the followers are cut
+// off so that the ISR shrinks to the leader alone (replica.lag.time.max.ms
+// is 10 s so that this comes first); the leader loses power while those
+// writes are still in its page cache (younger than the 30 s writeback).
+func kip966Schedule(s *Scripted) faults.Schedule {
+	a, _ := s.LeaderAndFollowers(s.TPs[0])
+	return schedule("kip966-last-replica", `
+from 5s to 45s partition isolate %v from brokers
+from 25s to 26s power-loss %v
+`, a, a)
 }

@@ -5,55 +5,40 @@ import (
 	"strings"
 	"time"
 
+	"kafkasim/faults"
 	"kafkasim/model"
 	"kafkasim/sim"
 )
 
-// heal ends every fault at once, as the liveness phase begins: partitions
-// close, paused nodes resume, crashed nodes restart, clocks resync.
-func (s *Scripted) heal() {
-	s.Sim.HealAll()
-	for _, id := range s.Sim.Nodes() {
-		switch {
-		case !s.Sim.IsUp(id):
-			s.Sim.Restart(id)
-		case s.Sim.IsPaused(id):
-			s.Sim.Resume(id)
-		}
-		s.Sim.ResyncClock(id)
-	}
-}
-
-// liveness heals everything and runs until the cluster converges
+// liveness runs after every fault healed, until the cluster converges
 // (CHECKERS.md, Liveness) or the bound passes; it returns "" or what was
 // stuck. Converged means: every partition has a leader and at least
 // min.insync.replicas in its ISR, a send made after the heal succeeded,
 // and (the producer then stopped) the consumer has read every
 // acknowledged record.
 func (s *Scripted) liveness(bound time.Duration) string {
-	s.heal()
 	healedAt := s.Sim.Now()
-	deadline := healedAt + bound
 	stopped := false
-	stuck := ""
-	for s.Sim.Now() < deadline {
-		s.Sim.Run(min(s.Sim.Now()+250*time.Millisecond, deadline))
-		if stuck = s.clusterStuck(); stuck != "" {
-			continue
+	_, err := faults.Converge(world{s}, bound, func() (bool, string) {
+		if stuck := s.clusterStuck(); stuck != "" {
+			return false, stuck
 		}
 		if !stopped {
 			if !s.sendSucceededSince(healedAt) {
-				stuck = "no send made after the heal has succeeded"
-				continue
+				return false, "no send made after the heal has succeeded"
 			}
 			s.Work.Stop()
 			stopped = true
 		}
-		if stuck = s.unreadAcked(); stuck == "" {
-			return ""
+		if stuck := s.unreadAcked(); stuck != "" {
+			return false, stuck
 		}
+		return true, ""
+	})
+	if err != nil {
+		return err.Error()
 	}
-	return fmt.Sprintf("not converged %v after healing: %s", bound, stuck)
+	return ""
 }
 
 func (s *Scripted) clusterStuck() string {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kafkasim/checkers"
+	"kafkasim/faults"
 	"kafkasim/model"
 	"kafkasim/sim"
 )
@@ -20,6 +21,8 @@ type Options struct {
 	// LinearizabilityBudget bounds porcupine (wall time; 0: 5 s; negative
 	// skips it).
 	LinearizabilityBudget time.Duration
+	// Schedule, if set, replaces the scenario's faults (a schedule file).
+	Schedule *faults.Schedule
 	_                     struct{}
 }
 
@@ -55,6 +58,10 @@ type Result struct {
 	// Liveness is empty when the cluster converged (or the phase was
 	// skipped), else what was stuck at the bound.
 	Liveness  string   `json:"liveness,omitempty"`
+	// Schedule is the run's faults in the schedule-file format (replay it
+	// with -schedule); FaultLog says what each fault hit.
+	Schedule string   `json:"schedule"`
+	FaultLog []string `json:"fault_log,omitempty"`
 	TraceHash string   `json:"trace_hash"`
 	Stats     Stats    `json:"stats"`
 	Artifacts []string `json:"artifacts,omitempty"`
@@ -91,7 +98,7 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	wallStart := time.Now() // reported only; never reaches the run
-	s, liveness, err := play(sc, seed, kc, sim.Config{})
+	s, liveness, err := play(sc, seed, kc, sim.Config{}, opts.Schedule)
 	if err != nil {
 		return Result{}, err
 	}
@@ -112,6 +119,10 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 		}
 	}
 	res.History = s.History.History()
+	res.Schedule = s.schedule.String()
+	for _, e := range s.nemesis.Log() {
+		res.FaultLog = append(res.FaultLog, e.String())
+	}
 	res.Stats = s.stats(start, time.Since(wallStart))
 	res.TraceHash = strconv.FormatUint(s.Sim.Hash(), 16)
 	res.OK = len(check.Errors()) == 0 && res.Liveness == ""
@@ -157,20 +168,40 @@ func (s *Scripted) stats(start time.Duration, wall time.Duration) Stats {
 }
 
 // play builds the fixture and runs both phases; the run is then over and
-// ready to be judged. trace sets the kernel's tracing (for replay checks).
-func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config) (*Scripted, string, error) {
+// ready to be judged. trace sets the kernel's tracing (for replay checks);
+// override, if not nil, replaces the scenario's faults.
+func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override *faults.Schedule) (*Scripted, string, error) {
 	s, err := NewScripted(ScriptOptions{Seed: seed, Config: kc, Brokers: sc.Brokers, Partitions: sc.Partitions, Interval: sc.Interval, Trace: trace})
 	if err != nil {
 		return nil, "", err
 	}
 	s.ready = s.Sim.Now()
 	s.safety = s.ready + sc.Safety
-	if sc.Faults != nil {
-		sc.Faults(s)
+	if sc.Until > 0 {
+		s.safety = sc.Until
+	}
+	switch {
+	case override != nil:
+		s.schedule = *override
+	case sc.Schedule != nil:
+		s.schedule = sc.Schedule(s)
+	case sc.Swarm != nil:
+		o := *sc.Swarm
+		o.Start, o.End = s.ready, s.safety
+		s.schedule = faults.Swarm(seed, o, s.shape())
+	}
+	nem, err := faults.Apply(world{s}, s.schedule)
+	if err != nil {
+		return nil, "", err
+	}
+	s.nemesis = nem
+	if sc.ProduceUntil > 0 {
+		s.At(sc.ProduceUntil, "stop producing", s.Work.Stop)
 	}
 	s.Sim.Run(s.safety)
 	liveness := ""
 	if sc.LivenessBound > 0 {
+		nem.Heal()
 		liveness = s.liveness(sc.LivenessBound)
 	}
 	s.Work.Stop()
@@ -181,14 +212,14 @@ func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config) (*Scripte
 // Replay runs a scenario twice with the same seed and reports whether the
 // runs were identical event for event; when they were not, it names the
 // first event where they part (see sim.CheckReplay).
-func Replay(sc Scenario, seed uint64, set []string) (sim.Divergence, bool, error) {
+func Replay(sc Scenario, seed uint64, set []string, schedule *faults.Schedule) (sim.Divergence, bool, error) {
 	kc, err := ConfigFor(sc, set)
 	if err != nil {
 		return sim.Divergence{}, false, err
 	}
 	var runErr error
 	d, same := sim.CheckReplay(sim.Config{CheckpointEvery: 4096}, func(trace sim.Config) *sim.Sim {
-		s, _, err := play(sc, seed, kc, trace)
+		s, _, err := play(sc, seed, kc, trace, schedule)
 		if err != nil {
 			runErr = err
 			return sim.New(trace)

@@ -1,10 +1,11 @@
 package scenarios
 
 import (
+	"fmt"
+	"strings"
 	"time"
 
-	"kafkasim/model"
-	"kafkasim/sim"
+	"kafkasim/faults"
 )
 
 // safeScenarios are the scenarios that must pass on every seed: the fixed
@@ -22,31 +23,97 @@ func safeScenarios() []Scenario {
 			Name:          "leader-failover",
 			Description:   "partition leaders crash repeatedly and restart",
 			Config:        safe,
-			Faults:        crashLeaders,
+			Schedule:      every("leader-failover", "crash leader-of %[1]s"),
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
+		},
+		{
+			Name:          "leader-isolation",
+			Description:   "partition leaders partitioned away, two-way and one-way",
+			Config:        safe,
+			Schedule:      every("leader-isolation", "partition isolate leader-of %[1]s", "partition isolate leader-of %[1]s from brokers", "partition oneway leader-of %[1]s isr-follower %[1]s"),
+			Safety:        60 * time.Second,
+			LivenessBound: 60 * time.Second,
+		},
+		{
+			Name:          "power-loss",
+			Description:   "brokers lose power: unsynced data is lost, the ISR and ELR keep what was committed",
+			Config:        safe,
+			Schedule:      every("power-loss", "power-loss random-broker", "power-loss leader-of %[1]s"),
+			Safety:        60 * time.Second,
+			LivenessBound: 60 * time.Second,
+		},
+		{
+			Name:          "rolling-restart",
+			Description:   "clean restarts, one broker at a time",
+			Config:        safe,
+			Schedule:      rollingRestart,
+			Safety:        60 * time.Second,
+			LivenessBound: 60 * time.Second,
+		},
+		{
+			Name:          "controller-failover",
+			Description:   "the controller crashes and loses power, and restarts from its log",
+			Config:        safe,
+			Schedule:      every("controller-failover", "crash controller", "power-loss controller"),
+			Safety:        60 * time.Second,
+			LivenessBound: 60 * time.Second,
+		},
+		{
+			Name:          "slow-follower",
+			Description:   "clogged links and pauses push followers in and out of the ISR",
+			Config:        safe,
+			Schedule:      every("slow-follower", "latency isr-follower %[1]s +300ms", "pause isr-follower %[1]s", "clog leader-of %[1]s isr-follower %[1]s +2s"),
+			Safety:        60 * time.Second,
+			LivenessBound: 60 * time.Second,
+		},
+		{
+			Name:          "chaos",
+			Description:   "a swarm of every fault kind, drawn from the seed",
+			Config:        safe,
+			Swarm:         &faults.SwarmOptions{Kinds: faults.SwarmKinds()},
+			Safety:        60 * time.Second,
+			LivenessBound: 90 * time.Second,
 		},
 	}
 }
 
-// crashLeaders crashes the leader of a random partition every 5–15 s and
-// restarts it 2–12 s later.
-func crashLeaders(s *Scripted) {
-	r := s.Sim.Rand("faults/crash-leaders")
-	for t := 5 * time.Second; t < s.safety; t += time.Duration(5+r.IntN(10)) * time.Second {
-		tp := s.TPs[r.IntN(len(s.TPs))]
-		down := time.Duration(2+r.IntN(10)) * time.Second
-		s.At(t, "crash leader-of "+tp.String(), func() {
-			l := s.Leader(tp)
-			if l == model.NoBroker || !s.Sim.IsUp(sim.NodeID(l)) {
-				return
+// every returns a schedule writer that, every 5 to 15 s of the safety
+// phase, opens a 2 to 12 s window of one of the given faults (a format
+// with the partition as %[1]s), on a partition drawn from the seed.
+func every(name string, kinds ...string) func(s *Scripted) faults.Schedule {
+	return func(s *Scripted) faults.Schedule {
+		r := s.Sim.Rand("scenario/" + name)
+		var b strings.Builder
+		for t := s.ready + 5*time.Second; ; t += time.Duration(5+r.IntN(10)) * time.Second {
+			end := t + time.Duration(2+r.IntN(10))*time.Second
+			if end > s.safety {
+				break
 			}
-			s.Sim.Crash(sim.NodeID(l))
-			s.Sim.AfterFunc(down, "restart "+l.String(), func() {
-				if !s.Sim.IsUp(sim.NodeID(l)) {
-					s.Sim.Restart(sim.NodeID(l))
-				}
-			})
-		})
+			tp := s.TPs[r.IntN(len(s.TPs))]
+			what := kinds[r.IntN(len(kinds))]
+			if strings.Contains(what, "%") {
+				what = fmt.Sprintf(what, tp)
+			}
+			fmt.Fprintf(&b, "from %v to %v %s\n", t, end, what)
+		}
+		return faults.MustParse(name, b.String())
 	}
+}
+
+// rollingRestart shuts every broker down cleanly in turn, 5 s each, 10 s
+// apart, as an operator upgrading a cluster does.
+func rollingRestart(s *Scripted) faults.Schedule {
+	var b strings.Builder
+	t := s.ready + 5*time.Second
+	for t+5*time.Second <= s.safety {
+		for _, id := range s.Brokers {
+			if t+5*time.Second > s.safety {
+				break
+			}
+			fmt.Fprintf(&b, "from %v to %v shutdown %v\n", t, t+5*time.Second, id)
+			t += 10 * time.Second
+		}
+	}
+	return faults.MustParse("rolling-restart", b.String())
 }

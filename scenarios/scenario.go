@@ -3,6 +3,7 @@ package scenarios
 import (
 	"time"
 
+	"kafkasim/faults"
 	"kafkasim/model"
 )
 
@@ -21,12 +22,20 @@ type Scenario struct {
 	// Interval is the producer's time between sends (default 20 ms).
 	Interval time.Duration
 
-	// Faults schedules the safety phase's faults on a ready fixture; nil
-	// runs without faults.
-	Faults func(s *Scripted)
-	// Safety is how long faults may act (virtual time after the cluster
-	// is ready).
+	// Schedule writes the safety phase's faults for a ready fixture (it may
+	// name the nodes that lead or follow at that moment); Swarm instead
+	// draws them from the seed. Neither: no faults. A -schedule file given
+	// to a run replaces both.
+	Schedule func(s *Scripted) faults.Schedule
+	Swarm    *faults.SwarmOptions
+	// ProduceUntil stops the producer at this virtual time (0: it runs
+	// through the safety phase).
+	ProduceUntil time.Duration
+	// Safety is when the safety phase ends: a span of virtual time after
+	// the cluster is ready, or, for a scripted scenario (Until), an
+	// absolute virtual time its schedule was written against.
 	Safety time.Duration
+	Until  time.Duration
 	// LivenessBound is how long, after every fault heals, the cluster has
 	// to converge (CHECKERS.md, Liveness). Zero skips the liveness phase,
 	// as a scripted bug replay may: its faults are its story.
@@ -65,10 +74,11 @@ func (h Historical) Scenario() Scenario {
 		Description: h.Summary,
 		Brokers:     h.Brokers,
 		Partitions:  1,
-		Config:      h.Buggy,
-		Faults:      h.Play,
-		Safety:      h.End,
-		Expect:      historicalAnomaly[h.Name],
+		Config:       h.Buggy,
+		Schedule:     h.Schedule,
+		ProduceUntil: h.ProduceUntil,
+		Until:        h.End,
+		Expect:       historicalAnomaly[h.Name],
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"kafkasim/checkers"
+	"kafkasim/faults"
 	"kafkasim/model"
 	"kafkasim/nodes/client"
 	"kafkasim/nodes/cluster"
@@ -20,6 +21,8 @@ type Scripted struct {
 	// ready is when the cluster became ready; safety is when the safety
 	// phase ends (absolute virtual times). Fault policies schedule within.
 	ready, safety time.Duration
+	schedule      faults.Schedule
+	nemesis       *faults.Nemesis
 }
 
 // ScriptOptions shape a scripted run.

@@ -112,7 +112,7 @@ func Sweep(o SweepOptions) (SweepResult, error) {
 				if err == nil && rechecked(j.Index, o.Recheck) {
 					again, err2 := Run(j.Scenario, j.Seed, Options{Set: o.Set})
 					if err2 == nil && again.TraceHash != res.TraceHash {
-						d, _, _ := Replay(j.Scenario, j.Seed, o.Set)
+						d, _, _ := Replay(j.Scenario, j.Seed, o.Set, nil)
 						oc.nondet = fmt.Sprintf("%s seed %d: trace hash %s then %s: %v", j.Scenario.Name, j.Seed, res.TraceHash, again.TraceHash, d)
 					}
 				}

@@ -77,7 +77,7 @@ func TestSweepShardsPartitionTheJobs(t *testing.T) {
 func TestReplayOfADeterministicRunAgrees(t *testing.T) {
 	sc, _ := Find("leader-failover")
 	sc.Safety /= 3
-	if d, same, err := Replay(sc, 4, nil); err != nil || !same {
+	if d, same, err := Replay(sc, 4, nil, nil); err != nil || !same {
 		t.Fatalf("replay of one seed differs: %v (err %v)", d, err)
 	}
 }

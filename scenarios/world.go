@@ -1,0 +1,32 @@
+package scenarios
+
+import (
+	"kafkasim/faults"
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// world lets the fault schedule act on a scripted cluster: it resolves
+// selectors such as leader-of t/0 from the controller's current view.
+type world struct{ s *Scripted }
+
+var _ faults.World = world{}
+
+func (w world) Sim() *sim.Sim                 { return w.s.Sim }
+func (w world) Brokers() []model.BrokerID     { return w.s.Brokers }
+func (w world) Controllers() []model.BrokerID { return []model.BrokerID{w.s.Controller} }
+
+func (w world) LeaderOf(tp model.TopicPartition) model.BrokerID { return w.s.Leader(tp) }
+
+func (w world) ISR(tp model.TopicPartition) []model.BrokerID {
+	ps, _ := w.s.Partition(tp)
+	return ps.ISR
+}
+
+// CoordinatorOf has no answer until consumer groups exist.
+func (w world) CoordinatorOf(string) model.BrokerID { return model.NoBroker }
+
+// shape describes the cluster to the swarm generator.
+func (s *Scripted) shape() faults.Shape {
+	return faults.Shape{Brokers: s.Brokers, Controllers: []model.BrokerID{s.Controller}, Partitions: s.TPs}
+}
