@@ -23,7 +23,7 @@ type Options struct {
 	LinearizabilityBudget time.Duration
 	// Schedule, if set, replaces the scenario's faults (a schedule file).
 	Schedule *faults.Schedule
-	_                     struct{}
+	_        struct{}
 }
 
 // Stats count what happened in a run.
@@ -57,11 +57,11 @@ type Result struct {
 	Violations []checkers.Violation `json:"violations"`
 	// Liveness is empty when the cluster converged (or the phase was
 	// skipped), else what was stuck at the bound.
-	Liveness  string   `json:"liveness,omitempty"`
+	Liveness string `json:"liveness,omitempty"`
 	// Schedule is the run's faults in the schedule-file format (replay it
 	// with -schedule); FaultLog says what each fault hit.
-	Schedule string   `json:"schedule"`
-	FaultLog []string `json:"fault_log,omitempty"`
+	Schedule  string   `json:"schedule"`
+	FaultLog  []string `json:"fault_log,omitempty"`
 	TraceHash string   `json:"trace_hash"`
 	Stats     Stats    `json:"stats"`
 	Artifacts []string `json:"artifacts,omitempty"`

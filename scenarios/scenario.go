@@ -70,10 +70,10 @@ func Find(name string) (Scenario, bool) {
 // historical configuration.
 func (h Historical) Scenario() Scenario {
 	return Scenario{
-		Name:        h.Name,
-		Description: h.Summary,
-		Brokers:     h.Brokers,
-		Partitions:  1,
+		Name:         h.Name,
+		Description:  h.Summary,
+		Brokers:      h.Brokers,
+		Partitions:   1,
 		Config:       h.Buggy,
 		Schedule:     h.Schedule,
 		ProduceUntil: h.ProduceUntil,
