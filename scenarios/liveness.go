@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 func (s *Scripted) liveness(bound time.Duration) string {
 	healedAt := s.Sim.Now()
 	stopped := false
+	lost := s.diskLost()
 	_, err := faults.Converge(world{s}, bound, func() (bool, string) {
 		if stuck := s.clusterStuck(); stuck != "" {
 			return false, stuck
@@ -30,7 +32,7 @@ func (s *Scripted) liveness(bound time.Duration) string {
 			s.Work.Stop()
 			stopped = true
 		}
-		if stuck := s.unreadAcked(); stuck != "" {
+		if stuck := s.unreadAcked(lost); stuck != "" {
 			return false, stuck
 		}
 		return true, ""
@@ -73,8 +75,10 @@ func (s *Scripted) sendSucceededSince(t time.Duration) bool {
 	return false
 }
 
-// unreadAcked names acknowledged values the consumer has not read.
-func (s *Scripted) unreadAcked() string {
+// unreadAcked names acknowledged values the consumer has not read, except
+// on partitions whose data the faults destroyed (see diskLost): what is
+// gone cannot be read.
+func (s *Scripted) unreadAcked(lost []model.TopicPartition) string {
 	h := s.History.History()
 	read := map[string]bool{}
 	for i := range h {
@@ -88,7 +92,7 @@ func (s *Scripted) unreadAcked() string {
 	}
 	var missing []string
 	for i := range h {
-		if h[i].F == model.FSend && h[i].Type == model.OpOK && !read[h[i].Value] {
+		if h[i].F == model.FSend && h[i].Type == model.OpOK && !read[h[i].Value] && !slices.Contains(lost, h[i].TP) {
 			missing = append(missing, h[i].Value)
 		}
 	}

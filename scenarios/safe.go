@@ -36,11 +36,14 @@ func safeScenarios() []Scenario {
 			LivenessBound: 60 * time.Second,
 		},
 		{
-			Name:          "power-loss",
-			Description:   "brokers lose power: unsynced data is lost, the ISR and ELR keep what was committed",
-			Config:        safe,
-			Schedule:      every("power-loss", "power-loss random-broker", "power-loss leader-of %[1]s"),
-			Safety:        60 * time.Second,
+			Name:        "power-loss",
+			Description: "brokers lose power one at a time: unsynced data is lost, the ISR and ELR keep what was committed",
+			Config:      safe,
+			// More than the 30 s writeback apart, so that the durability
+			// promise holds and every acknowledged write must survive
+			// (chaos overlaps power losses too).
+			Schedule:      spaced("power-loss", 31*time.Second, 40*time.Second, "power-loss random-broker", "power-loss leader-of %[1]s"),
+			Safety:        150 * time.Second,
 			LivenessBound: 60 * time.Second,
 		},
 		{
@@ -82,10 +85,16 @@ func safeScenarios() []Scenario {
 // phase, opens a 2 to 12 s window of one of the given faults (a format
 // with the partition as %[1]s), on a partition drawn from the seed.
 func every(name string, kinds ...string) func(s *Scripted) faults.Schedule {
+	return spaced(name, 5*time.Second, 15*time.Second, kinds...)
+}
+
+// spaced is every with the gap between two faults' starts drawn from
+// [gapMin, gapMax).
+func spaced(name string, gapMin, gapMax time.Duration, kinds ...string) func(s *Scripted) faults.Schedule {
 	return func(s *Scripted) faults.Schedule {
 		r := s.Sim.Rand("scenario/" + name)
 		var b strings.Builder
-		for t := s.ready + 5*time.Second; ; t += time.Duration(5+r.IntN(10)) * time.Second {
+		for t := s.ready + 5*time.Second; ; t += gapMin + time.Duration(r.Int64N(int64(gapMax-gapMin))) {
 			end := t + time.Duration(2+r.IntN(10))*time.Second
 			if end > s.safety {
 				break

@@ -135,7 +135,7 @@ func (s *Scripted) Diverged(tp model.TopicPartition) model.Offset {
 // CheckInput is what the checkers get from this run: the history and every
 // replica's final log.
 func (s *Scripted) CheckInput() checkers.Input {
-	in := checkers.Input{History: s.History.History()}
+	in := checkers.Input{History: s.History.History(), DiskLost: s.diskLost()}
 	for _, o := range s.Observed.Leaders {
 		in.Observations.Leaders = append(in.Observations.Leaders, checkers.LeaderObservation{Time: o.Time, TP: o.TP, Epoch: o.Epoch, Leader: o.Leader})
 	}

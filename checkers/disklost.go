@@ -1,0 +1,39 @@
+package checkers
+
+import (
+	"slices"
+
+	"kafkasim/model"
+)
+
+// lossConsequences are the anomalies that losing acknowledged data
+// produces by itself: the records are gone (lost-write, unseen,
+// acked-write-lost), their offsets are reused by later sends
+// (inconsistent-offsets, nonmonotonic-send, nonlinearizable), and a
+// producer whose state went with them may write a retry twice (duplicate).
+var lossConsequences = []string{
+	LostWrite, Unseen, AckedWriteLost, InconsistentOffsets, NonmonotonicSend, Nonlinearizable, Duplicate,
+}
+
+// PromiseDiskLost explains why such findings are allowed.
+const PromiseDiskLost = "none: every ISR and ELR replica of this partition lost its unflushed data, so acknowledged writes were not promised to survive"
+
+// excuseDiskLost downgrades, on partitions whose every ISR and ELR replica
+// lost its disk, the findings that follow from the data loss itself: the
+// configuration's durability promise did not apply there (CHECKERS.md:
+// acknowledged writes survive "while one ISR or ELR replica keeps its
+// disk"). The findings are still reported, as allowed. Everything else
+// (replicas diverging, reads above the high watermark, two leaders in one
+// epoch) is still an error: losing a disk excuses none of it.
+func excuseDiskLost(vs []Violation, lost []model.TopicPartition) {
+	if len(lost) == 0 {
+		return
+	}
+	for i := range vs {
+		v := &vs[i]
+		if v.Error && slices.Contains(lost, v.Partition) && slices.Contains(lossConsequences, v.Anomaly) {
+			v.Error = false
+			v.Promise = PromiseDiskLost
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package scenarios
+
+import (
+	"sort"
+	"time"
+
+	"kafkasim/faults"
+	"kafkasim/model"
+)
+
+// diskLost lists the partitions whose acknowledged writes the
+// configuration no longer promised to keep, because power losses took the
+// unflushed data of too many of their replicas at once (CHECKERS.md: an
+// acknowledged acks=all write survives "while one ISR or ELR replica keeps
+// its disk").
+//
+// An acknowledged write is on at least min.insync.replicas replicas, and
+// on each it becomes durable once written back (the cluster's 30 s
+// writeback) or synced. So it can only vanish if that many of the
+// partition's replicas lose power within one writeback period; when that
+// never happened, every acknowledged write still has a durable copy and
+// the promise holds. The test is conservative: it may void the promise
+// for a partition where, by luck, nothing was lost.
+func (s *Scripted) diskLost() []model.TopicPartition {
+	if s.nemesis == nil || s.Config.Broker.LogFlushIntervalMessages == 1 {
+		return nil // an fsync per message: a power loss takes nothing acknowledged
+	}
+	const writeback = 30 * time.Second // cluster.Options' default, which scenarios use
+	type loss struct {
+		at time.Duration
+		b  model.BrokerID
+	}
+	var losses []loss
+	for _, e := range s.nemesis.Log() {
+		if e.Fault.Kind == faults.KindPowerLoss && (e.Edge == faults.EdgeAt || e.Edge == faults.EdgeStart) {
+			for _, b := range e.Nodes {
+				losses = append(losses, loss{e.Time, b})
+			}
+		}
+	}
+	sort.SliceStable(losses, func(i, j int) bool { return losses[i].at < losses[j].at })
+	need := int(s.Config.Topic.MinInsyncReplicas)
+	var out []model.TopicPartition
+	for _, tp := range s.TPs {
+		ps, _ := s.Partition(tp)
+		for i := range losses {
+			hit := map[model.BrokerID]bool{}
+			for j := i; j < len(losses) && losses[j].at-losses[i].at < writeback; j++ {
+				for _, r := range ps.Replicas {
+					if r == losses[j].b {
+						hit[r] = true
+					}
+				}
+			}
+			if len(hit) >= need {
+				out = append(out, tp)
+				break
+			}
+		}
+	}
+	return out
+}
