@@ -13,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
+	"kafkasim/faults"
 	"kafkasim/model"
 	"kafkasim/scenarios"
 )
@@ -65,10 +66,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "the run's seed")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
-	out := fs.String("out", "", "`dir`ectory for the run's history, result and artifacts")
+	out := fs.String("out", "", "`dir`ectory for the run's history, schedule, result and artifacts")
+	schedFile := fs.String("schedule", "", "run the faults of this schedule `file` instead of the scenario's")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim run -scenario NAME [-seed N] [-set key=value ...] [-out DIR] [-json]")
+		fmt.Fprintln(stderr, "usage: kafkasim run -scenario NAME [-seed N] [-set key=value ...] [-schedule FILE] [-out DIR] [-json]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -92,6 +94,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts := scenarios.Options{Set: sets}
+	if *schedFile != "" {
+		sched, err := readSchedule(*schedFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+			return 2
+		}
+		opts.Schedule = &sched
+	}
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
@@ -152,6 +162,22 @@ func writeRunArtifacts(dir string, res scenarios.Result) error {
 	if err := write("history.jsonl", func(w io.Writer) error { return model.WriteHistory(w, res.History) }); err != nil {
 		return err
 	}
+	if err := write("schedule.txt", func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "# faults of %s seed %d; replay with -schedule\n%s", res.Scenario, res.Seed, res.Schedule)
+		return err
+	}); err != nil {
+		return err
+	}
+	if err := write("faults.log", func(w io.Writer) error {
+		for _, l := range res.FaultLog {
+			if _, err := fmt.Fprintln(w, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
 	return write("result.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -188,4 +214,14 @@ func writeRunTable(w io.Writer, res scenarios.Result) error {
 		n++
 	}
 	return nil
+}
+
+// readSchedule reads a schedule file; errors name the file and line.
+func readSchedule(path string) (faults.Schedule, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return faults.Parse(f, path)
 }

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"kafkasim/scenarios"
+)
+
+func init() {
+	commands["shrink"] = command{summary: "reduce a failing run's faults to a minimal schedule file", run: runShrink}
+}
+
+// runShrink is `kafkasim shrink`: exit 0 with the minimal schedule written
+// (to -out or stdout), 1 when the run does not fail (nothing to shrink),
+// 2 on bad input.
+func runShrink(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("kafkasim shrink", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	name := fs.String("scenario", "", "scenario `name`")
+	seed := fs.Uint64("seed", 1, "the failing run's seed")
+	var sets setFlags
+	fs.Var(&sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
+	out := fs.String("out", "", "write the minimal schedule to this `file` (default: stdout)")
+	runs := fs.Int("runs", 200, "at most this many runs")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: kafkasim shrink -scenario NAME -seed N [-set key=value ...] [-out FILE] [-runs K]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	sc, ok := scenarios.Find(*name)
+	if !ok || fs.NArg() > 0 || *runs < 1 {
+		fmt.Fprintf(stderr, "kafkasim shrink: unknown scenario %q, or a bad argument (see -h)\n", *name)
+		return 2
+	}
+	if _, err := scenarios.ConfigFor(sc, sets); err != nil {
+		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
+		return 2
+	}
+	res, err := scenarios.Shrink(sc, *seed, sets, *runs)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
+		return 1
+	}
+	text := fmt.Sprintf("# %s seed %d: %s with %d of %d faults (%d runs)\n# replay: go run ./cmd/kafkasim run -scenario %s -seed %d -schedule FILE\n%s",
+		sc.Name, *seed, res.Kind, len(res.Shrunk), len(res.Original), res.Runs, sc.Name, *seed, res.Shrunk)
+	if *out == "" {
+		fmt.Fprint(stdout, text)
+		return 0
+	}
+	if err := writeFileAtomic(*out, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
+		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
+		os.Remove(*out)
+		return 2
+	}
+	fmt.Fprintf(stdout, "%s: %s kept with %d of %d faults; written to %s\n", sc.Name, res.Kind, len(res.Shrunk), len(res.Original), *out)
+	return 0
+}

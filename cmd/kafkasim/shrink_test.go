@@ -1,0 +1,38 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestShrinkWritesAScheduleThatReplays shrinks the KIP-101 scenario's
+// failing run, then replays the written file with run -schedule: it must
+// fail the same way. A passing run has nothing to shrink.
+func TestShrinkWritesAScheduleThatReplays(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "min.schedule")
+	var out, errb bytes.Buffer
+	if code := dispatch([]string{"shrink", "-scenario", "kip101-hw-truncation", "-seed", "7", "-out", file}, &out, &errb); code != 0 {
+		t.Fatalf("shrink: exit %d: %s", code, errb.String())
+	}
+	out.Reset()
+	code := dispatch([]string{"run", "-scenario", "kip101-hw-truncation", "-seed", "7", "-schedule", file}, &out, &errb)
+	if code != 1 || !strings.Contains(out.String(), "acked-write-lost") {
+		t.Fatalf("replaying the shrunk schedule: exit %d\n%s", code, out.String())
+	}
+	if code := dispatch([]string{"shrink", "-scenario", "baseline", "-seed", "1"}, &out, &errb); code != 1 {
+		t.Fatalf("shrinking a passing run: exit %d, want 1", code)
+	}
+}
+
+func TestRunRefusesABadScheduleFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "bad.schedule")
+	os.WriteFile(file, []byte("# ok\nat 1s crash b1\nat 2s explode b2\n"), 0o644)
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"run", "-scenario", "baseline", "-schedule", file}, &out, &errb)
+	if code != 2 || !strings.Contains(errb.String(), "bad.schedule:3") || out.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, errb.String(), out.String())
+	}
+}

@@ -1,0 +1,78 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+
+	"kafkasim/faults"
+)
+
+// TestReplayingTheWrittenScheduleGivesTheSameRun: a swarm run's schedule,
+// written out as a file and parsed back, drives the same seed to the same
+// trace hash.
+func TestReplayingTheWrittenScheduleGivesTheSameRun(t *testing.T) {
+	sc, _ := Find("chaos")
+	for _, seed := range []uint64{1, 5} {
+		a, err := Run(sc, seed, Options{LinearizabilityBudget: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(a.Schedule) == "" {
+			t.Fatalf("seed %d: chaos drew no faults", seed)
+		}
+		sched, err := faults.Parse(strings.NewReader(a.Schedule), "chaos.schedule")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Run(sc, seed, Options{Schedule: &sched, LinearizabilityBudget: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.TraceHash != b.TraceHash {
+			t.Fatalf("seed %d: drawn schedule %s, replayed from its file %s", seed, a.TraceHash, b.TraceHash)
+		}
+	}
+}
+
+// TestShrinkKIP101 hides the KIP-101 sequence among unrelated faults and
+// shrinks: the result must still lose an acknowledged write, have at most
+// the three faults the bug needs, and be the same on a second shrink.
+func TestShrinkKIP101(t *testing.T) {
+	h := HistoricalBugs[0]
+	if h.Name != "kip101-hw-truncation" {
+		t.Fatalf("catalog order changed: %s", h.Name)
+	}
+	sc := h.Scenario()
+	inner := sc.Schedule
+	sc.Schedule = func(s *Scripted) faults.Schedule {
+		noise := faults.MustParse("noise", `
+from 1.5s to 1.8s pause controller
+from 4s to 6s partition isolate random-broker from brokers
+from 40s to 45s crash random-broker
+from 50s to 52s sync-latency random-broker 100ms
+`)
+		return append(inner(s), noise...).Sorted()
+	}
+	first, err := Shrink(sc, h.Seed, nil, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Kind != "acked-write-lost" {
+		t.Fatalf("shrinking toward %q, want acked-write-lost", first.Kind)
+	}
+	if len(first.Shrunk) > 3 || len(first.Shrunk) >= len(first.Original) {
+		t.Fatalf("shrunk %d faults to %d:\n%s", len(first.Original), len(first.Shrunk), first.Shrunk)
+	}
+	again, err := Shrink(sc, h.Seed, nil, 150)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Shrunk.String() != first.Shrunk.String() {
+		t.Fatalf("shrinking is not stable:\n%s\nthen\n%s", first.Shrunk, again.Shrunk)
+	}
+	res, err := Run(sc, h.Seed, Options{Schedule: &first.Shrunk, LinearizabilityBudget: -1})
+	if err != nil || !hasKind(res, "acked-write-lost") {
+		t.Fatalf("the shrunk schedule no longer fails (err %v):\n%s", err, first.Shrunk)
+	}
+	t.Logf("%d faults shrunk to %d in %d runs:\n%s", len(first.Original), len(first.Shrunk), first.Runs, first.Shrunk)
+}
