@@ -89,4 +89,3 @@ func Shrink(sc Scenario, seed uint64, set []string, runsMax int) (ShrinkResult, 
 	}
 	return ShrinkResult{Kind: kind, Original: orig, Shrunk: shrunk, Runs: runs}, nil
 }
-
