@@ -144,19 +144,23 @@ func corr(b *strings.Builder, n int32) {
 	}
 }
 
-// brokerList reads "[b1 b2 b3]", or "[]".
-func brokerList(ids []BrokerID) string {
+// ListString writes a list of ids, partitions or anything printable the
+// way every one-line description in kafkasim does: "[b1 b2 b3]", or "[]".
+func ListString[T interface{ String() string }](xs []T) string {
 	var b strings.Builder
 	b.WriteByte('[')
-	for i, id := range ids {
+	for i, x := range xs {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(id.String())
+		b.WriteString(x.String())
 	}
 	b.WriteByte(']')
 	return b.String()
 }
+
+// brokerList reads "[b1 b2 b3]", or "[]".
+func brokerList(ids []BrokerID) string { return ListString(ids) }
 
 // batchRanges reads " [17..19]e3 [20..20]e4": the offsets and epochs of
 // each batch, which is what replication traces are about.

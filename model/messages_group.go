@@ -521,15 +521,4 @@ func orDash(s string) string {
 func stringList(ss []string) string { return "[" + strings.Join(ss, " ") + "]" }
 
 // tpList reads "[t/0 t/1]".
-func tpList(ps []TopicPartition) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, p := range ps {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(p.String())
-	}
-	b.WriteByte(']')
-	return b.String()
-}
+func tpList(ps []TopicPartition) string { return ListString(ps) }

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"kafkasim/faults"
@@ -17,8 +18,10 @@ type Historical struct {
 	Summary string
 	Seed    uint64
 	Brokers int
-	Buggy   func() model.Config
-	Fixed   func() model.Config
+	// Buggy and Fixed are the settings, by Kafka's names, applied to the
+	// safe baseline: the historical configuration and the fixed one.
+	Buggy []string
+	Fixed []string
 	// Schedule writes the faults for a ready fixture, naming the nodes
 	// that lead and follow at that moment; ProduceUntil stops the
 	// producer; the run lasts until End (absolute virtual times).
@@ -57,61 +60,31 @@ func safe() model.Config {
 // Catalog of the historical bugs (see KAFKA.md, "Historical bugs").
 var HistoricalBugs = []Historical{
 	{
-		Name:    "kip101-hw-truncation",
-		Summary: "a follower truncates to its lagging high watermark, then is elected: a committed record is lost",
-		Seed:    7,
-		Buggy: func() model.Config {
-			kc := safe()
-			kc.Broker.Truncation = model.TruncateHighWatermark
-			kc.Controller.EligibleLeaderReplicas = false
-			return kc
-		},
-		Fixed: func() model.Config {
-			kc := safe()
-			kc.Controller.EligibleLeaderReplicas = false
-			return kc
-		},
+		Name:         "kip101-hw-truncation",
+		Summary:      "a follower truncates to its lagging high watermark, then is elected: a committed record is lost",
+		Seed:         7,
+		Buggy:        []string{"truncation=high-watermark", "eligible.leader.replicas.enable=false"},
+		Fixed:        []string{"eligible.leader.replicas.enable=false"},
 		Schedule:     kip101Schedule,
 		ProduceUntil: 2 * time.Second,
 		End:          60 * time.Second,
 	},
 	{
-		Name:    "jepsen-2013",
-		Summary: "the ISR shrinks to the leader alone, it acknowledges writes and dies; unclean election picks a stale replica",
-		Seed:    3,
-		Buggy: func() model.Config {
-			kc := safe()
-			kc.Topic.MinInsyncReplicas = 1
-			kc.Topic.UncleanLeaderElection = true
-			kc.Controller.EligibleLeaderReplicas = false
-			return kc
-		},
-		Fixed: func() model.Config {
-			kc := safe()
-			kc.Topic.MinInsyncReplicas = 1
-			kc.Controller.EligibleLeaderReplicas = false
-			return kc
-		},
+		Name:         "jepsen-2013",
+		Summary:      "the ISR shrinks to the leader alone, it acknowledges writes and dies; unclean election picks a stale replica",
+		Seed:         3,
+		Buggy:        []string{"min.insync.replicas=1", "unclean.leader.election.enable=true", "eligible.leader.replicas.enable=false"},
+		Fixed:        []string{"min.insync.replicas=1", "eligible.leader.replicas.enable=false"},
 		Schedule:     jepsen2013Schedule,
 		ProduceUntil: 95 * time.Second,
 		End:          120 * time.Second,
 	},
 	{
-		Name:    "acks1-failover",
-		Summary: "with acks=1 the leader acknowledges alone and dies before the followers fetch",
-		Seed:    5,
-		Buggy: func() model.Config {
-			kc := safe()
-			kc.Producer.Acks = model.AcksLeader
-			kc.Producer.Idempotence = false
-			kc.Controller.EligibleLeaderReplicas = false
-			return kc
-		},
-		Fixed: func() model.Config {
-			kc := safe()
-			kc.Controller.EligibleLeaderReplicas = false
-			return kc
-		},
+		Name:         "acks1-failover",
+		Summary:      "with acks=1 the leader acknowledges alone and dies before the followers fetch",
+		Seed:         5,
+		Buggy:        []string{"acks=1", "enable.idempotence=false", "eligible.leader.replicas.enable=false"},
+		Fixed:        []string{"eligible.leader.replicas.enable=false"},
 		Schedule:     acks1Schedule,
 		ProduceUntil: 30 * time.Second,
 		End:          60 * time.Second,
@@ -121,8 +94,8 @@ var HistoricalBugs = []Historical{
 		Summary:      "leaders alternate across crashes (rf 2, unclean election); an end offset without its epoch truncates too little",
 		Seed:         11,
 		Brokers:      2,
-		Buggy:        func() model.Config { return kip279Config(model.TruncateLeaderEpochKIP101) },
-		Fixed:        func() model.Config { return kip279Config(model.TruncateLeaderEpoch) },
+		Buggy:        slices.Concat(kip279Era, []string{"truncation=leader-epoch-kip101"}),
+		Fixed:        slices.Concat(kip279Era, []string{"truncation=leader-epoch"}),
 		Schedule:     kip279Schedule,
 		ProduceUntil: 50 * time.Second,
 		End:          70 * time.Second,
@@ -131,32 +104,37 @@ var HistoricalBugs = []Historical{
 		Name:    "kip966-last-replica",
 		Summary: "the ISR shrinks to one broker, which loses its unflushed tail in a power loss and is re-elected",
 		Seed:    13,
-		Buggy: func() model.Config {
-			kc := safe()
-			kc.Controller.EligibleLeaderReplicas = false
-			kc.Broker.ReplicaLagTimeMax = 10 * time.Second
-			return kc
-		},
-		Fixed: func() model.Config {
-			kc := safe()
-			kc.Broker.ReplicaLagTimeMax = 10 * time.Second
-			return kc
-		},
+		// replica.lag.time.max.ms is 10 s so that the ISR shrinks before
+		// the writes it holds are written back (30 s).
+		Buggy:        []string{"eligible.leader.replicas.enable=false", "replica.lag.time.max.ms=10s"},
+		Fixed:        []string{"replica.lag.time.max.ms=10s"},
 		Schedule:     kip966Schedule,
 		ProduceUntil: 60 * time.Second,
 		End:          90 * time.Second,
 	},
 }
 
-func kip279Config(mode model.TruncationMode) model.Config {
+// kip279Era is the KIP-279 setting: two replicas, unclean election,
+// acks=1, no ELR.
+var kip279Era = []string{
+	"default.replication.factor=2", "min.insync.replicas=1", "unclean.leader.election.enable=true",
+	"eligible.leader.replicas.enable=false", "acks=1", "enable.idempotence=false",
+}
+
+// BuggyConfig is the historical configuration: the safe baseline with the
+// bug's settings, by Kafka's names.
+func (h Historical) BuggyConfig() model.Config { return withSettings(h.Buggy) }
+
+// FixedConfig is the same configuration with the fix.
+func (h Historical) FixedConfig() model.Config { return withSettings(h.Fixed) }
+
+func withSettings(set []string) model.Config {
 	kc := safe()
-	kc.Broker.DefaultReplicationFactor = 2
-	kc.Topic.MinInsyncReplicas = 1
-	kc.Topic.UncleanLeaderElection = true
-	kc.Controller.EligibleLeaderReplicas = false
-	kc.Producer.Acks = model.AcksLeader
-	kc.Producer.Idempotence = false
-	kc.Broker.Truncation = mode
+	for _, kv := range set {
+		if err := kc.SetPair(kv); err != nil {
+			panic(fmt.Sprintf("scenarios: historical setting %q: %v", kv, err))
+		}
+	}
 	return kc
 }
 

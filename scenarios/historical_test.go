@@ -34,9 +34,9 @@ func TestHistoricalBugsShowUnderTheirConfigurationAndNotWithTheFix(t *testing.T)
 				t.Fatalf("no expectation for %s", h.Name)
 			}
 			for _, buggy := range []bool{true, false} {
-				kc := h.Fixed()
+				kc := h.FixedConfig()
 				if buggy {
-					kc = h.Buggy()
+					kc = h.BuggyConfig()
 				}
 				s, err := h.Run(kc)
 				if err != nil {

@@ -74,7 +74,7 @@ func (h Historical) Scenario() Scenario {
 		Description:  h.Summary,
 		Brokers:      h.Brokers,
 		Partitions:   1,
-		Config:       h.Buggy,
+		Config:       h.BuggyConfig,
 		Schedule:     h.Schedule,
 		ProduceUntil: h.ProduceUntil,
 		Until:        h.End,

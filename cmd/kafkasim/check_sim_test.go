@@ -27,8 +27,8 @@ func TestCheckJudgesAHistorySavedByASimulatedRun(t *testing.T) {
 		kc   model.Config
 		exit int
 	}{
-		{"buggy", h.Buggy(), 1},
-		{"fixed", h.Fixed(), 0},
+		{"buggy", h.BuggyConfig(), 1},
+		{"fixed", h.FixedConfig(), 0},
 	} {
 		s, err := h.Run(tc.kc)
 		if err != nil {

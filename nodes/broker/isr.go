@@ -125,7 +125,7 @@ func (b *Broker) maybeExpandISR(p *partition, r model.BrokerID) {
 	}
 	newISR := append(append([]model.BrokerID(nil), p.isr...), r)
 	sortBrokers(newISR)
-	b.env.Trace("isr-expand", p.tp.String()+" "+brokerList(p.isr)+"->"+brokerList(newISR))
+	b.env.Trace("isr-expand", p.tp.String()+" "+brokerList(p.isr)+"->"+brokerList(newISR)+" leo="+itoa(int64(fs.leo))+" hw="+itoa(int64(p.hw))+" start="+itoa(int64(p.epochStartOffset))+" myleo="+itoa(int64(p.log.LEO())))
 	b.alterISR(p, newISR)
 }
 

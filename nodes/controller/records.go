@@ -160,18 +160,7 @@ func (r PartitionChangeRecord) String() string {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-func brokerList(ids []model.BrokerID) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, id := range ids {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(id.String())
-	}
-	b.WriteByte(']')
-	return b.String()
-}
+func brokerList(ids []model.BrokerID) string { return model.ListString(ids) }
 
 // The encoding is a tag byte and then the fields as varints and
 // length-prefixed strings and lists: compact, and simple enough that a
