@@ -70,6 +70,17 @@ var HistoricalBugs = []Historical{
 		End:          60 * time.Second,
 	},
 	{
+		Name:         "kip101-divergence",
+		Summary:      "both replicas of an rf=2 partition lose different unflushed tails to power losses; the follower truncates to its high watermark and the logs diverge",
+		Seed:         17,
+		Brokers:      2,
+		Buggy:        slices.Concat(kip101DivergenceEra, []string{"truncation=high-watermark"}),
+		Fixed:        slices.Concat(kip101DivergenceEra, []string{"truncation=leader-epoch"}),
+		Schedule:     kip101DivergenceSchedule,
+		ProduceUntil: 95 * time.Second,
+		End:          120 * time.Second,
+	},
+	{
 		Name:         "jepsen-2013",
 		Summary:      "the ISR shrinks to the leader alone, it acknowledges writes and dies; unclean election picks a stale replica",
 		Seed:         3,
@@ -117,6 +128,15 @@ var HistoricalBugs = []Historical{
 // kip279Era is the KIP-279 setting: two replicas, unclean election,
 // acks=1, no ELR.
 var kip279Era = []string{
+	"default.replication.factor=2", "min.insync.replicas=1", "unclean.leader.election.enable=true",
+	"eligible.leader.replicas.enable=false", "acks=1", "enable.idempotence=false",
+}
+
+// kip101DivergenceEra: two replicas, acks=1, unclean election (a KRaft
+// controller removes a broker that restarted uncleanly from the ISR, so
+// only an unclean election lets the replica with the shorter log lead, as
+// a ZooKeeper-era restart did), no ELR.
+var kip101DivergenceEra = []string{
 	"default.replication.factor=2", "min.insync.replicas=1", "unclean.leader.election.enable=true",
 	"eligible.leader.replicas.enable=false", "acks=1", "enable.idempotence=false",
 }
@@ -203,4 +223,20 @@ func kip966Schedule(s *Scripted) faults.Schedule {
 from 5s to 45s partition isolate %v from brokers
 from 25s to 26s power-loss %v
 `, a, a)
+}
+
+// kip101DivergenceSchedule: leader A is cut off from follower B and loses
+// power at 45 s, keeping only what is older than the 30 s writeback; B
+// leads, then loses power at 56 s, keeping more than A did; A, back, is
+// elected uncleanly and writes at offsets where B still holds older
+// records; B returns as its follower. Truncating to its high watermark
+// (which covers its whole surviving log) keeps B's records there: one
+// offset, two records. With epochs, B finds where A's epoch began.
+func kip101DivergenceSchedule(s *Scripted) faults.Schedule {
+	a, f := s.LeaderAndFollowers(s.TPs[0])
+	return schedule("kip101-divergence", `
+from 40s to 70s partition isolate %v from brokers
+from 45s to 60s power-loss %v
+from 56s to 75s power-loss %v
+`, a, a, f[0])
 }

@@ -23,6 +23,7 @@ var historicalExpect = map[string]struct {
 	"jepsen-2013":          {anomaly: "acked-write-lost", asError: false, fixedPass: true},
 	"acks1-failover":       {anomaly: "lost-write", asError: false, fixedPass: true},
 	"kip279-divergence":    {anomaly: "replica-divergence", asError: true, divergence: true},
+	"kip101-divergence":    {anomaly: "replica-divergence", asError: true, divergence: true},
 	"kip966-last-replica":  {anomaly: "acked-write-lost", asError: true, fixedPass: true},
 }
 

@@ -85,6 +85,7 @@ func (h Historical) Scenario() Scenario {
 // historicalAnomaly is the anomaly each historical bug must show.
 var historicalAnomaly = map[string]string{
 	"kip101-hw-truncation": "acked-write-lost",
+	"kip101-divergence":    "replica-divergence",
 	"jepsen-2013":          "acked-write-lost",
 	"acks1-failover":       "lost-write",
 	"kip279-divergence":    "replica-divergence",
