@@ -85,6 +85,9 @@ func failureReport(sc Scenario, res Result) string {
 	if kc, err := ConfigFor(sc, nil); err == nil {
 		fmt.Fprintf(&b, "configuration (non-default): %s\n", strings.Join(kc.NonDefault(), " "))
 	}
+	if strings.TrimSpace(res.Schedule) != "" {
+		fmt.Fprintf(&b, "schedule (save it and replay with -schedule FILE):\n%s", res.Schedule)
+	}
 	if res.Liveness != "" {
 		fmt.Fprintf(&b, "liveness: %s\n", res.Liveness)
 	}
