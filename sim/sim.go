@@ -245,7 +245,7 @@ func (s *Sim) Run(deadline time.Duration) (reason StopReason) {
 // dispatch hands one due event to its node (or runs a harness action).
 func (s *Sim) dispatch(ev event) {
 	if ev.kind == evControl {
-		s.traceOut(-1, "control", fnv64(ev.name), s.detailString(ev.name))
+		s.traceKind(-1, "control", kindControlDigest, fnv64(ev.name), s.detailString(ev.name))
 		ev.fn()
 		return
 	}
@@ -288,16 +288,16 @@ func (s *Sim) deliver(n *nodeState, ev event) {
 	case evDeliver:
 		s.stats.Delivered++
 		from := s.nodes[ev.peer].id
-		s.traceOut(n.id, "deliver", ev.msg.Digest(), s.detailMsg(from, n.id, ev.msg))
+		s.traceKind(n.id, "deliver", kindDeliverDigest, ev.msg.Digest(), s.detailMsg(from, n.id, ev.msg))
 		n.node.Receive(env, from, ev.msg)
 	case evFire, evSync:
 		s.stats.Fired++
 		n.timers.release(ev.timer)
-		s.traceOut(n.id, "fire", fnv64(ev.tkind)^uint64(ev.arg), s.detailTimer(ev))
+		s.traceKind(n.id, "fire", kindFireDigest, fnv64(ev.tkind)^uint64(ev.arg), s.detailTimer(ev))
 		n.node.Fire(env, Timer{ID: ev.timer, Kind: ev.tkind, Arg: ev.arg})
 	case evDisconnect:
 		peer := s.nodes[ev.peer].id
-		s.traceOut(n.id, "disconnect", uint64(uint32(peer)), s.detailString(peer.String()))
+		s.traceKind(n.id, "disconnect", kindDisconnectDigest, uint64(uint32(peer)), s.detailString(peer.String()))
 		n.node.Disconnected(env, peer)
 	}
 }

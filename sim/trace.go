@@ -57,12 +57,28 @@ func (r *recorder) wants(i uint64) bool {
 	return i >= r.from && (r.to == 0 || i <= r.to) && len(r.events) < r.limit
 }
 
-// traceOut is called for every processed event and every node trace record.
+// Digests of the kinds the kernel folds for nearly every event, computed
+// once: they are what fnv64 gives, so the hash is the same as folding the
+// strings each time. Only read after initialisation.
+var (
+	kindDeliverDigest    = fnv64("deliver")
+	kindFireDigest       = fnv64("fire")
+	kindDisconnectDigest = fnv64("disconnect")
+	kindControlDigest    = fnv64("control")
+)
+
+// traceOut is called for every node trace record and kernel action.
 func (s *Sim) traceOut(node NodeID, kind string, digest uint64, detail func() string) {
+	s.traceKind(node, kind, fnv64(kind), digest, detail)
+}
+
+// traceKind is traceOut with the kind's digest (fnv64(kind)) given, so that
+// the per-event kinds are not hashed again for every event.
+func (s *Sim) traceKind(node NodeID, kind string, kindDigest, digest uint64, detail func() string) {
 	s.events++
 	h := fold(s.hash, uint64(s.now))
 	h = fold(h, uint64(uint32(node)))
-	h = fold(h, fnv64(kind))
+	h = fold(h, kindDigest)
 	h = fold(h, digest)
 	s.hash = h
 	if s.cfg.CheckpointEvery > 0 && s.events%s.cfg.CheckpointEvery == 0 {
