@@ -45,8 +45,8 @@ func (b *Broker) handleFetch(from model.BrokerID, m model.FetchRequest) {
 			b.maybeIncrementHW(p)
 		}
 	}
-	resp, ready := b.readFetch(m)
-	if ready || m.MaxWait <= 0 {
+	if m.MaxWait <= 0 || b.fetchReady(&m) {
+		resp, _ := b.readFetch(m)
 		b.send(from, resp)
 		return
 	}
@@ -136,6 +136,37 @@ func (b *Broker) readFetch(m model.FetchRequest) (model.FetchResponse, bool) {
 	return resp, ready
 }
 
+// fetchReady is the ready result of readFetch without building the
+// answer: a parked fetch is re-checked whenever its partition changes, and
+// most checks find nothing to send yet. It must follow readFetch's
+// decisions exactly.
+func (b *Broker) fetchReady(m *model.FetchRequest) bool {
+	follower := m.ReplicaID != model.NoBroker
+	for i := range m.Partitions {
+		fp := &m.Partitions[i]
+		p := b.part(fp.TP)
+		if p == nil || !p.isLeader || b.fenceCheck(p, fp.CurrentLeaderEpoch) != model.NoError {
+			return true // an error answer
+		}
+		if follower {
+			if _, diverged := b.divergence(p, fp); diverged {
+				return true
+			}
+		}
+		end := p.hw
+		if follower {
+			end = p.log.LEO()
+		}
+		if fp.FetchOffset < p.log.LogStartOffset() || fp.FetchOffset > p.log.LEO() {
+			return true // OFFSET_OUT_OF_RANGE
+		}
+		if fp.FetchOffset < end && p.log.HasReadable(fp.FetchOffset, end) {
+			return true
+		}
+	}
+	return false
+}
+
 // fenceCheck compares the requester's idea of the leader epoch with ours
 // (KIP-320): an older one is fenced, a newer one means our metadata lags.
 func (b *Broker) fenceCheck(p *partition, current model.Epoch) model.ErrorCode {
@@ -176,7 +207,8 @@ func (b *Broker) wakeFetches(p *partition) {
 		if df.done {
 			continue
 		}
-		if resp, ready := b.readFetch(df.req); ready {
+		if b.fetchReady(&df.req) {
+			resp, _ := b.readFetch(df.req)
 			b.finishFetch(df, resp)
 			continue
 		}
