@@ -66,8 +66,19 @@ type Result struct {
 	TraceHash string   `json:"trace_hash"`
 	Stats     Stats    `json:"stats"`
 	Artifacts []string `json:"artifacts,omitempty"`
+	// Failovers are the partitions' leader losses and what followed,
+	// measured from the history, the brokers' leadership reports and the
+	// fault log (see MeasureFailovers).
+	Failovers []Failover `json:"failovers,omitempty"`
+	// Vary is the "key=value" a sweep -vary ran this run under ("" when
+	// none), so that a report rebuilt from results.jsonl groups by it.
+	Vary string `json:"vary,omitempty"`
 	// History is the run's history, for writing out; not in the JSON.
 	History model.History `json:"-"`
+	// Observed and Faults are what the brokers reported and what the
+	// faults hit, for a timeline of the run; not in the JSON.
+	Observed checkers.Observations `json:"-"`
+	Faults   []FaultWindow         `json:"-"`
 }
 
 // ConfigFor applies a scenario's configuration and the -set overrides,
@@ -112,7 +123,8 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 	if copts.LinearizabilityBudget == 0 {
 		copts.LinearizabilityBudget = 5 * time.Second
 	}
-	check := checkers.Check(s.CheckInput(), copts)
+	in := s.CheckInput()
+	check := checkers.Check(in, copts)
 	res.Valid, res.Violations = check.Valid, check.Violations
 	for _, pc := range check.Linearizability {
 		if pc.Visualization != "" {
@@ -124,6 +136,9 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 	for _, e := range s.nemesis.Log() {
 		res.FaultLog = append(res.FaultLog, e.String())
 	}
+	res.Failovers = MeasureFailovers(res.History, in.Observations.Leaders, s.nemesis.Log())
+	res.Observed = in.Observations
+	res.Faults = faultWindows(s.nemesis.Log(), s.Sim.Now())
 	res.Stats = s.stats(start, time.Since(wallStart))
 	res.TraceHash = strconv.FormatUint(s.Sim.Hash(), 16)
 	res.OK = len(check.Errors()) == 0 && res.Liveness == ""

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+
+	"kafkasim/checkers"
 )
 
 // SweepOptions describe a sweep: many seeds of some scenarios, run in
@@ -137,6 +139,7 @@ func Sweep(o SweepOptions) (SweepResult, error) {
 			firstErr = fmt.Errorf("%s seed %d: %w", jobs[oc.pos].Scenario.Name, jobs[oc.pos].Seed, oc.err)
 		}
 		oc.res.History = nil // a sweep keeps results, not every history
+		oc.res.Observed, oc.res.Faults = checkers.Observations{}, nil
 		out.Results[oc.pos] = oc.res
 		if oc.nondet != "" {
 			out.Nondeterminism = append(out.Nondeterminism, oc.nondet)
