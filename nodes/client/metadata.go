@@ -36,6 +36,9 @@ type metadata struct {
 	// producer asks for leaders after every event, and a binary search of
 	// a few entries is cheaper than hashing a topic name.
 	parts []model.PartitionState
+	// ver bumps whenever parts may have changed, so that a caller can
+	// keep leaders it looked up while ver stays the same.
+	ver uint64
 
 	needUpdate  bool
 	inFlight    bool
@@ -182,6 +185,7 @@ func (m *metadata) failed(now time.Duration) {
 func (m *metadata) apply(r model.MetadataResponse, now time.Duration) {
 	m.inFlight = false
 	m.failures = 0
+	m.ver++
 	m.updated, m.lastUpdate = true, now
 	m.attempted, m.lastAttempt = true, now
 	if len(r.Brokers) > 0 {

@@ -33,6 +33,39 @@ type Producer struct {
 	wakeID sim.TimerID
 	wakeAt time.Duration
 	tickID sim.TimerID
+
+	// lead caches md.leader for each accumulator queue, by position; it
+	// is valid while md.ver is leadVer and no queue was added. run looks
+	// leaders up several times per queue after every event.
+	lead    []queueLeader
+	leadVer uint64
+	// expireAt is a lower bound of the earliest delivery.timeout.ms
+	// deadline of a batch waiting or in flight: before it, expire has
+	// nothing to find and skips the walk over every batch.
+	expireAt time.Duration
+	// Scratch slices reused by drain and drainNode.
+	leadersBuf []model.BrokerID
+	partsBuf   []int
+}
+
+// queueLeader is the leader and leader epoch of one accumulator queue.
+type queueLeader struct {
+	broker model.BrokerID
+	epoch  model.Epoch
+}
+
+// queueLeader returns md.leader(p.acc.tps[i]), from the cache while the
+// metadata and the queues are unchanged.
+func (p *Producer) queueLeader(i int) (model.BrokerID, model.Epoch) {
+	if p.leadVer != p.md.ver || len(p.lead) != len(p.acc.tps) {
+		p.lead = p.lead[:0]
+		for _, tp := range p.acc.tps {
+			l, e := p.md.leader(tp)
+			p.lead = append(p.lead, queueLeader{broker: l, epoch: e})
+		}
+		p.leadVer = p.md.ver
+	}
+	return p.lead[i].broker, p.lead[i].epoch
 }
 
 // waitingSend is a send blocked on metadata, as KafkaProducer.send blocks in
@@ -63,6 +96,8 @@ func NewProducer(opts ProducerOptions) *Producer {
 		cfg:  opts.Config.Producer,
 		cl:   opts.Config.Client,
 		rec:  opts.Recorder,
+
+		expireAt: model.Never,
 	}
 	p.md = newMetadata(opts.Bootstrap, p.cl)
 	p.acc = newAccumulator(p.cfg)
@@ -165,7 +200,10 @@ func (p *Producer) partition(env *sim.Env, m Message, n int32) (model.TopicParti
 
 func (p *Producer) appendRecord(env *sim.Env, tp model.TopicPartition, r pendingRecord) {
 	p.md.addTopic(tp.Topic)
-	p.acc.append(tp, r, env.Now())
+	now := env.Now()
+	p.acc.append(tp, r, now)
+	// The record's batch was created at or before now.
+	p.expireAt = min(p.expireAt, satAdd(now, p.cfg.DeliveryTimeout))
 }
 
 // unblockWaiting appends the sends whose metadata arrived, in send order,

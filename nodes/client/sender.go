@@ -43,13 +43,13 @@ func (p *Producer) run(env *sim.Env) {
 // ProduceRequest here, so each counts as one request in flight.
 func (p *Producer) drain(env *sim.Env) {
 	now := env.Now()
-	var leaders []model.BrokerID
+	leaders := p.leadersBuf[:0]
 	for i, tp := range p.acc.tps {
 		q := *p.acc.queues[i]
 		if len(q) == 0 {
 			continue
 		}
-		leader, epoch := p.md.leader(tp)
+		leader, epoch := p.queueLeader(i)
 		if leader == model.NoBroker {
 			p.md.requestUpdate() // unknownLeaderTopics in Sender.sendProducerData
 			continue
@@ -61,6 +61,7 @@ func (p *Producer) drain(env *sim.Env) {
 			leaders = slices.Insert(leaders, i, leader)
 		}
 	}
+	p.leadersBuf = leaders
 	for _, b := range leaders {
 		if p.net.ready(b, now) {
 			p.drainNode(env, b)
@@ -73,12 +74,13 @@ func (p *Producer) drain(env *sim.Env) {
 // per-node drainIndex), so that no partition starves another.
 func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 	now := env.Now()
-	var parts []int // indexes into p.acc.tps and p.acc.queues
-	for i, tp := range p.acc.tps {
-		if l, _ := p.md.leader(tp); l == leader {
+	parts := p.partsBuf[:0] // indexes into p.acc.tps and p.acc.queues
+	for i := range p.acc.tps {
+		if l, _ := p.queueLeader(i); l == leader {
 			parts = append(parts, i)
 		}
 	}
+	p.partsBuf = parts
 	n := len(parts)
 	if n == 0 {
 		return
@@ -96,7 +98,7 @@ func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 			if len(*q) == 0 || p.muted[tp] {
 				continue
 			}
-			_, epoch := p.md.leader(tp)
+			_, epoch := p.queueLeader(k)
 			if p.acc.readyAt(*q, epoch) > now {
 				continue
 			}
@@ -250,12 +252,27 @@ func (p *Producer) failBatch(env *sim.Env, b *batch, err model.ErrorCode, reason
 // informs the idempotent sequences.
 func (p *Producer) expire(env *sim.Env) {
 	now := env.Now()
+	if now < p.expireAt {
+		return // no batch is old enough yet
+	}
 	for _, b := range p.acc.expired(now, p.cfg.DeliveryTimeout) {
 		p.expireBatch(env, b)
 	}
 	for _, r := range p.net.reqs {
 		if r.kind == reqProduce && !r.batch.done && now-r.batch.created >= p.cfg.DeliveryTimeout {
 			p.expireBatch(env, r.batch)
+		}
+	}
+	// What is left expires no earlier than this.
+	p.expireAt = model.Never
+	for _, q := range p.acc.queues {
+		for _, b := range *q {
+			p.expireAt = min(p.expireAt, satAdd(b.created, p.cfg.DeliveryTimeout))
+		}
+	}
+	for _, r := range p.net.reqs {
+		if r.kind == reqProduce && !r.batch.done {
+			p.expireAt = min(p.expireAt, satAdd(r.batch.created, p.cfg.DeliveryTimeout))
 		}
 	}
 }
@@ -366,7 +383,7 @@ func (p *Producer) nextDeadline(now time.Duration) time.Duration {
 		if len(q) == 0 {
 			continue
 		}
-		if leader, epoch := p.md.leader(tp); leader != model.NoBroker && !p.muted[tp] {
+		if leader, epoch := p.queueLeader(i); leader != model.NoBroker && !p.muted[tp] {
 			later(p.acc.readyAt(q, epoch))
 		}
 		for _, b := range q {
