@@ -1,0 +1,223 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"kafkasim/scenarios"
+)
+
+// RunsDir is the folder of a sweep report that holds the runs replayed
+// with their artifacts (one folder per run, named by RunDirName); the
+// report links whatever it finds there.
+const RunsDir = "runs"
+
+// RunDirName names a replayed run's folder: scenario, seed and the -vary
+// setting, file-safe.
+func RunDirName(r scenarios.Result) string {
+	name := fmt.Sprintf("%s-seed%d", r.Scenario, r.Seed)
+	if r.Vary != "" {
+		name += "-" + r.Vary
+	}
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '-', c == '.', c == '_':
+			return c
+		}
+		return '_'
+	}, name)
+}
+
+// ReproduceLines are the commands that replay r (with its -vary setting).
+func ReproduceLines(r scenarios.Result) string {
+	lines := scenarios.Reproduce(r.Scenario, r.Seed)
+	if r.Vary != "" {
+		lines = strings.ReplaceAll(lines, fmt.Sprintf("-seed %d", r.Seed), fmt.Sprintf("-seed %d -set %s", r.Seed, r.Vary))
+		// go test has no -set: only the kafkasim line replays the setting.
+		if i := strings.Index(lines, "\n"); i >= 0 {
+			lines = lines[i+1:]
+		}
+	}
+	return lines
+}
+
+// SweepOptions describe a sweep report beyond its results.
+type SweepOptions struct {
+	// Command is the command line that produced the results, shown at the
+	// top of the report.
+	Command string
+	_       struct{}
+}
+
+// Figure is one plot of a report: the files written and a caption.
+type Figure struct {
+	Caption string
+	PNG     string // relative to the report folder
+	SVG     string
+}
+
+// RunLink is one replayed run of a report and its files, relative to the
+// report folder.
+type RunLink struct {
+	Name  string
+	Files []string
+}
+
+// failingShown bounds the failing runs a report lists one by one.
+const failingShown = 50
+
+// sweepReport is everything index.html and summary.md show.
+type sweepReport struct {
+	Command  string
+	Runs     int
+	Summary  Table
+	Latency  []Table // unavailable, election
+	Figures  []Figure
+	Failing  []failing
+	More     int // failing runs not listed
+	Replayed []RunLink
+}
+
+type failing struct {
+	Label, Reproduce, Dir string
+	Problems              []string
+}
+
+// WriteSweep writes a sweep's report into dir (which holds, or will hold,
+// results.jsonl): the plots (failover CDFs per group and a histogram, PNG
+// and SVG), summary.md and index.html. It reads dir/runs/ for replayed
+// runs to link. The content depends only on the results, the options and
+// the files under dir/runs, so the same sweep gives the same report.
+func WriteSweep(dir string, results []scenarios.Result, o SweepOptions) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	groups := Groups(results)
+	rep := sweepReport{Command: o.Command, Runs: len(results), Summary: SummaryTable(groups),
+		Latency: []Table{LatencyTable(groups, Unavailable), LatencyTable(groups, Election)}}
+	plots := []struct {
+		name, caption string
+		draw          func(string, []Group, Metric) ([]string, error)
+		m             Metric
+	}{
+		{"cdf-unavailable", "CDF of the write-unavailability window per failover (last acknowledged write before the election to the first after)", PlotCDF, Unavailable},
+		{"cdf-election", "CDF of the time from the fault to the election of another leader", PlotCDF, Election},
+		{"hist-unavailable", "histogram of the write-unavailability window", PlotHistogram, Unavailable},
+	}
+	for _, p := range plots {
+		if _, err := p.draw(filepath.Join(dir, p.name), groups, p.m); err != nil {
+			return fmt.Errorf("plot %s: %w", p.name, err)
+		}
+		rep.Figures = append(rep.Figures, Figure{Caption: p.caption, PNG: p.name + ".png", SVG: p.name + ".svg"})
+	}
+	replayed, err := listRuns(dir)
+	if err != nil {
+		return err
+	}
+	rep.Replayed = replayed
+	mixed := len(groups) > 0 && slices.ContainsFunc(results, func(r scenarios.Result) bool { return r.Scenario != results[0].Scenario })
+	for _, r := range results {
+		if r.Expected != "" || r.OK {
+			continue
+		}
+		if len(rep.Failing) == failingShown {
+			rep.More++
+			continue
+		}
+		f := failing{Label: fmt.Sprintf("%s seed %d", Label(r, mixed), r.Seed), Reproduce: ReproduceLines(r)}
+		if slices.ContainsFunc(replayed, func(l RunLink) bool { return l.Name == RunDirName(r) }) {
+			f.Dir = RunsDir + "/" + RunDirName(r)
+		}
+		if r.Liveness != "" {
+			f.Problems = append(f.Problems, "liveness: "+r.Liveness)
+		}
+		for _, v := range r.Violations {
+			if v.Error && len(f.Problems) < 5 {
+				f.Problems = append(f.Problems, v.String())
+			}
+		}
+		rep.Failing = append(rep.Failing, f)
+	}
+	if err := writeFile(filepath.Join(dir, "summary.md"), func(w io.Writer) error { return rep.markdown(w) }); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, "index.html"), func(w io.Writer) error { return indexTemplate.Execute(w, rep) })
+}
+
+// listRuns lists dir/runs/*/ and their files, sorted by name.
+func listRuns(dir string) ([]RunLink, error) {
+	ents, err := os.ReadDir(filepath.Join(dir, RunsDir))
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []RunLink
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(dir, RunsDir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		l := RunLink{Name: e.Name()}
+		for _, f := range files {
+			if !f.IsDir() && !strings.HasSuffix(f.Name(), ".tmp") {
+				l.Files = append(l.Files, RunsDir+"/"+e.Name()+"/"+f.Name())
+			}
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func (rep sweepReport) markdown(w io.Writer) error {
+	var b strings.Builder
+	// The command line is left out (index.html shows it) so that
+	// `kafkasim report` rebuilds this file exactly from results.jsonl.
+	fmt.Fprintf(&b, "# kafkasim sweep\n\n%d runs.\n\n", rep.Runs)
+	if err := rep.Summary.Markdown(&b); err != nil {
+		return err
+	}
+	b.WriteString("\n## Failover latency\n\nVirtual seconds, over every failover of the group's runs (`-`: none measured).\n\n")
+	for _, t := range rep.Latency {
+		if err := t.Markdown(&b); err != nil {
+			return err
+		}
+		b.WriteString("\n")
+	}
+	for _, f := range rep.Figures {
+		fmt.Fprintf(&b, "![%s](%s)\n\n", f.Caption, f.PNG)
+	}
+	if len(rep.Failing) > 0 {
+		b.WriteString("## Failing runs\n")
+		for _, f := range rep.Failing {
+			fmt.Fprintf(&b, "\n- `%s` failed: `%s`", f.Label, strings.ReplaceAll(f.Reproduce, "\n", "` or `"))
+			if f.Dir != "" {
+				fmt.Fprintf(&b, " ([artifacts](%s/))", f.Dir)
+			}
+			b.WriteString("\n")
+		}
+		if rep.More > 0 {
+			fmt.Fprintf(&b, "\n... and %d more (see results.jsonl)\n", rep.More)
+		}
+	}
+	if len(rep.Replayed) > 0 {
+		b.WriteString("\n## Replayed runs\n\n")
+		for _, r := range rep.Replayed {
+			fmt.Fprintf(&b, "- %s:", r.Name)
+			for _, f := range r.Files {
+				fmt.Fprintf(&b, " [%s](%s)", filepath.Base(f), f)
+			}
+			b.WriteString("\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
