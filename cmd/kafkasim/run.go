@@ -15,6 +15,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/reports"
 	"kafkasim/scenarios"
 )
 
@@ -66,7 +67,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "the run's seed")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
-	out := fs.String("out", "", "`dir`ectory for the run's history, schedule, result and artifacts")
+	out := fs.String("out", "", "`dir`ectory for the run's history, schedule, result, timeline plot, Chrome trace (trace.json) and artifacts")
 	schedFile := fs.String("schedule", "", "run the faults of this schedule `file` instead of the scenario's")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	fs.Usage = func() {
@@ -178,11 +179,16 @@ func writeRunArtifacts(dir string, res scenarios.Result) error {
 	}); err != nil {
 		return err
 	}
-	return write("result.json", func(w io.Writer) error {
+	if err := write("result.json", func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
-	})
+	}); err != nil {
+		return err
+	}
+	// The timeline plot and trace.json (Perfetto, chrome://tracing).
+	_, err := reports.WriteRun(dir, res)
+	return err
 }
 
 func writeRunTable(w io.Writer, res scenarios.Result) error {
@@ -200,6 +206,12 @@ func writeRunTable(w io.Writer, res scenarios.Result) error {
 	}
 	if err := t.Render(); err != nil {
 		return err
+	}
+	if len(res.Failovers) > 0 {
+		fmt.Fprintln(w, "failovers (virtual seconds from the fault):")
+		if err := reports.FailoverTable(res).Render(w); err != nil {
+			return err
+		}
 	}
 	if res.Liveness != "" {
 		fmt.Fprintf(w, "liveness: %s\n", res.Liveness)

@@ -10,14 +10,15 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
 	"github.com/schollz/progressbar/v3"
 
+	"kafkasim/reports"
 	"kafkasim/scenarios"
 )
 
@@ -86,8 +87,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object per run instead of a table")
 	shard := fs.String("shard", "", "run only shard `I/N` of the seeds (index mod N == I); combine shards with kafkasim merge")
 	recheck := fs.Float64("recheck", 0.03, "fraction of runs replayed to check determinism")
+	vary := fs.String("vary", "", "run the same seeds under each value of one configuration key, `key=v1,v2,...`, and compare them")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim sweep [-scenario NAME|all|safe] [-seeds K] [-start S] [-workers W] [-set key=value ...] [-out DIR] [-json] [-shard I/N] [-recheck F]")
+		fmt.Fprintln(stderr, "usage: kafkasim sweep [-scenario NAME|all|safe] [-seeds K] [-start S] [-workers W] [-set key=value ...] [-vary key=v1,v2,...] [-out DIR] [-json] [-shard I/N] [-recheck F]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -108,6 +110,10 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		opts.Shard, opts.Shards, err = parseShard(*shard)
 	}
+	var varied []string
+	if err == nil {
+		varied, err = parseVary(*vary, scs, sets)
+	}
 	if err == nil {
 		for _, sc := range scs {
 			if _, err = scenarios.ConfigFor(sc, sets); err != nil {
@@ -121,19 +127,20 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	jobs, _ := opts.Jobs()
 	if isTerminal(stderr) {
-		bar := progressbar.NewOptions(len(jobs), progressbar.OptionSetWriter(stderr),
+		bar := progressbar.NewOptions(len(jobs)*max(1, len(varied)), progressbar.OptionSetWriter(stderr),
 			progressbar.OptionSetDescription("sweep"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
 		opts.Progress = func(done, total int) { _ = bar.Add(1) }
 	}
 	began := time.Now()
-	res, err := scenarios.Sweep(opts)
+	res, err := sweepVaried(opts, varied)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
 		return 2
 	}
 	wall := time.Since(began)
 	if *out != "" {
-		if err := writeSweep(*out, res.Results); err != nil {
+		command := "kafkasim sweep " + strings.Join(args, " ")
+		if err := writeSweep(*out, res.Results, command, true, sets, stderr); err != nil {
 			fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
 			return 2
 		}
@@ -145,7 +152,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 				return 2
 			}
 		}
-	} else if err := writeSweepSummary(stdout, res.Results); err != nil {
+	} else if err := writeSweepSummary(stdout, res.Results, len(varied) > 0); err != nil {
 		fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
 		return 2
 	}
@@ -157,6 +164,62 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// parseVary reads -vary "key=v1,v2,...": the settings to sweep under, one
+// per value, each checked against every scenario's configuration so that
+// an unknown key or a bad value is refused before anything runs.
+func parseVary(vary string, scs []scenarios.Scenario, sets []string) ([]string, error) {
+	if vary == "" {
+		return nil, nil
+	}
+	key, vals, ok := strings.Cut(vary, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" || strings.TrimSpace(vals) == "" {
+		return nil, fmt.Errorf("-vary %q: want key=v1,v2 (one or more values)", vary)
+	}
+	var out []string
+	for _, v := range strings.Split(vals, ",") {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return nil, fmt.Errorf("-vary %q: empty value", vary)
+		}
+		kv := key + "=" + v
+		if slices.Contains(out, kv) {
+			return nil, fmt.Errorf("-vary %q: value %q twice", vary, v)
+		}
+		for _, sc := range scs {
+			if _, err := scenarios.ConfigFor(sc, append(slices.Clone(sets), kv)); err != nil {
+				return nil, fmt.Errorf("-vary %s: %v", kv, err)
+			}
+		}
+		out = append(out, kv)
+	}
+	return out, nil
+}
+
+// sweepVaried runs the sweep once per -vary setting (the same seeds under
+// each, after the -set overrides) and labels each result with its setting;
+// without -vary it is one plain sweep.
+func sweepVaried(opts scenarios.SweepOptions, varied []string) (scenarios.SweepResult, error) {
+	if len(varied) == 0 {
+		return scenarios.Sweep(opts)
+	}
+	var all scenarios.SweepResult
+	base := opts.Set
+	for _, kv := range varied {
+		opts.Set = append(slices.Clone(base), kv)
+		res, err := scenarios.Sweep(opts)
+		if err != nil {
+			return all, err
+		}
+		for i := range res.Results {
+			res.Results[i].Vary = kv
+		}
+		all.Results = append(all.Results, res.Results...)
+		all.Nondeterminism = append(all.Nondeterminism, res.Nondeterminism...)
+	}
+	return all, nil
 }
 
 // sweepAsExpected: every run of a safe scenario passed, and every bug
@@ -181,9 +244,11 @@ func sweepAsExpected(results []scenarios.Result) bool {
 	return true
 }
 
-// writeSweep writes results.jsonl and summary.md into dir, each through a
-// temporary file, so nothing is left half-written.
-func writeSweep(dir string, results []scenarios.Result) error {
+// writeSweep writes results.jsonl into dir, replays a few runs with
+// their artifacts into dir/runs/ (see replayForReport), and writes the
+// report (summary.md, index.html, plots) from the results. Each file goes
+// through a temporary file, so nothing is left half-written.
+func writeSweep(dir string, results []scenarios.Result, command string, replay bool, sets []string, stderr io.Writer) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -198,11 +263,12 @@ func writeSweep(dir string, results []scenarios.Result) error {
 	}); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, "summary.md"), func(w io.Writer) error {
-		fmt.Fprintln(w, "# kafkasim sweep")
-		fmt.Fprintln(w)
-		return writeSweepTable(w, results, true)
-	})
+	if replay {
+		if err := replayForReport(dir, results, sets, stderr); err != nil {
+			return err
+		}
+	}
+	return reports.WriteSweep(dir, results, reports.SweepOptions{Command: command})
 }
 
 func writeFileAtomic(path string, fill func(io.Writer) error) error {
@@ -226,92 +292,27 @@ func writeFileAtomic(path string, fill func(io.Writer) error) error {
 	return os.Rename(tmp, path)
 }
 
-type scenarioSummary struct {
-	runs, failed, asExpected int
-	kinds                    map[string]int
-	failing                  []uint64
-	expected                 string
-}
-
-func summarize(results []scenarios.Result) ([]string, map[string]*scenarioSummary) {
-	var names []string
-	by := map[string]*scenarioSummary{}
-	for _, r := range results {
-		s := by[r.Scenario]
-		if s == nil {
-			s = &scenarioSummary{kinds: map[string]int{}, expected: r.Expected}
-			by[r.Scenario] = s
-			names = append(names, r.Scenario)
-		}
-		s.runs++
-		if !r.OK {
-			s.failed++
-			if r.Expected == "" {
-				s.failing = append(s.failing, r.Seed)
-			}
-		}
-		if r.AsExpected {
-			s.asExpected++
-		}
-		seen := map[string]bool{}
-		for _, v := range r.Violations {
-			if v.Error && !seen[v.Anomaly] {
-				seen[v.Anomaly] = true
-				s.kinds[v.Anomaly]++
-			}
-		}
-		if r.Liveness != "" {
-			s.kinds["liveness"]++
-		}
+// writeSweepSummary prints the summary table per group (scenario, or -vary
+// value), the failover latency comparison when the sweep varied a key,
+// and every failing run's reproduce lines.
+func writeSweepSummary(w io.Writer, results []scenarios.Result, varied bool) error {
+	groups := reports.Groups(results)
+	if err := reports.SummaryTable(groups).Render(w); err != nil {
+		return err
 	}
-	return names, by
-}
-
-func writeSweepSummary(w io.Writer, results []scenarios.Result) error {
-	return writeSweepTable(w, results, false)
-}
-
-func writeSweepTable(w io.Writer, results []scenarios.Result, markdown bool) error {
-	names, by := summarize(results)
-	header := []string{"scenario", "runs", "failed", "as expected", "expects", "violations (runs)"}
-	var rows [][]string
-	for _, n := range names {
-		s := by[n]
-		var kinds []string
-		for k := range s.kinds {
-			kinds = append(kinds, fmt.Sprintf("%s %d", k, s.kinds[k]))
+	if varied {
+		fmt.Fprintln(w, "write-unavailability window per failover (virtual seconds):")
+		if err := reports.LatencyTable(groups, reports.Unavailable).Render(w); err != nil {
+			return err
 		}
-		sort.Strings(kinds)
-		exp := s.expected
-		if exp == "" {
-			exp = "pass"
-		}
-		rows = append(rows, []string{n, fmt.Sprint(s.runs), fmt.Sprint(s.failed), fmt.Sprint(s.asExpected), exp, strings.Join(kinds, ", ")})
-	}
-	if markdown {
-		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(header, " | "), strings.Repeat("---|", len(header)))
-		for _, r := range rows {
-			fmt.Fprintf(w, "| %s |\n", strings.Join(r, " | "))
-		}
-	} else {
-		t := tablewriter.NewTable(w)
-		t.Header(header)
-		for _, r := range rows {
-			if err := t.Append(r); err != nil {
-				return err
-			}
-		}
-		if err := t.Render(); err != nil {
+		fmt.Fprintln(w, "time to election per failover (virtual seconds):")
+		if err := reports.LatencyTable(groups, reports.Election).Render(w); err != nil {
 			return err
 		}
 	}
-	for _, n := range names {
-		for _, seed := range by[n].failing {
-			if markdown {
-				fmt.Fprintf(w, "\n- `%s` seed %d failed: `go run ./cmd/kafkasim run -scenario %s -seed %d`\n", n, seed, n, seed)
-			} else {
-				fmt.Fprintf(w, "FAILED %s seed %d\n%s\n", n, seed, scenarios.Reproduce(n, seed))
-			}
+	for _, r := range results {
+		if r.Expected == "" && !r.OK {
+			fmt.Fprintf(w, "FAILED %s seed %d\n%s\n", reports.Label(r, true), r.Seed, reports.ReproduceLines(r))
 		}
 	}
 	return nil
@@ -352,11 +353,11 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		}
 		return all[i].Seed < all[j].Seed
 	})
-	if err := writeSweep(*out, all); err != nil {
+	if err := writeSweep(*out, all, "", false, nil, stderr); err != nil {
 		fmt.Fprintf(stderr, "kafkasim merge: %v\n", err)
 		return 2
 	}
-	if err := writeSweepSummary(stdout, all); err != nil {
+	if err := writeSweepSummary(stdout, all, false); err != nil {
 		return 2
 	}
 	if !sweepAsExpected(all) {
