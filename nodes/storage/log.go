@@ -228,8 +228,8 @@ func (l *Log) segIndex(off model.Offset) int {
 // following ones while the total stays within maxBytes. It returns nil when
 // from is the log end offset or outside the log (the caller checks InRange
 // first and answers OFFSET_OUT_OF_RANGE). As Kafka's LocalLog.read, one read
-// never crosses a segment boundary. The batches share their records with the
-// log, which must not be changed.
+// never crosses a segment boundary. The slice is usually the log's own
+// storage, not a copy: neither it nor its batches may be changed.
 func (l *Log) Read(from model.Offset, maxBytes int) []model.Batch {
 	return l.ReadUpTo(from, maxBytes, l.leo)
 }
@@ -250,21 +250,23 @@ func (l *Log) ReadUpTo(from model.Offset, maxBytes int, end model.Offset) []mode
 		if i == s.count() {
 			continue // nothing at or after from here: Kafka moves to the next segment
 		}
-		var out []model.Batch
 		var bytes int64
-		for ; i < s.count(); i++ {
-			b := s.at(i)
+		j := i
+		for ; j < s.count(); j++ {
+			b := s.at(j)
 			if b.NextOffset() > end {
 				break
 			}
-			n := s.batchBytes(i)
-			if len(out) > 0 && bytes+n > int64(maxBytes) {
+			n := s.batchBytes(j)
+			if j > i && bytes+n > int64(maxBytes) {
 				break
 			}
-			out = append(out, *b)
 			bytes += n
 		}
-		return out
+		if j == i {
+			return nil
+		}
+		return s.span(i, j)
 	}
 	return nil
 }

@@ -15,10 +15,15 @@ import (
 type segment struct {
 	base model.Offset
 	name string
-	// entries holds the batches in fixed-size chunks rather than one
+	// batches holds the batches in fixed-size chunks rather than one
 	// slice: a segment of a long run holds tens of thousands of batches,
-	// and a single slice would be copied whole every time it grew.
-	entries [][]entry
+	// and a single slice would be copied whole every time it grew. A slot
+	// of a chunk's backing array is never written twice (keep copies the
+	// chunk it cuts), so a read can hand out a slice of a chunk rather
+	// than a copy. ends[c][j] is the file position just after
+	// batches[c][j].
+	batches [][]model.Batch
+	ends    [][]int64
 	n       int   // number of batches
 	size    int64 // the file's length: the last batch's end, or 0
 	// maxTime is the largest record timestamp in the segment, what
@@ -30,12 +35,6 @@ type segment struct {
 	modified time.Duration
 	// cut says the file was shortened and not synced since (see flush).
 	cut bool
-}
-
-// entry is one batch of a segment and the file position just after it.
-type entry struct {
-	batch model.Batch
-	end   int64
 }
 
 // chunkEntries is how many batches one chunk of a segment holds.
@@ -74,10 +73,26 @@ func parseSegmentName(dir, name string) (model.Offset, bool) {
 func (s *segment) count() int { return s.n }
 
 // at is batch i, shared with the segment: it must not be changed.
-func (s *segment) at(i int) *model.Batch { return &s.entries[i/chunkEntries][i%chunkEntries].batch }
+func (s *segment) at(i int) *model.Batch { return &s.batches[i/chunkEntries][i%chunkEntries] }
 
 // end is the file position just after batch i.
-func (s *segment) end(i int) int64 { return s.entries[i/chunkEntries][i%chunkEntries].end }
+func (s *segment) end(i int) int64 { return s.ends[i/chunkEntries][i%chunkEntries] }
+
+// span returns batches i to j-1 (i < j <= count()) as one slice, shared
+// with the segment when they lie in one chunk, which is nearly always.
+// The slice's capacity ends at j, so appending to it copies; its elements
+// must not be changed.
+func (s *segment) span(i, j int) []model.Batch {
+	c := i / chunkEntries
+	if (j-1)/chunkEntries == c {
+		return s.batches[c][i%chunkEntries : j-c*chunkEntries : j-c*chunkEntries]
+	}
+	out := make([]model.Batch, 0, j-i)
+	for k := i; k < j; k++ {
+		out = append(out, *s.at(k))
+	}
+	return out
+}
 
 // next is the offset after the segment's last batch: its base when empty.
 func (s *segment) next() model.Offset {
@@ -101,11 +116,13 @@ func (s *segment) batchBytes(i int) int64 { return s.end(i) - s.pos(i) }
 // add records a batch of n encoded bytes written at the end of the file.
 func (s *segment) add(b model.Batch, n int64, now time.Duration) {
 	c := s.n / chunkEntries
-	if c == len(s.entries) {
-		s.entries = append(s.entries, make([]entry, 0, chunkEntries))
+	if c == len(s.batches) {
+		s.batches = append(s.batches, make([]model.Batch, 0, chunkEntries))
+		s.ends = append(s.ends, make([]int64, 0, chunkEntries))
 	}
 	s.size += n
-	s.entries[c] = append(s.entries[c], entry{batch: b, end: s.size})
+	s.batches[c] = append(s.batches[c], b)
+	s.ends[c] = append(s.ends[c], s.size)
 	s.n++
 	s.noteTime(b)
 	s.modified = now
@@ -132,13 +149,18 @@ func (s *segment) find(off model.Offset) int {
 func (s *segment) keep(k int, now time.Duration) {
 	s.size = s.pos(k)
 	c := (k + chunkEntries - 1) / chunkEntries
-	clear(s.entries[c:])
-	s.entries = s.entries[:c]
+	clear(s.batches[c:])
+	s.batches = s.batches[:c]
+	clear(s.ends[c:])
+	s.ends = s.ends[:c]
 	if c > 0 {
-		last := s.entries[c-1]
 		kept := k - (c-1)*chunkEntries
-		clear(last[kept:])
-		s.entries[c-1] = last[:kept]
+		if kept < len(s.batches[c-1]) {
+			// A fresh chunk: slices handed out by reads keep the old one
+			// as it was, and later appends must not overwrite it.
+			s.batches[c-1] = append(make([]model.Batch, 0, chunkEntries), s.batches[c-1][:kept]...)
+			s.ends[c-1] = s.ends[c-1][:kept]
+		}
 	}
 	s.n = k
 	s.maxTime, s.hasTime = 0, false

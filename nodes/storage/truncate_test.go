@@ -209,3 +209,29 @@ func TestTruncationBelowANewSegmentIsSyncedByTheNextFlush(t *testing.T) {
 		t.Fatalf("after power loss LEO %d, %v: want the flushed log 0..9 whole", l2.LEO(), rec)
 	}
 }
+
+// A read shares the log's storage rather than copying it; a truncation
+// and the appends after it must not change what an earlier read returned
+// (a fetch answer in flight holds it).
+func TestReadSurvivesTruncateAndReappend(t *testing.T) {
+	w := newWorld(t, 1)
+	l, _ := w.open(smallSegments(1 << 20))
+	appendPlain(l, 0, 4, 2, 0) // offsets 0..7
+	got := l.Read(2, 1<<20)
+	before := append([]model.Batch(nil), got...)
+	if len(got) != 3 || got[0].BaseOffset != 2 {
+		t.Fatalf("read at 2: %v", got)
+	}
+	if grown := append(got, plain(100, 9, 1)); len(grown) != 4 || len(l.Read(2, 1<<20)) != 3 || l.LEO() != 8 {
+		t.Fatalf("appending to a read's slice changed the log")
+	}
+	l.TruncateTo(4)
+	appendPlain(l, 3, 3, 1, 0) // offsets 4..6 under epoch 3, over the old slots
+	if !reflect.DeepEqual(got, before) {
+		t.Fatalf("an earlier read changed under a truncation:\n got %v\nwant %v", got, before)
+	}
+	if bs := l.Read(4, 1<<20); len(bs) != 3 || bs[0].LeaderEpoch != 3 {
+		t.Fatalf("read after reappend: %v", bs)
+	}
+	checkInvariants(t, l)
+}
