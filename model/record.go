@@ -82,6 +82,25 @@ func NewBatch(pid ProducerID, producerEpoch Epoch, baseSequence int32, records .
 	return b
 }
 
+// NewBatchOf is NewBatch without the copy: the batch takes the records
+// slice (and numbers it from 0), so the caller must not use it afterwards.
+func NewBatchOf(pid ProducerID, producerEpoch Epoch, baseSequence int32, records []Record) Batch {
+	b := Batch{
+		LeaderEpoch:   NoEpoch,
+		ProducerID:    pid,
+		ProducerEpoch: producerEpoch,
+		BaseSequence:  baseSequence,
+	}
+	if len(records) > 0 {
+		for i := range records {
+			records[i].Offset = Offset(i)
+		}
+		b.Records = records
+	}
+	b.Seal()
+	return b
+}
+
 // Count is the number of records in the batch.
 func (b Batch) Count() int32 { return int32(len(b.Records)) }
 

@@ -307,3 +307,15 @@ func TestAppendValidBatchAgreesWithValid(t *testing.T) {
 		t.Fatal("test batches are not what they claim")
 	}
 }
+
+func TestNewBatchOfEqualsNewBatch(t *testing.T) {
+	recs := []Record{{Timestamp: 3, Key: "k", Value: "a"}, {Offset: 9, Timestamp: 4, Value: "b"}}
+	want := NewBatch(7, 1, 5, recs...)
+	got := NewBatchOf(7, 1, 5, append([]Record(nil), recs...))
+	if !reflect.DeepEqual(got, want) || !got.Valid() {
+		t.Fatalf("NewBatchOf = %+v, want %+v", got, want)
+	}
+	if empty := NewBatchOf(NoProducerID, NoEpoch, NoSequence, []Record{}); !reflect.DeepEqual(empty, NewBatch(NoProducerID, NoEpoch, NoSequence)) {
+		t.Fatalf("empty NewBatchOf = %+v", empty)
+	}
+}

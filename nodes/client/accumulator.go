@@ -59,7 +59,15 @@ type batch struct {
 	epoch    model.Epoch
 	seq      int32
 	seqReset bool // ProducerBatch.sequenceHasBeenReset
+
+	// inline holds the first records, so that a small batch is one
+	// allocation; recs starts as a slice of it.
+	inline [batchInline]pendingRecord
 }
+
+// batchInline is how many records a batch holds before its records need a
+// slice of their own: a few, as most batches of a test workload are small.
+const batchInline = 4
 
 func (b *batch) count() int32 { return int32(len(b.recs)) }
 
@@ -79,9 +87,9 @@ func (b *batch) wire() model.Batch {
 		rs[i] = model.Record{Timestamp: r.ts, Key: r.key, Value: r.value}
 	}
 	if b.seq == model.NoSequence {
-		return model.NewBatch(model.NoProducerID, model.NoEpoch, model.NoSequence, rs...)
+		return model.NewBatchOf(model.NoProducerID, model.NoEpoch, model.NoSequence, rs)
 	}
-	return model.NewBatch(b.pid, b.epoch, b.seq, rs...)
+	return model.NewBatchOf(b.pid, b.epoch, b.seq, rs)
 }
 
 // accumulator holds the batches waiting to be sent, one queue per
@@ -132,9 +140,11 @@ func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.
 		}
 	}
 	b := &batch{
-		tp: tp, recs: []pendingRecord{r}, bytes: batchOverhead + size, created: now,
+		tp: tp, bytes: batchOverhead + size, created: now,
 		retryEpoch: model.NoEpoch, pid: model.NoProducerID, epoch: model.NoEpoch, seq: model.NoSequence,
 	}
+	b.inline[0] = r
+	b.recs = b.inline[:1:batchInline]
 	b.full = b.bytes >= a.batchSize
 	*q = append(*q, b)
 }
