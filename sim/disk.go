@@ -68,7 +68,7 @@ type file struct {
 	durableCopy []byte // non-nil when the durable state is not a prefix of data
 	gen         uint64 // bumps on every change other than an append
 	last        *pendingWrite
-	appends     []appendSpan // unsynced appends, oldest first
+	appends     spanList // unsynced appends, oldest first
 }
 
 // pageBytes is the size of a full page of a file's page-cache bytes.
@@ -160,6 +160,64 @@ func newFile(data []byte) *file {
 type appendSpan struct {
 	end int
 	at  time.Duration
+}
+
+// spanList is a queue of append spans kept in fixed-size chunks: a file
+// that is never synced (Kafka's default) gathers a span per write for the
+// whole run, and one slice would be copied whole every time it grew.
+type spanList struct {
+	chunks [][]appendSpan // every chunk but the last holds spanChunk spans
+	head   int            // spans already dropped from chunks[0]
+}
+
+// spanChunk is how many spans one chunk of a spanList holds.
+const spanChunk = 1024
+
+func (l *spanList) len() int {
+	if len(l.chunks) == 0 {
+		return 0
+	}
+	return (len(l.chunks)-1)*spanChunk + len(l.chunks[len(l.chunks)-1]) - l.head
+}
+
+// at is the i-th span from the oldest.
+func (l *spanList) at(i int) appendSpan {
+	i += l.head
+	return l.chunks[i/spanChunk][i%spanChunk]
+}
+
+func (l *spanList) push(sp appendSpan) {
+	n := len(l.chunks)
+	if n == 0 || len(l.chunks[n-1]) == spanChunk {
+		l.chunks = append(l.chunks, make([]appendSpan, 0, spanChunk))
+		n++
+	}
+	l.chunks[n-1] = append(l.chunks[n-1], sp)
+}
+
+// dropFront removes the k oldest spans.
+func (l *spanList) dropFront(k int) {
+	if k >= l.len() {
+		l.reset()
+		return
+	}
+	l.head += k
+	if c := l.head / spanChunk; c > 0 {
+		clear(l.chunks[:c])
+		l.chunks = l.chunks[c:]
+		l.head -= c * spanChunk
+	}
+}
+
+// reset empties the list, keeping one chunk for reuse.
+func (l *spanList) reset() {
+	if len(l.chunks) == 0 {
+		return
+	}
+	first := l.chunks[0][:0]
+	clear(l.chunks)
+	l.chunks = append(l.chunks[:0], first)
+	l.head = 0
 }
 
 // pendingWrite is the last unsynced write, the one a power loss may tear.
@@ -273,7 +331,7 @@ func (d *Disk) Append(name string, p []byte) {
 		f.last = nil
 		d.writtenBack(f)
 	}
-	f.appends = append(f.appends, appendSpan{end: f.size, at: *d.now})
+	f.appends.push(appendSpan{end: f.size, at: *d.now})
 	d.stats.Writes++
 	d.stats.BytesWritten += int64(len(p))
 }
@@ -292,7 +350,7 @@ func (d *Disk) WriteAt(name string, p []byte, off int64) {
 	}
 	f.writeAt(p, int(off))
 	f.gen++
-	f.appends = f.appends[:0]
+	f.appends.reset()
 	f.last = &pendingWrite{off: int(off), data: append([]byte(nil), p...)}
 	d.stats.Writes++
 	d.stats.BytesWritten += int64(len(p))
@@ -309,7 +367,7 @@ func (d *Disk) Truncate(name string, size int64) {
 	}
 	f.gen++
 	f.last = nil
-	f.appends = f.appends[:0]
+	f.appends.reset()
 }
 
 // writtenBack makes the appends older than the writeback delay durable
@@ -320,14 +378,12 @@ func (d *Disk) writtenBack(f *file) {
 	if d.writeback <= 0 {
 		return
 	}
-	k := 0
-	for k < len(f.appends) && *d.now-f.appends[k].at >= d.writeback {
-		f.durableLen = f.appends[k].end
+	k, n := 0, f.appends.len()
+	for k < n && *d.now-f.appends.at(k).at >= d.writeback {
+		f.durableLen = f.appends.at(k).end
 		k++
 	}
-	// Reslice rather than copy: the dropped head is reclaimed when append
-	// next reallocates.
-	f.appends = f.appends[k:]
+	f.appends.dropFront(k)
 }
 
 // keepDurable copies the durable state out of data before a change at or
@@ -370,7 +426,7 @@ func (d *Disk) syncAll(f *file) {
 	f.durableLen = f.size
 	f.durableCopy = nil
 	f.last = nil
-	f.appends = f.appends[:0]
+	f.appends.reset()
 }
 
 // completeSync finishes an asynchronous sync begun when the file had length
@@ -393,11 +449,11 @@ func (d *Disk) completeSync(name string, upTo int64, gen uint64) {
 	if f.last != nil && f.last.off+len(f.last.data) <= int(upTo) {
 		f.last = nil
 	}
-	k := 0
-	for k < len(f.appends) && f.appends[k].end <= int(upTo) {
+	k, n := 0, f.appends.len()
+	for k < n && f.appends.at(k).end <= int(upTo) {
 		k++
 	}
-	f.appends = append(f.appends[:0], f.appends[k:]...)
+	f.appends.dropFront(k)
 }
 
 // SyncDir makes the current namespace durable: created, renamed and removed
@@ -467,18 +523,18 @@ func (d *Disk) powerLoss() {
 
 // survivor computes what of one file reaches the platter at a power loss.
 func (d *Disk) survivor(f *file) *file {
-	if f.durableCopy == nil && len(f.appends) > 0 {
+	if n := f.appends.len(); f.durableCopy == nil && n > 0 {
 		// Append-only since the last sync: written back in order.
 		keep := f.durableLen
 		i := 0
-		for ; i < len(f.appends); i++ {
-			if d.writeback <= 0 || *d.now-f.appends[i].at < d.writeback {
+		for ; i < n; i++ {
+			if d.writeback <= 0 || *d.now-f.appends.at(i).at < d.writeback {
 				break
 			}
-			keep = f.appends[i].end
+			keep = f.appends.at(i).end
 		}
-		if i < len(f.appends) && d.tornWrites {
-			keep += d.rand.IntN(f.appends[i].end - keep + 1)
+		if i < n && d.tornWrites {
+			keep += d.rand.IntN(f.appends.at(i).end - keep + 1)
 		}
 		return newFile(f.prefix(keep))
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -276,5 +277,43 @@ func TestPagedFileMatchesFlatBytes(t *testing.T) {
 	d.powerLoss()
 	if got := d.Read("f"); string(got) != string(want) {
 		t.Fatal("a synced multi-page file changed at power loss")
+	}
+}
+
+// spanList behaves as the slice it replaces under pushes, drops from the
+// front (across chunk boundaries) and resets.
+func TestSpanListMatchesSlice(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var l spanList
+	var want []appendSpan
+	next := 0
+	longest := 0
+	for step := 0; step < 40000; step++ {
+		longest = max(longest, len(want))
+		switch x := r.IntN(10000); {
+		case x < 9500:
+			next++
+			sp := appendSpan{end: next, at: time.Duration(step)}
+			l.push(sp)
+			want = append(want, sp)
+		case x < 9999:
+			k := r.IntN(30)
+			l.dropFront(k)
+			want = want[min(k, len(want)):]
+		default:
+			l.reset()
+			want = nil
+		}
+		if l.len() != len(want) {
+			t.Fatalf("step %d: len %d, want %d", step, l.len(), len(want))
+		}
+		for _, i := range []int{0, len(want) / 2, len(want) - 1} {
+			if i >= 0 && i < len(want) && l.at(i) != want[i] {
+				t.Fatalf("step %d: at(%d) = %v, want %v", step, i, l.at(i), want[i])
+			}
+		}
+	}
+	if longest < 2*spanChunk {
+		t.Fatalf("the list never grew past %d spans: chunk boundaries untested", longest)
 	}
 }
