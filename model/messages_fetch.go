@@ -79,6 +79,45 @@ func (m FetchRequest) Digest() uint64 {
 	return h.Sum()
 }
 
+// Fetch messages are the most frequent of a run, so nodes send them as
+// pointers (*FetchRequest, *FetchResponse) made by NewFetchRequest and
+// NewFetchResponse, which put a message and its partitions, when it has
+// one, in one allocation. A sent message is shared by sender and
+// receiver: neither may change it. Receivers accept both forms.
+type fetchRequestBox struct {
+	req    FetchRequest
+	inline [1]FetchPartition
+}
+
+// NewFetchRequest returns a FetchRequest with room for n partitions
+// (Partitions has length 0 and capacity n).
+func NewFetchRequest(n int) *FetchRequest {
+	bx := &fetchRequestBox{}
+	if n <= len(bx.inline) {
+		bx.req.Partitions = bx.inline[:0:n]
+	} else {
+		bx.req.Partitions = make([]FetchPartition, 0, n)
+	}
+	return &bx.req
+}
+
+type fetchResponseBox struct {
+	resp   FetchResponse
+	inline [1]FetchPartitionResponse
+}
+
+// NewFetchResponse returns a FetchResponse with room for n partitions
+// (Partitions has length 0 and capacity n).
+func NewFetchResponse(n int) *FetchResponse {
+	bx := &fetchResponseBox{}
+	if n <= len(bx.inline) {
+		bx.resp.Partitions = bx.inline[:0:n]
+	} else {
+		bx.resp.Partitions = make([]FetchPartitionResponse, 0, n)
+	}
+	return &bx.resp
+}
+
 // FetchResponse answers a FetchRequest, one entry per partition asked.
 type FetchResponse struct {
 	CorrelationID int32

@@ -182,10 +182,14 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	switch m := m.(type) {
 	case model.ProduceRequest:
 		b.handleProduce(src, m)
-	case model.FetchRequest:
+	case *model.FetchRequest:
 		b.handleFetch(src, m)
-	case model.FetchResponse:
+	case *model.FetchResponse:
 		b.handleFetchResponse(src, m)
+	case model.FetchRequest:
+		b.handleFetch(src, &m)
+	case model.FetchResponse:
+		b.handleFetchResponse(src, &m)
 	case model.OffsetsForLeaderEpochRequest:
 		b.handleOffsetsForLeaderEpoch(src, m)
 	case model.OffsetsForLeaderEpochResponse:

@@ -14,14 +14,14 @@ import (
 type delayedFetch struct {
 	id       int64
 	from     model.BrokerID
-	req      model.FetchRequest
+	req      *model.FetchRequest // shared with the sender: read only
 	deadline time.Duration // when its wait runs out (node clock)
 	done     bool
 }
 
 // handleFetch serves a follower's or a consumer's fetch as leader
 // (ReplicaManager.fetchMessages / Partition.fetchRecords).
-func (b *Broker) handleFetch(from model.BrokerID, m model.FetchRequest) {
+func (b *Broker) handleFetch(from model.BrokerID, m *model.FetchRequest) {
 	follower := m.ReplicaID != model.NoBroker
 	if follower {
 		// Record where each follower is before building the answer: its
@@ -45,7 +45,7 @@ func (b *Broker) handleFetch(from model.BrokerID, m model.FetchRequest) {
 			b.maybeIncrementHW(p)
 		}
 	}
-	if m.MaxWait <= 0 || b.fetchReady(&m) {
+	if m.MaxWait <= 0 || b.fetchReady(m) {
 		resp, _ := b.readFetch(m)
 		b.send(from, resp)
 		return
@@ -80,9 +80,10 @@ func (b *Broker) armFetchWait(deadline time.Duration) {
 // readFetch builds the answer to a fetch from the current state. ready is
 // true when the answer should go now: it carries records, an error or a
 // divergence.
-func (b *Broker) readFetch(m model.FetchRequest) (model.FetchResponse, bool) {
+func (b *Broker) readFetch(m *model.FetchRequest) (*model.FetchResponse, bool) {
 	follower := m.ReplicaID != model.NoBroker
-	resp := model.FetchResponse{CorrelationID: m.CorrelationID, Partitions: make([]model.FetchPartitionResponse, 0, len(m.Partitions))}
+	resp := model.NewFetchResponse(len(m.Partitions))
+	resp.CorrelationID = m.CorrelationID
 	ready := false
 	for i := range m.Partitions {
 		fp := &m.Partitions[i]
@@ -207,7 +208,7 @@ func (b *Broker) wakeFetches(p *partition) {
 		if df.done {
 			continue
 		}
-		if b.fetchReady(&df.req) {
+		if b.fetchReady(df.req) {
 			resp, _ := b.readFetch(df.req)
 			b.finishFetch(df, resp)
 			continue
@@ -222,7 +223,7 @@ func (b *Broker) wakeFetches(p *partition) {
 // finishFetch sends a parked fetch's answer and takes it out of the
 // purgatory. It stays in the partitions' delayed lists, marked done, until
 // their next wake or expiry sweeps it out.
-func (b *Broker) finishFetch(df *delayedFetch, resp model.FetchResponse) {
+func (b *Broker) finishFetch(df *delayedFetch, resp *model.FetchResponse) {
 	df.done = true
 	for i, x := range b.fetches {
 		if x == df {

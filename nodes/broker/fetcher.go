@@ -65,14 +65,12 @@ func (b *Broker) sendFetch(f *fetcher) {
 		return
 	}
 	kc := b.cfg.Kafka
-	req := model.FetchRequest{
-		ReplicaID:   b.cfg.ID,
-		BrokerEpoch: b.brokerEpoch,
-		MaxWait:     kc.Broker.ReplicaFetchWaitMax,
-		MinBytes:    kc.Broker.ReplicaFetchMinBytes,
-		MaxBytes:    kc.Broker.ReplicaFetchMaxBytes,
-	}
-	req.Partitions = make([]model.FetchPartition, 0, len(f.tps))
+	req := model.NewFetchRequest(len(f.tps))
+	req.ReplicaID = b.cfg.ID
+	req.BrokerEpoch = b.brokerEpoch
+	req.MaxWait = kc.Broker.ReplicaFetchWaitMax
+	req.MinBytes = kc.Broker.ReplicaFetchMinBytes
+	req.MaxBytes = kc.Broker.ReplicaFetchMaxBytes
 	for _, tp := range f.tps {
 		p := b.part(tp)
 		if p == nil || p.isLeader || p.leader != f.leader || p.needEpochQuery || p.fetchBlocked {
@@ -161,7 +159,7 @@ func (b *Broker) fetcherTimeout(leader model.BrokerID) {
 
 // handleFetchResponse appends what a leader sent, truncates where it says
 // our log diverged, and fetches again.
-func (b *Broker) handleFetchResponse(from model.BrokerID, m model.FetchResponse) {
+func (b *Broker) handleFetchResponse(from model.BrokerID, m *model.FetchResponse) {
 	f := b.fetchers[from]
 	if f == nil || !f.inflight || m.CorrelationID != f.corr {
 		return // a late answer to a fetch we gave up on

@@ -294,9 +294,13 @@ func (c *Consumer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 				c.parts[tp].staleMeta = false
 			}
 		}
-	case model.FetchResponse:
+	case *model.FetchResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqFetch {
 			c.handleFetch(env, req, r)
+		}
+	case model.FetchResponse:
+		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqFetch {
+			c.handleFetch(env, req, &r)
 		}
 	case model.ListOffsetsResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqListOffsets {

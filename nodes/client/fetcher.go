@@ -69,7 +69,7 @@ func (c *Consumer) sendFetches(env *sim.Env) {
 // FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH, ...) refresh metadata, and the
 // partition is not fetched again until the refresh is answered, which is
 // where a new leader epoch leads to validation.
-func (c *Consumer) handleFetch(env *sim.Env, req *request, r model.FetchResponse) {
+func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchResponse) {
 	data, errs := false, r.Error != model.NoError
 	for i := range r.Partitions {
 		pr := &r.Partitions[i]
