@@ -15,7 +15,7 @@ type delayedFetch struct {
 	id       int64
 	from     model.BrokerID
 	req      *model.FetchRequest // shared with the sender: read only
-	deadline time.Duration // when its wait runs out (node clock)
+	deadline time.Duration       // when its wait runs out (node clock)
 	done     bool
 }
 
