@@ -267,6 +267,10 @@ func AppendBatch(dst []byte, b Batch) []byte {
 	return appendFrame(dst, &b)
 }
 
+// AppendTo appends the batch's encoding (AppendBatch) to dst. It makes a
+// *Batch content a simulated disk can produce lazily (sim.Lazy).
+func (b *Batch) AppendTo(dst []byte) []byte { return appendFrame(dst, b) }
+
 // AppendValidBatch is AppendBatch that also reports b.Valid(), checking the
 // CRC over the bytes it has just encoded instead of encoding them again: a
 // log appends and checks every batch, so it needs the encoding anyway.

@@ -32,6 +32,7 @@ type Disk struct {
 	writeback    time.Duration
 	now          *time.Duration // the kernel's clock, for writeback ages
 	stats        DiskStats
+	scratch      []byte // AppendLazy's bytes when it cannot defer them
 	nsOps        []nsOp // namespace changes since the last SyncDir, oldest first
 }
 
@@ -69,6 +70,42 @@ type file struct {
 	gen         uint64 // bumps on every change other than an append
 	last        *pendingWrite
 	appends     spanList // unsynced appends, oldest first
+	// lazy are appends whose bytes are not produced yet: they end the
+	// file, after the bytes in pages (see AppendLazy).
+	lazy chunked[lazySpan]
+}
+
+// Lazy is file content whose bytes can be produced when needed: AppendTo
+// appends them to dst, and must append the same bytes whenever it is
+// called, so the value behind it must never change.
+type Lazy interface {
+	AppendTo(dst []byte) []byte
+}
+
+// lazySpan is one deferred append: n bytes that src produces.
+type lazySpan struct {
+	src Lazy
+	n   int
+}
+
+// materialize produces the bytes of the deferred appends, in order, into
+// the pages. Every access to the pages begins with it, so a file reads,
+// tears and rewrites exactly as if every append had been written at once.
+func (f *file) materialize() {
+	if f.lazy.len() == 0 {
+		return
+	}
+	spans := f.lazy
+	f.lazy = chunked[lazySpan]{}
+	var buf []byte
+	for i := 0; i < spans.len(); i++ {
+		sp := spans.at(i)
+		buf = sp.src.AppendTo(buf[:0])
+		if len(buf) != sp.n {
+			panic(fmt.Sprintf("sim: a lazy append produced %d bytes, announced %d", len(buf), sp.n))
+		}
+		f.appendPages(buf)
+	}
 }
 
 // pageBytes is the size of a full page of a file's page-cache bytes.
@@ -81,7 +118,13 @@ func (f *file) length() int { return f.size }
 // grows as a slice does, so that a small file stays small; later pages are
 // allocated whole.
 func (f *file) appendBytes(p []byte) {
+	f.materialize()
 	f.size += len(p)
+	f.appendPages(p)
+}
+
+// appendPages adds p after the bytes in pages, leaving size alone.
+func (f *file) appendPages(p []byte) {
 	for len(p) > 0 {
 		n := len(f.pages)
 		if n == 0 || len(f.pages[n-1]) == pageBytes {
@@ -111,6 +154,7 @@ func (f *file) appendZeros(n int) {
 
 // readAt copies page-cache bytes from off into p and returns how many.
 func (f *file) readAt(p []byte, off int) int {
+	f.materialize()
 	n := 0
 	for n < len(p) && off < f.size {
 		k := copy(p[n:], f.pages[off/pageBytes][off%pageBytes:])
@@ -123,6 +167,7 @@ func (f *file) readAt(p []byte, off int) int {
 // writeAt overwrites page-cache bytes from off; off+len(p) must not pass
 // the end.
 func (f *file) writeAt(p []byte, off int) {
+	f.materialize()
 	for len(p) > 0 {
 		k := copy(f.pages[off/pageBytes][off%pageBytes:], p)
 		p = p[k:]
@@ -139,6 +184,7 @@ func (f *file) prefix(n int) []byte {
 
 // truncateTo cuts the page-cache bytes to n (at most the length).
 func (f *file) truncateTo(n int) {
+	f.materialize()
 	keep := (n + pageBytes - 1) / pageBytes
 	clear(f.pages[keep:])
 	f.pages = f.pages[:keep]
@@ -162,18 +208,21 @@ type appendSpan struct {
 	at  time.Duration
 }
 
-// spanList is a queue of append spans kept in fixed-size chunks: a file
-// that is never synced (Kafka's default) gathers a span per write for the
-// whole run, and one slice would be copied whole every time it grew.
-type spanList struct {
-	chunks [][]appendSpan // every chunk but the last holds spanChunk spans
-	head   int            // spans already dropped from chunks[0]
+// spanList is the queue of a file's unsynced append spans.
+type spanList = chunked[appendSpan]
+
+// chunked is a queue kept in fixed-size chunks: a file that is never
+// synced (Kafka's default) gathers a span per write for the whole run, and
+// one slice would be copied whole every time it grew.
+type chunked[T any] struct {
+	chunks [][]T // every chunk but the last holds spanChunk items
+	head   int   // items already dropped from chunks[0]
 }
 
 // spanChunk is how many spans one chunk of a spanList holds.
 const spanChunk = 1024
 
-func (l *spanList) len() int {
+func (l *chunked[T]) len() int {
 	if len(l.chunks) == 0 {
 		return 0
 	}
@@ -181,22 +230,22 @@ func (l *spanList) len() int {
 }
 
 // at is the i-th span from the oldest.
-func (l *spanList) at(i int) appendSpan {
+func (l *chunked[T]) at(i int) T {
 	i += l.head
 	return l.chunks[i/spanChunk][i%spanChunk]
 }
 
-func (l *spanList) push(sp appendSpan) {
+func (l *chunked[T]) push(sp T) {
 	n := len(l.chunks)
 	if n == 0 || len(l.chunks[n-1]) == spanChunk {
-		l.chunks = append(l.chunks, make([]appendSpan, 0, spanChunk))
+		l.chunks = append(l.chunks, make([]T, 0, spanChunk))
 		n++
 	}
 	l.chunks[n-1] = append(l.chunks[n-1], sp)
 }
 
 // dropFront removes the k oldest spans.
-func (l *spanList) dropFront(k int) {
+func (l *chunked[T]) dropFront(k int) {
 	if k >= l.len() {
 		l.reset()
 		return
@@ -210,7 +259,7 @@ func (l *spanList) dropFront(k int) {
 }
 
 // reset empties the list, keeping one chunk for reuse.
-func (l *spanList) reset() {
+func (l *chunked[T]) reset() {
 	if len(l.chunks) == 0 {
 		return
 	}
@@ -334,6 +383,33 @@ func (d *Disk) Append(name string, p []byte) {
 	f.appends.push(appendSpan{end: f.size, at: *d.now})
 	d.stats.Writes++
 	d.stats.BytesWritten += int64(len(p))
+}
+
+// AppendLazy is Append of the n bytes src produces. The disk asks src for
+// them only when something needs the bytes (a read, a rewrite, a cut, the
+// survivor of a power loss), so a log that is only appended to, as most
+// are in a run, never pays for copying them. Until then src must not
+// change (see Lazy). Every other effect (sizes, unsynced spans, statistics,
+// torn writes) is that of Append.
+func (d *Disk) AppendLazy(name string, n int, src Lazy) {
+	f, ok := d.files[name]
+	if !ok || f.durableCopy != nil {
+		// A new file, or one whose last write must be kept to be torn:
+		// the plain path.
+		d.scratch = src.AppendTo(d.scratch[:0])
+		if len(d.scratch) != n {
+			panic(fmt.Sprintf("sim: a lazy append produced %d bytes, announced %d", len(d.scratch), n))
+		}
+		d.Append(name, d.scratch)
+		return
+	}
+	f.size += n
+	f.lazy.push(lazySpan{src: src, n: n})
+	f.last = nil
+	d.writtenBack(f)
+	f.appends.push(appendSpan{end: f.size, at: *d.now})
+	d.stats.Writes++
+	d.stats.BytesWritten += int64(n)
 }
 
 // WriteAt writes p at offset off, extending the file with zeros if needed.

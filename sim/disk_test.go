@@ -317,3 +317,92 @@ func TestSpanListMatchesSlice(t *testing.T) {
 		t.Fatalf("the list never grew past %d spans: chunk boundaries untested", longest)
 	}
 }
+
+// lazyBytes is a Lazy that produces fixed bytes and counts how often.
+type lazyBytes struct {
+	p     []byte
+	calls *int
+}
+
+func (l lazyBytes) AppendTo(dst []byte) []byte {
+	*l.calls++
+	return append(dst, l.p...)
+}
+
+// TestAppendLazyMatchesAppend drives two disks with one sequence of
+// operations, one appending with Append and the other with AppendLazy, and
+// checks that reads, durable states, torn power losses and statistics
+// never tell them apart, and that an append-only stretch produces nothing.
+func TestAppendLazyMatchesAppend(t *testing.T) {
+	for _, wb := range []time.Duration{0, 3} {
+		r := NewStreams(11).Stream("lazy")
+		var now time.Duration
+		eager := newDisk("d", NewStreams(1).Stream("disk"), &now)
+		lazy := newDisk("d", NewStreams(1).Stream("disk"), &now)
+		calls := 0
+		for _, d := range []*Disk{eager, lazy} {
+			d.SetTornWrites(true)
+			d.SetWriteback(wb)
+			d.Create("f")
+			d.SyncDir()
+		}
+		chunk := func(n int) []byte {
+			p := make([]byte, n)
+			for i := range p {
+				p[i] = byte(r.IntN(256))
+			}
+			return p
+		}
+		for step := 0; step < 3000; step++ {
+			now++
+			op := r.IntN(100)
+			switch {
+			case op < 70:
+				p := chunk(r.IntN(300))
+				eager.Append("f", p)
+				lazy.AppendLazy("f", len(p), lazyBytes{p: p, calls: &calls})
+			case op < 75:
+				off, p := int64(r.IntN(int(eager.Size("f"))+5)), chunk(r.IntN(50))
+				eager.WriteAt("f", p, off)
+				lazy.WriteAt("f", p, off)
+			case op < 80:
+				n := int64(r.IntN(int(eager.Size("f")) + 5))
+				eager.Truncate("f", n)
+				lazy.Truncate("f", n)
+			case op < 85:
+				eager.Sync("f")
+				lazy.Sync("f")
+			case op < 90:
+				eager.powerLoss()
+				lazy.powerLoss()
+			case op < 95:
+				e, _ := eager.Durable("f")
+				l, _ := lazy.Durable("f")
+				if string(e) != string(l) {
+					t.Fatalf("writeback %v step %d: durable states differ", wb, step)
+				}
+			default:
+				if string(eager.Read("f")) != string(lazy.Read("f")) {
+					t.Fatalf("writeback %v step %d: reads differ", wb, step)
+				}
+			}
+			if eager.Size("f") != lazy.Size("f") || eager.Stats() != lazy.Stats() {
+				t.Fatalf("writeback %v step %d: size %d vs %d, stats %+v vs %+v", wb, step,
+					eager.Size("f"), lazy.Size("f"), eager.Stats(), lazy.Stats())
+			}
+		}
+		if string(eager.Read("f")) != string(lazy.Read("f")) {
+			t.Fatalf("writeback %v: final reads differ", wb)
+		}
+		before := calls
+		for i := 0; i < 100; i++ {
+			lazy.AppendLazy("f", 3, lazyBytes{p: []byte("abc"), calls: &calls})
+		}
+		if calls != before {
+			t.Fatalf("appends alone produced bytes %d times", calls-before)
+		}
+		if got := lazy.Read("f"); len(got) < 300 || string(got[len(got)-3:]) != "abc" || calls != before+100 {
+			t.Fatalf("a read after lazy appends: %d bytes, %d productions", len(got), calls-before)
+		}
+	}
+}

@@ -190,8 +190,11 @@ func (l *Log) Append(b model.Batch, now time.Duration) {
 	if s.size > 0 && s.size+n > l.cfg.SegmentBytes {
 		s = l.roll(now)
 	}
-	l.disk.Append(s.name, l.buf)
 	s.add(b, n, now)
+	// The segment's batches never change in place, so the disk can keep a
+	// pointer to this one and encode it again only if the bytes are ever
+	// needed.
+	l.disk.AppendLazy(s.name, int(n), s.at(s.count()-1))
 	l.leo = b.NextOffset()
 	l.producers.update(b)
 	if l.cfg.flushOnCount() && int64(l.leo-l.recoveryPoint) >= l.cfg.FlushIntervalMessages {
