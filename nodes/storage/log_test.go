@@ -2,6 +2,7 @@ package storage
 
 import (
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -290,4 +291,21 @@ func TestAppendPanicsOnProgrammerErrors(t *testing.T) {
 		t.Fatalf("rejected appends changed LEO to %d", l.LEO())
 	}
 	checkInvariants(t, l)
+}
+
+// find, with its look at the last batches first, agrees with a plain
+// search for every offset around every batch of segments of every length.
+func TestSegmentFindMatchesSearch(t *testing.T) {
+	for n := 0; n <= 12; n++ {
+		s := &segment{}
+		for i := 0; i < n; i++ {
+			s.add(plain(model.Offset(3*i), 0, 3), 10, 0)
+		}
+		for off := model.Offset(-1); off <= model.Offset(3*n+1); off++ {
+			want := sort.Search(s.n, func(i int) bool { return s.at(i).LastOffset() >= off })
+			if got := s.find(off); got != want {
+				t.Fatalf("%d batches, find(%d) = %d, want %d", n, off, got, want)
+			}
+		}
+	}
 }

@@ -141,8 +141,24 @@ func (s *segment) noteTime(b model.Batch) {
 // find is the index of the first batch whose last offset is at or after
 // off, count() if none: the batch that holds off, or the next one.
 func (s *segment) find(off model.Offset) int {
-	return sort.Search(s.n, func(i int) bool { return s.at(i).LastOffset() >= off })
+	// Fetches read at or near the end: look at the last few batches
+	// before searching the rest. Last offsets increase, so the first
+	// batch from the end that ends before off is just before the answer.
+	n := s.n
+	for i := n - 1; i >= 0 && i >= n-findTail; i-- {
+		if s.at(i).LastOffset() < off {
+			return i + 1
+		}
+	}
+	if n <= findTail {
+		return 0
+	}
+	return sort.Search(n-findTail, func(i int) bool { return s.at(i).LastOffset() >= off })
 }
+
+// findTail is how many batches find looks at from the end before it
+// searches the rest.
+const findTail = 4
 
 // keep cuts the in-memory view to the first k batches; the caller cuts the
 // file to pos(k).
