@@ -34,8 +34,12 @@ type pendingRecord struct {
 // count from there), its retry state, and its idempotent identity, which
 // it keeps across retries.
 type batch struct {
-	tp      model.TopicPartition
-	recs    []pendingRecord
+	tp model.TopicPartition
+	// recs are the records as they go on the wire, numbered from 0, and
+	// ops[i] is the history op of recs[i]. Once the batch is drained
+	// (full) they never change, and every attempt's wire batch shares them.
+	recs    []model.Record
+	ops     []int
 	bytes   int
 	full    bool // closed for appends: the next record did not fit
 	created time.Duration
@@ -62,7 +66,8 @@ type batch struct {
 
 	// inline holds the first records, so that a small batch is one
 	// allocation; recs starts as a slice of it.
-	inline [batchInline]pendingRecord
+	inline    [batchInline]model.Record
+	inlineOps [batchInline]int
 }
 
 // batchInline is how many records a batch holds before its records need a
@@ -80,12 +85,12 @@ func (b *batch) lastSeq() int32 {
 
 // wire builds the batch as sent: sealed, offsets from 0. A new value per
 // attempt, because a sent model.Batch is shared and immutable while the
-// producer's batch may get a new sequence after an epoch bump.
+// producer's batch may get a new sequence after an epoch bump; the records
+// themselves are closed to appends once drained, so every attempt shares
+// them with the producer's batch.
 func (b *batch) wire() model.Batch {
-	rs := make([]model.Record, len(b.recs))
-	for i, r := range b.recs {
-		rs[i] = model.Record{Timestamp: r.ts, Key: r.key, Value: r.value}
-	}
+	// NewBatchOf numbers the records from 0, as they already are.
+	rs := b.recs[:len(b.recs):len(b.recs)]
 	if b.seq == model.NoSequence {
 		return model.NewBatchOf(model.NoProducerID, model.NoEpoch, model.NoSequence, rs)
 	}
@@ -132,7 +137,8 @@ func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.
 		last := (*q)[n-1]
 		if !last.full && last.seq == model.NoSequence && last.attempts == 0 {
 			if last.bytes+size <= a.batchSize {
-				last.recs = append(last.recs, r)
+				last.recs = append(last.recs, model.Record{Offset: model.Offset(len(last.recs)), Timestamp: r.ts, Key: r.key, Value: r.value})
+				last.ops = append(last.ops, r.op)
 				last.bytes += size
 				return
 			}
@@ -143,8 +149,10 @@ func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.
 		tp: tp, bytes: batchOverhead + size, created: now,
 		retryEpoch: model.NoEpoch, pid: model.NoProducerID, epoch: model.NoEpoch, seq: model.NoSequence,
 	}
-	b.inline[0] = r
+	b.inline[0] = model.Record{Timestamp: r.ts, Key: r.key, Value: r.value}
+	b.inlineOps[0] = r.op
 	b.recs = b.inline[:1:batchInline]
+	b.ops = b.inlineOps[:1:batchInline]
 	b.full = b.bytes >= a.batchSize
 	*q = append(*q, b)
 }

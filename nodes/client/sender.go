@@ -170,9 +170,9 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 			b.done = true
 			if p.rec != nil {
 				at := env.ObserverNow()
-				for i, r := range b.recs {
-					if r.op >= 0 {
-						p.rec.SendOK(r.op, at, b.tp, base+model.Offset(i))
+				for i, op := range b.ops {
+					if op >= 0 {
+						p.rec.SendOK(op, at, b.tp, base+model.Offset(i))
 					}
 				}
 			}
@@ -240,8 +240,8 @@ func (p *Producer) failBatch(env *sim.Env, b *batch, err model.ErrorCode, reason
 	}
 	b.done = true
 	maybe := b.maybeAppended || b.inFlight
-	for _, r := range b.recs {
-		p.finishOne(env, r.op, maybe, reason)
+	for _, op := range b.ops {
+		p.finishOne(env, op, maybe, reason)
 	}
 }
 
