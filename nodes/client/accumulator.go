@@ -72,7 +72,7 @@ type batch struct {
 
 // batchInline is how many records a batch holds before its records need a
 // slice of their own: a few, as most batches of a test workload are small.
-const batchInline = 4
+const batchInline = 2
 
 func (b *batch) count() int32 { return int32(len(b.recs)) }
 
