@@ -386,3 +386,57 @@ func TestLostWriteOutsideTheEnvelope(t *testing.T) {
 		})
 	}
 }
+
+// TestGeneratedCasesAreWellFormed checks the generators without running
+// a case: every setting list validates, every schedule parses and prints
+// back to itself, a safe case stays inside the envelope, and a case of the
+// catalog's shape names its catalog twin for the replay line.
+func TestGeneratedCasesAreWellFormed(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		c := safeCase(rt)
+		r := reorderCase(rt)
+		k := rapid.SampledFrom(lossKnobs).Draw(rt, "knob")
+		l, fixed := lossCase(k)(rt)
+		for _, pc := range []propCase{c, r, l, fixed} {
+			kc, err := ConfigFor(pc.scenario(), pc.Set)
+			if err != nil {
+				rt.Fatalf("settings %v: %v", pc.Set, err)
+			}
+			if int(kc.Broker.DefaultReplicationFactor) > pc.Brokers {
+				rt.Fatalf("replication factor %d on %d brokers", kc.Broker.DefaultReplicationFactor, pc.Brokers)
+			}
+			sched, err := pc.schedule()
+			if err != nil {
+				rt.Fatalf("%v", err)
+			}
+			if got := sched.String(); got != pc.scheduleText() && len(pc.Faults) > 0 {
+				rt.Fatalf("schedule prints back as\n%s\nnot\n%s", got, pc.scheduleText())
+			}
+		}
+		kc, _ := ConfigFor(c.scenario(), c.Set)
+		if kc.Producer.Acks != model.AcksAll || !kc.Producer.Idempotence || kc.Topic.UncleanLeaderElection ||
+			kc.Broker.Truncation != model.TruncateLeaderEpoch || !kc.Controller.EligibleLeaderReplicas || kc.Topic.MinInsyncReplicas < 2 {
+			rt.Fatalf("safe case outside the envelope: %v", c.Set)
+		}
+		for _, f := range c.Faults {
+			if strings.Contains(f, "power-loss") && !strings.Contains(f, "power-loss controller") {
+				rt.Fatalf("safe case with a broker power loss: %s", f)
+			}
+		}
+		if slices.ContainsFunc(k.bug, func(kv string) bool { return slices.Contains(fixed.Set, kv) }) {
+			rt.Fatalf("fixed case %v keeps a setting of the bug %v", fixed.Set, k.bug)
+		}
+	})
+	c := propCase{Seed: 4, Brokers: 3, Partitions: 1, Interval: 20 * time.Millisecond, Phases: longPhases}
+	if name, ok := c.catalogTwin(); !ok || name != "leader-failover" {
+		t.Errorf("the catalog's shape has twin %q (%v), want leader-failover", name, ok)
+	}
+	c.Phases = shortPhases
+	if name, ok := c.catalogTwin(); !ok || name != "baseline" {
+		t.Errorf("with baseline's phases the twin is %q (%v), want baseline", name, ok)
+	}
+	c.Brokers = 4
+	if name, ok := c.catalogTwin(); ok {
+		t.Errorf("four brokers have a catalog twin %q", name)
+	}
+}
