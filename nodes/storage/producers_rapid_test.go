@@ -1,0 +1,201 @@
+package storage
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"kafkasim/model"
+)
+
+// idemBatch is what the producer-state model keeps of one appended batch.
+type idemBatch struct {
+	pid    model.ProducerID
+	pepoch model.Epoch
+	meta   BatchMeta
+}
+
+// producerModel is the idempotent-producer state as a function of the
+// log: the batches appended, in order. A producer's state is the epoch of
+// its last batch and the last BatchesRetained of its batches that carry
+// that epoch, with no batch of another epoch after them (Kafka's
+// ProducerStateManager, fed the log in order).
+type producerModel []idemBatch
+
+func (m producerModel) entry(pid model.ProducerID) (ProducerEntry, bool) {
+	var mine []idemBatch
+	for _, b := range m {
+		if b.pid == pid {
+			mine = append(mine, b)
+		}
+	}
+	if len(mine) == 0 {
+		return ProducerEntry{}, false
+	}
+	e := ProducerEntry{ProducerEpoch: mine[len(mine)-1].pepoch}
+	i := len(mine)
+	for i > 0 && mine[i-1].pepoch == e.ProducerEpoch && len(mine)-i < BatchesRetained {
+		i--
+	}
+	for _, b := range mine[i:] {
+		e.Batches = append(e.Batches, b.meta)
+	}
+	return e, true
+}
+
+func (m producerModel) ids() []model.ProducerID {
+	var out []model.ProducerID
+	for _, b := range m {
+		if !slices.Contains(out, b.pid) {
+			out = append(out, b.pid)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// check is the leader's validation as KIP-98 and KIP-360 state it: what
+// a produce batch from pid (epoch, sequences first..last) must get.
+func (m producerModel) check(pid model.ProducerID, pepoch model.Epoch, first, last int32) (*BatchMeta, model.ErrorCode) {
+	e, known := m.entry(pid)
+	switch {
+	case !known:
+		return nil, model.NoError // unknown: accepted at any sequence
+	case pepoch == e.ProducerEpoch:
+		for _, b := range e.Batches {
+			if b.FirstSeq == first && b.LastSeq == last {
+				return &b, model.NoError // a retry: answered with the original offsets
+			}
+		}
+		if first != e.Batches[len(e.Batches)-1].LastSeq+1 {
+			return nil, model.OutOfOrderSequenceNumber
+		}
+		return nil, model.NoError
+	case pepoch < e.ProducerEpoch:
+		return nil, model.InvalidProducerEpoch
+	case first != 0:
+		return nil, model.OutOfOrderSequenceNumber // a new epoch starts at 0
+	}
+	return nil, model.NoError
+}
+
+// TestProducerStateMatchesModel drives a partition log's idempotent
+// producer state with two producers: leader appends that it must
+// validate (mostly the next sequence, retries of retained and of forgotten
+// batches, gaps, fenced and new producer epochs), follower appends that
+// it records without validation, truncations to a batch boundary and
+// reopens after a crash (both rebuild the state from the log), and
+// compares every answer of CheckAppend and every producer's state with the
+// model.
+func TestProducerStateMatchesModel(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		w := newWorld(rt, rapid.Uint64Range(1, 1<<20).Draw(rt, "seed"))
+		cfg := smallSegments(1 << 12) // a few batches per segment
+		l, _ := Open(w.disk, dir, cfg, 0)
+		var m producerModel
+		stamp := 0 // record timestamps, so that every batch's differs
+		pids := rapid.SampledFrom([]model.ProducerID{1, 2})
+
+		newBatch := func(pid model.ProducerID, pepoch model.Epoch, seq int32, n int) model.Batch {
+			recs := make([]model.Record, n)
+			for i := range recs {
+				stamp++
+				recs[i] = model.Record{Timestamp: time.Duration(stamp) * time.Millisecond, Value: fmt.Sprintf("p%d-e%d-s%d", pid, pepoch, seq+int32(i))}
+			}
+			return model.NewBatch(pid, pepoch, seq, recs...)
+		}
+		appendBatch := func(b model.Batch) {
+			stamped := b.Rebase(l.LEO(), 0)
+			l.Append(stamped, 0)
+			m = append(m, idemBatch{b.ProducerID, b.ProducerEpoch, BatchMeta{
+				FirstSeq: b.BaseSequence, LastSeq: b.LastSequence(),
+				FirstOffset: stamped.BaseOffset, LastOffset: stamped.LastOffset(),
+				Timestamp: stamped.Records[len(stamped.Records)-1].Timestamp,
+			}})
+		}
+
+		rt.Repeat(map[string]func(*rapid.T){
+			"produce": func(rt *rapid.T) {
+				pid := pids.Draw(rt, "producer")
+				e, known := m.entry(pid)
+				pepoch, seq := model.Epoch(0), int32(rapid.IntRange(0, 20).Draw(rt, "sequence"))
+				n := rapid.IntRange(1, 3).Draw(rt, "records")
+				if known {
+					next := e.Batches[len(e.Batches)-1].LastSeq + 1
+					pepoch = e.ProducerEpoch
+					// Mostly the next batch, so that a producer's retained
+					// window fills and slides.
+					switch rapid.SampledFrom([]string{"next", "next", "next", "next", "retry", "gap", "new epoch", "fenced epoch", "new epoch mid-sequence", "old retry"}).Draw(rt, "kind") {
+					case "next":
+						seq = next
+					case "retry":
+						b := rapid.SampledFrom(e.Batches).Draw(rt, "retried batch")
+						seq, n = b.FirstSeq, int(b.LastSeq-b.FirstSeq)+1
+					case "gap":
+						seq = next + int32(rapid.IntRange(1, 3).Draw(rt, "gap"))
+					case "new epoch":
+						pepoch, seq = pepoch+1, 0
+					case "fenced epoch":
+						pepoch = max(pepoch-1, 0)
+					case "new epoch mid-sequence":
+						pepoch = pepoch + 1
+						seq = max(seq, 1)
+					case "old retry":
+						// A batch retained no more (or never sent): its
+						// range matches no retained batch.
+						seq = max(e.Batches[0].FirstSeq-int32(n), 0)
+					}
+				}
+				b := newBatch(pid, pepoch, seq, n)
+				dup, code := l.Producers().CheckAppend(b)
+				wdup, wcode := m.check(pid, pepoch, b.BaseSequence, b.LastSequence())
+				if code != wcode || (dup == nil) != (wdup == nil) || (dup != nil && *dup != *wdup) {
+					rt.Fatalf("CheckAppend(pid %d epoch %d seq %d..%d) = (%v, %v), model (%v, %v); state %+v", pid, pepoch, b.BaseSequence, b.LastSequence(), dup, code, wdup, wcode, e)
+				}
+				if code == model.NoError && dup == nil {
+					appendBatch(b)
+				}
+			},
+			"replicate": func(rt *rapid.T) {
+				// A follower appends what the leader wrote, unvalidated:
+				// any epoch, even an older one, and any sequence.
+				pid := pids.Draw(rt, "producer")
+				pepoch := model.Epoch(rapid.IntRange(0, 3).Draw(rt, "producer epoch"))
+				seq := int32(rapid.IntRange(0, 20).Draw(rt, "sequence"))
+				if e, ok := m.entry(pid); ok && rapid.Bool().Draw(rt, "in sequence") {
+					pepoch, seq = e.ProducerEpoch, e.Batches[len(e.Batches)-1].LastSeq+1
+				}
+				appendBatch(newBatch(pid, pepoch, seq, rapid.IntRange(1, 3).Draw(rt, "records")))
+			},
+			"truncate": func(rt *rapid.T) {
+				k := rapid.IntRange(0, len(m)).Draw(rt, "batches kept")
+				off := l.LogStartOffset()
+				if k > 0 {
+					off = m[k-1].meta.LastOffset + 1
+				}
+				l.TruncateTo(off)
+				m = m[:k]
+			},
+			"crash": func(rt *rapid.T) {
+				w.crash()
+				l, _ = Open(w.disk, dir, cfg, 0)
+			},
+			"": func(rt *rapid.T) {
+				if got, want := l.Producers().IDs(), m.ids(); !reflect.DeepEqual(got, want) && (len(got) != 0 || len(want) != 0) {
+					rt.Fatalf("producers %v, model %v", got, want)
+				}
+				for _, pid := range []model.ProducerID{1, 2, 3} { // 3 never produces: it stays unknown
+					got, gok := l.Producers().Lookup(pid)
+					want, wok := m.entry(pid)
+					if gok != wok || !reflect.DeepEqual(got, want) {
+						rt.Fatalf("producer %d: state %+v (%v), model %+v (%v)", pid, got, gok, want, wok)
+					}
+				}
+			},
+		})
+	})
+}
