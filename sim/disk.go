@@ -517,7 +517,14 @@ func (d *Disk) completeSync(name string, upTo int64, gen uint64) {
 		return
 	}
 	d.stats.Syncs++
-	if int(upTo) > f.durableLen {
+	switch {
+	case f.durableCopy != nil:
+		// The file was rewritten or cut before the sync began (its
+		// generation matches): the synced content replaces the old
+		// durable copy, even where it is shorter.
+		d.stats.BytesSynced += upTo
+		f.durableLen = int(upTo)
+	case int(upTo) > f.durableLen:
 		d.stats.BytesSynced += upTo - int64(f.durableLen)
 		f.durableLen = int(upTo)
 	}

@@ -406,3 +406,32 @@ func TestAppendLazyMatchesAppend(t *testing.T) {
 		}
 	}
 }
+
+// TestAsyncSyncAfterTruncateBelowTheDurablePoint: a file cut below what was
+// synced, then synced asynchronously, must be durable at its new length;
+// an append after it and a power loss keep the synced prefix and may tear
+// only the append.
+func TestAsyncSyncAfterTruncateBelowTheDurablePoint(t *testing.T) {
+	for seed := uint64(1); seed <= 50; seed++ {
+		s := New(Config{Seed: seed})
+		s.AddNode(0, "n", func() Node { return &probe{log: &[]string{}} })
+		s.Start(0)
+		d := s.Disk(0)
+		env := s.nodes[0].env
+		d.Append("f", []byte("0123456789"))
+		d.Sync("f")
+		d.SyncDir()
+		d.Truncate("f", 4)
+		env.Sync("f", "synced", 0)
+		s.Run(time.Millisecond)
+		if got, _ := d.Durable("f"); string(got) != "0123" {
+			t.Fatalf("seed %d: durable %q after the sync of the cut file, want 0123", seed, got)
+		}
+		d.Append("f", []byte("abc"))
+		s.PowerLoss(0)
+		got := string(d.Read("f"))
+		if len(got) < 4 || got[:4] != "0123" || len(got) > 7 || got[4:] != "abc"[:len(got)-4] {
+			t.Fatalf("seed %d: after power loss %q, want 0123 and a prefix of abc", seed, got)
+		}
+	}
+}
