@@ -268,7 +268,11 @@ func leaders(obs []LeaderObservation) []Violation {
 	}
 	leaderOf := map[key]LeaderObservation{}
 	reported := map[key]bool{}
-	latest := map[model.TopicPartition]LeaderObservation{}
+	type brokerTP struct {
+		tp model.TopicPartition
+		b  model.BrokerID
+	}
+	latest := map[brokerTP]LeaderObservation{}
 	var out []Violation
 	for _, o := range obs {
 		k := key{o.TP, o.Epoch}
@@ -282,15 +286,22 @@ func leaders(obs []LeaderObservation) []Violation {
 				Detail: fmt.Sprintf("epoch %d had two leaders, %s (at %v) and %s (at %v)", o.Epoch, prev.Leader, prev.Time, o.Leader, o.Time),
 			})
 		}
-		if l, ok := latest[o.TP]; ok && o.Epoch < l.Epoch {
+		// Epochs only grow as each broker sees them. Across brokers a
+		// broker that was paused or cut off may still act on the last
+		// epoch it heard of after the controller moved on (a zombie
+		// leader); Kafka tolerates that by design, because followers and
+		// clients fence the old epoch, so it is not a regression. A
+		// broker taking an epoch older than one it already led is.
+		bk := brokerTP{o.TP, o.Leader}
+		if l, ok := latest[bk]; ok && o.Epoch < l.Epoch {
 			out = append(out, Violation{
 				Checker: CheckerReplicas, Anomaly: EpochRegression, Partition: o.TP,
 				Error: true, Promise: PromiseLeadership,
-				Detail: fmt.Sprintf("%s became leader in epoch %d at %v, after %s led epoch %d at %v", o.Leader, o.Epoch, o.Time, l.Leader, l.Epoch, l.Time),
+				Detail: fmt.Sprintf("%s became leader in epoch %d at %v, after it had led epoch %d at %v", o.Leader, o.Epoch, o.Time, l.Epoch, l.Time),
 			})
 		}
-		if l, ok := latest[o.TP]; !ok || o.Epoch >= l.Epoch {
-			latest[o.TP] = o
+		if l, ok := latest[bk]; !ok || o.Epoch >= l.Epoch {
+			latest[bk] = o
 		}
 	}
 	return out
