@@ -204,7 +204,14 @@ func (m *metadata) apply(r model.MetadataResponse, now time.Duration) {
 		for _, p := range t.Partitions {
 			j, had := m.find(p.TP)
 			if had && p.LeaderEpoch < m.parts[j].LeaderEpoch {
-				continue // a stale broker's view (KIP-320)
+				// A stale broker's view (KIP-320): keep ours, and if ours
+				// has no leader yet, keep asking. (Skipping the answer
+				// must not also skip the refresh an election calls for,
+				// or the client waits a whole metadata.max.age.)
+				if m.parts[j].Leader == model.NoBroker {
+					m.needUpdate = true
+				}
+				continue
 			}
 			if had {
 				m.parts[j] = p

@@ -1,0 +1,47 @@
+package scenarios
+
+import (
+	"testing"
+
+	"kafkasim/faults"
+)
+
+// Regressions: schedules that once broke a safe scenario, kept as tests.
+// Each was found by a sweep or a property and shrunk.
+var regressions = []struct {
+	name     string
+	scenario string
+	seed     uint64
+	schedule string
+	why      string
+}{
+	{
+		name:     "consumer-stale-metadata-without-leader",
+		scenario: "leader-failover",
+		seed:     4,
+		schedule: `
+from 1s to 10.3s partition halves
+from 1s to 7.1s crash leader-of t/0
+`,
+		why: "the consumer learned 'no leader, epoch 1', then ignored a stale broker's answer and with it the refresh an election calls for: it stopped reading for metadata.max.age (found by TestSafeEnvelope)",
+	},
+}
+
+func TestRegressions(t *testing.T) {
+	for _, r := range regressions {
+		t.Run(r.name, func(t *testing.T) {
+			sc, ok := Find(r.scenario)
+			if !ok {
+				t.Fatalf("no scenario %s", r.scenario)
+			}
+			sched := faults.MustParse(r.name, r.schedule)
+			res, err := Run(sc, r.seed, Options{Schedule: &sched})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.OK {
+				t.Fatalf("%s (%s) broke again:\nliveness: %s\n%s", r.name, r.why, res.Liveness, failureReport(sc, res))
+			}
+		})
+	}
+}
