@@ -51,8 +51,11 @@ func (s *Sim) PowerLoss(id NodeID) {
 }
 
 // Shutdown stops a node cleanly: it gets to run Stop (flush, write a
-// clean-shutdown marker) if it implements Stopper, and is then discarded
-// like a crash. Messages sent from Stop are lost with the connections.
+// clean-shutdown marker, tell the controller it is going) if it implements
+// Stopper, and is then discarded. Unlike a crash, its connections close
+// gracefully: what it sent, from Stop included, is still delivered, as a
+// process that exits after writing to its sockets has its data sent before
+// the connection closes; then each peer learns of the close.
 func (s *Sim) Shutdown(id NodeID) {
 	n := s.nodes[s.index(id)]
 	if n.status == statusDown {
@@ -78,7 +81,12 @@ func (s *Sim) kill(id NodeID, how string) {
 	n.held = nil
 	n.timers.clear()
 	for p := range s.nodes {
-		if int32(p) != n.idx {
+		if int32(p) == n.idx {
+			continue
+		}
+		if how == "shutdown" {
+			s.closeConn(n.idx, int32(p))
+		} else {
 			s.resetConn(n.idx, int32(p))
 		}
 	}

@@ -184,3 +184,37 @@ func TestNodePanicNamesTimeAndSeed(t *testing.T) {
 	}()
 	s.Run(time.Second)
 }
+
+// farewell sends a message to its peer from Stop.
+type farewell struct{ probe }
+
+func (f *farewell) Start(env *Env) {}
+func (f *farewell) Stop(env *Env)  { env.Send(1, msg(99)) }
+
+func TestShutdownDeliversWhatStopSentThenCloses(t *testing.T) {
+	for _, how := range []string{"shutdown", "crash"} {
+		s := New(Config{Seed: 1, Link: LinkConfig{Latency: Fixed(ms)}})
+		log := &[]string{}
+		s.AddNode(0, "leaving", func() Node { return &farewell{} })
+		s.AddNode(1, "peer", func() Node { return &probe{log: log} })
+		s.Start(1)
+		s.Start(0)
+		s.At(0, "hello", func() { sendNow(s, 0, 1, msg(1)) })
+		s.At(time.Millisecond/2, how, func() {
+			if how == "shutdown" {
+				s.Shutdown(0)
+			} else {
+				s.Crash(0)
+			}
+		})
+		s.Run(time.Second)
+		got := strings.Join(*log, "|")
+		want := "1ms n1 recv msg(1) from n0|1.5ms n1 recv msg(99) from n0|1.5ms n1 disconnect n0"
+		if how == "crash" {
+			want = "500µs n1 disconnect n0" // in-flight msg(1) is lost, nothing from Stop
+		}
+		if !strings.HasSuffix(got, want) {
+			t.Fatalf("%s: got %s, want it to end with %s", how, got, want)
+		}
+	}
+}

@@ -139,6 +139,25 @@ func (s *Sim) resetConn(a, b int32) {
 	}
 }
 
+// closeConn closes the connection from a node that is shutting down to a
+// peer gracefully: messages already sent from the node keep their
+// connection generation and are delivered; the peer learns of the close
+// after them (same delivery time, later sequence number). Messages in
+// flight to the node die with its incarnation.
+func (s *Sim) closeConn(from, to int32) {
+	out, in := s.link(from, to), s.link(to, from)
+	if !out.used && !in.used {
+		return
+	}
+	out.used, in.used = false, false
+	peer := s.nodes[to]
+	if peer.status == statusDown {
+		return
+	}
+	at := max(s.now, out.lastAt)
+	s.q.push(at, event{kind: evDisconnect, node: to, peer: from, inc: peer.inc})
+}
+
 // SetLink configures the directed link from one node to another.
 func (s *Sim) SetLink(from, to NodeID, cfg LinkConfig) {
 	s.link(s.index(from), s.index(to)).cfg = cfg

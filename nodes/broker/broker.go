@@ -161,15 +161,38 @@ func (b *Broker) Start(env *sim.Env) {
 	env.After(retentionCheckPeriod, timerRetention, 0)
 }
 
-// Stop is a clean shutdown: flush every log, write the high watermarks and
-// the clean-shutdown marker, as Kafka's LogManager.shutdown does. (Kafka's
-// controlled shutdown also moves leadership away first; the fault that
-// shuts a broker down cleanly asks the controller for that separately.)
+// Stop is a clean shutdown. It first tells the controller it is going (a
+// heartbeat with WantShutdown, KRaft's controlled shutdown) so that its
+// leaderships move at once rather than after broker.session.timeout.ms;
+// then it flushes every log and writes the high watermarks and the
+// clean-shutdown marker, as Kafka's LogManager.shutdown does. (Kafka's
+// broker waits for the controller's answer before it stops; here the
+// kernel delivers the request as the connection closes, and the
+// controller fences the broker on receipt, which moves the same
+// leaderships.)
 func (b *Broker) Stop(env *sim.Env) {
+	if b.registered {
+		b.send(b.cfg.Controller, model.BrokerHeartbeatRequest{
+			CorrelationID:  b.nextCorr(),
+			BrokerID:       b.cfg.ID,
+			BrokerEpoch:    b.brokerEpoch,
+			MetadataOffset: b.metadataOffset,
+			WantShutdown:   true,
+		})
+	}
 	for _, tp := range b.tps {
 		b.part(tp).log.Flush()
 	}
 	b.writeHWCheckpoint()
+	if !b.registered {
+		// This incarnation never told the controller it was back: if it
+		// came back from a power loss, the controller has not yet taken
+		// it out of the ISR and ELR. Leaving a clean-shutdown marker
+		// now would let the next incarnation pass its lost tail off as
+		// clean (Kafka records the broker epoch in the marker and the
+		// controller checks it, KIP-966; no registration, no epoch).
+		return
+	}
 	d := env.Disk()
 	d.Append(cleanShutdownFile, nil)
 	d.Sync(cleanShutdownFile)

@@ -85,3 +85,55 @@ func TestQuickRestartDoesNotRetakeLeadership(t *testing.T) {
 		t.Fatalf("the crash should have moved leadership: %+v", h.Observed.Leaders)
 	}
 }
+
+// TestCleanShutdownMovesLeadershipAtOnce: a broker stopped cleanly asks
+// the controller to move its leaderships (controlled shutdown), so a new
+// leader is elected within milliseconds, not after the session timeout.
+func TestCleanShutdownMovesLeadershipAtOnce(t *testing.T) {
+	h := newHarness(t, 3, safeConfig(), 1, 5*time.Millisecond)
+	tp := h.tps[0]
+	a := h.Leader(tp)
+	var at time.Duration
+	h.Sim.At(3*time.Second, "shutdown leader", func() { at = h.Sim.Now(); h.Sim.Shutdown(sim.NodeID(a)) })
+	h.Sim.Run(3100 * time.Millisecond)
+	if l := h.Leader(tp); l == a || l == model.NoBroker {
+		t.Fatalf("100ms after a clean shutdown of %v the leader is %v", a, l)
+	}
+	for _, o := range h.Observed.Leaders {
+		if o.Time > at && o.Leader != a && o.Time-at > 50*time.Millisecond {
+			t.Fatalf("new leader %v took over %v after the shutdown", o.Leader, o.Time-at)
+		}
+	}
+	h.Sim.At(4*time.Second, "restart", func() { h.Sim.Restart(sim.NodeID(a)) })
+	h.work.Stop()
+	h.Sim.Run(10 * time.Second)
+	if lost := h.lostAcked(t); len(lost) > 0 {
+		t.Fatalf("acknowledged writes lost across a clean shutdown: %v", lost)
+	}
+}
+
+// TestCleanStopBeforeRegistrationLeavesNoMarker: a broker back from a power
+// loss that is stopped before it re-registered must not leave a
+// clean-shutdown marker, or its next incarnation would pass the lost tail
+// off as a clean restart (KIP-966).
+func TestCleanStopBeforeRegistrationLeavesNoMarker(t *testing.T) {
+	h := newHarness(t, 3, safeConfig(), 1, 5*time.Millisecond)
+	_, f := h.LeaderAndFollowers(h.tps[0])
+	b := sim.NodeID(f[0])
+	h.Sim.At(2*time.Second, "power loss", func() { h.Sim.PowerLoss(b) })
+	// Restarted at once, it cannot register until the controller lets its
+	// old session expire (DUPLICATE_BROKER_REGISTRATION).
+	h.Sim.At(2100*time.Millisecond, "restart", func() { h.Sim.Restart(b) })
+	h.Sim.At(3*time.Second, "clean stop", func() { h.Sim.Shutdown(b) })
+	h.Sim.Run(4 * time.Second)
+	if h.Sim.Disk(b).Exists(".kafka_cleanshutdown") {
+		t.Fatal("an incarnation that never registered left a clean-shutdown marker")
+	}
+	// A registered incarnation does leave one.
+	h.Sim.At(5*time.Second, "restart", func() { h.Sim.Restart(b) })
+	h.Sim.At(20*time.Second, "clean stop", func() { h.Sim.Shutdown(b) })
+	h.Sim.Run(21 * time.Second)
+	if !h.Sim.Disk(b).Exists(".kafka_cleanshutdown") {
+		t.Fatal("a registered incarnation's clean stop left no marker")
+	}
+}
