@@ -6,10 +6,11 @@ import (
 	"os"
 )
 
-// writeFile writes path through a temporary file renamed into place, so a
+// WriteFile writes path through a temporary file renamed into place, so a
 // failure (or a reader looking at the folder meanwhile) never sees a
-// half-written report.
-func writeFile(path string, fill func(io.Writer) error) error {
+// half-written report. The command line writes its other outputs with it
+// too.
+func WriteFile(path string, fill func(io.Writer) error) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {

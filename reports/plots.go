@@ -120,7 +120,7 @@ func save(p *plot.Plot, base string) ([]string, error) {
 			return nil, err
 		}
 		p.Draw(draw.New(c))
-		if err := writeFile(path, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
+		if err := WriteFile(path, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
 			return nil, err
 		}
 		out = append(out, path)

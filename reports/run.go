@@ -17,7 +17,7 @@ func WriteRun(dir string, res scenarios.Result) ([]string, error) {
 		return nil, err
 	}
 	trace := filepath.Join(dir, "trace.json")
-	if err := writeFile(trace, func(w io.Writer) error { return WriteChromeTrace(w, res) }); err != nil {
+	if err := WriteFile(trace, func(w io.Writer) error { return WriteChromeTrace(w, res) }); err != nil {
 		return nil, err
 	}
 	return append(files, trace), nil

@@ -142,10 +142,10 @@ func WriteSweep(dir string, results []scenarios.Result, o SweepOptions) error {
 		}
 		rep.Failing = append(rep.Failing, f)
 	}
-	if err := writeFile(filepath.Join(dir, "summary.md"), func(w io.Writer) error { return rep.markdown(w) }); err != nil {
+	if err := WriteFile(filepath.Join(dir, "summary.md"), func(w io.Writer) error { return rep.markdown(w) }); err != nil {
 		return err
 	}
-	return writeFile(filepath.Join(dir, "index.html"), func(w io.Writer) error { return indexTemplate.Execute(w, rep) })
+	return WriteFile(filepath.Join(dir, "index.html"), func(w io.Writer) error { return indexTemplate.Execute(w, rep) })
 }
 
 // listRuns lists dir/runs/*/ and their files, sorted by name.

@@ -66,7 +66,7 @@ func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 			p.Draw(canvases[i][0])
 		}
 		path := base + "." + f
-		if err := writeFile(path, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
+		if err := WriteFile(path, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
 			return nil, err
 		}
 		out = append(out, path)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"kafkasim/reports"
 	"kafkasim/scenarios"
 )
 
@@ -56,7 +57,7 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, text)
 		return 0
 	}
-	if err := writeFileAtomic(*out, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
+	if err := reports.WriteFile(*out, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
 		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
 		os.Remove(*out)
 		return 2

@@ -252,7 +252,7 @@ func writeSweep(dir string, results []scenarios.Result, command string, replay b
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "results.jsonl"), func(w io.Writer) error {
+	if err := reports.WriteFile(filepath.Join(dir, "results.jsonl"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, r := range results {
 			if err := enc.Encode(r); err != nil {
@@ -271,26 +271,6 @@ func writeSweep(dir string, results []scenarios.Result, command string, replay b
 	return reports.WriteSweep(dir, results, reports.SweepOptions{Command: command})
 }
 
-func writeFileAtomic(path string, fill func(io.Writer) error) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	err = fill(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
-}
 
 // writeSweepSummary prints the summary table per group (scenario, or -vary
 // value), the failover latency comparison when the sweep varied a key,
