@@ -271,7 +271,6 @@ func writeSweep(dir string, results []scenarios.Result, command string, replay b
 	return reports.WriteSweep(dir, results, reports.SweepOptions{Command: command})
 }
 
-
 // writeSweepSummary prints the summary table per group (scenario, or -vary
 // value), the failover latency comparison when the sweep varied a key,
 // and every failing run's reproduce lines.
