@@ -41,6 +41,9 @@ type ReplicaLog struct {
 // Observations are the cluster facts a run recorded, each with the virtual
 // time it was seen.
 type Observations struct {
+	// ISRs are the in-sync replica sets leaders applied, for timelines;
+	// no checker judges them.
+	ISRs []ISRObservation
 	// Leaders: a broker became leader of a partition in an epoch.
 	Leaders []LeaderObservation
 	// HighWatermarks: a broker's high watermark for a partition.
@@ -61,6 +64,16 @@ type LeaderObservation struct {
 // counts the broker's restarts: a restarted broker reloads its high
 // watermark from a checkpoint that may lag, so monotonicity is judged per
 // incarnation (what Kafka promises of one replica's in-memory value).
+// ISRObservation is the ISR a leader applied (from the controller) at a
+// moment.
+type ISRObservation struct {
+	Time   time.Duration
+	TP     model.TopicPartition
+	Leader model.BrokerID
+	Epoch  model.Epoch
+	ISR    []model.BrokerID
+}
+
 type HWObservation struct {
 	Time        time.Duration
 	TP          model.TopicPartition

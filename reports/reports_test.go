@@ -135,7 +135,7 @@ func TestRunTimelineAndChromeTrace(t *testing.T) {
 		t.Fatalf("wrote %v", files)
 	}
 	svg, _ := os.ReadFile(filepath.Join(dir, "timeline.svg"))
-	for _, s := range []string{"acked writes/s", "t/0 leader", "t/0 hw", "faults"} {
+	for _, s := range []string{"acked writes/s", "t/0 leader", "t/0 isr", "ISR size", "t/0 hw", "faults"} {
 		if !strings.Contains(string(svg), s) {
 			t.Errorf("timeline SVG lacks %q", s)
 		}

@@ -20,12 +20,11 @@ import (
 // faultShade is the colour of fault windows on a timeline.
 var faultShade = color.NRGBA{R: 220, G: 60, B: 60, A: 45}
 
-// PlotTimeline draws one run over virtual time in three aligned panels:
+// PlotTimeline draws one run over virtual time in four aligned panels:
 // acknowledged writes per second; the leader of each partition (as the
-// brokers reported taking leadership); and each partition's high watermark
-// (as its leaders reported it). Fault windows are shaded in every panel.
-// The ISR size is not drawn: the brokers do not report ISR changes as
-// they happen, only the final partition epochs are known. It writes
+// brokers reported taking leadership); each partition's ISR size (as its
+// leaders applied it); and each partition's high watermark (as its leaders
+// reported it). Fault windows are shaded in every panel. It writes
 // base.png and base.svg.
 func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 	end := runEnd(res)
@@ -33,16 +32,20 @@ func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	leaders, err := leadersPanel(res)
+	leaders, err := leadersPanel(res, end)
 	if err != nil {
 		return nil, err
 	}
-	hws, err := hwPanel(res)
+	isrs, err := isrPanel(res, end)
 	if err != nil {
 		return nil, err
 	}
-	acks.Title.Text = fmt.Sprintf("%s seed %d (ISR size is not observed; fault windows shaded)", res.Scenario, res.Seed)
-	panels := []*plot.Plot{acks, leaders, hws}
+	hws, err := hwPanel(res, end)
+	if err != nil {
+		return nil, err
+	}
+	acks.Title.Text = fmt.Sprintf("%s seed %d (fault windows shaded)", res.Scenario, res.Seed)
+	panels := []*plot.Plot{acks, leaders, isrs, hws}
 	for _, p := range panels {
 		p.X.Min, p.X.Max = 0, end.Seconds()
 		if err := shadeFaults(p, res.Faults); err != nil {
@@ -52,7 +55,7 @@ func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 	hws.X.Label.Text = "virtual time (s)"
 	var out []string
 	for _, f := range Formats {
-		c, err := draw.NewFormattedCanvas(8*vg.Inch, 9*vg.Inch, f)
+		c, err := draw.NewFormattedCanvas(8*vg.Inch, 11*vg.Inch, f)
 		if err != nil {
 			return nil, err
 		}
@@ -137,8 +140,9 @@ func partitionsOf(res scenarios.Result) []model.TopicPartition {
 	return tps
 }
 
-func leadersPanel(res scenarios.Result) (*plot.Plot, error) {
+func leadersPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
 	p := plot.New()
+	p.X.Max = end.Seconds()
 	p.Y.Label.Text = "leader (broker id)"
 	p.Legend.Top = true
 	for i, tp := range partitionsOf(res) {
@@ -155,8 +159,29 @@ func leadersPanel(res scenarios.Result) (*plot.Plot, error) {
 	return p, nil
 }
 
-func hwPanel(res scenarios.Result) (*plot.Plot, error) {
+func isrPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
 	p := plot.New()
+	p.X.Max = end.Seconds()
+	p.Y.Label.Text = "ISR size"
+	p.Legend.Top = true
+	for i, tp := range partitionsOf(res) {
+		var xys plotter.XYs
+		for _, o := range res.Observed.ISRs {
+			if o.TP == tp {
+				xys = append(xys, plotter.XY{X: o.Time.Seconds(), Y: float64(len(o.ISR))})
+			}
+		}
+		if err := addStep(p, xys, tp.String()+" isr", i); err != nil {
+			return nil, err
+		}
+	}
+	p.Y.Min = 0
+	return p, nil
+}
+
+func hwPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
+	p := plot.New()
+	p.X.Max = end.Seconds()
 	p.Y.Label.Text = "high watermark"
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -175,9 +200,14 @@ func hwPanel(res scenarios.Result) (*plot.Plot, error) {
 	return p, nil
 }
 
+// addStep draws a value that holds between observations, carried to the
+// right edge of the panel (a value observed once holds to the end).
 func addStep(p *plot.Plot, xys plotter.XYs, name string, i int) error {
 	if len(xys) == 0 {
 		return nil
+	}
+	if last := xys[len(xys)-1]; p.X.Max > last.X {
+		xys = append(xys, plotter.XY{X: p.X.Max, Y: last.Y})
 	}
 	l, err := plotter.NewLine(xys)
 	if err != nil {

@@ -142,6 +142,9 @@ func (s *Scripted) CheckInput() checkers.Input {
 	// A leader's high watermark only grows within its epoch, so each
 	// (broker, epoch) is one series for the checkers: the series number
 	// they call the incarnation is the leader epoch.
+	for _, o := range s.Observed.ISRs {
+		in.Observations.ISRs = append(in.Observations.ISRs, checkers.ISRObservation{Time: o.Time, TP: o.TP, Leader: o.Leader, Epoch: o.Epoch, ISR: o.ISR})
+	}
 	for _, o := range s.Observed.HighWatermarks {
 		in.Observations.HighWatermarks = append(in.Observations.HighWatermarks, checkers.HWObservation{Time: o.Time, TP: o.TP, Broker: o.Broker, Incarnation: int(o.Epoch), HW: o.HW})
 	}

@@ -34,6 +34,9 @@ type Observer interface {
 	// only grows; a follower's high watermark is not reported, since it
 	// may legitimately fall when it follows a new leader.
 	LeaderHighWatermark(broker model.BrokerID, tp model.TopicPartition, epoch model.Epoch, hw model.Offset)
+	// LeaderISR: as leader under epoch, this broker applied isr as tp's
+	// in-sync replica set (every change the controller committed).
+	LeaderISR(broker model.BrokerID, tp model.TopicPartition, epoch model.Epoch, isr []model.BrokerID)
 }
 
 // Broker is one broker process. A crash throws it away; Start rebuilds

@@ -123,6 +123,9 @@ func (b *Broker) makeLeader(p *partition, ps model.PartitionState) {
 		// the controller's newer state.
 		p.alter = nil
 	}
+	if o := b.cfg.Observer; o != nil {
+		o.LeaderISR(b.cfg.ID, p.tp, p.leaderEpoch, p.isr)
+	}
 	b.maybeIncrementHW(p)
 	b.wakeFetches(p)
 }

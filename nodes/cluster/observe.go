@@ -13,6 +13,16 @@ import (
 type Observations struct {
 	Leaders        []LeaderObservation
 	HighWatermarks []HWObservation
+	ISRs           []ISRObservation
+}
+
+// ISRObservation: at Time, Leader, leading TP under Epoch, applied ISR.
+type ISRObservation struct {
+	Time   time.Duration
+	TP     model.TopicPartition
+	Leader model.BrokerID
+	Epoch  model.Epoch
+	ISR    []model.BrokerID
 }
 
 // LeaderObservation: at Time, Leader began leading TP under Epoch.
@@ -45,4 +55,8 @@ func (o observer) BecameLeader(b model.BrokerID, tp model.TopicPartition, epoch 
 
 func (o observer) LeaderHighWatermark(b model.BrokerID, tp model.TopicPartition, epoch model.Epoch, hw model.Offset) {
 	o.obs.HighWatermarks = append(o.obs.HighWatermarks, HWObservation{Time: o.s.Now(), TP: tp, Broker: b, Epoch: epoch, HW: hw})
+}
+
+func (o observer) LeaderISR(b model.BrokerID, tp model.TopicPartition, epoch model.Epoch, isr []model.BrokerID) {
+	o.obs.ISRs = append(o.obs.ISRs, ISRObservation{Time: o.s.Now(), TP: tp, Leader: b, Epoch: epoch, ISR: append([]model.BrokerID(nil), isr...)})
 }
