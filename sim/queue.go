@@ -17,7 +17,7 @@ var eventKindNames = [...]string{
 	evDeliver:    "deliver",
 	evFire:       "fire",
 	evDisconnect: "disconnect",
-	evSync:       "sync",
+	evSync:       "fsync-done",
 	evControl:    "control",
 }
 
