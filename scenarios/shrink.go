@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"kafkasim/faults"
 )
@@ -70,7 +71,7 @@ func Shrink(sc Scenario, seed uint64, set []string, runsMax int) (ShrinkResult, 
 	if kind == "" {
 		return ShrinkResult{}, fmt.Errorf("%s seed %d does not fail: nothing to shrink", sc.Name, seed)
 	}
-	orig, err := faults.Parse(stringsReader(res.Schedule), "schedule")
+	orig, err := faults.Parse(strings.NewReader(res.Schedule), "schedule")
 	if err != nil {
 		return ShrinkResult{}, fmt.Errorf("the run's own schedule does not parse: %w", err)
 	}
