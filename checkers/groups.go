@@ -29,6 +29,9 @@ type ownership struct {
 // last operation was indeterminate: a client that crashed owns nothing
 // after it stopped (the coordinator will expel it), and holding that
 // against the member that took over would blame the group for the crash.
+// For the same reason an indeterminate rebalance (partitions lost in a
+// crash, as the harness records it) and a fresh subscribe (a restart) end
+// the process's holds.
 func owners(h model.History) []Violation {
 	type key struct {
 		group string
@@ -51,7 +54,30 @@ func owners(h model.History) []Violation {
 	gensSeen := map[key]map[model.Epoch][]int{} // generation → gaining ops
 	for i := range h {
 		op := &h[i]
-		if op.F != model.FRebalance || op.Type != model.OpOK {
+		if op.F == model.FSubscribe && op.Type == model.OpOK {
+			// A fresh subscription (a restarted client) holds nothing yet.
+			for k, procs := range open {
+				if j, ok := procs[op.Process]; ok {
+					holds[k][j].to = min(holds[k][j].to, op.Time)
+					delete(procs, op.Process)
+				}
+			}
+			continue
+		}
+		if op.F != model.FRebalance || op.Type == model.OpFail {
+			continue
+		}
+		if op.Type != model.OpOK {
+			// Partitions lost without a callback: the harness records them
+			// when it crashes a member, so that its holds end at the
+			// crash rather than at its restart.
+			for _, tp := range op.Lost {
+				k := key{op.Group, tp}
+				if j, ok := open[k][op.Process]; ok {
+					holds[k][j].to = min(holds[k][j].to, op.Time)
+					delete(open[k], op.Process)
+				}
+			}
 			continue
 		}
 		for _, tp := range op.Lost {

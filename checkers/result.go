@@ -58,21 +58,25 @@ const (
 	DoubleOwner          = "double-owner"          // two members owned one partition at once
 	CommitRegression     = "commit-regression"     // a committed offset went back without a reset
 	GenerationRegression = "generation-regression" // a group's generation went back
+	GroupUnseen          = "group-unseen"          // a group never received an acknowledged record
+	GroupDuplicate       = "group-duplicate"       // a group received a record twice with no handover between
+	PollUnowned          = "poll-unowned"          // a member polled records of a partition it did not own
 )
 
 // Promises a violation can break, named for the configuration that makes
 // them.
 const (
-	PromiseDurability   = "acks=all with min.insync.replicas>=2: acknowledged writes survive"
-	PromiseIdempotence  = "enable.idempotence: each send is written once"
-	PromiseSendOrder    = "enable.idempotence or max.in.flight=1: a producer's sends keep their order"
-	PromiseAssignOrder  = "assign: a consumer reads its partitions in order, without gaps"
-	PromiseLog          = "a partition is a log: one record per offset, read in offset order"
-	PromiseVisibility   = "only records that were sent, and not definitely failed, are visible"
-	PromiseReplication  = "replication: replicas agree below the high watermark, which never moves back"
-	PromiseLeadership   = "leadership: one leader per epoch, epochs only grow"
-	PromiseGroups       = "consumer groups: one owner per partition, committed offsets only move forward"
-	PromiseLinearizable = "each partition is a linearizable log"
+	PromiseDurability    = "acks=all with min.insync.replicas>=2: acknowledged writes survive"
+	PromiseIdempotence   = "enable.idempotence: each send is written once"
+	PromiseSendOrder     = "enable.idempotence or max.in.flight=1: a producer's sends keep their order"
+	PromiseAssignOrder   = "assign: a consumer reads its partitions in order, without gaps"
+	PromiseLog           = "a partition is a log: one record per offset, read in offset order"
+	PromiseVisibility    = "only records that were sent, and not definitely failed, are visible"
+	PromiseReplication   = "replication: replicas agree below the high watermark, which never moves back"
+	PromiseLeadership    = "leadership: one leader per epoch, epochs only grow"
+	PromiseGroups        = "consumer groups: one owner per partition, committed offsets only move forward"
+	PromiseGroupDelivery = "consumer groups: each group receives every acknowledged record, again only after a handover"
+	PromiseLinearizable  = "each partition is a linearizable log"
 )
 
 // A Violation is one anomaly or broken invariant.
