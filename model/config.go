@@ -175,6 +175,17 @@ type ConsumerConfig struct {
 	// [range, cooperative-sticky], which settles on range while any member
 	// lacks cooperative-sticky; kafkasim runs one assignor per group.
 	AssignmentStrategy Assignor `kafka:"partition.assignment.strategy"`
+	// SelfFencing is kafkasim's own switch (not a Kafka setting). When true
+	// a group member that has had no successful answer from its coordinator
+	// for session.timeout.ms, counted from when it sent the last request
+	// that got one, treats its partitions as lost and stops fetching them,
+	// as KIP-848's consumer does. False is the classic consumer, whose
+	// heartbeat thread (AbstractCoordinator.HeartbeatThread) on session
+	// expiry only marks the coordinator unknown and keeps fetching: cut off
+	// from its coordinator but not from the partition leaders, it goes on
+	// reading partitions the coordinator has already given to another
+	// member (the zombie consumer, two owners at once).
+	SelfFencing bool `kafka:"consumer.self.fencing"`
 }
 
 // ClientConfig holds settings that Kafka's producer and consumer both have
@@ -251,6 +262,7 @@ func DefaultConfig() Config {
 			FetchMaxWait:       500 * time.Millisecond,
 			FetchMinBytes:      1,
 			AssignmentStrategy: AssignRange,
+			SelfFencing:        true,
 		},
 		Client: ClientConfig{
 			RequestTimeout:  30 * time.Second,
