@@ -68,10 +68,25 @@ func (s *Sim) Shutdown(id NodeID) {
 	s.kill(id, "shutdown")
 }
 
+// KillHook is told of a node about to be discarded (how is "crash",
+// "power-loss" or "shutdown"), while its object is still readable. It is
+// the harness's view of a death the node itself never sees: a crashed
+// consumer cannot record that it lost its partitions, so the harness does.
+// A hook must only read the node and record; it must not act on the
+// kernel.
+type KillHook func(id NodeID, node Node, how string)
+
+// OnKill adds a hook run at every crash, power loss and shutdown, in the
+// order hooks were added, before the node is discarded.
+func (s *Sim) OnKill(h KillHook) { s.onKill = append(s.onKill, h) }
+
 func (s *Sim) kill(id NodeID, how string) {
 	n := s.nodes[s.index(id)]
 	if n.status == statusDown {
 		return
+	}
+	for _, h := range s.onKill {
+		h(id, n.node, how)
 	}
 	s.traceOut(n.id, how, uint64(n.inc), nil)
 	n.env.live = false

@@ -218,3 +218,28 @@ func TestShutdownDeliversWhatStopSentThenCloses(t *testing.T) {
 		}
 	}
 }
+
+func TestKillHookSeesTheNodeBeforeItIsDiscarded(t *testing.T) {
+	s := New(Config{Seed: 1})
+	log, built := &[]string{}, 0
+	s.AddNode(0, "c", func() Node { return &counter{log: log, built: &built} })
+	var seen []string
+	s.OnKill(func(id NodeID, n Node, how string) {
+		c, ok := n.(*counter)
+		if !ok {
+			t.Fatalf("hook got %T, want the live node", n)
+		}
+		seen = append(seen, how+" n="+string(rune('0'+c.n)))
+	})
+	s.Start(0)
+	s.At(25*ms, "crash", func() { s.Crash(0) })
+	s.At(30*ms, "crash again", func() { s.Crash(0) }) // already down: no hook
+	s.At(50*ms, "restart", func() { s.Restart(0) })
+	s.At(65*ms, "power loss", func() { s.PowerLoss(0) })
+	s.Run(75 * ms)
+	s.Start(0)
+	s.Shutdown(0)
+	if got, want := strings.Join(seen, "|"), "crash n=2|power-loss n=1|shutdown n=0"; got != want {
+		t.Fatalf("hooks saw %s, want %s", got, want)
+	}
+}

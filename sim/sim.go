@@ -88,6 +88,7 @@ type Sim struct {
 	checkpoints []Checkpoint
 	rec         *recorder
 	stats       Stats
+	onKill      []KillHook
 }
 
 // New makes an empty world.
