@@ -1,0 +1,141 @@
+package group
+
+import (
+	"slices"
+	"time"
+
+	"kafkasim/model"
+)
+
+// HandleOffsetCommit handles an OffsetCommit. The commit is checked
+// against the group (ClassicGroup.validateOffsetCommit), written to the
+// log, and applied to the offsets the coordinator serves only once that
+// write commits (Kafka's pending offset commits): an OffsetFetch never
+// returns an offset a coordinator failover could lose.
+func (c *Coordinator) HandleOffsetCommit(now time.Duration, from model.BrokerID, r model.OffsetCommitRequest) Effects {
+	c.begin(now)
+	answer := func(code model.ErrorCode) {
+		resp := model.OffsetCommitResponse{CorrelationID: r.CorrelationID, Results: make([]model.PartitionResult, len(r.Offsets))}
+		for i, o := range r.Offsets {
+			resp.Results[i] = model.PartitionResult{TP: o.TP, Error: code}
+		}
+		c.reply(from, resp)
+	}
+	if code := c.validateOffsetCommit(r); code != model.NoError {
+		answer(code)
+		return c.end()
+	}
+	if len(r.Offsets) == 0 {
+		answer(model.NoError)
+		return c.end()
+	}
+	records := make([]model.Record, len(r.Offsets))
+	for i, o := range r.Offsets {
+		records[i] = offsetCommitRecord(r.GroupID, o, c.now)
+	}
+	group, offsets, at := r.GroupID, slices.Clone(r.Offsets), c.now.Truncate(time.Millisecond)
+	c.write(records, func(code model.ErrorCode) {
+		if code == model.NoError {
+			for _, o := range offsets {
+				c.applyOffset(group, o.TP, Committed{Offset: o.Offset, LeaderEpoch: o.LeaderEpoch, CommitTime: at})
+			}
+		}
+		answer(appendErrorToResponseError(code))
+	})
+	return c.end()
+}
+
+// validateOffsetCommit is ClassicGroup.validateOffsetCommit, with
+// Kafka's answer for a group the coordinator does not have (generation -1
+// creates a group used only for offsets; otherwise ILLEGAL_GENERATION,
+// the classic protocol's answer before OffsetCommit v9).
+func (c *Coordinator) validateOffsetCommit(r model.OffsetCommitRequest) model.ErrorCode {
+	if r.GroupID == "" {
+		return model.InvalidGroupID
+	}
+	g := c.groups[r.GroupID]
+	if g == nil {
+		if r.GenerationID >= 0 {
+			return model.IllegalGeneration
+		}
+		g = newClassicGroup(r.GroupID)
+		c.groups[r.GroupID] = g
+	}
+	if g.state == Dead {
+		return model.CoordinatorNotAvailable
+	}
+	if r.GenerationID < 0 && g.state == Empty {
+		// A consumer that assigns its partitions itself (or an admin
+		// client) commits into a group without members.
+		return model.NoError
+	}
+	if r.GenerationID >= 0 || r.MemberID != "" || r.GroupInstanceID != "" {
+		if code := g.validateMember(r.MemberID, r.GroupInstanceID); code != model.NoError {
+			return code
+		}
+		if r.GenerationID != g.generation {
+			return model.IllegalGeneration
+		}
+	} else if g.state != Empty {
+		return model.UnknownMemberID
+	}
+	if g.state == CompletingRebalance {
+		// The member knows the new generation from its JoinGroup
+		// response but has no assignment yet: it should not be
+		// committing; tell it to finish the rebalance. (During
+		// PreparingRebalance a commit of the old generation is fine: it
+		// is how an eager member commits before revoking.)
+		return model.RebalanceInProgress
+	}
+	return model.NoError
+}
+
+func (c *Coordinator) applyOffset(group string, tp model.TopicPartition, o Committed) {
+	m := c.offsets[group]
+	if m == nil {
+		m = map[model.TopicPartition]Committed{}
+		c.offsets[group] = m
+	}
+	m[tp] = o
+}
+
+// HandleOffsetFetch answers a group's committed offsets: for the
+// partitions asked, or every partition with one when none are named.
+// A partition without a committed offset answers NoOffset.
+func (c *Coordinator) HandleOffsetFetch(now time.Duration, from model.BrokerID, r model.OffsetFetchRequest) Effects {
+	c.begin(now)
+	committed := c.offsets[r.GroupID]
+	tps := r.Partitions
+	if len(tps) == 0 {
+		for tp := range committed {
+			tps = append(tps, tp)
+		}
+		slices.SortFunc(tps, func(a, b model.TopicPartition) int {
+			switch {
+			case a.Less(b):
+				return -1
+			case b.Less(a):
+				return 1
+			}
+			return 0
+		})
+	}
+	resp := model.OffsetFetchResponse{CorrelationID: r.CorrelationID, Offsets: make([]model.CommittedOffset, len(tps))}
+	for i, tp := range tps {
+		o, ok := committed[tp]
+		if !ok {
+			resp.Offsets[i] = model.CommittedOffset{TP: tp, Offset: model.NoOffset, LeaderEpoch: model.NoEpoch}
+			continue
+		}
+		resp.Offsets[i] = model.CommittedOffset{TP: tp, Offset: o.Offset, LeaderEpoch: o.LeaderEpoch}
+	}
+	c.reply(from, resp)
+	return c.end()
+}
+
+// Offset is the committed offset of a group's partition, for tests and
+// observers.
+func (c *Coordinator) Offset(group string, tp model.TopicPartition) (Committed, bool) {
+	o, ok := c.offsets[group][tp]
+	return o, ok
+}
