@@ -17,10 +17,10 @@ import (
 // a position or whose position left the log (OFFSET_OUT_OF_RANGE), or
 // truncation detected after a leader change (KIP-320).
 //
-// Consumer groups come in their own issue. The seam for them is
-// setAssignment (what a rebalance calls with the member's new partitions)
-// and initPosition (where a committed offset, once there are groups, is
-// consulted before auto.offset.reset).
+// With a GroupID it is a group member instead (group.go): it subscribes,
+// the group assigns it partitions through setAssignment, and a newly
+// assigned partition starts from the group's committed offset before
+// auto.offset.reset is consulted (initPosition).
 type Consumer struct {
 	opts    ConsumerOptions
 	cfg     model.ConsumerConfig
@@ -41,6 +41,8 @@ type Consumer struct {
 	wakeID sim.TimerID
 	wakeAt time.Duration
 	pollID sim.TimerID
+
+	grp *member // nil without a GroupID
 }
 
 // partState is one assigned partition's position and fetch state, after
@@ -117,11 +119,16 @@ func NewConsumer(opts ConsumerOptions) *Consumer {
 		parts: map[model.TopicPartition]*partState{},
 	}
 	c.md = newMetadata(opts.Bootstrap, c.cl)
+	if opts.GroupID != "" {
+		c.grp = newMember(&c.opts)
+	}
 	return c
 }
 
 // Start boots the consumer: a fresh process with no positions. It assigns
-// ConsumerOptions.Assignment, if any, and starts the poll loop.
+// ConsumerOptions.Assignment, if any, or, for a group member, subscribes
+// to ConsumerOptions.Topics (a restarted member joins its group again),
+// and starts the poll loop.
 func (c *Consumer) Start(env *sim.Env) {
 	c.env = env
 	c.net = newNetwork(env)
@@ -131,6 +138,9 @@ func (c *Consumer) Start(env *sim.Env) {
 	}
 	if len(c.opts.Assignment) > 0 {
 		c.Assign(env, c.opts.Assignment)
+	}
+	if c.grp != nil {
+		c.Subscribe(env, c.opts.Topics)
 	}
 	c.pollID = env.After(c.opts.PollInterval, timerPoll, 0)
 	c.run(env)
@@ -142,6 +152,9 @@ func (c *Consumer) Start(env *sim.Env) {
 // be nil from harness code outside the node's events.
 func (c *Consumer) Assign(env *sim.Env, tps []model.TopicPartition) {
 	env = c.envOr(env)
+	if c.grp != nil {
+		panic("client.Consumer.Assign: a group member subscribes (KafkaConsumer throws IllegalStateException)")
+	}
 	tps = slices.Clone(tps)
 	slices.SortFunc(tps, cmpTP)
 	tps = slices.Compact(tps)
@@ -152,8 +165,8 @@ func (c *Consumer) Assign(env *sim.Env, tps []model.TopicPartition) {
 	c.run(env)
 }
 
-// setAssignment installs an assignment without recording it: the seam a
-// group rebalance will use, which records its own rebalance op.
+// setAssignment installs an assignment without recording it: a group
+// rebalance uses it and records its own rebalance op.
 func (c *Consumer) setAssignment(env *sim.Env, tps []model.TopicPartition) {
 	for _, tp := range c.order {
 		if _, keep := slices.BinarySearchFunc(tps, tp, cmpTP); !keep {
@@ -169,11 +182,7 @@ func (c *Consumer) setAssignment(env *sim.Env, tps []model.TopicPartition) {
 		}
 	}
 	c.order = tps
-	topics := make([]string, 0, len(tps))
-	for _, tp := range tps {
-		topics = append(topics, tp.Topic)
-	}
-	c.md.setTopics(topics)
+	c.setInterest()
 }
 
 // Seek moves a partition's position (KafkaConsumer.seek) and records a seek
@@ -241,6 +250,17 @@ func (c *Consumer) setPosition(ps *partState, offset model.Offset, epoch model.E
 // fail with the error.
 func (c *Consumer) poll(env *sim.Env) {
 	at := env.ObserverNow()
+	if m := c.grp; m != nil && m.fatal != "" && !m.fatalRaised {
+		m.fatalRaised = true
+		if c.rec != nil {
+			i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
+			c.rec.Fail(i, at, m.fatal)
+		}
+		return
+	}
+	if c.pollsPaused() {
+		return
+	}
 	for _, tp := range c.order {
 		ps := c.parts[tp]
 		if ps.errNext == "" {
@@ -310,6 +330,8 @@ func (c *Consumer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqOffsetsForEpoch {
 			c.handleEpochAnswer(env, req, r)
 		}
+	default:
+		c.receiveGroup(env, broker, m)
 	}
 	c.run(env)
 }
@@ -348,6 +370,7 @@ func (c *Consumer) run(env *sim.Env) {
 		}
 		c.brokerFailed(env, b)
 	}
+	c.groupRun(env)
 	for _, tp := range c.order {
 		c.updatePosition(env, c.parts[tp])
 	}
@@ -369,7 +392,14 @@ func (c *Consumer) brokerFailed(env *sim.Env, broker model.BrokerID) {
 			if ps := c.parts[r.tp]; ps != nil && ps.gen == r.gen {
 				c.requestFailed(env, ps)
 			}
+		default:
+			if c.grp != nil && isGroupRequest(r.kind) {
+				c.groupRequestFailed(env, r)
+			}
 		}
+	}
+	if c.grp != nil && broker == c.grp.coordinator {
+		c.coordinatorUnknown(env)
 	}
 }
 
@@ -397,6 +427,7 @@ func (c *Consumer) nextDeadline(now time.Duration) time.Duration {
 	for _, w := range c.fetchWait {
 		later(w.at)
 	}
+	later(c.groupDeadline(now))
 	return d
 }
 

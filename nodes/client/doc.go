@@ -1,5 +1,5 @@
 // Package client holds the simulated Kafka clients: a Producer and a
-// Consumer (manual assignment), each a sim.Node that speaks the model's
+// Consumer (manual assignment, or a consumer group member), each a sim.Node that speaks the model's
 // request and response messages to brokers and records every operation it
 // performs in the run's shared history (model.Recorder), which is what the
 // checkers judge.
@@ -23,6 +23,12 @@
 //   - consumer.go, fetcher.go, positions.go: assignment, poll, fetch,
 //     auto.offset.reset, KIP-320 position validation (KafkaConsumer,
 //     AbstractFetch, FetchCollector, SubscriptionState, OffsetFetcher).
+//   - group.go, group_rebalance.go, group_commit.go: the classic group
+//     protocol's member: coordinator discovery, join and sync, heartbeats,
+//     eager and cooperative (KIP-429) revocation with the rebalance
+//     callbacks, auto and manual commits, committed offsets as starting
+//     positions, and kafkasim's consumer.self.fencing switch
+//     (AbstractCoordinator, ConsumerCoordinator).
 //
 // # Outcomes in the history
 //
@@ -40,7 +46,8 @@
 // starts a goroutine, uses channels or package sync, reads the real clock,
 // touches the real file system or network, or draws randomness from
 // anywhere but its sim.Env; it never lets map iteration order reach
-// behaviour; it imports only sim, model and the standard library. It uses
+// behaviour; it imports only sim, model, nodes/group (the assignors a
+// group leader runs) and the standard library. It uses
 // env.Now() (its own, possibly skewed clock) for every protocol decision
 // and env.ObserverNow() only to stamp history operations. Its state dies
 // with it: whatever must survive a crash (the history, a workload's value

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/nodes/group"
 	"kafkasim/sim"
 )
 
@@ -86,6 +87,32 @@ type ConsumerOptions struct {
 	// 100 ms.
 	PollInterval time.Duration
 
+	// GroupID (group.id), if set, makes the consumer a member of that
+	// consumer group: it subscribes to Topics at every start (recorded as a
+	// subscribe op) and the group assigns it partitions, instead of
+	// Assignment, which must then be empty.
+	GroupID string
+	// Topics is the subscription of a group member.
+	Topics []string
+	// GroupInstanceID is group.instance.id (KIP-345): a static member keeps
+	// its place in the group across restarts, and does not leave the group
+	// when it stops.
+	GroupInstanceID string
+	// Assignors is partition.assignment.strategy, in preference order; the
+	// coordinator picks the first one every member supports. Empty means
+	// Config.Consumer.AssignmentStrategy, followed by cooperative-sticky
+	// when that is range: Kafka's default list [range, cooperative-sticky].
+	// The member revokes cooperatively (KIP-429) only if every assignor in
+	// the list supports it, as Kafka's ConsumerCoordinator decides.
+	Assignors []model.Assignor
+	// OnRevoked, OnAssigned and OnLost are the ConsumerRebalanceListener
+	// callbacks, called with the partitions concerned, sorted, before the
+	// consumer stops fetching revoked or lost partitions and after it takes
+	// assigned ones. Nil means no callback.
+	OnRevoked  func(env *sim.Env, tps []model.TopicPartition)
+	OnAssigned func(env *sim.Env, tps []model.TopicPartition)
+	OnLost     func(env *sim.Env, tps []model.TopicPartition)
+
 	_ struct{}
 }
 
@@ -139,6 +166,22 @@ func checkConsumer(o *ConsumerOptions) {
 	}
 	if cs.MaxPollRecords < 1 || c.RequestTimeout <= 0 || c.MetadataMaxAge <= 0 {
 		bad = append(bad, "max.poll.records, request.timeout.ms and metadata.max.age.ms must be positive (start from model.DefaultConfig())")
+	}
+	if o.GroupID == "" && (len(o.Topics) > 0 || o.GroupInstanceID != "" || len(o.Assignors) > 0) {
+		bad = append(bad, "Topics, GroupInstanceID and Assignors need a GroupID")
+	}
+	if o.GroupID != "" {
+		if len(o.Assignment) > 0 {
+			bad = append(bad, "a group member subscribes: Assignment must be empty")
+		}
+		if cs.HeartbeatInterval <= 0 || cs.HeartbeatInterval >= cs.SessionTimeout || cs.MaxPollInterval <= 0 || cs.AutoCommitInterval <= 0 {
+			bad = append(bad, "a group member needs 0 < heartbeat.interval.ms < session.timeout.ms and positive max.poll.interval.ms and auto.commit.interval.ms")
+		}
+		for _, a := range o.Assignors {
+			if _, ok := group.ByName(a); !ok {
+				bad = append(bad, fmt.Sprintf("unknown assignor %q", string(a)))
+			}
+		}
 	}
 	if len(bad) > 0 {
 		panic(fmt.Sprintf("client.NewConsumer: %v", bad))

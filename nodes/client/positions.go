@@ -88,9 +88,13 @@ func (c *Consumer) updatePosition(env *sim.Env, ps *partState) {
 
 // initPosition gives a newly assigned partition its first position. With
 // manual assignment there is no committed offset, so auto.offset.reset
-// decides. This is the seam for consumer groups: a member will first fetch
-// its group's committed offset (OffsetFetch) and reset only without one.
+// decides. A group member leaves the partition waiting: the group's
+// committed offset decides (maybeFetchCommitted), and auto.offset.reset
+// only without one.
 func (c *Consumer) initPosition(env *sim.Env, ps *partState) {
+	if c.grp != nil {
+		return
+	}
 	c.startReset(env, ps, ResetNoOffset, "NoOffsetForPartition")
 }
 

@@ -1,0 +1,202 @@
+package client
+
+import (
+	"slices"
+
+	"kafkasim/model"
+	"kafkasim/nodes/group"
+	"kafkasim/sim"
+)
+
+// The rebalance as a member sees it, after Kafka's ConsumerCoordinator
+// (onJoinPrepare, onLeaderElected, onJoinComplete) and KIP-429:
+//
+//   - eager (range, roundrobin, sticky, or a list with any of them): before
+//     rejoining, commit (with auto-commit) and revoke every partition; the
+//     new assignment is all gained;
+//   - cooperative (cooperative-sticky only): keep fetching what the member
+//     owns while it rejoins; after SyncGroup revoke only what the new
+//     assignment leaves out, and if anything was revoked rejoin at once, so
+//     that the second rebalance gives it to its new owner.
+//
+// Every change of ownership is a rebalance op, recorded at the instant it
+// takes effect: lost and revoked partitions when the member stops reading
+// them, gained ones when it takes the assignment. The callbacks run at the
+// same instants, a revocation's before the partitions go (so it can still
+// commit them), an assignment's after they come.
+
+// prepareJoin is onJoinPrepare, run once per rebalance before the first
+// JoinGroup. With auto-commit a member in a generation first commits what
+// it consumed and waits for the answer (Kafka waits up to the rebalance
+// timeout; here a request timeout bounds it); an eager member returns no
+// records meanwhile (maybeMarkPartitionsPendingRevocation). Then it revokes
+// everything (eager) or the partitions of topics it no longer subscribes to
+// (cooperative). It reports whether the JoinGroup may go.
+func (c *Consumer) prepareJoin(env *sim.Env) bool {
+	m := c.grp
+	if m.prepared {
+		return true
+	}
+	if c.cfg.AutoCommit && m.generation != noGeneration && m.phase == phaseStable && !m.prepDone {
+		if m.prepCommit != 0 || len(m.commits) > 0 {
+			return false // wait for the commits in flight
+		}
+		if c.commitPositions(env, true) {
+			m.prepCommit = m.commits[len(m.commits)-1].corr
+			return false
+		}
+	}
+	m.prepared = true
+	m.prepCommit = 0
+	if len(c.order) == 0 {
+		return true
+	}
+	switch {
+	case m.generation == noGeneration || m.memberID == "":
+		c.losePartitions(env)
+	case !m.cooperative:
+		c.revokePartitions(env, slices.Clone(c.order))
+	default:
+		var gone []model.TopicPartition
+		for _, tp := range c.order {
+			if _, sub := slices.BinarySearch(m.topics, tp.Topic); !sub {
+				gone = append(gone, tp)
+			}
+		}
+		c.revokePartitions(env, gone)
+	}
+	return true
+}
+
+// pollsPaused reports whether poll must return nothing: an eager member
+// waiting for its onJoinPrepare commit, whose partitions are about to be
+// revoked, hands out no more records that the commit would not cover.
+func (c *Consumer) pollsPaused() bool {
+	m := c.grp
+	return m != nil && !m.cooperative && m.prepCommit != 0
+}
+
+// leaderAssign is onLeaderElected: the leader runs the assignor the
+// coordinator chose over every member's subscription and owned partitions,
+// with the partition counts its own metadata knows. A topic without
+// metadata is skipped, as Kafka's leader skips it.
+func (c *Consumer) leaderAssign(r model.JoinGroupResponse) []model.MemberAssignment {
+	// The coordinator picks among the members' own assignors; an unknown
+	// name is a coordinator bug, and nobody gets anything rather than a
+	// guess.
+	a, ok := group.ByName(r.Protocol)
+	members := make([]group.Member, len(r.Members))
+	counts := map[string]int32{}
+	for i, gm := range r.Members {
+		members[i] = group.Member{ID: gm.MemberID, InstanceID: gm.GroupInstanceID, Subscription: gm.Topics, Owned: gm.Owned}
+		for _, t := range gm.Topics {
+			if n, known := c.md.partitions(t); known {
+				counts[t] = n
+			}
+		}
+	}
+	var as group.Assignment
+	if ok {
+		as = a.Assign(members, counts)
+	}
+	out := make([]model.MemberAssignment, 0, len(members))
+	for _, gm := range r.Members {
+		out = append(out, model.MemberAssignment{MemberID: gm.MemberID, Partitions: slices.Clone(as[gm.MemberID])})
+	}
+	slices.SortFunc(out, func(x, y model.MemberAssignment) int {
+		switch {
+		case x.MemberID < y.MemberID:
+			return -1
+		case x.MemberID > y.MemberID:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// takeAssignment is onJoinComplete: the member's share of the new
+// generation. An eager member owns nothing at this point, so all of it is
+// gained; a cooperative one revokes what it owned and did not get back,
+// and asks for the follow-up rebalance if it revoked anything.
+func (c *Consumer) takeAssignment(env *sim.Env, tps []model.TopicPartition) {
+	m := c.grp
+	tps = slices.Clone(tps)
+	slices.SortFunc(tps, cmpTP)
+	tps = slices.Compact(tps)
+	var revoked, added []model.TopicPartition
+	for _, tp := range c.order {
+		if _, keep := slices.BinarySearchFunc(tps, tp, cmpTP); !keep {
+			revoked = append(revoked, tp)
+		}
+	}
+	for _, tp := range tps {
+		if _, had := slices.BinarySearchFunc(c.order, tp, cmpTP); !had {
+			added = append(added, tp)
+		}
+	}
+	if len(revoked) > 0 && c.opts.OnRevoked != nil {
+		c.opts.OnRevoked(env, slices.Clone(revoked))
+	}
+	c.recordRebalance(env, added, revoked)
+	c.setAssignment(env, tps)
+	if c.opts.OnAssigned != nil {
+		c.opts.OnAssigned(env, slices.Clone(added))
+	}
+	if len(revoked) > 0 && m.cooperative {
+		m.rejoin = true
+	}
+}
+
+// revokePartitions gives up tps in an orderly way (onPartitionsRevoked):
+// the callback first, while the member still owns them, then it stops
+// fetching them.
+func (c *Consumer) revokePartitions(env *sim.Env, tps []model.TopicPartition) {
+	if len(tps) == 0 {
+		return
+	}
+	if c.opts.OnRevoked != nil {
+		c.opts.OnRevoked(env, slices.Clone(tps))
+	}
+	c.dropPartitions(env, tps)
+}
+
+// losePartitions gives up everything the member owns because it may
+// already belong to someone else (onPartitionsLost): no commit is
+// possible any more.
+func (c *Consumer) losePartitions(env *sim.Env) {
+	if len(c.order) == 0 {
+		return
+	}
+	tps := slices.Clone(c.order)
+	if c.opts.OnLost != nil {
+		c.opts.OnLost(env, slices.Clone(tps))
+	}
+	c.dropPartitions(env, tps)
+}
+
+// dropPartitions records the loss of tps and stops fetching them; records
+// buffered for them are dropped with their state.
+func (c *Consumer) dropPartitions(env *sim.Env, tps []model.TopicPartition) {
+	c.recordRebalance(env, nil, tps)
+	var keep []model.TopicPartition
+	for _, tp := range c.order {
+		if !slices.Contains(tps, tp) {
+			keep = append(keep, tp)
+		}
+	}
+	c.setAssignment(env, keep)
+}
+
+// recordRebalance records one change of ownership in the member's current
+// generation; nothing when nothing changed.
+func (c *Consumer) recordRebalance(env *sim.Env, gained, lost []model.TopicPartition) {
+	if c.rec == nil || (len(gained) == 0 && len(lost) == 0) {
+		return
+	}
+	c.rec.Event(model.Op{
+		Process: c.process, F: model.FRebalance, Time: env.ObserverNow(),
+		Group: c.grp.group, Generation: c.grp.generation,
+		Gained: slices.Clone(gained), Lost: slices.Clone(lost),
+	})
+}
