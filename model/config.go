@@ -120,6 +120,10 @@ type GroupConfig struct {
 	// OffsetsTopicReplicationFactor is the replication factor of
 	// __consumer_offsets.
 	OffsetsTopicReplicationFactor int32 `kafka:"offsets.topic.replication.factor" min:"1"`
+	// OffsetCommitTimeout bounds how long the coordinator waits for one of
+	// its writes (an offset commit, a group's assignment) to commit in
+	// __consumer_offsets before it answers with an error.
+	OffsetCommitTimeout time.Duration `kafka:"offsets.commit.timeout.ms" min:"1ms"`
 }
 
 // ProducerConfig holds the producer's settings.
@@ -241,6 +245,7 @@ func DefaultConfig() Config {
 			MaxSessionTimeout:             30 * time.Minute,
 			OffsetsTopicPartitions:        50,
 			OffsetsTopicReplicationFactor: 3,
+			OffsetCommitTimeout:           5 * time.Second,
 		},
 		Producer: ProducerConfig{
 			Acks:            AcksAll,

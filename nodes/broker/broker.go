@@ -90,6 +90,7 @@ type Broker struct {
 
 	producerIDs producerIDAllocator
 	corr        int32
+	coord       coordinatorHost // group coordinator shards (coordinator.go)
 }
 
 // New builds a broker value; the kernel calls Start on it.
@@ -236,6 +237,9 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		b.handleMetadataUpdate(m)
 	case model.AlterPartitionResponse:
 		b.handleAlterPartitionResponse(m)
+	case model.FindCoordinatorRequest, model.JoinGroupRequest, model.SyncGroupRequest, model.HeartbeatRequest,
+		model.LeaveGroupRequest, model.OffsetCommitRequest, model.OffsetFetchRequest, model.CreateTopicsResponse:
+		b.handleGroupMessage(src, m)
 	default:
 		env.Trace("unhandled", fmt.Sprintf("%T from %v", m, from))
 	}
@@ -276,6 +280,8 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 		b.fetcherTimeout(model.BrokerID(t.Arg))
 	case timerAlterTimeout:
 		b.alterPartitionTimeout(t.Arg)
+	case timerCoordinator, timerCoordinatorLoad, timerOffsetsTopicCreate:
+		b.fireCoordinator(t)
 	}
 }
 
@@ -296,6 +302,7 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 		b.fetcherBackoff(f)
 	}
 	b.dropRequestsFrom(p)
+	b.coordinatorPeerGone(p)
 }
 
 // dropRequestsFrom forgets every parked request of a peer whose connection

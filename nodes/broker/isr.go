@@ -80,6 +80,7 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 		}
 		b.completeProduces(p)
 		b.wakeFetches(p)
+		b.completeCoordinatorWrites(p)
 	}
 }
 

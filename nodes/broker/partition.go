@@ -113,6 +113,7 @@ func (b *Broker) makeLeader(p *partition, ps model.PartitionState) {
 			p.followers[r] = fs
 		}
 		b.env.Trace("become-leader", p.tp.String()+" epoch="+itoa(int64(ps.LeaderEpoch)))
+		b.coordinatorElected(p)
 		if o := b.cfg.Observer; o != nil {
 			o.BecameLeader(b.cfg.ID, p.tp, ps.LeaderEpoch)
 			o.LeaderHighWatermark(b.cfg.ID, p.tp, ps.LeaderEpoch, p.hw)
@@ -148,6 +149,7 @@ func (b *Broker) makeFollower(p *partition, ps model.PartitionState) {
 		p.alter = nil
 		b.failWaitingProduces(p, model.NotLeaderOrFollower)
 		b.wakeFetches(p) // parked fetches now answer NOT_LEADER_OR_FOLLOWER
+		b.coordinatorResigned(p)
 	}
 	b.stopFollowing(p)
 	p.fetchBlocked = false

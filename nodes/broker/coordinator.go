@@ -1,0 +1,333 @@
+package broker
+
+import (
+	"time"
+	"unicode/utf16"
+
+	"kafkasim/model"
+	"kafkasim/nodes/group"
+	"kafkasim/sim"
+)
+
+// OffsetsTopic is the internal topic that stores committed offsets and
+// group metadata. The leader of its partition p is the group coordinator
+// of every group whose id hashes to p.
+const OffsetsTopic = "__consumer_offsets"
+
+// Loading a coordinator shard takes virtual time: a fixed cost plus a cost
+// per record read back from the log. Kafka's load time is dominated by
+// reading the partition; these figures (a few milliseconds for a small
+// partition) make loading visible to clients as COORDINATOR_LOAD_IN_PROGRESS
+// without dominating a failover.
+const (
+	coordinatorLoadBase      = 5 * time.Millisecond
+	coordinatorLoadPerRecord = 10 * time.Microsecond
+)
+
+// Timer kinds of the coordinator host.
+const (
+	timerCoordinator        = "group-coordinator" // a shard's deadlines; arg = partition
+	timerCoordinatorLoad    = "group-coordinator-load"
+	timerOffsetsTopicCreate = "offsets-topic-create-timeout"
+)
+
+// coordinatorHost is the broker's side of the group coordinator: one
+// shard per __consumer_offsets partition this broker leads, and the
+// auto-creation of that topic.
+type coordinatorHost struct {
+	shards     map[int32]*coordShard
+	createOut  bool // a CreateTopics for the offsets topic is in flight
+	createCorr int32
+}
+
+// coordShard is one loaded (or loading) partition of __consumer_offsets.
+type coordShard struct {
+	p     *partition
+	epoch model.Epoch // the leader epoch it was loaded under
+	c     *group.Coordinator
+	// Loading: requests answer COORDINATOR_LOAD_IN_PROGRESS until the
+	// load timer fired and the high watermark covers what was replayed.
+	loading    bool
+	loadTimer  bool // the load's time has passed
+	loadEnd    model.Offset
+	loadRecord int
+	timer      sim.TimerID
+	timerAt    time.Duration
+	writes     []*coordWrite // in append order
+}
+
+// coordWrite is a coordinator write waiting for the high watermark.
+type coordWrite struct {
+	id       int64
+	required model.Offset // the high watermark that commits it
+	deadline time.Duration
+}
+
+// PartitionFor is the offsets partition of a group: Kafka's
+// Utils.abs(groupId.hashCode()) % partitions, with Java's String.hashCode
+// so that a group lands where it would in Kafka.
+func PartitionFor(groupID string, partitions int32) int32 {
+	h := javaStringHashCode(groupID)
+	if h == -1<<31 {
+		h = 0 // Utils.abs maps Integer.MIN_VALUE to 0
+	} else if h < 0 {
+		h = -h
+	}
+	return h % partitions
+}
+
+// javaStringHashCode is java.lang.String.hashCode: s[0]*31^(n-1) + ... +
+// s[n-1] over the UTF-16 code units, in 32-bit arithmetic.
+func javaStringHashCode(s string) int32 {
+	var h int32
+	for _, r := range s {
+		if r >= 0x10000 {
+			hi, lo := utf16.EncodeRune(r)
+			h = 31*h + int32(hi)
+			h = 31*h + int32(lo)
+			continue
+		}
+		h = 31*h + int32(r)
+	}
+	return h
+}
+
+// offsetsPartitions is the offsets topic's partition count: the topic's,
+// once it exists, else offsets.topic.num.partitions.
+func (b *Broker) offsetsPartitions() int32 {
+	if n := int32(len(b.topicsOf[OffsetsTopic])); n > 0 {
+		return n
+	}
+	return b.cfg.Kafka.Group.OffsetsTopicPartitions
+}
+
+// coordinatorElected starts loading a shard when this broker becomes
+// leader of an offsets partition (GroupCoordinator.onElection). The log is
+// replayed at once (nothing can append to it meanwhile: this broker leads
+// and refuses group requests while loading), and the shard serves once the
+// load's virtual time has passed and the high watermark covers every
+// replayed record, so that it never serves state a failover could lose.
+func (b *Broker) coordinatorElected(p *partition) {
+	if p.tp.Topic != OffsetsTopic {
+		return
+	}
+	if b.coord.shards == nil {
+		b.coord.shards = map[int32]*coordShard{}
+	}
+	if old := b.coord.shards[p.tp.Partition]; old != nil {
+		// A new leader epoch while leading: start over from the log.
+		b.unloadShard(old, "new leader epoch")
+	}
+	c := group.NewCoordinator(group.Config{
+		Group:          b.cfg.Kafka.Group,
+		MemberIDPrefix: "b" + itoa(int64(b.cfg.ID)) + "-e" + itoa(int64(p.leaderEpoch)) + "-p" + itoa(int64(p.tp.Partition)) + "-",
+	})
+	s := &coordShard{p: p, epoch: p.leaderEpoch, c: c, loading: true, loadEnd: p.log.LEO()}
+	for from := p.log.LogStartOffset(); from < s.loadEnd; {
+		batches := p.log.Read(from, 1<<20)
+		if len(batches) == 0 {
+			break
+		}
+		for _, batch := range batches {
+			for _, r := range batch.Records {
+				if err := c.Replay(r); err != nil {
+					b.env.Trace("coordinator-bad-record", p.tp.String()+" offset "+itoa(int64(r.Offset))+": "+err.Error())
+				}
+				s.loadRecord++
+			}
+			from = batch.NextOffset()
+		}
+	}
+	b.coord.shards[p.tp.Partition] = s
+	b.env.Trace("coordinator-load-start", p.tp.String()+" epoch="+itoa(int64(p.leaderEpoch))+" records="+itoa(int64(s.loadRecord))+" end="+itoa(int64(s.loadEnd)))
+	d := coordinatorLoadBase + time.Duration(s.loadRecord)*coordinatorLoadPerRecord
+	s.timer = b.env.After(d, timerCoordinatorLoad, int64(p.tp.Partition))
+}
+
+// maybeFinishLoad makes a loading shard serve once both conditions hold.
+func (b *Broker) maybeFinishLoad(s *coordShard) {
+	if !s.loading || !s.loadTimer || s.p.hw < s.loadEnd {
+		return
+	}
+	s.loading = false
+	s.c.Loaded(b.now())
+	b.env.Trace("coordinator-load-end", s.p.tp.String()+" epoch="+itoa(int64(s.epoch))+" groups="+itoa(int64(len(s.c.Groups()))))
+	b.armShard(s)
+}
+
+// coordinatorResigned drops a shard when this broker stops leading its
+// partition (GroupCoordinator.onResignation): pending writes and parked
+// members are answered NOT_COORDINATOR.
+func (b *Broker) coordinatorResigned(p *partition) {
+	if p.tp.Topic != OffsetsTopic {
+		return
+	}
+	if s := b.coord.shards[p.tp.Partition]; s != nil {
+		b.unloadShard(s, "no longer leader")
+	}
+}
+
+func (b *Broker) unloadShard(s *coordShard, why string) {
+	delete(b.coord.shards, s.p.tp.Partition)
+	b.env.Cancel(s.timer)
+	s.timer = 0
+	s.writes = nil
+	b.env.Trace("coordinator-unload", s.p.tp.String()+" epoch="+itoa(int64(s.epoch))+": "+why)
+	if s.loading {
+		return // nothing was served, nothing waits
+	}
+	b.applyEffects(nil, s.c.Close(b.now()))
+}
+
+// applyEffects executes what a shard asked for: replies, traces, writes.
+// s is nil for a shard being dropped, which may still answer but not
+// write.
+func (b *Broker) applyEffects(s *coordShard, e group.Effects) {
+	for _, t := range e.Traces {
+		b.env.Trace(t.Kind, t.Detail)
+	}
+	for _, r := range e.Replies {
+		b.send(r.To, r.Msg)
+	}
+	if s == nil {
+		return
+	}
+	for _, w := range e.Writes {
+		b.appendCoordinatorWrite(s, w)
+	}
+	b.armShard(s)
+}
+
+// appendCoordinatorWrite appends a shard's records as the partition
+// leader would a produce with acks=all: refused below min.insync.replicas,
+// otherwise stamped with the leader epoch and acknowledged once the high
+// watermark passes it, or failed after offsets.commit.timeout.ms.
+func (b *Broker) appendCoordinatorWrite(s *coordShard, w group.Write) {
+	if b.coord.shards[s.p.tp.Partition] != s {
+		return // dropped while its effects were applied
+	}
+	p := s.p
+	if !p.isLeader {
+		b.applyEffects(s, s.c.WriteDone(b.now(), w.ID, model.NotLeaderOrFollower))
+		return
+	}
+	if int32(len(p.isr)) < b.cfg.Kafka.Topic.MinInsyncReplicas {
+		b.applyEffects(s, s.c.WriteDone(b.now(), w.ID, model.NotEnoughReplicas))
+		return
+	}
+	batch := model.NewBatchOf(model.NoProducerID, model.NoEpoch, model.NoSequence, w.Records).Rebase(p.log.LEO(), p.leaderEpoch)
+	p.log.Append(batch, b.now())
+	s.writes = append(s.writes, &coordWrite{id: w.ID, required: batch.NextOffset(), deadline: b.now() + b.cfg.Kafka.Group.OffsetCommitTimeout})
+	b.wakeFetches(p)
+	b.maybeIncrementHW(p)
+}
+
+// completeCoordinatorWrites runs when a leader's high watermark moves: a
+// loading shard may be done, and writes it covers are committed. As for a
+// produce, a write committed while the ISR is below the minimum is
+// answered NOT_ENOUGH_REPLICAS_AFTER_APPEND.
+func (b *Broker) completeCoordinatorWrites(p *partition) {
+	if p.tp.Topic != OffsetsTopic {
+		return
+	}
+	s := b.coord.shards[p.tp.Partition]
+	if s == nil || s.p != p {
+		return
+	}
+	b.maybeFinishLoad(s)
+	for len(s.writes) > 0 && s.writes[0].required <= p.hw && b.coord.shards[p.tp.Partition] == s {
+		w := s.writes[0]
+		s.writes = s.writes[1:]
+		code := model.NoError
+		if int32(len(p.isr)) < b.cfg.Kafka.Topic.MinInsyncReplicas {
+			code = model.NotEnoughReplicasAfterAppend
+		}
+		b.applyEffects(s, s.c.WriteDone(b.now(), w.id, code))
+	}
+}
+
+// armShard sets the shard's one timer to its earliest deadline: the
+// coordinator's own, or a write's timeout.
+func (b *Broker) armShard(s *coordShard) {
+	if s.loading || b.coord.shards[s.p.tp.Partition] != s {
+		return
+	}
+	at, ok := s.c.NextDeadline()
+	for _, w := range s.writes {
+		if !ok || w.deadline < at {
+			at, ok = w.deadline, true
+		}
+	}
+	if !ok {
+		b.env.Cancel(s.timer)
+		s.timer = 0
+		return
+	}
+	if s.timer != 0 && s.timerAt == at {
+		return
+	}
+	b.env.Cancel(s.timer)
+	s.timerAt = at
+	s.timer = b.env.After(max(at-b.now(), 0), timerCoordinator, int64(s.p.tp.Partition))
+}
+
+// fireCoordinator handles the coordinator host's timers.
+func (b *Broker) fireCoordinator(t sim.Timer) {
+	if t.Kind == timerOffsetsTopicCreate {
+		if int32(t.Arg) == b.coord.createCorr {
+			b.coord.createOut = false
+		}
+		return
+	}
+	s := b.coord.shards[int32(t.Arg)]
+	if s == nil || s.timer != t.ID {
+		return
+	}
+	s.timer = 0
+	if t.Kind == timerCoordinatorLoad {
+		s.loadTimer = true
+		b.maybeFinishLoad(s)
+		return
+	}
+	now := b.now()
+	k := 0
+	var expired []*coordWrite
+	for _, w := range s.writes {
+		if w.deadline <= now {
+			expired = append(expired, w)
+			continue
+		}
+		s.writes[k] = w
+		k++
+	}
+	clear(s.writes[k:])
+	s.writes = s.writes[:k]
+	for _, w := range expired {
+		// The write may still commit later; Kafka's coordinator answers
+		// the timeout as it would a failed append.
+		b.applyEffects(s, s.c.WriteDone(now, w.id, model.RequestTimedOut))
+	}
+	if b.coord.shards[int32(t.Arg)] == s {
+		b.applyEffects(s, s.c.Expire(now))
+	}
+}
+
+// coordinatorPeerGone forgets responses parked for a client whose
+// connection broke.
+func (b *Broker) coordinatorPeerGone(peer model.BrokerID) {
+	for _, tp := range b.topicsOf[OffsetsTopic] {
+		if s := b.coord.shards[tp.Partition]; s != nil {
+			s.c.ForgetPeer(peer)
+		}
+	}
+}
+
+// Coordinator exposes the loaded shard of an offsets partition to tests
+// and the harness (read-only use), or nil if this broker does not serve it.
+func (b *Broker) Coordinator(partition int32) *group.Coordinator {
+	s := b.coord.shards[partition]
+	if s == nil || s.loading {
+		return nil
+	}
+	return s.c
+}
