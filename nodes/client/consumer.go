@@ -17,10 +17,11 @@ import (
 // a position or whose position left the log (OFFSET_OUT_OF_RANGE), or
 // truncation detected after a leader change (KIP-320).
 //
-// With a GroupID it is a group member instead (group.go): it subscribes,
-// the group assigns it partitions through setAssignment, and a newly
-// assigned partition starts from the group's committed offset before
-// auto.offset.reset is consulted (initPosition).
+// With a GroupID it is a group member instead (group.go): it records a
+// subscribe op, the group assigns it partitions through setAssignment
+// (each change of ownership a rebalance op), a newly assigned partition
+// starts from the group's committed offset before auto.offset.reset is
+// consulted (initPosition), and every OffsetCommit is a commit op.
 type Consumer struct {
 	opts    ConsumerOptions
 	cfg     model.ConsumerConfig

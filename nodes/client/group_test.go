@@ -587,3 +587,36 @@ func TestGroupStopLeavesAndRestartResumes(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+// A subscription change rejoins the group. A cooperative member first
+// commits, then revokes only the partitions of the topic it dropped
+// (onJoinPrepare), and keeps the others through the rebalance.
+func TestGroupSubscribeChangeRejoins(t *testing.T) {
+	gw := newGroupTest(t, 2, 2)
+	gw.c.topic("t", 1, 1)
+	gw.c.topic("u", 1, 1)
+	id := gw.member(cfg(t, "auto.offset.reset=earliest", "heartbeat.interval.ms=1s", "partition.assignment.strategy=cooperative-sticky"),
+		func(o *ConsumerOptions) { o.Topics = []string{"u", "t"} })
+	gw.start(0, id)
+	gw.at(5*time.Second, func() { gw.consumerAt(id).Subscribe(nil, []string{"t"}) })
+	gw.run(10 * time.Second)
+
+	h := gw.history()
+	subs := opsOf(h, int(id), model.FSubscribe)
+	if len(subs) != 2 || !slices.Equal(subs[0].Topics, []string{"t", "u"}) || !slices.Equal(subs[1].Topics, []string{"t"}) || subs[1].Group != "g" {
+		t.Errorf("subscribe ops %v, want [t u] then [t] for group g", subs)
+	}
+	rb := opsOf(h, int(id), model.FRebalance)
+	u := []model.TopicPartition{model.TP("u", 0), model.TP("u", 1)}
+	if len(rb) != 2 || len(rb[0].Gained) != 4 || !slices.Equal(rb[1].Lost, u) || rb[1].Time < 5*time.Second || rb[1].Time > 5100*time.Millisecond || len(rb[1].Gained) != 0 {
+		t.Fatalf("rebalance ops %v, want all four gained, then u's two revoked after the subscribe (and its commit)\n%s", rb, dump(h))
+	}
+	joins := groupRequests[model.JoinGroupRequest](gw.c)
+	last := joins[len(joins)-1]
+	if !slices.Equal(last.Topics, []string{"t"}) || !slices.Equal(last.Owned, tps(2)) {
+		t.Errorf("last join %v, want topics [t] owning t/0 t/1", last)
+	}
+	if got := gw.consumerAt(id).Assignment(); !slices.Equal(got, tps(2)) || gw.consumerAt(id).Generation() != 2 {
+		t.Errorf("assignment %v gen %d, want t's two partitions in generation 2", got, gw.consumerAt(id).Generation())
+	}
+}
