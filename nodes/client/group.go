@@ -197,6 +197,15 @@ func (c *Consumer) Generation() model.Epoch {
 	return c.grp.generation
 }
 
+// Coordinator returns the broker the member takes for its group's
+// coordinator, NoBroker while it does not know one.
+func (c *Consumer) Coordinator() model.BrokerID {
+	if c.grp == nil {
+		return model.NoBroker
+	}
+	return c.grp.coordinator
+}
+
 // setInterest gives the metadata cache the topics the consumer needs:
 // its assignment and, for a group member, its subscription, whose
 // partition counts a group leader assigns from.
