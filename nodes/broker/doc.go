@@ -13,6 +13,14 @@
 // answers without an epoch (KIP-101 alone), or truncation to the high
 // watermark (before KIP-101).
 //
+// A broker that leads a partition of __consumer_offsets is the group
+// coordinator of the groups that hash to it (coordinator.go): it loads the
+// partition's records into a nodes/group.Coordinator shard (answering
+// COORDINATOR_LOAD_IN_PROGRESS meanwhile), appends the shard's writes as
+// leader with acks=all, and drops the shard when it stops leading (then
+// NOT_COORDINATOR). Any broker answers FindCoordinator, and asks the
+// controller to create __consumer_offsets on first use.
+//
 // Everything a broker knows about leadership comes from the controller's
 // MetadataUpdate pushes; everything that survives a crash is on its
 // simulated disk (partition logs, leader-epoch checkpoints, the
