@@ -649,3 +649,21 @@ func TestProtocolIsTheOneMostMembersPrefer(t *testing.T) {
 		t.Fatalf("protocol %s, want roundrobin (two votes of three)", r.Protocol)
 	}
 }
+
+func TestAStaticMemberRestartingDuringTheJoinPhaseKeepsItsPlace(t *testing.T) {
+	h := newHarness(t)
+	h.join(1, joinReq("g", "", "i1", "t"))
+	h.join(2, joinReq("g", "", "i2", "t"))
+	h.advance(time.Second)
+	// Instance i1 restarts before the phase completes; its first JoinGroup
+	// is fenced and the new one takes the same place.
+	h.join(3, joinReq("g", "", "i1", "t"))
+	if r := one[model.JoinGroupResponse](h, 1); r.Error != model.FencedInstanceID {
+		t.Fatalf("the first incarnation's join: %v", r)
+	}
+	h.advance(2 * testGroupConfig().InitialRebalanceDelay)
+	r3, r2 := one[model.JoinGroupResponse](h, 3), one[model.JoinGroupResponse](h, 2)
+	if r3.Error != model.NoError || r2.Error != model.NoError || r3.GenerationID != 1 || len(r3.Members) != 2 || r3.LeaderID != r3.MemberID {
+		t.Fatalf("responses %v / %v", r3, r2)
+	}
+}

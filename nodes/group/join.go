@@ -189,6 +189,9 @@ func (c *Coordinator) replaceStaticMember(g *classicGroup, oldID, newID string, 
 	}
 	unchanged := slices.Equal(m.topics, r.Topics)
 	setMetadata(m, r)
+	// The new incarnation has its member id already: it is not a new
+	// member whose parked join may expire, and its session starts now.
+	m.isNew = false
 	m.join = &parked{to: from, corr: r.CorrelationID}
 	m.heartbeat.set(c.now + m.sessionTimeout)
 	c.trace("static-member-replaced", g.id+" "+r.GroupInstanceID+" "+oldID+"->"+newID)
