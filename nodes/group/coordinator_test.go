@@ -667,3 +667,21 @@ func TestAStaticMemberRestartingDuringTheJoinPhaseKeepsItsPlace(t *testing.T) {
 		t.Fatalf("responses %v / %v", r3, r2)
 	}
 }
+
+func TestACommitKeepsTheSessionAliveLikeAHeartbeat(t *testing.T) {
+	h := newHarness(t)
+	ids := h.stableGroup("g", 1)
+	for range 10 {
+		h.advance(testSession - time.Second)
+		if code := h.commitError(1, "g", 1, ids[1], ""); code != model.NoError {
+			t.Fatalf("commit at %v: %v", h.now, code)
+		}
+	}
+	if v := h.group("g"); v.State != Stable || len(v.Members) != 1 {
+		t.Fatalf("a member that only commits was dropped: %+v", v)
+	}
+	h.advance(testSession)
+	if v := h.group("g"); v.State == Stable {
+		t.Fatalf("a silent member survived its session: %+v", v)
+	}
+}

@@ -25,6 +25,14 @@ func (c *Coordinator) HandleOffsetCommit(now time.Duration, from model.BrokerID,
 		answer(code)
 		return c.end()
 	}
+	// In the classic protocol a member's commit keeps its session alive
+	// in Stable and PreparingRebalance, as a heartbeat does
+	// (OffsetMetadataManager.commitOffset).
+	if g := c.groups[r.GroupID]; g != nil && (g.state == Stable || g.state == PreparingRebalance) {
+		if m := g.members[r.MemberID]; m != nil {
+			m.heartbeat.set(c.now + m.sessionTimeout)
+		}
+	}
 	if len(r.Offsets) == 0 {
 		answer(model.NoError)
 		return c.end()
