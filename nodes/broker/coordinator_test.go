@@ -394,3 +394,42 @@ func TestPartitionForIsKafkasHash(t *testing.T) {
 		t.Fatalf("partition %d out of range", p)
 	}
 }
+
+func TestACommitBelowMinInsyncReplicasIsCoordinatorNotAvailable(t *testing.T) {
+	r := newGroupRig(t, 3, groupConfig())
+	coord, _ := r.findCoordinator(1, "g")
+	commit := model.OffsetCommitRequest{GroupID: "g", GenerationID: -1, Offsets: []model.CommitOffset{{TP: model.TP("t", 0), Offset: 5}}}
+	if cr := r.call(coord, commit, time.Second).(model.OffsetCommitResponse); cr.Results[0].Error != model.NoError {
+		t.Fatalf("commit with the full ISR: %v", cr)
+	}
+	// Both followers die; once the controller fences them the ISR is the
+	// coordinator alone, below min.insync.replicas=2.
+	tp := model.TP(broker.OffsetsTopic, broker.PartitionFor("g", 3))
+	for _, id := range r.c.Brokers {
+		if id != coord {
+			r.c.Sim.Crash(sim.NodeID(id))
+		}
+	}
+	for {
+		ps, _ := r.c.Partition(tp)
+		if len(ps.ISR) == 1 {
+			break
+		}
+		if r.c.Sim.Now() > 60*time.Second {
+			t.Fatalf("ISR never shrank: %+v", ps)
+		}
+		r.c.Sim.Run(r.c.Sim.Now() + 100*time.Millisecond)
+	}
+	r.c.Sim.Run(r.c.Sim.Now() + time.Second) // the leader applies the new ISR
+	commit.Offsets[0].Offset = 9
+	if cr := r.call(coord, commit, time.Second).(model.OffsetCommitResponse); cr.Results[0].Error != model.CoordinatorNotAvailable {
+		t.Fatalf("commit below min.insync.replicas: %v", cr)
+	}
+	fr := r.call(coord, model.OffsetFetchRequest{GroupID: "g", Partitions: []model.TopicPartition{model.TP("t", 0)}}, time.Second).(model.OffsetFetchResponse)
+	if fr.Error != model.NoError || fr.Offsets[0].Offset != 5 {
+		t.Fatalf("fetch after the refused commit: %v", fr)
+	}
+	if v, _ := r.c.Broker(coord).Partition(tp); v.LEO != 1 {
+		t.Fatalf("the refused commit was appended: LEO %d", v.LEO)
+	}
+}
