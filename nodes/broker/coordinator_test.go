@@ -433,3 +433,25 @@ func TestACommitBelowMinInsyncReplicasIsCoordinatorNotAvailable(t *testing.T) {
 		t.Fatalf("the refused commit was appended: LEO %d", v.LEO)
 	}
 }
+
+func TestACommitThatDoesNotCommitInTimeIsCoordinatorNotAvailable(t *testing.T) {
+	r := newGroupRig(t, 3, groupConfig())
+	coord, _ := r.findCoordinator(1, "g")
+	// Cut the coordinator off from its followers (not from the controller
+	// or the client): the ISR stays full for replica.lag.time.max.ms, but
+	// nobody fetches, so the high watermark cannot pass the write.
+	r.c.Isolate(coord)
+	start := r.c.Sim.Now()
+	commit := model.OffsetCommitRequest{GroupID: "g", GenerationID: -1, Offsets: []model.CommitOffset{{TP: model.TP("t", 0), Offset: 5}}}
+	cr := r.call(coord, commit, 10*time.Second).(model.OffsetCommitResponse)
+	if cr.Results[0].Error != model.CoordinatorNotAvailable {
+		t.Fatalf("commit that cannot commit: %v", cr)
+	}
+	if waited := r.c.Sim.Now() - start; waited < groupConfig().Group.OffsetCommitTimeout {
+		t.Fatalf("answered after %v, before offsets.commit.timeout.ms", waited)
+	}
+	fr := r.call(coord, model.OffsetFetchRequest{GroupID: "g", Partitions: []model.TopicPartition{model.TP("t", 0)}}, time.Second).(model.OffsetFetchResponse)
+	if fr.Offsets[0].Offset != model.NoOffset {
+		t.Fatalf("an unacknowledged commit is visible: %v", fr)
+	}
+}
