@@ -20,6 +20,10 @@ const (
 	timerHeartbeat                  // a member's session or new-member join timeout
 )
 
+// maxFiresPerExpire bounds one Expire: every firing removes a deadline or
+// moves it later, so a shard that keeps firing is a coordinator bug.
+const maxFiresPerExpire = 1_000_000
+
 // dueTimer is one deadline found by nextTimer.
 type dueTimer struct {
 	at     time.Duration
@@ -71,7 +75,10 @@ func (c *Coordinator) NextDeadline() (time.Duration, bool) {
 func (c *Coordinator) Expire(now time.Duration) Effects {
 	floor := c.last
 	c.begin(now)
-	for {
+	for fired := 0; ; fired++ {
+		if fired > maxFiresPerExpire {
+			panic("group: coordinator timers keep firing at " + now.String())
+		}
 		t, ok := c.nextTimer()
 		if !ok || t.at > now {
 			break
