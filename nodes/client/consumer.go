@@ -251,6 +251,12 @@ func (c *Consumer) setPosition(ps *partState, offset model.Offset, epoch model.E
 // fail with the error.
 func (c *Consumer) poll(env *sim.Env) {
 	at := env.ObserverNow()
+	if c.grp != nil {
+		// A member whose session may have expired must not hand out
+		// another record first: after a pause its poll timer and its
+		// self-fencing deadline come due at the same instant.
+		c.maybeSelfFence(env)
+	}
 	if m := c.grp; m != nil && m.fatal != "" && !m.fatalRaised {
 		m.fatalRaised = true
 		if c.rec != nil {

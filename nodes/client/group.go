@@ -89,6 +89,7 @@ type member struct {
 	prepCommit   int32 // the onJoinPrepare commit in flight, 0 for none
 	prepDone     bool  // the onJoinPrepare commit was sent and answered
 	joinCorr     int32
+	joinSent     time.Duration
 	syncCorr     int32
 	syncSent     time.Duration
 	joinRetryAt  time.Duration
@@ -102,8 +103,8 @@ type member struct {
 
 	// aliveFrom is when the member sent the last request whose successful
 	// answer shows the coordinator still counted it as a member (a
-	// heartbeat answered NONE or REBALANCE_IN_PROGRESS, a SyncGroup
-	// answered NONE). The coordinator's own session timer for the member
+	// heartbeat answered NONE or REBALANCE_IN_PROGRESS, a JoinGroup or
+	// SyncGroup answered NONE). The coordinator's own session timer for the member
 	// started no earlier than that request's arrival, so aliveFrom +
 	// session.timeout.ms is no later than the coordinator's expiry of the
 	// member: self-fencing at that instant (consumer.self.fencing) stops
@@ -112,6 +113,14 @@ type member struct {
 	// could overlap the new owner. (It assumes the two clocks run at the
 	// same rate; a skewed member clock shifts the margin.)
 	aliveFrom time.Duration
+	// stableAt is when the member sent the last request the coordinator
+	// answered NONE as a member of a stable generation (a SyncGroup, a
+	// heartbeat). A rebalance that waits for this member began after it,
+	// and the coordinator drops a member that has not rejoined within its
+	// rebalance timeout of that beginning, heartbeats or not; so stableAt +
+	// max.poll.interval.ms is the latest a member still in a rebalance may
+	// keep its partitions (consumer.self.fencing).
+	stableAt time.Duration
 
 	commits      []pendingCommit // OffsetCommits in flight, oldest first
 	autoCommitAt time.Duration
@@ -236,7 +245,7 @@ func (c *Consumer) groupRun(env *sim.Env) {
 	if m.phase == phaseUnjoined || (m.phase == phaseStable && m.rejoin) {
 		c.maybeJoin(env)
 	}
-	if m.phase == phaseSyncing || m.phase == phaseStable {
+	if c.heartbeating() {
 		c.maybeHeartbeat(env)
 	}
 	if m.phase == phaseStable && !m.rejoin {
@@ -266,7 +275,7 @@ func (c *Consumer) groupDeadline(now time.Duration) time.Duration {
 	if m.phase == phaseUnjoined || (m.phase == phaseStable && m.rejoin) {
 		later(m.joinRetryAt)
 	}
-	if (m.phase == phaseSyncing || m.phase == phaseStable) && m.hbCorr == 0 {
+	if c.heartbeating() && m.hbCorr == 0 {
 		later(m.hbNext)
 	}
 	if m.phase == phaseStable && c.cfg.AutoCommit {
@@ -276,7 +285,7 @@ func (c *Consumer) groupDeadline(now time.Duration) time.Duration {
 		later(m.fetchRetryAt)
 	}
 	if c.selfFenceArmed() {
-		later(satAdd(m.aliveFrom, c.cfg.SessionTimeout))
+		later(c.selfFenceAt())
 	}
 	return d
 }
@@ -439,7 +448,7 @@ func (c *Consumer) maybeJoin(env *sim.Env) {
 		req.CorrelationID = corr
 		return req
 	})
-	m.joinCorr = r.corr
+	m.joinCorr, m.joinSent = r.corr, now
 	m.phase = phaseJoining
 	m.rejoin = false
 }
@@ -452,6 +461,7 @@ func (c *Consumer) handleJoin(env *sim.Env, r model.JoinGroupResponse) {
 	case model.NoError:
 		m.joinFailures = 0
 		m.memberID, m.generation = r.MemberID, r.GenerationID
+		m.aliveFrom = max(m.aliveFrom, m.joinSent)
 		m.phase = phaseSyncing
 		m.hbNext = env.Now() + c.cfg.HeartbeatInterval
 		var assignments []model.MemberAssignment
@@ -501,6 +511,7 @@ func (c *Consumer) handleSync(env *sim.Env, r model.SyncGroupResponse) {
 		m.rejoin, m.prepared, m.prepDone = false, false, false
 		m.joinFailures = 0
 		m.aliveFrom = max(m.aliveFrom, m.syncSent)
+		m.stableAt = max(m.stableAt, m.syncSent)
 		if m.autoCommitAt == 0 {
 			m.autoCommitAt = env.Now() + c.cfg.AutoCommitInterval
 		}
@@ -523,9 +534,28 @@ func (c *Consumer) handleSync(env *sim.Env, r model.SyncGroupResponse) {
 	}
 }
 
+// heartbeating reports whether the member heartbeats now: from the join
+// answer on, as Kafka does (it heartbeats while it waits for its SyncGroup
+// answer too), and, with consumer.self.fencing, also while its JoinGroup
+// is in flight if it still owns partitions. The coordinator may hold a
+// JoinGroup for the whole rebalance timeout, longer than a session, and a
+// JoinGroup lost on its way proves nothing; heartbeats answered
+// REBALANCE_IN_PROGRESS meanwhile show the member is still counted, so a
+// cooperative member keeps its partitions through a long rebalance without
+// trusting a request that may never have arrived.
+func (c *Consumer) heartbeating() bool {
+	m := c.grp
+	switch m.phase {
+	case phaseSyncing, phaseStable:
+		return true
+	case phaseJoining:
+		return c.cfg.SelfFencing && m.generation != noGeneration && len(c.order) > 0
+	}
+	return false
+}
+
 // maybeHeartbeat sends a heartbeat every heartbeat.interval.ms, one at a
-// time, from the join answer on (Kafka heartbeats while it waits for its
-// SyncGroup answer too).
+// time.
 func (c *Consumer) maybeHeartbeat(env *sim.Env) {
 	m := c.grp
 	now := env.Now()
@@ -552,6 +582,9 @@ func (c *Consumer) handleHeartbeat(env *sim.Env, r model.HeartbeatResponse) {
 		m.hbFailures = 0
 		m.hbNext = m.hbSent + c.cfg.HeartbeatInterval
 		m.aliveFrom = max(m.aliveFrom, m.hbSent)
+		if m.phase == phaseStable && same {
+			m.stableAt = max(m.stableAt, m.hbSent)
+		}
 		return
 	case model.RebalanceInProgress:
 		// The coordinator still counts the member (it keeps it for the
@@ -626,17 +659,30 @@ func (c *Consumer) groupFatal(env *sim.Env, err string) {
 }
 
 // selfFenceArmed reports whether consumer.self.fencing watches the
-// member's session now: it owns partitions, and no JoinGroup or SyncGroup
-// is in flight (the coordinator does not expire a member it holds in a
-// rebalance: ClassicGroupMember awaiting join or sync).
+// member's session now: whenever it owns partitions. A JoinGroup or
+// SyncGroup in flight does not pause the watch: it may never have reached
+// the coordinator (see heartbeating).
 func (c *Consumer) selfFenceArmed() bool {
 	m := c.grp
-	return c.cfg.SelfFencing && m != nil && m.phase != phaseFatal && len(c.order) > 0 && m.joinCorr == 0 && m.syncCorr == 0
+	return c.cfg.SelfFencing && m != nil && m.phase != phaseFatal && len(c.order) > 0
 }
 
-// maybeSelfFence treats the member's partitions as lost once
-// session.timeout.ms has passed since aliveFrom without a successful
-// answer (see member.aliveFrom). The classic consumer does not: its
+// selfFenceAt is when consumer.self.fencing gives the member's partitions
+// up: session.timeout.ms after aliveFrom, or, while a rebalance is under
+// way, max.poll.interval.ms after stableAt if that comes first (a
+// JoinGroup lost on its way leaves a heartbeating member a straggler the
+// coordinator drops at the rebalance timeout).
+func (c *Consumer) selfFenceAt() time.Duration {
+	m := c.grp
+	at := satAdd(m.aliveFrom, c.cfg.SessionTimeout)
+	if m.phase != phaseStable {
+		at = min(at, satAdd(m.stableAt, c.cfg.MaxPollInterval))
+	}
+	return at
+}
+
+// maybeSelfFence treats the member's partitions as lost at selfFenceAt,
+// before the coordinator can have given them to anyone else. The classic consumer does not: its
 // heartbeat thread (AbstractCoordinator.HeartbeatThread.run) on
 // heartbeat.sessionTimeoutExpired only calls markCoordinatorUnknown and
 // goes on, and its fetcher goes on reading, which is the zombie that
@@ -644,7 +690,7 @@ func (c *Consumer) selfFenceArmed() bool {
 // with no generation, so a coordinator that never expired it takes it back.
 func (c *Consumer) maybeSelfFence(env *sim.Env) {
 	m := c.grp
-	if !c.selfFenceArmed() || env.Now() < satAdd(m.aliveFrom, c.cfg.SessionTimeout) {
+	if !c.selfFenceArmed() || env.Now() < c.selfFenceAt() {
 		return
 	}
 	c.resetGeneration(env, false)

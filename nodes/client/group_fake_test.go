@@ -44,8 +44,10 @@ type fakeCoord struct {
 	// inject, if set, may answer a group request with an error instead
 	// (ok=true); it sees every group request the coordinator gets.
 	inject func(m sim.Message) (model.ErrorCode, bool)
-	// deaf drops group requests from these clients (no answer).
-	deaf map[sim.NodeID]bool
+	// deaf drops group requests from these clients (no answer), dropJoin
+	// only their JoinGroups.
+	deaf     map[sim.NodeID]bool
+	dropJoin map[sim.NodeID]bool
 
 	members   map[string]*fakeMember
 	gen       model.Epoch
@@ -69,7 +71,7 @@ func newFakeCoord(coordinator model.BrokerID) *fakeCoord {
 	return &fakeCoord{
 		coordinator: coordinator, members: map[string]*fakeMember{}, state: "Empty",
 		assigned: map[string][]model.TopicPartition{}, committed: map[model.TopicPartition]model.CommitOffset{},
-		deaf: map[sim.NodeID]bool{},
+		deaf: map[sim.NodeID]bool{}, dropJoin: map[sim.NodeID]bool{},
 	}
 }
 
@@ -113,7 +115,7 @@ func (b *groupBroker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		return
 	}
 	b.c.received = append(b.c.received, received{at: env.ObserverNow(), broker: b.id, msg: m})
-	if g.deaf[from] {
+	if _, join := m.(model.JoinGroupRequest); g.deaf[from] || (join && g.dropJoin[from]) {
 		return
 	}
 	if r, ok := m.(model.FindCoordinatorRequest); ok {

@@ -620,3 +620,87 @@ func TestGroupSubscribeChangeRejoins(t *testing.T) {
 		t.Errorf("assignment %v gen %d, want t's two partitions in generation 2", got, gw.consumerAt(id).Generation())
 	}
 }
+
+// consumer.self.fencing through a long rebalance (cooperative, session
+// 10s, rebalance timeout 20s). A member whose JoinGroup the coordinator
+// holds for longer than a session keeps its partitions: its heartbeats,
+// answered REBALANCE_IN_PROGRESS, show it is still counted (it may give
+// them up, needlessly but safely, once the rebalance timeout has passed
+// since the group was last known stable). A member whose
+// JoinGroup was lost is dropped by the coordinator as a straggler at the
+// rebalance timeout although it heartbeats; it gives its partitions up no
+// later than that, so they never have two owners.
+func TestGroupSelfFencingThroughLongRebalance(t *testing.T) {
+	gw := newGroupTest(t, 2, 2)
+	gw.c.topic("t", 1, 1)
+	conf := cfg(t, "auto.offset.reset=earliest", "session.timeout.ms=10s", "heartbeat.interval.ms=1s",
+		"max.poll.interval.ms=20s", "partition.assignment.strategy=cooperative-sticky")
+	a := gw.member(conf, nil)
+	b := gw.member(conf, nil)
+	c := gw.member(conf, nil)
+	gw.start(0, a)
+	gw.start(0, b)
+	for i := 1; i <= 400; i++ {
+		i := i
+		gw.at(time.Duration(i)*100*time.Millisecond, func() {
+			gw.c.part(model.TP("t", 0)).appendValues(fmt.Sprintf("x%d", i))
+			gw.c.part(model.TP("t", 1)).appendValues(fmt.Sprintf("y%d", i))
+		})
+	}
+	gw.at(4*time.Second, func() { gw.g.dropJoin[b] = true })
+	gw.start(5*time.Second, c)
+	gw.run(40 * time.Second)
+
+	h := gw.history()
+	if len(gw.g.expired) != 1 || gw.g.expired[0].id != "m2" {
+		t.Fatalf("expired %v, want b (m2) dropped as a straggler\n%s", gw.g.expired, dump(h))
+	}
+	dropped := gw.g.expired[0].at
+	if dropped < 24*time.Second {
+		t.Fatalf("b dropped at %v, want after the 20s rebalance timeout", dropped)
+	}
+	// a's last heartbeat answered NONE went out at 4s or later; it may give
+	// up at the rebalance timeout after that, not at the session timeout.
+	for _, op := range opsOf(h, int(a), model.FRebalance) {
+		if len(op.Lost) > 0 && op.Time < 24*time.Second {
+			t.Errorf("a lost %v at %v while the coordinator held its JoinGroup", op.Lost, op.Time)
+		}
+	}
+	rb := opsOf(h, int(b), model.FRebalance)
+	if len(rb) < 2 || len(rb[1].Lost) != 1 || rb[1].Time > dropped {
+		t.Errorf("b's rebalance ops %v, want its partition given up by %v", rb, dropped)
+	}
+	if d := doubleOwner(h); d != "" {
+		t.Errorf("%s\n%s", d, dump(h))
+	}
+}
+
+// A member paused past its session (a long GC pause) gives its partitions
+// up the moment it runs again, before its first poll hands out anything:
+// after the pause, the poll timer comes due before the wake-up that would
+// otherwise notice the expired session.
+func TestGroupSelfFencingAfterPause(t *testing.T) {
+	gw := newGroupTest(t, 2, 2)
+	gw.c.topic("t", 1)
+	conf := cfg(t, "auto.offset.reset=earliest", "session.timeout.ms=10s", "heartbeat.interval.ms=1s")
+	a := gw.member(conf, nil)
+	gw.start(0, a)
+	for i := 1; i <= 300; i++ {
+		i := i
+		gw.at(time.Duration(i)*100*time.Millisecond, func() { gw.c.part(model.TP("t", 0)).appendValues(fmt.Sprintf("x%d", i)) })
+	}
+	gw.at(5*time.Second, func() { gw.s.Pause(a) })
+	gw.at(25*time.Second, func() { gw.s.Resume(a) })
+	gw.run(26 * time.Second)
+
+	h := gw.history()
+	rb := opsOf(h, int(a), model.FRebalance)
+	if len(rb) < 2 || len(rb[1].Lost) != 1 || rb[1].Time != 25*time.Second {
+		t.Fatalf("rebalance ops %v, want the partition lost at the resume\n%s", rb, dump(h))
+	}
+	for _, op := range opsOf(h, int(a), model.FPoll) {
+		if op.Time >= 25*time.Second && op.Index < rb[1].Index {
+			t.Errorf("%s: polled after the pause before giving the partition up", op.String())
+		}
+	}
+}
