@@ -296,8 +296,13 @@ func TestGroupCooperativeRevokesOnlyWhatMoves(t *testing.T) {
 	gw := newGroupTest(t, 2, 2)
 	sixPartitions(gw)
 	conf := cfg(t, "auto.offset.reset=earliest", "heartbeat.interval.ms=1s", "partition.assignment.strategy=cooperative-sticky")
-	a := gw.member(conf, nil)
-	b := gw.member(conf, nil)
+	var revokedA, assignedB [][]model.TopicPartition
+	a := gw.member(conf, func(o *ConsumerOptions) {
+		o.OnRevoked = func(_ *sim.Env, tps []model.TopicPartition) { revokedA = append(revokedA, tps) }
+	})
+	b := gw.member(conf, func(o *ConsumerOptions) {
+		o.OnAssigned = func(_ *sim.Env, tps []model.TopicPartition) { assignedB = append(assignedB, tps) }
+	})
 	gw.start(0, a)
 	gw.start(5*time.Second, b)
 	for i := 1; i <= 80; i++ {
@@ -322,6 +327,14 @@ func TestGroupCooperativeRevokesOnlyWhatMoves(t *testing.T) {
 	kept := gw.consumerAt(a).Assignment()
 	if len(kept) != 3 {
 		t.Fatalf("a kept %v", kept)
+	}
+	// onPartitionsRevoked only for what moved; onPartitionsAssigned after
+	// every rebalance, empty in the first (Kafka calls it regardless).
+	if len(revokedA) != 1 || !slices.Equal(revokedA[0], ra[1].Lost) {
+		t.Errorf("a's OnRevoked calls %v, want one with %v", revokedA, ra[1].Lost)
+	}
+	if len(assignedB) != 2 || len(assignedB[0]) != 0 || !slices.Equal(assignedB[1], rbOps[0].Gained) {
+		t.Errorf("b's OnAssigned calls %v, want [] then %v", assignedB, rbOps[0].Gained)
 	}
 	var joinsA []model.JoinGroupRequest
 	for _, j := range groupRequests[model.JoinGroupRequest](gw.c) {
