@@ -158,7 +158,8 @@ func newMember(o *ConsumerOptions) *member {
 // (KafkaConsumer.subscribe) and records a subscribe op. A member already
 // in a generation rejoins so that the leader assigns the new topics; a
 // cooperative member first revokes the partitions of topics it dropped
-// (see prepareJoin). env may be nil from harness code outside the node's
+// (see prepareJoin). No topics unsubscribes: the member revokes and
+// leaves the group. env may be nil from harness code outside the node's
 // events.
 func (c *Consumer) Subscribe(env *sim.Env, topics []string) {
 	env = c.envOr(env)
@@ -175,7 +176,10 @@ func (c *Consumer) Subscribe(env *sim.Env, topics []string) {
 	changed := !slices.Equal(m.topics, topics)
 	m.topics = topics
 	c.setInterest()
-	if changed && m.phase == phaseStable {
+	switch {
+	case len(topics) == 0:
+		c.unsubscribe(env)
+	case changed && m.phase == phaseStable:
 		m.rejoin = true
 	}
 	c.run(env)
@@ -703,12 +707,6 @@ func (c *Consumer) maybeSelfFence(env *sim.Env) {
 // member does not leave (KIP-345): its restart takes its place back.
 func (c *Consumer) leaveGroup(env *sim.Env) {
 	m := c.grp
-	if m == nil || m.phase == phaseFatal {
-		return
-	}
-	if c.cfg.AutoCommit && m.phase == phaseStable && m.coordinator != model.NoBroker {
-		c.commitPositions(env, true)
-	}
 	if m.generation != noGeneration {
 		c.revokePartitions(env, slices.Clone(c.order))
 	} else {
@@ -721,13 +719,43 @@ func (c *Consumer) leaveGroup(env *sim.Env) {
 			return req
 		})
 	}
+}
+
+// Stop is a graceful shutdown (sim.Stopper), KafkaConsumer.close: a group
+// member commits what it consumed (with auto-commit), revokes and leaves
+// its group (see leaveGroup).
+func (c *Consumer) Stop(env *sim.Env) {
+	m := c.grp
+	if m == nil || m.phase == phaseFatal {
+		return
+	}
+	if c.cfg.AutoCommit && m.phase == phaseStable && m.coordinator != model.NoBroker {
+		c.commitPositions(env, true)
+	}
+	c.leaveGroup(env)
 	m.phase = phaseFatal // nothing more from this incarnation
 }
 
-// Stop is a graceful shutdown (sim.Stopper): a group member commits,
-// revokes and leaves its group (see leaveGroup).
-func (c *Consumer) Stop(env *sim.Env) {
+// unsubscribe is KafkaConsumer.unsubscribe, what subscribing to nothing
+// means: revoke, leave the group, and forget the generation and (for a
+// dynamic member) the member id, so that a later subscription joins anew.
+func (c *Consumer) unsubscribe(env *sim.Env) {
+	m := c.grp
+	if m.phase == phaseFatal {
+		return
+	}
 	c.leaveGroup(env)
+	for _, r := range slices.Clone(c.net.reqs) {
+		if isGroupRequest(r.kind) && r.kind != reqFindCoordinator && r.kind != reqLeaveGroup && r.kind != reqOffsetCommit {
+			forgetRequest(&c.net, r.corr)
+		}
+	}
+	m.joinCorr, m.syncCorr, m.hbCorr, m.fetchCorr = 0, 0, 0, 0
+	m.generation = noGeneration
+	if m.instance == "" {
+		m.memberID = ""
+	}
+	m.phase, m.rejoin, m.prepared, m.prepDone, m.prepCommit = phaseUnjoined, false, false, false, 0
 }
 
 // receiveGroup handles the answers to group requests; it reports whether

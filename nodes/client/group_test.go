@@ -717,3 +717,32 @@ func TestGroupSelfFencingAfterPause(t *testing.T) {
 		}
 	}
 }
+
+// Subscribing to nothing unsubscribes: the member revokes everything and
+// leaves at once; a later subscription joins anew under a new member id.
+func TestGroupUnsubscribeLeaves(t *testing.T) {
+	gw := newGroupTest(t, 2, 2)
+	gw.c.topic("t", 1, 1)
+	id := gw.member(cfg(t, "auto.offset.reset=earliest", "heartbeat.interval.ms=1s"), nil)
+	gw.start(0, id)
+	gw.at(3*time.Second, func() { gw.consumerAt(id).Subscribe(nil, nil) })
+	gw.at(4*time.Second, func() {
+		if n := len(gw.g.members); n != 0 {
+			t.Errorf("the coordinator still has %d members a second after the unsubscribe", n)
+		}
+		gw.consumerAt(id).Subscribe(nil, []string{"t"})
+	})
+	gw.run(8 * time.Second)
+
+	h := gw.history()
+	rb := opsOf(h, int(id), model.FRebalance)
+	if len(rb) != 3 || !slices.Equal(rb[1].Lost, tps(2)) || rb[1].Time != 3*time.Second || !slices.Equal(rb[2].Gained, tps(2)) {
+		t.Fatalf("rebalance ops %v, want gained, all revoked at 3s, gained again\n%s", rb, dump(h))
+	}
+	if leaves := groupRequests[model.LeaveGroupRequest](gw.c); len(leaves) != 1 || leaves[0].MemberID != "m1" {
+		t.Errorf("leaves %v, want one from m1", leaves)
+	}
+	if c := gw.consumerAt(id); c.MemberID() != "m2" || !slices.Equal(c.Assignment(), tps(2)) {
+		t.Errorf("member %s owns %v, want m2 owning both", c.MemberID(), c.Assignment())
+	}
+}
