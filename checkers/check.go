@@ -40,6 +40,7 @@ func Check(in Input, opts Options) Result {
 
 	r.Violations = append(r.Violations, owners(in.History)...)
 	r.Violations = append(r.Violations, commits(in.History)...)
+	r.Violations = append(r.Violations, coordinatorCommits(in.Observations.Committed, in.History)...)
 	r.Violations = append(r.Violations, generations(in.Observations.Generations)...)
 	r.Violations = append(r.Violations, a.groupDelivery(&opts, in.Replicas)...)
 	excuseDiskLost(r.Violations, in.DiskLost)

@@ -133,3 +133,26 @@ func TestCrashedMemberHoldsEnd(t *testing.T) {
 	without := hist(h[0], h[1], h[2], h[4], h[5])
 	mustFind(t, check(t, Input{History: without}, Options{Subscribe: true}), DoubleOwner, t0)
 }
+
+// A coordinator that loads fewer offsets than its predecessor had
+// acknowledged lost a commit; a seek between excuses going back.
+func TestCoordinatorCommitRegression(t *testing.T) {
+	obs := []CommittedObservation{
+		{Time: ms(10), Broker: 1, Group: "g", TP: t0, Offset: 5},
+		{Time: ms(20), Broker: 1, Group: "g", TP: t0, Offset: 9},
+		{Time: ms(30), Broker: 2, Group: "g", TP: t0, Offset: 5}, // the new coordinator loaded less
+		{Time: ms(40), Broker: 2, Group: "g", TP: t0, Offset: 12},
+		{Time: ms(20), Broker: 1, Group: "g", TP: t1, Offset: 3},
+		{Time: ms(30), Broker: 2, Group: "g", TP: t1, Offset: 3},
+	}
+	r := check(t, Input{History: hist(), Observations: Observations{Committed: obs}}, Options{})
+	v := mustFind(t, r, CommitRegression, t0, 9, 5)
+	if !v.Error || !strings.Contains(v.Detail, "coordinator b2") {
+		t.Fatalf("want an error naming the new coordinator: %v", v)
+	}
+	if len(find(r, CommitRegression)) != 1 {
+		t.Fatalf("one regression only:\n%s", dump(r))
+	}
+	h := hist(seek(10, 25, t0, 5))
+	mustNotFind(t, check(t, Input{History: h, Observations: Observations{Committed: obs}}, Options{}), CommitRegression)
+}

@@ -275,3 +275,60 @@ func generations(obs []GenerationObservation) []Violation {
 	}
 	return out
 }
+
+// coordinatorCommits checks the committed offsets the coordinators held:
+// per group and partition they never go back, across coordinator
+// failovers included, unless a client sought or reset the partition in
+// between. A commit the coordinator acknowledged and a later coordinator
+// no longer has is the "offset commit lost on coordinator move" of
+// KAFKA.md; no client sees it unless it fetches the offsets again, so the
+// operator's view is judged.
+func coordinatorCommits(obs []CommittedObservation, h model.History) []Violation {
+	type key struct {
+		group string
+		tp    model.TopicPartition
+	}
+	explicitTP := map[model.TopicPartition][]time.Duration{}
+	for i := range h {
+		op := &h[i]
+		if (op.F == model.FSeek || op.F == model.FReset) && op.Type == model.OpOK {
+			for _, po := range op.Offsets {
+				explicitTP[po.TP] = append(explicitTP[po.TP], op.Time)
+			}
+		}
+	}
+	obs = slices.Clone(obs)
+	slices.SortStableFunc(obs, func(x, y CommittedObservation) int { return cmp.Compare(x.Time, y.Time) })
+	best := map[key]CommittedObservation{}
+	reported := map[key]bool{}
+	var out []Violation
+	for _, o := range obs {
+		k := key{o.Group, o.TP}
+		b, ok := best[k]
+		if !ok || o.Offset >= b.Offset {
+			best[k] = o
+			continue
+		}
+		reset := false
+		for _, t := range explicitTP[o.TP] {
+			if t >= b.Time && t <= o.Time {
+				reset = true
+			}
+		}
+		if reset {
+			best[k] = o
+			continue
+		}
+		if reported[k] {
+			continue
+		}
+		reported[k] = true
+		out = append(out, Violation{
+			Checker: CheckerGroups, Anomaly: CommitRegression, Partition: o.TP,
+			Offsets: []model.Offset{b.Offset, o.Offset}, Error: true, Promise: PromiseGroups,
+			Detail: fmt.Sprintf("group %s: coordinator %v held committed offset %d at %v, and coordinator %v held %d at %v, with no seek or reset between: an acknowledged commit was lost",
+				o.Group, b.Broker, b.Offset, b.Time, o.Broker, o.Offset, o.Time),
+		})
+	}
+	return out
+}

@@ -50,6 +50,10 @@ type Observations struct {
 	HighWatermarks []HWObservation
 	// Generations: a group coordinator completed a rebalance.
 	Generations []GenerationObservation
+	// Committed: a group coordinator's committed offset for a partition,
+	// each time it changed (a commit applied, or offsets loaded after a
+	// coordinator failover).
+	Committed []CommittedObservation
 }
 
 // LeaderObservation says Leader led TP in Epoch from Time on.
@@ -89,6 +93,16 @@ type GenerationObservation struct {
 	Group      string
 	Generation model.Epoch
 	Members    []MemberAssignment
+}
+
+// CommittedObservation says coordinator Broker held Offset as Group's
+// committed offset for TP at Time.
+type CommittedObservation struct {
+	Time   time.Duration
+	Broker model.BrokerID
+	Group  string
+	TP     model.TopicPartition
+	Offset model.Offset
 }
 
 // MemberAssignment is what one member of a group owns in a generation.
