@@ -282,6 +282,9 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 		b.alterPartitionTimeout(t.Arg)
 	case timerCoordinator, timerCoordinatorLoad, timerOffsetsTopicCreate:
 		b.fireCoordinator(t)
+		if s := b.coord.shards[int32(t.Arg)]; t.Kind != timerOffsetsTopicCreate && s != nil {
+			b.observeShard(s)
+		}
 	}
 }
 

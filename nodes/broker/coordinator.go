@@ -54,6 +54,7 @@ type coordShard struct {
 	timer      sim.TimerID
 	timerAt    time.Duration
 	writes     []*coordWrite // in append order
+	report     *shardReport  // what a GroupObserver was last told (coordinator_observe.go)
 }
 
 // coordWrite is a coordinator write waiting for the high watermark.

@@ -81,6 +81,7 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 		b.completeProduces(p)
 		b.wakeFetches(p)
 		b.completeCoordinatorWrites(p)
+		b.observeOffsetsPartition(p)
 	}
 }
 

@@ -45,7 +45,10 @@ type Cluster struct {
 	History *model.Recorder
 	// Observed collects the brokers' leaderships and leader high
 	// watermarks over the run.
-	Observed   *Observations
+	Observed *Observations
+	// Groups collects what the group coordinators did (generations
+	// completed, committed offsets held).
+	Groups     *GroupObservations
 	Brokers    []model.BrokerID
 	Controller model.BrokerID
 
@@ -86,6 +89,7 @@ func New(opts Options) (*Cluster, error) {
 		Config:     kc,
 		History:    &model.Recorder{},
 		Observed:   &Observations{},
+		Groups:     &GroupObservations{},
 		Controller: DefaultControllerID,
 		topics:     opts.Topics,
 		nextClient: FirstClientID,
@@ -99,7 +103,7 @@ func New(opts Options) (*Cluster, error) {
 	for i := 1; i <= n; i++ {
 		id := model.BrokerID(i)
 		c.Brokers = append(c.Brokers, id)
-		s.AddNode(sim.NodeID(id), id.String(), broker.Factory(broker.Config{ID: id, Controller: c.Controller, Kafka: kc, Observer: observer{s, c.Observed}}))
+		s.AddNode(sim.NodeID(id), id.String(), broker.Factory(broker.Config{ID: id, Controller: c.Controller, Kafka: kc, Observer: newObserver(s, c)}))
 		if writeback > 0 {
 			s.Disk(sim.NodeID(id)).SetWriteback(writeback)
 		}
