@@ -7,6 +7,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/nodes/broker"
 )
 
 // Historical is a scripted replay of a data-loss bug from Kafka's history:
@@ -18,6 +19,10 @@ type Historical struct {
 	Summary string
 	Seed    uint64
 	Brokers int
+	// Partitions of topic "t" (default 1) and Groups consuming it, for
+	// the consumer-group bugs.
+	Partitions int32
+	Groups     []GroupSpec
 	// Buggy and Fixed are the settings, by Kafka's names, applied to the
 	// safe baseline: the historical configuration and the fixed one.
 	Buggy []string
@@ -32,7 +37,7 @@ type Historical struct {
 
 // Run plays h under the given configuration and returns the finished run.
 func (h Historical) Run(kc model.Config) (*Scripted, error) {
-	s, err := NewScripted(ScriptOptions{Seed: h.Seed, Config: kc, Brokers: h.Brokers})
+	s, err := NewScripted(ScriptOptions{Seed: h.Seed, Config: kc, Brokers: h.Brokers, Partitions: h.Partitions, Groups: h.Groups})
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +128,32 @@ var HistoricalBugs = []Historical{
 		ProduceUntil: 60 * time.Second,
 		End:          90 * time.Second,
 	},
+	{
+		Name:       "group-zombie",
+		Summary:    "a classic consumer cut from its coordinator keeps consuming after its session expired and its partitions went to another member",
+		Seed:       1,
+		Partitions: 6,
+		Groups:     groupsPubSub,
+		Buggy:      slices.Concat(groupEra, []string{"consumer.self.fencing=false"}),
+		Fixed:      slices.Concat(groupEra, []string{"consumer.self.fencing=true"}),
+		Schedule:   groupZombieSchedule,
+		End:        60 * time.Second,
+	},
+	{
+		Name:       "offset-commit-lost",
+		Summary:    "the __consumer_offsets follower truncates to its lagging high watermark and is elected: the new coordinator loads offsets without an acknowledged commit",
+		Seed:       2,
+		Partitions: 6,
+		Groups:     groupsPubSub,
+		Buggy:      slices.Concat(groupEra, []string{"truncation=high-watermark", "eligible.leader.replicas.enable=false"}),
+		Fixed:      slices.Concat(groupEra, []string{"eligible.leader.replicas.enable=false"}),
+		Schedule:   offsetCommitLostSchedule,
+		End:        60 * time.Second,
+	},
 }
+
+// groupEra is groupConfig's settings, by name, for the group bugs.
+var groupEra = []string{"session.timeout.ms=10s", "heartbeat.interval.ms=3s", "offsets.topic.num.partitions=5"}
 
 // kip279Era is the KIP-279 setting: two replicas, unclean election,
 // acks=1, no ELR.
@@ -240,3 +270,37 @@ from 45s to 60s power-loss %v
 from 56s to 75s power-loss %v
 `, a, a, f[0])
 }
+
+// groupZombieSchedule cuts the first member of group g from its
+// coordinator (not from the partition leaders) for three sessions: the
+// coordinator expels it and hands its partitions to the others, while a
+// classic consumer, hearing nothing, keeps fetching them.
+func groupZombieSchedule(s *Scripted) faults.Schedule {
+	return schedule("group-zombie", `
+from 12s to 42s partition %d | coordinator-of g
+`, int(s.MembersOf("g")[0]))
+}
+
+// offsetCommitLostSchedule is KIP-101's first scenario on group g's
+// __consumer_offsets partition, just after an auto-commit: follower C
+// holds the commit but its high watermark lags (it rides on the next fetch
+// response); C is cut from the brokers and leader A crashes, so B leads and
+// C, becoming B's follower, truncates to its high watermark if the
+// configuration says so; B crashes before C can fetch again, and C, still
+// in the ISR, is elected and loads the group without the commit.
+func offsetCommitLostSchedule(s *Scripted) faults.Schedule {
+	// The offsets topic is created when the group first looks for its
+	// coordinator, after the fixture is ready: the roles are resolved as
+	// the faults fire.
+	tp := model.TP(broker.OffsetsTopic, broker.PartitionFor("g", s.Config.Group.OffsetsTopicPartitions))
+	return schedule("offset-commit-lost", `
+from %v to 50s partition isolate isr-follower %v from brokers
+from %v to 50s crash leader-of %v
+from 30s to 50s crash leader-of %v
+`, offsetCommitLostAt, tp, offsetCommitLostAt+100*time.Millisecond, tp, tp)
+}
+
+// offsetCommitLostAt is when the follower is cut off: right after one of
+// the group's commits, found by trying the seed (the commits' times depend
+// on when the group formed).
+var offsetCommitLostAt = 16130 * time.Millisecond

@@ -35,6 +35,9 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		if stuck := s.unreadAcked(lost); stuck != "" {
 			return false, stuck
 		}
+		if stuck := s.unreadByGroups(lost); stuck != "" {
+			return false, stuck
+		}
 		return true, ""
 	})
 	if err != nil {

@@ -17,6 +17,9 @@ type Scenario struct {
 
 	Brokers    int   // default 3
 	Partitions int32 // partitions of topic "t", default 3
+	// Groups are consumer groups subscribed to topic "t", besides the
+	// consumer that assigns itself every partition.
+	Groups []GroupSpec
 	// Config is the cluster's configuration before -set overrides.
 	Config func() model.Config
 	// Interval is the producer's time between sends (default 20 ms).
@@ -50,6 +53,7 @@ type Scenario struct {
 // Catalog lists every scenario in a fixed order.
 func Catalog() []Scenario {
 	out := append([]Scenario(nil), safeScenarios()...)
+	out = append(out, groupScenarios()...)
 	for _, h := range HistoricalBugs {
 		out = append(out, h.Scenario())
 	}
@@ -73,7 +77,8 @@ func (h Historical) Scenario() Scenario {
 		Name:         h.Name,
 		Description:  h.Summary,
 		Brokers:      h.Brokers,
-		Partitions:   1,
+		Partitions:   max(h.Partitions, 1),
+		Groups:       h.Groups,
 		Config:       h.BuggyConfig,
 		Schedule:     h.Schedule,
 		ProduceUntil: h.ProduceUntil,
@@ -90,4 +95,6 @@ var historicalAnomaly = map[string]string{
 	"acks1-failover":       "lost-write",
 	"kip279-divergence":    "replica-divergence",
 	"kip966-last-replica":  "acked-write-lost",
+	"group-zombie":         "double-owner",
+	"offset-commit-lost":   "commit-regression",
 }

@@ -18,6 +18,10 @@ type Scripted struct {
 	*cluster.Cluster
 	TPs  []model.TopicPartition
 	Work *cluster.Sequence
+	// Groups and Members are the fixture's consumer groups and their
+	// member nodes (see GroupSpec).
+	Groups  []GroupSpec
+	Members []Member
 	// ready is when the cluster became ready; safety is when the safety
 	// phase ends (absolute virtual times). Fault policies schedule within.
 	ready, safety time.Duration
@@ -32,6 +36,7 @@ type ScriptOptions struct {
 	Brokers    int           // default 3
 	Partitions int32         // default 1
 	Interval   time.Duration // between sends, default 20ms
+	Groups     []GroupSpec   // consumer groups subscribed to "t"
 	// Trace carries the kernel's tracing settings (see cluster.Options).
 	Trace sim.Config
 	_     struct{}
@@ -75,6 +80,7 @@ func NewScripted(o ScriptOptions) (*Scripted, error) {
 			Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Assignment: s.TPs,
 		})
 	})
+	s.addGroups(o.Groups, kc)
 	c.Start()
 	if err := c.RunUntilReady(10 * time.Second); err != nil {
 		return nil, err
@@ -147,6 +153,16 @@ func (s *Scripted) CheckInput() checkers.Input {
 	}
 	for _, o := range s.Observed.HighWatermarks {
 		in.Observations.HighWatermarks = append(in.Observations.HighWatermarks, checkers.HWObservation{Time: o.Time, TP: o.TP, Broker: o.Broker, Incarnation: int(o.Epoch), HW: o.HW})
+	}
+	for _, g := range s.Cluster.Groups.Generations {
+		gen := checkers.GenerationObservation{Time: g.Time, Group: g.Group, Generation: g.Generation}
+		for _, m := range g.Members {
+			gen.Members = append(gen.Members, checkers.MemberAssignment{Member: m.ID, Partitions: m.Assignment})
+		}
+		in.Observations.Generations = append(in.Observations.Generations, gen)
+	}
+	for _, c := range s.Cluster.Groups.Committed {
+		in.Observations.Committed = append(in.Observations.Committed, checkers.CommittedObservation{Time: c.Time, Broker: c.Broker, Group: c.Group, TP: c.TP, Offset: c.Offset})
 	}
 	for _, tp := range s.TPs {
 		for _, r := range s.Replicas(tp) {

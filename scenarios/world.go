@@ -3,6 +3,7 @@ package scenarios
 import (
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/nodes/broker"
 	"kafkasim/sim"
 )
 
@@ -23,8 +24,11 @@ func (w world) ISR(tp model.TopicPartition) []model.BrokerID {
 	return ps.ISR
 }
 
-// CoordinatorOf has no answer until consumer groups exist.
-func (w world) CoordinatorOf(string) model.BrokerID { return model.NoBroker }
+// CoordinatorOf is the leader, in the controller's view, of the
+// __consumer_offsets partition the group id hashes to.
+func (w world) CoordinatorOf(group string) model.BrokerID {
+	return w.s.Leader(model.TP(broker.OffsetsTopic, broker.PartitionFor(group, w.s.Config.Group.OffsetsTopicPartitions)))
+}
 
 // shape describes the cluster to the swarm generator.
 func (s *Scripted) shape() faults.Shape {

@@ -1,0 +1,227 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"kafkasim/faults"
+	"kafkasim/model"
+	"kafkasim/nodes/client"
+	"kafkasim/sim"
+)
+
+// GroupSpec is one consumer group of a fixture: Members consumers, each a
+// client node, subscribed to topic "t" under group id Name.
+type GroupSpec struct {
+	Name    string
+	Members int
+}
+
+// Member is one group consumer of a fixture.
+type Member struct {
+	Group string
+	Node  sim.NodeID
+}
+
+// groupsPubSub are the groups of the group scenarios: two groups on one
+// topic, so that each is a queue (its members share the partitions) and
+// together they are publish-subscribe (each receives every record).
+var groupsPubSub = []GroupSpec{{Name: "g", Members: 3}, {Name: "h", Members: 2}}
+
+// groupConfig is the safe baseline for group scenarios: sessions short
+// enough that a crashed member is expelled within a fault window, and a
+// small __consumer_offsets so that a run stays cheap.
+func groupConfig() model.Config {
+	kc := safe()
+	kc.Consumer.SessionTimeout = 10 * time.Second
+	kc.Consumer.HeartbeatInterval = 3 * time.Second
+	kc.Group.OffsetsTopicPartitions = 5
+	return kc
+}
+
+// cooperative is groupConfig with KIP-429's cooperative-sticky assignor.
+func cooperative() model.Config {
+	kc := groupConfig()
+	kc.Consumer.AssignmentStrategy = model.AssignCooperativeSticky
+	return kc
+}
+
+// eager is groupConfig with the range assignor (an eager protocol).
+func eager() model.Config {
+	kc := groupConfig()
+	kc.Consumer.AssignmentStrategy = model.AssignRange
+	return kc
+}
+
+// groupScenarios are the consumer-group scenarios that must pass, each
+// for eager and for cooperative assignment.
+func groupScenarios() []Scenario {
+	var out []Scenario
+	for _, v := range []struct {
+		suffix, how string
+		config      func() model.Config
+	}{{"", "eager (range)", eager}, {"-cooperative", "cooperative-sticky", cooperative}} {
+		out = append(out,
+			Scenario{
+				Name:          "group-rebalance" + v.suffix,
+				Description:   "members of two groups crash, leave and rejoin while consuming; " + v.how + " assignment",
+				Partitions:    6,
+				Groups:        groupsPubSub,
+				Config:        v.config,
+				Schedule:      memberFaults("group-rebalance", "crash %[2]v", "shutdown %[2]v", "power-loss %[2]v"),
+				Safety:        90 * time.Second,
+				LivenessBound: 90 * time.Second,
+			},
+			Scenario{
+				Name:          "coordinator-failover" + v.suffix,
+				Description:   "the groups' coordinators (the __consumer_offsets leaders) crash or are isolated; " + v.how + " assignment",
+				Partitions:    6,
+				Groups:        groupsPubSub,
+				Config:        v.config,
+				Schedule:      memberFaults("coordinator-failover", "crash coordinator-of %[1]s", "partition isolate coordinator-of %[1]s", "shutdown coordinator-of %[1]s"),
+				Safety:        90 * time.Second,
+				LivenessBound: 90 * time.Second,
+			},
+			Scenario{
+				Name:          "group-partition" + v.suffix,
+				Description:   "a member is cut from its coordinator but not from the partition leaders, past its session (the zombie case); " + v.how + " assignment",
+				Partitions:    6,
+				Groups:        groupsPubSub,
+				Config:        v.config,
+				Schedule:      zombieFaults("group-partition"),
+				Safety:        90 * time.Second,
+				LivenessBound: 90 * time.Second,
+			})
+	}
+	return out
+}
+
+// memberFaults returns a schedule writer that, every 5 to 15 s of the
+// safety phase, opens a 2 to 20 s window of one of the given faults; in
+// each format %[1]s is a group and %[2]v one of its members, both drawn
+// from the seed.
+func memberFaults(name string, kinds ...string) func(s *Scripted) faults.Schedule {
+	return func(s *Scripted) faults.Schedule {
+		r := s.Sim.Rand("scenario/" + name)
+		var b strings.Builder
+		for t := s.ready + 5*time.Second; ; t += time.Duration(5+r.IntN(10)) * time.Second {
+			end := t + time.Duration(2+r.IntN(18))*time.Second
+			if end > s.safety {
+				break
+			}
+			g := s.Groups[r.IntN(len(s.Groups))].Name
+			ms := s.MembersOf(g)
+			m := ms[r.IntN(len(ms))]
+			fmt.Fprintf(&b, "from %v to %v %s\n", t, end, fmt.Sprintf(kinds[r.IntN(len(kinds))], g, int(m)))
+		}
+		return faults.MustParse(name, b.String())
+	}
+}
+
+// zombieFaults cuts one member at a time from its group's coordinator for
+// longer than its session (so that the coordinator expels it and gives
+// its partitions away while it can still fetch from the leaders).
+func zombieFaults(name string) func(s *Scripted) faults.Schedule {
+	return func(s *Scripted) faults.Schedule {
+		r := s.Sim.Rand("scenario/" + name)
+		session := s.Config.Consumer.SessionTimeout
+		var b strings.Builder
+		for t := s.ready + 5*time.Second; ; t += session + time.Duration(5+r.IntN(10))*time.Second {
+			end := t + session + time.Duration(2+r.IntN(10))*time.Second
+			if end > s.safety {
+				break
+			}
+			g := s.Groups[r.IntN(len(s.Groups))].Name
+			ms := s.MembersOf(g)
+			fmt.Fprintf(&b, "from %v to %v partition %d | coordinator-of %s\n", t, end, int(ms[r.IntN(len(ms))]), g)
+		}
+		return faults.MustParse(name, b.String())
+	}
+}
+
+// addGroups adds the fixture's group consumers, and the kill hook that
+// records what a member held when it died: a crashed process cannot call
+// its own onPartitionsLost, and without the record its holds would run
+// on past the crash into the next owner's.
+func (s *Scripted) addGroups(specs []GroupSpec, kc model.Config) {
+	s.Groups = specs
+	for _, g := range specs {
+		for m := 1; m <= g.Members; m++ {
+			group := g.Name
+			id := s.AddClient(fmt.Sprintf("%s-member-%d", group, m), func() sim.Node {
+				return client.NewConsumer(client.ConsumerOptions{
+					Bootstrap: s.Brokers, Config: kc, Recorder: s.History,
+					GroupID: group, Topics: []string{"t"},
+				})
+			})
+			s.Members = append(s.Members, Member{Group: group, Node: id})
+		}
+	}
+	if len(specs) == 0 {
+		return
+	}
+	s.Sim.OnKill(func(id sim.NodeID, n sim.Node, how string) {
+		i := slices.IndexFunc(s.Members, func(m Member) bool { return m.Node == id })
+		c, ok := n.(*client.Consumer)
+		if i < 0 || !ok || how == "shutdown" {
+			return // a clean stop leaves the group and revokes on its own
+		}
+		if lost := c.Assignment(); len(lost) > 0 {
+			op := s.History.Invoke(model.Op{Process: int(id), F: model.FRebalance, Time: s.Sim.Now(), Group: s.Members[i].Group, Lost: lost})
+			s.History.Info(op, s.Sim.Now(), how)
+		}
+	})
+}
+
+// MembersOf lists a group's member nodes in creation order.
+func (s *Scripted) MembersOf(group string) []sim.NodeID {
+	var out []sim.NodeID
+	for _, m := range s.Members {
+		if m.Group == group {
+			out = append(out, m.Node)
+		}
+	}
+	return out
+}
+
+// unreadByGroups names, per group, acknowledged values no member has
+// read, except on partitions whose data the faults destroyed.
+func (s *Scripted) unreadByGroups(lost []model.TopicPartition) string {
+	h := s.History.History()
+	groupOf := map[int]string{}
+	for _, m := range s.Members {
+		groupOf[int(m.Node)] = m.Group
+	}
+	read := map[string]map[string]bool{}
+	for _, g := range s.Groups {
+		read[g.Name] = map[string]bool{}
+	}
+	for i := range h {
+		g, ok := groupOf[h[i].Process]
+		if !ok || h[i].F != model.FPoll || h[i].Type != model.OpOK {
+			continue
+		}
+		for _, pr := range h[i].Records {
+			for _, r := range pr.Records {
+				read[g][r.Value] = true
+			}
+		}
+	}
+	for _, g := range s.Groups {
+		var missing []string
+		for i := range h {
+			if h[i].F == model.FSend && h[i].Type == model.OpOK && !read[g.Name][h[i].Value] && !slices.Contains(lost, h[i].TP) {
+				missing = append(missing, h[i].Value)
+			}
+		}
+		if len(missing) > 5 {
+			return fmt.Sprintf("group %s has not read %d acknowledged records (%s, ...)", g.Name, len(missing), strings.Join(missing[:5], ", "))
+		}
+		if len(missing) > 0 {
+			return fmt.Sprintf("group %s has not read acknowledged records %s", g.Name, strings.Join(missing, ", "))
+		}
+	}
+	return ""
+}
