@@ -43,6 +43,7 @@ const (
 	apiHeartbeat            apiKey = 12
 	apiLeaveGroup           apiKey = 13
 	apiSyncGroup            apiKey = 14
+	apiApiVersions          apiKey = 18
 	apiCreateTopics         apiKey = 19
 	apiInitProducerID       apiKey = 22
 	apiOffsetForLeaderEpoch apiKey = 23

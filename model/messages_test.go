@@ -19,7 +19,7 @@ func sampleState(p int32) PartitionState {
 // description. Each message has every field set (non-zero, lists
 // non-empty), which the digest mutation test relies on.
 func goldenMessages() []golden {
-	return append(coreGoldenMessages(), groupGoldenMessages()...)
+	return append(append(coreGoldenMessages(), groupGoldenMessages()...), connectionGoldenMessages()...)
 }
 
 // golden is a message and its expected description.

@@ -227,6 +227,8 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		b.handleMetadata(src, m)
 	case model.ListOffsetsResponse:
 		b.handleListOffsetsResponse(src, m)
+	case model.ApiVersionsRequest:
+		b.send(src, model.ApiVersionsResponse{CorrelationID: m.CorrelationID})
 	case model.InitProducerIDRequest:
 		b.handleInitProducerID(src, m)
 	case model.BrokerRegistrationResponse:

@@ -313,6 +313,10 @@ func (c *Consumer) poll(env *sim.Env) {
 // Receive handles a broker's answer.
 func (c *Consumer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	broker := model.BrokerID(from)
+	if c.net.heard(broker, m) {
+		c.run(env)
+		return
+	}
 	switch r := m.(type) {
 	case model.MetadataResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqMetadata {

@@ -56,12 +56,38 @@ const (
 	reconnectBackoffMax = time.Second
 )
 
+// Connection setup timeout, Kafka's socket.connection.setup.timeout.ms and
+// socket.connection.setup.timeout.max.ms defaults (KIP-601): a new
+// connection that is not ready within it is closed, the timeout doubling
+// with each consecutive failure. A partition drops packets without telling
+// either end, so without it a request sent on a connection that never
+// came up would wait for its own timeout (a JoinGroup's is the rebalance
+// timeout plus 5 s, five minutes by default).
+const (
+	connectionSetupTimeout    = 10 * time.Second
+	connectionSetupTimeoutMax = 30 * time.Second
+)
+
 // brokerConn is what the client knows about its connection to one broker.
 type brokerConn struct {
 	broker       model.BrokerID
 	failures     int           // consecutive connection failures
 	blockedUntil time.Duration // reconnect backoff ends (node clock)
+	// state is the connection's handshake: none yet, ApiVersions sent
+	// (setup ends at setupDeadline), or ready.
+	state         connState
+	setupDeadline time.Duration // node clock
+	setupFailures int           // consecutive connections that never came up
 }
+
+// connState is where a connection is in Kafka's NetworkClient life cycle.
+type connState uint8
+
+const (
+	connNone  connState = iota // no connection: the next request opens one
+	connSetup                  // ApiVersions sent, no answer yet
+	connReady                  // the broker answered on this connection
+)
 
 // network is the client side of the connections to brokers, after Kafka's
 // NetworkClient: correlation ids, the requests in flight (in send order, so
@@ -89,6 +115,7 @@ func newNetwork(env *sim.Env) network {
 // send assigns the next correlation id, lets build make the message with
 // it, sends it and remembers the request until complete or fail removes it.
 func (n *network) send(env *sim.Env, broker model.BrokerID, kind reqKind, timeout time.Duration, build func(corr int32) sim.Message) *request {
+	n.open(env, broker)
 	n.corr++
 	now := env.Now()
 	r := &request{corr: n.corr, broker: broker, kind: kind, sent: now, deadline: satAdd(now, timeout)}
@@ -100,9 +127,35 @@ func (n *network) send(env *sim.Env, broker model.BrokerID, kind reqKind, timeou
 // sendOneWay sends a request that gets no answer (a produce with acks=0)
 // and returns its correlation id.
 func (n *network) sendOneWay(env *sim.Env, broker model.BrokerID, build func(corr int32) sim.Message) int32 {
+	n.open(env, broker)
 	n.corr++
 	env.Send(sim.NodeID(broker), build(n.corr))
 	return n.corr
+}
+
+// open starts a connection to broker if there is none: it sends the
+// ApiVersions handshake and arms the setup timeout. Requests go out right
+// behind it rather than waiting in a queue as Kafka's do: the link is FIFO,
+// so they arrive after the handshake or, across a partition, not at all.
+func (n *network) open(env *sim.Env, broker model.BrokerID) {
+	c := n.conn(broker)
+	if c.state != connNone {
+		return
+	}
+	c.state = connSetup
+	c.setupDeadline = satAdd(env.Now(), expBackoff(connectionSetupTimeout, connectionSetupTimeoutMax, c.setupFailures))
+	n.corr++
+	env.Send(sim.NodeID(broker), model.ApiVersionsRequest{CorrelationID: n.corr})
+}
+
+// heard notes a message from broker: any message proves the connection is
+// up. It reports whether the message was the handshake's answer, which
+// concerns nobody else.
+func (n *network) heard(broker model.BrokerID, m sim.Message) bool {
+	c := n.conn(broker)
+	c.state, c.setupFailures = connReady, 0
+	_, ok := m.(model.ApiVersionsResponse)
+	return ok
 }
 
 // complete removes and returns the request a response answers, or nil when
@@ -185,6 +238,10 @@ func (n *network) disconnect(broker model.BrokerID, now time.Duration) []*reques
 	clear(n.reqs[len(kept):])
 	n.reqs = kept
 	c := n.conn(broker)
+	if c.state == connSetup {
+		c.setupFailures++
+	}
+	c.state = connNone
 	c.failures++
 	c.blockedUntil = now + expBackoff(reconnectBackoff, reconnectBackoffMax, c.failures-1)
 	return failed
@@ -195,7 +252,7 @@ func (n *network) disconnect(broker model.BrokerID, now time.Duration) []*reques
 // disconnects it, which fails every request on that connection.
 func (n *network) timedOut(now time.Duration) (model.BrokerID, bool) {
 	for _, r := range n.reqs {
-		if now >= r.deadline {
+		if now >= n.deadline(r) {
 			return r.broker, true
 		}
 	}
@@ -206,9 +263,18 @@ func (n *network) timedOut(now time.Duration) (model.BrokerID, bool) {
 func (n *network) nextDeadline() time.Duration {
 	d := model.Never
 	for _, r := range n.reqs {
-		d = min(d, r.deadline)
+		d = min(d, n.deadline(r))
 	}
 	return d
+}
+
+// deadline is when r fails: its own timeout, or sooner the setup timeout
+// of a connection that is not ready yet.
+func (n *network) deadline(r *request) time.Duration {
+	if c := n.conn(r.broker); c.state == connSetup {
+		return min(r.deadline, c.setupDeadline)
+	}
+	return r.deadline
 }
 
 // leastLoaded picks the broker to ask for cluster-wide things (metadata, a

@@ -237,6 +237,10 @@ func (p *Producer) unblockWaiting(env *sim.Env) {
 // Receive handles a broker's answer.
 func (p *Producer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	broker := model.BrokerID(from)
+	if p.net.heard(broker, m) {
+		p.run(env)
+		return
+	}
 	switch r := m.(type) {
 	case model.MetadataResponse:
 		if req := p.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqMetadata {
