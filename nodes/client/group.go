@@ -129,6 +129,12 @@ type member struct {
 	fetchRetryAt  time.Duration
 	fetchFailures int
 
+	// groupTopics is, on the group leader, every topic the group
+	// subscribes to, and assignedCounts their partition counts (-1 unknown)
+	// when it last assigned; nil on other members.
+	groupTopics    []string
+	assignedCounts []int32
+
 	fatal       string // the error that stopped the member
 	fatalRaised bool   // a poll has raised it
 }
@@ -229,6 +235,7 @@ func (c *Consumer) setInterest() {
 	}
 	if c.grp != nil {
 		topics = append(topics, c.grp.topics...)
+		topics = append(topics, c.grp.groupTopics...)
 	}
 	c.md.setTopics(topics)
 }
@@ -245,6 +252,10 @@ func (c *Consumer) groupRun(env *sim.Env) {
 	if m.coordinator == model.NoBroker {
 		c.findCoordinator(env)
 		return
+	}
+	if m.phase == phaseStable && !m.rejoin && c.leaderMetadataChanged() {
+		m.rejoin = true
+		m.assignedCounts = nil
 	}
 	if m.phase == phaseUnjoined || (m.phase == phaseStable && m.rejoin) {
 		c.maybeJoin(env)
@@ -471,6 +482,9 @@ func (c *Consumer) handleJoin(env *sim.Env, r model.JoinGroupResponse) {
 		var assignments []model.MemberAssignment
 		if r.LeaderID == r.MemberID {
 			assignments = c.leaderAssign(r)
+		} else if m.groupTopics != nil {
+			m.groupTopics, m.assignedCounts = nil, nil
+			c.setInterest()
 		}
 		req := model.SyncGroupRequest{
 			GroupID: m.group, GenerationID: m.generation, MemberID: m.memberID,

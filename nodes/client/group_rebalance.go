@@ -79,22 +79,33 @@ func (c *Consumer) pollsPaused() bool {
 // leaderAssign is onLeaderElected: the leader runs the assignor the
 // coordinator chose over every member's subscription and owned partitions,
 // with the partition counts its own metadata knows. A topic without
-// metadata is skipped, as Kafka's leader skips it.
+// metadata is skipped, as Kafka's leader skips it; the leader then watches
+// the metadata of every topic the group subscribes to, and asks for a new
+// rebalance when a count it assigned from changes (a topic it did not know
+// appears, partitions are added), as ConsumerCoordinator does with its
+// assignment and metadata snapshots.
 func (c *Consumer) leaderAssign(r model.JoinGroupResponse) []model.MemberAssignment {
+	m := c.grp
 	// The coordinator picks among the members' own assignors; an unknown
 	// name is a coordinator bug, and nobody gets anything rather than a
 	// guess.
 	a, ok := group.ByName(r.Protocol)
 	members := make([]group.Member, len(r.Members))
 	counts := map[string]int32{}
+	var topics []string
 	for i, gm := range r.Members {
 		members[i] = group.Member{ID: gm.MemberID, InstanceID: gm.GroupInstanceID, Subscription: gm.Topics, Owned: gm.Owned}
+		topics = append(topics, gm.Topics...)
 		for _, t := range gm.Topics {
 			if n, known := c.md.partitions(t); known {
 				counts[t] = n
 			}
 		}
 	}
+	slices.Sort(topics)
+	m.groupTopics = slices.Compact(topics)
+	m.assignedCounts = c.topicCounts(m.groupTopics)
+	c.setInterest()
 	var as group.Assignment
 	if ok {
 		as = a.Assign(members, counts)
@@ -113,6 +124,25 @@ func (c *Consumer) leaderAssign(r model.JoinGroupResponse) []model.MemberAssignm
 		return 0
 	})
 	return out
+}
+
+// topicCounts is the partition count of each topic, -1 when unknown.
+func (c *Consumer) topicCounts(topics []string) []int32 {
+	out := make([]int32, len(topics))
+	for i, t := range topics {
+		out[i] = -1
+		if n, known := c.md.partitions(t); known {
+			out[i] = n
+		}
+	}
+	return out
+}
+
+// leaderMetadataChanged reports whether the leader's metadata now gives
+// other partition counts than those it last assigned from.
+func (c *Consumer) leaderMetadataChanged() bool {
+	m := c.grp
+	return m.assignedCounts != nil && !slices.Equal(m.assignedCounts, c.topicCounts(m.groupTopics))
 }
 
 // takeAssignment is onJoinComplete: the member's share of the new

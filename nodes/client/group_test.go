@@ -746,3 +746,41 @@ func TestGroupUnsubscribeLeaves(t *testing.T) {
 		t.Errorf("member %s owns %v, want m2 owning both", c.MemberID(), c.Assignment())
 	}
 }
+
+// The leader assigns from its own metadata: a topic only another member
+// subscribes to is unknown to it at first and gets no owner; once the
+// leader's metadata has it, the leader rebalances and assigns it.
+func TestGroupLeaderRebalancesOnNewMetadata(t *testing.T) {
+	gw := newGroupTest(t, 2, 2)
+	gw.c.topic("t", 1, 1)
+	gw.c.topic("u", 1, 1)
+	conf := cfg(t, "auto.offset.reset=earliest", "heartbeat.interval.ms=1s")
+	a := gw.member(conf, nil)
+	b := gw.member(conf, func(o *ConsumerOptions) { o.Topics = []string{"t", "u"} })
+	gw.start(0, a)
+	gw.start(time.Second, b)
+	gw.run(10 * time.Second)
+
+	h := gw.history()
+	var first model.SyncGroupRequest
+	for _, s := range groupRequests[model.SyncGroupRequest](gw.c) {
+		if len(s.Assignments) == 2 {
+			first = s
+			break
+		}
+	}
+	for _, as := range first.Assignments {
+		for _, tp := range as.Partitions {
+			if tp.Topic == "u" {
+				t.Errorf("the leader's first two-member assignment %v has u, which it had no metadata for", first)
+			}
+		}
+	}
+	got := gw.consumerAt(b).Assignment()
+	if !slices.Contains(got, model.TP("u", 0)) || !slices.Contains(got, model.TP("u", 1)) {
+		t.Errorf("b owns %v, want u's partitions after the leader learned of u\n%s", got, dump(h))
+	}
+	if d := doubleOwner(h); d != "" {
+		t.Error(d)
+	}
+}
