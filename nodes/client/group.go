@@ -104,14 +104,15 @@ type member struct {
 	// aliveFrom is when the member sent the last request whose successful
 	// answer shows the coordinator still counted it as a member (a
 	// heartbeat answered NONE or REBALANCE_IN_PROGRESS, a JoinGroup or
-	// SyncGroup answered NONE). The coordinator's own session timer for the member
-	// started no earlier than that request's arrival, so aliveFrom +
-	// session.timeout.ms is no later than the coordinator's expiry of the
-	// member: self-fencing at that instant (consumer.self.fencing) stops
-	// reading before anyone else can be given the partitions. Measuring
-	// from the answer instead would be later by the answer's trip and
-	// could overlap the new owner. (It assumes the two clocks run at the
-	// same rate; a skewed member clock shifts the margin.)
+	// SyncGroup answered NONE). The coordinator's own session timer for
+	// the member started no earlier than that request's arrival, so
+	// aliveFrom + session.timeout.ms is no later than the coordinator's
+	// expiry of the member: self-fencing at that instant
+	// (consumer.self.fencing) stops reading before anyone else can be
+	// given the partitions. Measuring from the answer instead would be
+	// later by the answer's trip and could overlap the new owner. (It
+	// assumes the two clocks run at the same rate; a drifting member clock
+	// shifts the margin.)
 	aliveFrom time.Duration
 	// stableAt is when the member sent the last request the coordinator
 	// answered NONE as a member of a stable generation (a SyncGroup, a
@@ -199,8 +200,8 @@ func (c *Consumer) Subscription() []string {
 	return slices.Clone(c.grp.topics)
 }
 
-// MemberID and Generation return the member's id and generation, as the
-// coordinator last gave them ("" and -1 without).
+// MemberID returns the member id the coordinator last gave the member, ""
+// without one.
 func (c *Consumer) MemberID() string {
 	if c.grp == nil {
 		return ""
