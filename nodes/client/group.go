@@ -475,7 +475,6 @@ func (c *Consumer) handleJoin(env *sim.Env, r model.JoinGroupResponse) {
 	m.joinCorr = 0
 	switch r.Error {
 	case model.NoError:
-		m.joinFailures = 0
 		m.memberID, m.generation = r.MemberID, r.GenerationID
 		m.aliveFrom = max(m.aliveFrom, m.joinSent)
 		m.phase = phaseSyncing
@@ -509,7 +508,11 @@ func (c *Consumer) handleJoin(env *sim.Env, r model.JoinGroupResponse) {
 	case model.RebalanceInProgress:
 		c.joinFailed(env, true)
 	case model.NotCoordinator, model.CoordinatorNotAvailable:
-		c.joinFailed(env, true)
+		// Retriable: joinGroupIfNeeded sleeps retry.backoff.ms before the
+		// next attempt, and the backoff grows while the rebalance keeps
+		// failing (a coordinator that cannot write the group's metadata
+		// answers this to every SyncGroup).
+		c.joinFailed(env, false)
 		c.coordinatorUnknown(env)
 	case model.FencedInstanceID, model.InconsistentGroupProtocol, model.InvalidSessionTimeout, model.GroupMaxSizeReached:
 		// Fatal in Kafka: the exception reaches the application.
@@ -544,7 +547,11 @@ func (c *Consumer) handleSync(env *sim.Env, r model.SyncGroupResponse) {
 		c.resetGeneration(env, false)
 		c.joinFailed(env, true)
 	case model.NotCoordinator, model.CoordinatorNotAvailable:
-		c.joinFailed(env, true)
+		// Retriable: joinGroupIfNeeded sleeps retry.backoff.ms before the
+		// next attempt, and the backoff grows while the rebalance keeps
+		// failing (a coordinator that cannot write the group's metadata
+		// answers this to every SyncGroup).
+		c.joinFailed(env, false)
 		c.coordinatorUnknown(env)
 	case model.FencedInstanceID:
 		c.groupFatal(env, r.Error.String())

@@ -784,3 +784,36 @@ func TestGroupLeaderRebalancesOnNewMetadata(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+// A coordinator that cannot complete rebalances (it answers every
+// SyncGroup COORDINATOR_NOT_AVAILABLE, as one whose group metadata writes
+// fail does) is retried with a growing backoff, not in a tight loop.
+func TestGroupRetriableSyncErrorsBackOff(t *testing.T) {
+	gw := newGroupTest(t, 2, 2)
+	gw.c.topic("t", 1, 1)
+	id := gw.member(cfg(t, "auto.offset.reset=earliest"), nil)
+	gw.g.inject = func(m sim.Message) (model.ErrorCode, bool) {
+		if _, ok := m.(model.SyncGroupRequest); ok {
+			return model.CoordinatorNotAvailable, true
+		}
+		return model.NoError, false
+	}
+	gw.start(0, id)
+	gw.run(20 * time.Second)
+
+	var at []time.Duration
+	for _, r := range gw.c.received {
+		if _, ok := r.msg.(model.SyncGroupRequest); ok {
+			at = append(at, r.at)
+		}
+	}
+	if len(at) < 5 || len(at) > 30 {
+		t.Fatalf("%d SyncGroups in 20s, want a handful (backing off to retry.backoff.max.ms)", len(at))
+	}
+	if gap := at[len(at)-1] - at[len(at)-2]; gap < 800*time.Millisecond {
+		t.Errorf("last retries %v apart, want about retry.backoff.max.ms (1s)", gap)
+	}
+	if len(gw.consumerAt(id).Assignment()) != 0 {
+		t.Error("assigned without a completed SyncGroup")
+	}
+}
