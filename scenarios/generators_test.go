@@ -59,6 +59,9 @@ type propCase struct {
 	Set []string
 	// Faults are schedule-file lines, in time order.
 	Faults []string
+	// Groups are consumer groups subscribed to topic t, beside the
+	// consumer that assigns itself every partition.
+	Groups []GroupSpec
 }
 
 // scenario is the case as a Scenario (its faults are given to Run as a
@@ -71,6 +74,7 @@ func (c propCase) scenario() Scenario {
 		Partitions:    c.Partitions,
 		Config:        safe,
 		Interval:      c.Interval,
+		Groups:        c.Groups,
 		Safety:        c.Phases.Safety,
 		LivenessBound: c.Phases.Liveness,
 	}
@@ -118,7 +122,7 @@ func (c propCase) catalogTwin() (string, bool) {
 		return "", false
 	}
 	for _, sc := range Catalog() {
-		if orDefault(sc.Brokers, 3) != c.Brokers || orDefault(sc.Partitions, 1) != c.Partitions ||
+		if orDefault(sc.Brokers, 3) != c.Brokers || orDefault(sc.Partitions, 1) != c.Partitions || !slices.Equal(sc.Groups, c.Groups) ||
 			orDefault(sc.Interval, 20*time.Millisecond) != c.Interval ||
 			sc.Safety != mine.Safety || sc.Until != 0 || sc.LivenessBound != mine.LivenessBound || sc.ProduceUntil != 0 {
 			continue
@@ -146,6 +150,9 @@ func orDefault[N comparable](v, def N) N {
 func (c propCase) describe() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cluster: %d brokers, topic t with %s, a send every %v, seed %d\n", c.Brokers, countOf(int(c.Partitions), "partition"), c.Interval, c.Seed)
+	for _, g := range c.Groups {
+		fmt.Fprintf(&b, "consumer group %s: %s subscribed to t\n", g.Name, countOf(g.Members, "member"))
+	}
 	fmt.Fprintf(&b, "settings:%s\n", c.setFlags())
 	fmt.Fprintf(&b, "schedule file (%d faults):\n%s", len(c.Faults), indentLines(c.scheduleText()))
 	if name, ok := c.catalogTwin(); ok {
@@ -495,7 +502,28 @@ func safeCase(t *rapid.T) propCase {
 	})
 	c.Faults = drawFaults(t, s, c.Phases, safeKinds, 0, 8, 12*time.Second)
 	c.Seed = rapid.Uint64Range(1, 1<<16).Draw(t, "seed")
+	drawGroup(t, &c, s)
 	return c
+}
+
+// drawGroup adds, or not, a consumer group subscribed to t (the assigning
+// consumer stays), with its assignor and group settings: a group moves
+// partitions between members as brokers (its coordinator among them) fail,
+// and each member must still read its partitions in order, without gaps,
+// and the group must read everything.
+//
+// __consumer_offsets gets the topic's replication factor: its writes need
+// min.insync.replicas like any acks=all write, and Kafka's default of 3
+// replicas is below a min.insync.replicas of 4 (the coordinator would
+// then refuse every write, faithfully, and the group never form).
+func drawGroup(t *rapid.T, c *propCase, s clusterShape) {
+	if drawOne(t, "consumers", "assign", "assign and subscribe") == "assign" {
+		return
+	}
+	c.Groups = []GroupSpec{{Name: "g", Members: drawOne(t, "group members", 2, 1, 3)}}
+	c.Set = nonBaseline(append(c.Set, "session.timeout.ms=10s", "heartbeat.interval.ms=3s", "offsets.topic.num.partitions=5",
+		fmt.Sprintf("offsets.topic.replication.factor=%d", s.RF),
+		"partition.assignment.strategy="+drawOne(t, "assignor", "range", "cooperative-sticky", "roundrobin", "sticky")))
 }
 
 // retryKinds make an idempotence-less producer retry: leaders crash or

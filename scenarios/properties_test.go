@@ -114,6 +114,11 @@ func historyBreaks(h model.History) []string {
 			for _, po := range op.Offsets {
 				delete(lastRead, procTP{op.Process, po.TP})
 			}
+		case op.F == model.FRebalance:
+			// A new assignment starts from the committed offset.
+			for _, tp := range append(slices.Clone(op.Gained), op.Lost...) {
+				delete(lastRead, procTP{op.Process, tp})
+			}
 		case op.F == model.FPoll && op.Type == model.OpOK:
 			for _, pr := range op.Records {
 				k := procTP{op.Process, pr.TP}

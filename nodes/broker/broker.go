@@ -228,7 +228,7 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	case model.ListOffsetsResponse:
 		b.handleListOffsetsResponse(src, m)
 	case model.ApiVersionsRequest:
-		b.send(src, model.ApiVersionsResponse{CorrelationID: m.CorrelationID})
+		b.send(src, model.ApiVersionsResponse(m))
 	case model.InitProducerIDRequest:
 		b.handleInitProducerID(src, m)
 	case model.BrokerRegistrationResponse:

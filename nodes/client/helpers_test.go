@@ -233,7 +233,7 @@ func (b *fakeBroker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	c.received = append(c.received, received{at: env.ObserverNow(), broker: b.id, msg: m})
 	switch r := m.(type) {
 	case model.ApiVersionsRequest:
-		env.Send(from, model.ApiVersionsResponse{CorrelationID: r.CorrelationID})
+		env.Send(from, model.ApiVersionsResponse(r))
 	case model.MetadataRequest:
 		if c.metadataDown != nil && c.metadataDown(b.id) {
 			return
