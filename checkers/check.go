@@ -8,7 +8,7 @@ import (
 
 // Check judges a run: the Jepsen-style anomaly checks and porcupine over
 // the history, the replica invariants over the final logs and
-// observations, and the group invariants. Every anomaly found is reported;
+// observations, the group invariants and the metadata quorum's. Every anomaly found is reported;
 // Valid and each violation's Error say whether the configuration in opts
 // forbids it.
 //
@@ -43,6 +43,7 @@ func Check(in Input, opts Options) Result {
 	r.Violations = append(r.Violations, coordinatorCommits(in.Observations.Committed, in.History)...)
 	r.Violations = append(r.Violations, generations(in.Observations.Generations)...)
 	r.Violations = append(r.Violations, a.groupDelivery(&opts, in.Replicas)...)
+	r.Violations = append(r.Violations, quorum(&in.Observations.Quorum)...)
 	excuseDiskLost(r.Violations, in.DiskLost)
 	r.finish()
 	return r

@@ -54,6 +54,8 @@ type Observations struct {
 	// each time it changed (a commit applied, or offsets loaded after a
 	// coordinator failover).
 	Committed []CommittedObservation
+	// Quorum: what the metadata quorum's nodes reported (quorum.go).
+	Quorum QuorumObservations
 }
 
 // LeaderObservation says Leader led TP in Epoch from Time on.

@@ -29,6 +29,7 @@ const (
 	CheckerLinearizability = "linearizability"
 	CheckerReplicas        = "replicas"
 	CheckerGroups          = "groups"
+	CheckerQuorum          = "quorum" // the metadata quorum (quorum.go)
 )
 
 // Anomaly names. The history anomalies are Jepsen's (CHECKERS.md); the
@@ -61,6 +62,13 @@ const (
 	GroupUnseen          = "group-unseen"          // a group never received an acknowledged record
 	GroupDuplicate       = "group-duplicate"       // a group received a record twice with no handover between
 	PollUnowned          = "poll-unowned"          // a member polled records of a partition it did not own
+
+	QuorumSplitBrain         = "quorum-split-brain"         // two quorum leaders in one epoch
+	QuorumEpochRegression    = "quorum-epoch-regression"    // a node's epoch, or the committed log's, went back
+	QuorumCommittedChanged   = "quorum-committed-changed"   // two nodes applied different entries at one committed offset
+	QuorumAppliedUncommitted = "quorum-applied-uncommitted" // a node applied an entry no high watermark covered
+	QuorumHWRegression       = "quorum-hw-regression"       // the metadata high watermark moved back
+	MetadataReplayGap        = "metadata-replay-gap"        // a node's replayed metadata is not a prefix of the committed log
 )
 
 // Promises a violation can break, named for the configuration that makes
@@ -77,6 +85,7 @@ const (
 	PromiseGroups        = "consumer groups: one owner per partition, committed offsets only move forward"
 	PromiseGroupDelivery = "consumer groups: each group receives every acknowledged record, again only after a handover"
 	PromiseLinearizable  = "each partition is a linearizable log"
+	PromiseQuorum        = "metadata quorum: one leader per epoch, epochs only grow, committed entries never change, the high watermark never moves back, every node replays a prefix of the committed log"
 )
 
 // A Violation is one anomaly or broken invariant.
@@ -158,7 +167,7 @@ func (r *Result) Summary() string {
 }
 
 var checkerRank = map[string]int{
-	CheckerAnomalies: 0, CheckerLinearizability: 1, CheckerReplicas: 2, CheckerGroups: 3,
+	CheckerAnomalies: 0, CheckerLinearizability: 1, CheckerReplicas: 2, CheckerGroups: 3, CheckerQuorum: 4,
 }
 
 // finish sorts the violations into one fixed order (so that two runs of the
