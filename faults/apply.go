@@ -241,15 +241,30 @@ func (n *Nemesis) start(a *armed, edge Edge) {
 		}
 		n.record(a, edge, a.nodes, "")
 	default:
-		id, why := f.Target.resolve(n.w, r)
-		if id == model.NoBroker {
+		ids, why := f.Target.resolveAll(n.w, r)
+		if ids == nil {
 			a.noop = true
 			n.record(a, edge, nil, why)
 			return
 		}
-		a.nodes = []model.BrokerID{id}
-		n.record(a, edge, a.nodes, n.startNode(f, id, win))
+		a.nodes = ids
+		var notes []string
+		for _, id := range ids {
+			if note := n.startNode(f, id, win); note != "" {
+				notes = append(notes, nodeNote(ids, id, note))
+			}
+		}
+		n.record(a, edge, a.nodes, strings.Join(notes, "; "))
 	}
+}
+
+// nodeNote prefixes a note with the node it is about when a fault hit
+// several (all-controllers): "b101 already down".
+func nodeNote(ids []model.BrokerID, id model.BrokerID, note string) string {
+	if len(ids) == 1 {
+		return note
+	}
+	return id.String() + " " + note
 }
 
 // startNode does a one-node fault to id and returns a note for the log
@@ -341,7 +356,6 @@ func (n *Nemesis) end(a *armed) {
 		n.record(a, EdgeEnd, nil, "the start did nothing")
 		return
 	}
-	k := n.s
 	note := ""
 	switch {
 	case f.Kind.isPartition():
@@ -357,40 +371,52 @@ func (n *Nemesis) end(a *armed) {
 	case f.Kind == KindClog || f.Kind == KindLatency:
 		// The kernel's clog lasts exactly the window: nothing to undo.
 	default:
-		id := a.nodes[0]
-		nid := node(id)
-		switch f.Kind {
-		case KindCrash, KindPowerLoss, KindShutdown:
-			note = release(n.down, id)
-			switch {
-			case note != "":
-			case k.IsUp(nid):
-				note = "already up"
-			default:
-				k.Restart(nid)
+		var notes []string
+		for _, id := range a.nodes {
+			if nn := n.endNode(f, id); nn != "" {
+				notes = append(notes, nodeNote(a.nodes, id, nn))
 			}
-		case KindPause:
-			note = release(n.paused, id)
-			switch {
-			case note != "":
-			case !k.IsPaused(nid):
-				note = "not paused"
-			default:
-				k.Resume(nid)
-			}
-		case KindSkew, KindDrift:
-			if note = release(n.clock, id); note == "" {
-				k.ResyncClock(nid)
-			}
-		case KindSyncLat:
-			if note = release(n.slowDisk, id); note == "" {
-				k.Disk(nid).SetSyncLatency(n.diskFound[id])
-			}
-		default:
-			panic("faults: no end for kind " + string(f.Kind))
 		}
+		note = strings.Join(notes, "; ")
 	}
 	n.record(a, EdgeEnd, a.nodes, note)
+}
+
+// endNode undoes a one-node window on id, unless another open window still
+// holds it, and returns a note for the log ("" when it healed).
+func (n *Nemesis) endNode(f Fault, id model.BrokerID) (note string) {
+	k, nid := n.s, node(id)
+	switch f.Kind {
+	case KindCrash, KindPowerLoss, KindShutdown:
+		note = release(n.down, id)
+		switch {
+		case note != "":
+		case k.IsUp(nid):
+			note = "already up"
+		default:
+			k.Restart(nid)
+		}
+	case KindPause:
+		note = release(n.paused, id)
+		switch {
+		case note != "":
+		case !k.IsPaused(nid):
+			note = "not paused"
+		default:
+			k.Resume(nid)
+		}
+	case KindSkew, KindDrift:
+		if note = release(n.clock, id); note == "" {
+			k.ResyncClock(nid)
+		}
+	case KindSyncLat:
+		if note = release(n.slowDisk, id); note == "" {
+			k.Disk(nid).SetSyncLatency(n.diskFound[id])
+		}
+	default:
+		panic("faults: no end for kind " + string(f.Kind))
+	}
+	return note
 }
 
 // release drops one hold on id and returns "" when it was the last one (so

@@ -142,13 +142,22 @@ const (
 	// ScopeBrokers cuts it from the other brokers only: the controller
 	// still hears it, so it stays registered and in the ISR while it
 	// cannot replicate (the partition behind KIP-101 and Jepsen's 2013
-	// Kafka test).
+	// Kafka test). A controller so isolated is cut from every broker but
+	// keeps its quorum: it may stay the active controller while no broker
+	// can reach it.
 	ScopeBrokers
 	// ScopeAll cuts it from every other node of the world, clients too.
 	ScopeAll
+	// ScopeControllers cuts it from the controllers only. A controller so
+	// isolated is cut from its quorum but not from the brokers: it loses
+	// (or never wins) the leadership while brokers still reach it and
+	// must find the new active controller. A broker so isolated cannot
+	// fetch metadata or heartbeat, yet still replicates with the other
+	// brokers.
+	ScopeControllers
 )
 
-var scopeNames = [...]string{ScopeServers: "servers", ScopeBrokers: "brokers", ScopeAll: "all"}
+var scopeNames = [...]string{ScopeServers: "servers", ScopeBrokers: "brokers", ScopeAll: "all", ScopeControllers: "controllers"}
 
 func (s Scope) String() string {
 	if int(s) < len(scopeNames) {

@@ -252,7 +252,7 @@ func (c *cursor) rest(f *Fault, spec kindSpec) error {
 		t := c.next()
 		s, ok := parseScope(t)
 		if !ok {
-			return fmt.Errorf("isolate from %s: want servers, brokers or all", quoteTok(t))
+			return fmt.Errorf("isolate from %s: want servers, brokers, controllers or all", quoteTok(t))
 		}
 		f.Scope = s
 	}
@@ -291,7 +291,7 @@ func amountExample(a amount) string {
 // selector reads one selector from the cursor.
 func (c *cursor) selector() (Selector, error) {
 	if c.done() || isPunct(c.peek()) {
-		return Selector{}, fmt.Errorf("missing node (want b2, controller, random-broker, leader-of T/P, isr-follower T/P or coordinator-of G), got %s", quoteTok(c.peek()))
+		return Selector{}, fmt.Errorf("missing node (want b2, controller, random-broker, random-controller, all-controllers, leader-of T/P, isr-follower T/P or coordinator-of G), got %s", quoteTok(c.peek()))
 	}
 	s, n, err := parseSelectorTokens(c.tok[c.i:])
 	if err != nil {

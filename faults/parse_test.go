@@ -128,7 +128,7 @@ func TestParseErrorsNameFileAndLine(t *testing.T) {
 		{"one group", "at 1s partition b1, b2", 1, "groups separated by '|'"},
 		{"empty group", "at 1s partition b1 | | b2", 1, "missing node"},
 		{"dangling comma", "at 1s partition b1, | b2", 1, "missing node"},
-		{"bad scope", "at 1s partition isolate b1 from clients", 1, "want servers, brokers or all"},
+		{"bad scope", "at 1s partition isolate b1 from clients", 1, "want servers, brokers, controllers or all"},
 		{"scope on crash", "at 1s crash b1 from brokers", 1, `unexpected "from"`},
 		{"drift bad rate", "at 1s drift b1 fast", 1, `bad rate "fast"`},
 		{"drift out of range", "at 1s drift b1 -1", 1, "must be in (-1, 1)"},

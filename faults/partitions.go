@@ -2,6 +2,7 @@ package faults
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"kafkasim/model"
@@ -20,14 +21,16 @@ func (n *Nemesis) partition(f Fault, r *rand.Rand) ([]link, []model.BrokerID, st
 	srv := servers(n.w)
 	switch f.Kind {
 	case KindIsolate:
-		x, why := f.Target.resolve(n.w, r)
-		if x == model.NoBroker {
+		xs, why := f.Target.resolveAll(n.w, r)
+		if xs == nil {
 			return nil, nil, why
 		}
 		var others []model.BrokerID
 		switch f.Scope {
 		case ScopeBrokers:
 			others = n.w.Brokers()
+		case ScopeControllers:
+			others = n.w.Controllers()
 		case ScopeAll:
 			for _, id := range n.s.Nodes() {
 				others = append(others, model.BrokerID(id))
@@ -35,8 +38,21 @@ func (n *Nemesis) partition(f Fault, r *rand.Rand) ([]link, []model.BrokerID, st
 		default:
 			others = srv
 		}
-		rest := without(others, x)
-		return groupLinks([][]model.BrokerID{{x}, rest}), []model.BrokerID{x}, describe([][]model.BrokerID{{x}, rest})
+		var rest []model.BrokerID
+		for _, id := range others {
+			if !inGroup(xs, id) {
+				rest = append(rest, id)
+			}
+		}
+		// Sorted so that the log names the sides the same way whatever
+		// order the world lists its nodes in (the active controller
+		// first).
+		slices.Sort(rest)
+		gs := [][]model.BrokerID{xs, rest}
+		if len(rest) == 0 {
+			return nil, nil, "no one to cut " + describe(gs[:1]) + " from " + f.Scope.String()
+		}
+		return groupLinks(gs), xs, describe(gs)
 	case KindHalves:
 		if len(srv) < 2 {
 			return nil, nil, "fewer than two servers to split"
@@ -75,9 +91,8 @@ func (n *Nemesis) partition(f Fault, r *rand.Rand) ([]link, []model.BrokerID, st
 		for _, g := range f.Groups {
 			var ids []model.BrokerID
 			for _, s := range g {
-				if id, _ := s.resolve(n.w, r); id != model.NoBroker {
-					ids = append(ids, id)
-				}
+				found, _ := s.resolveAll(n.w, r)
+				ids = append(ids, found...)
 			}
 			gs = append(gs, ids)
 			all = append(all, ids...)
@@ -148,16 +163,6 @@ func shuffled(ids []model.BrokerID, r *rand.Rand) []model.BrokerID {
 	p := append([]model.BrokerID(nil), ids...)
 	r.Shuffle(len(p), func(i, j int) { p[i], p[j] = p[j], p[i] })
 	return p
-}
-
-func without(ids []model.BrokerID, x model.BrokerID) []model.BrokerID {
-	var out []model.BrokerID
-	for _, id := range ids {
-		if id != x {
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 func inGroup(g []model.BrokerID, x model.BrokerID) bool {

@@ -76,6 +76,9 @@ func (f Fault) Validate() error {
 	if (spec.args == argsTwo) == f.Peer.IsZero() {
 		return fmt.Errorf("%s: %s", f.Kind, argsWant(spec.args, "peer"))
 	}
+	if spec.args == argsTwo && (f.Target.Several() || f.Peer.Several()) {
+		return fmt.Errorf("%s takes one node at each end, not all-controllers", f.Kind)
+	}
 	if spec.args == argsGroups {
 		if len(f.Groups) < 2 {
 			return fmt.Errorf("partition needs at least two groups separated by '|'")
@@ -96,7 +99,7 @@ func (f Fault) Validate() error {
 	if f.Scope != ScopeServers && !spec.scope {
 		return fmt.Errorf("%s takes no scope", f.Kind)
 	}
-	if f.Scope > ScopeAll {
+	if f.Scope > ScopeControllers {
 		return fmt.Errorf("%s: unknown scope %d", f.Kind, f.Scope)
 	}
 	switch spec.amount {

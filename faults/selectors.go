@@ -14,13 +14,15 @@ import (
 type SelectorKind uint8
 
 const (
-	selNone          SelectorKind = iota // the zero Selector: no node
-	SelNode                              // a fixed node: "b2" or "2"
-	SelController                        // the active controller: "controller"
-	SelRandomBroker                      // any broker, drawn from the fault's stream: "random-broker"
-	SelLeaderOf                          // a partition's leader: "leader-of t/0"
-	SelISRFollower                       // a follower in a partition's ISR, drawn: "isr-follower t/0"
-	SelCoordinatorOf                     // a group's coordinator: "coordinator-of g"
+	selNone             SelectorKind = iota // the zero Selector: no node
+	SelNode                                 // a fixed node: "b2" or "2"
+	SelController                           // the active controller: "controller"
+	SelRandomBroker                         // any broker, drawn from the fault's stream: "random-broker"
+	SelLeaderOf                             // a partition's leader: "leader-of t/0"
+	SelISRFollower                          // a follower in a partition's ISR, drawn: "isr-follower t/0"
+	SelCoordinatorOf                        // a group's coordinator: "coordinator-of g"
+	SelRandomController                     // any controller, drawn from the fault's stream: "random-controller"
+	SelAllControllers                       // every controller at once: "all-controllers"
 )
 
 // Selector names the node a fault acts on. All but SelNode are resolved
@@ -28,6 +30,11 @@ const (
 // leader" means whoever leads at that moment, which a schedule written
 // before the run cannot know. A selector that resolves to nobody (no
 // leader, no follower in the ISR) makes its fault a recorded no-op.
+//
+// SelAllControllers alone names several nodes: the whole metadata quorum,
+// which a one-node fault (crash, pause, isolate, ...) then hits at once
+// and a partition group holds together. The two-node faults (oneway,
+// reset, clog) take single nodes only.
 type Selector struct {
 	Kind  SelectorKind
 	Node  model.BrokerID       // SelNode
@@ -54,6 +61,16 @@ func ISRFollower(tp model.TopicPartition) Selector { return Selector{Kind: SelIS
 // CoordinatorOf selects a consumer group's coordinator at fire time.
 func CoordinatorOf(group string) Selector { return Selector{Kind: SelCoordinatorOf, Group: group} }
 
+// RandomController selects a controller (a quorum voter, active or not)
+// drawn from the fault's random stream.
+func RandomController() Selector { return Selector{Kind: SelRandomController} }
+
+// AllControllers selects every controller at once.
+func AllControllers() Selector { return Selector{Kind: SelAllControllers} }
+
+// Several reports whether s may name more than one node.
+func (s Selector) Several() bool { return s.Kind == SelAllControllers }
+
 // IsZero reports whether s is the zero Selector (no node).
 func (s Selector) IsZero() bool { return s.Kind == selNone }
 
@@ -71,12 +88,17 @@ func (s Selector) String() string {
 		return "isr-follower " + s.TP.String()
 	case SelCoordinatorOf:
 		return "coordinator-of " + s.Group
+	case SelRandomController:
+		return "random-controller"
+	case SelAllControllers:
+		return "all-controllers"
 	}
 	return "none"
 }
 
 // ParseSelector reads a selector's text: "b2", "2", "controller",
-// "random-broker", "leader-of t/0", "isr-follower t/0", "coordinator-of g".
+// "random-broker", "random-controller", "all-controllers", "leader-of t/0",
+// "isr-follower t/0", "coordinator-of g".
 func ParseSelector(text string) (Selector, error) {
 	tok := strings.Fields(text)
 	if len(tok) == 0 {
@@ -101,6 +123,10 @@ func parseSelectorTokens(tok []string) (Selector, int, error) {
 		return Controller(), 1, nil
 	case "random-broker":
 		return RandomBroker(), 1, nil
+	case "random-controller":
+		return RandomController(), 1, nil
+	case "all-controllers":
+		return AllControllers(), 1, nil
 	case "leader-of", "isr-follower":
 		if len(tok) < 2 || isPunct(tok[1]) {
 			return Selector{}, 0, fmt.Errorf("bad selector: %s needs a topic-partition, as in %q", head, head+" t/0")
@@ -125,7 +151,7 @@ func parseSelectorTokens(tok []string) (Selector, int, error) {
 	num := strings.TrimPrefix(head, "b")
 	id, err := strconv.ParseInt(num, 10, 32)
 	if err != nil || id < 0 || num == "" || num[0] == '+' {
-		return Selector{}, 0, fmt.Errorf("bad selector %q: want a node id (b2 or 2), controller, random-broker, leader-of T/P, isr-follower T/P or coordinator-of G", head)
+		return Selector{}, 0, fmt.Errorf("bad selector %q: want a node id (b2 or 2), controller, random-broker, random-controller, all-controllers, leader-of T/P, isr-follower T/P or coordinator-of G", head)
 	}
 	return Node(model.BrokerID(id)), 1, nil
 }
@@ -159,9 +185,29 @@ func legalName(s string) bool {
 	return true
 }
 
+// resolveAll picks the nodes s names now: one, or every controller for
+// SelAllControllers (in id order, not leadership order, so the log reads
+// the same whoever leads). It returns nil and the reason when s names
+// nobody at this moment.
+func (s Selector) resolveAll(w World, r *rand.Rand) ([]model.BrokerID, string) {
+	if s.Kind == SelAllControllers {
+		cs := slices.Sorted(slices.Values(w.Controllers()))
+		if len(cs) == 0 {
+			return nil, "no controller"
+		}
+		return slices.Compact(cs), ""
+	}
+	id, why := s.resolve(w, r)
+	if id == model.NoBroker {
+		return nil, why
+	}
+	return []model.BrokerID{id}, ""
+}
+
 // resolve picks the node s names now. It returns model.NoBroker and the
 // reason when s names nobody at this moment. r is the fault's own stream;
-// it is drawn from only by the selectors that choose at random.
+// it is drawn from only by the selectors that choose at random. A
+// selector that names several nodes goes through resolveAll instead.
 func (s Selector) resolve(w World, r *rand.Rand) (model.BrokerID, string) {
 	switch s.Kind {
 	case SelNode:
@@ -201,6 +247,14 @@ func (s Selector) resolve(w World, r *rand.Rand) (model.BrokerID, string) {
 			return c, ""
 		}
 		return model.NoBroker, "group " + s.Group + " has no coordinator"
+	case SelRandomController:
+		cs := slices.Sorted(slices.Values(w.Controllers()))
+		if len(cs) == 0 {
+			return model.NoBroker, "no controller"
+		}
+		return cs[r.IntN(len(cs))], ""
+	case SelAllControllers:
+		panic("faults: all-controllers resolved as one node")
 	}
 	return model.NoBroker, "no selector"
 }

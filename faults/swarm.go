@@ -40,7 +40,15 @@ type SwarmOptions struct {
 	DriftMax       float64
 	DelayMax       time.Duration
 	SyncLatencyMax time.Duration
-	_              struct{}
+	// Controllers aims the swarm at the metadata quorum as much as at the
+	// brokers: a fixed node may be any controller, the ways of choosing a
+	// node add a random controller and all the controllers at once, and
+	// an isolation may cut a node from the controllers only (a controller
+	// from its quorum but not from the brokers). Off, the swarm names
+	// only the active controller ("controller") and draws exactly what it
+	// drew before controllers were a target.
+	Controllers bool
+	_           struct{}
 }
 
 // Shape is what Swarm may aim at: the world's servers and the names its
@@ -143,13 +151,17 @@ func (d *drawer) kind(k Kind) Schedule {
 		}
 		switch spec.args {
 		case argsNode:
-			f.Target = d.selector()
+			f.Target = d.selector(true)
 		case argsTwo:
-			f.Target = d.selector()
+			f.Target = d.selector(false)
 			f.Peer = d.peer(f.Target)
 		}
 		if spec.scope {
-			f.Scope = Scope(d.r.IntN(3))
+			scopes := 3 // servers, brokers, all
+			if d.o.Controllers && len(d.shape.Controllers) > 0 {
+				scopes++ // controllers
+			}
+			f.Scope = Scope(d.r.IntN(scopes))
 		}
 		switch k {
 		case KindSkew:
@@ -184,13 +196,23 @@ func (d *drawer) duration(lo, hi time.Duration) time.Duration {
 
 // selector draws a target: first a way of choosing (a fixed node, the
 // controller, a random broker, a partition's leader or ISR follower, a
-// group's coordinator), among those the shape allows, then one of its
-// kind. Drawing the way first keeps "the leader" as likely in a world of
-// many brokers as in one of three.
-func (d *drawer) selector() Selector {
+// group's coordinator; with Controllers, a random controller and, where
+// several nodes may be named, all of them), among those the shape
+// allows, then one of its kind. Drawing the way first keeps "the leader"
+// as likely in a world of many brokers as in one of three. New ways go
+// after the old ones, so that a swarm without Controllers draws what it
+// always drew.
+func (d *drawer) selector(several bool) Selector {
 	type way func() Selector
+	fixed := d.shape.Brokers
+	quorum := d.o.Controllers && len(d.shape.Controllers) > 0
+	if quorum {
+		fixed = append(append([]model.BrokerID(nil), d.shape.Brokers...), d.shape.Controllers...)
+		slices.Sort(fixed)
+		fixed = slices.Compact(fixed)
+	}
 	ways := []way{
-		func() Selector { return Node(d.shape.Brokers[d.r.IntN(len(d.shape.Brokers))]) },
+		func() Selector { return Node(fixed[d.r.IntN(len(fixed))]) },
 		func() Selector { return RandomBroker() },
 	}
 	if len(d.shape.Controllers) > 0 {
@@ -203,6 +225,12 @@ func (d *drawer) selector() Selector {
 	}
 	if gs := d.shape.Groups; len(gs) > 0 {
 		ways = append(ways, func() Selector { return CoordinatorOf(gs[d.r.IntN(len(gs))]) })
+	}
+	if quorum {
+		ways = append(ways, func() Selector { return RandomController() })
+		if several {
+			ways = append(ways, func() Selector { return AllControllers() })
+		}
 	}
 	return ways[d.r.IntN(len(ways))]()
 }
