@@ -33,7 +33,11 @@ img { max-width: 100%; }
 {{range .Latency}}{{template "table" .}}{{end}}
 {{range .Figures}}<figure><img src="{{.SVG}}" alt="{{.Caption}}"><figcaption>{{.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption></figure>
 {{end}}
-{{if .Failing}}<h2>Failing runs</h2>
+{{with .Controllers}}<h2>Controller failover</h2>
+<p>Virtual seconds from the fault that took the active controller (the metadata quorum's leader) away: to the election of a leader of a higher epoch, and to the first metadata entry committed under it, beside partition-leader failover.</p>
+{{template "table" .Table}}
+{{with .Figure}}<figure><img src="{{.SVG}}" alt="{{.Caption}}"><figcaption>{{.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption></figure>{{end}}
+{{end}}{{if .Failing}}<h2>Failing runs</h2>
 {{range .Failing}}<h3>{{.Label}}</h3>
 <pre>{{.Reproduce}}</pre>
 {{range .Problems}}<div><code>{{.}}</code></div>{{end}}

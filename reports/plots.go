@@ -28,9 +28,25 @@ const (
 // and base.svg. Groups with no measured failover get no line. It returns
 // the files written.
 func PlotCDF(base string, groups []Group, m Metric) ([]string, error) {
+	var series []cdfSeries
+	for _, g := range groups {
+		series = append(series, cdfSeries{g.Label, Values(g.Results, m)})
+	}
+	return plotCDFs(base, "failover "+m.Title+" (CDF over failovers)", m.Title+" (virtual seconds)", series)
+}
+
+// cdfSeries is one line of a CDF plot: its legend and its sorted values.
+type cdfSeries struct {
+	label  string
+	values []time.Duration
+}
+
+// plotCDFs draws one empirical CDF line per series that has values (its
+// legend says how many) and writes base.png and base.svg.
+func plotCDFs(base, title, xlabel string, series []cdfSeries) ([]string, error) {
 	p := plot.New()
-	p.Title.Text = "failover " + m.Title + " (CDF over failovers)"
-	p.X.Label.Text = m.Title + " (virtual seconds)"
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
 	p.Y.Label.Text = "fraction of failovers"
 	p.Y.Min, p.Y.Max = 0, 1
 	p.X.Min = 0
@@ -38,8 +54,8 @@ func PlotCDF(base string, groups []Group, m Metric) ([]string, error) {
 	p.Legend.Left = false
 	p.Add(plotter.NewGrid())
 	lines := 0
-	for i, g := range groups {
-		vs := Values(g.Results, m)
+	for i, sr := range series {
+		vs := sr.values
 		if len(vs) == 0 {
 			continue
 		}
@@ -56,7 +72,7 @@ func PlotCDF(base string, groups []Group, m Metric) ([]string, error) {
 		l.Color = plotutil.Color(i)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s (n=%d)", g.Label, len(vs)), l)
+		p.Legend.Add(fmt.Sprintf("%s (n=%d)", sr.label, len(vs)), l)
 		lines++
 	}
 	if lines == 0 {

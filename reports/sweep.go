@@ -72,14 +72,22 @@ const failingShown = 50
 
 // sweepReport is everything index.html and summary.md show.
 type sweepReport struct {
-	Command  string
-	Runs     int
-	Summary  Table
-	Latency  []Table // unavailable, election
-	Figures  []Figure
-	Failing  []failing
-	More     int // failing runs not listed
-	Replayed []RunLink
+	Command string
+	Runs    int
+	Summary Table
+	Latency []Table // unavailable, election
+	Figures []Figure
+	// Controllers is the controller failover section, when some run
+	// measured one: the comparison table and its figure.
+	Controllers *controllerSection
+	Failing     []failing
+	More        int // failing runs not listed
+	Replayed    []RunLink
+}
+
+type controllerSection struct {
+	Table  Table
+	Figure Figure
 }
 
 type failing struct {
@@ -113,6 +121,15 @@ func WriteSweep(dir string, results []scenarios.Result, o SweepOptions) error {
 			return fmt.Errorf("plot %s: %w", p.name, err)
 		}
 		rep.Figures = append(rep.Figures, Figure{Caption: p.caption, PNG: p.name + ".png", SVG: p.name + ".svg"})
+	}
+	if HasControllerFailovers(results) {
+		const name = "cdf-controller-failover"
+		if _, err := PlotFailoverComparison(filepath.Join(dir, name), groups); err != nil {
+			return fmt.Errorf("plot %s: %w", name, err)
+		}
+		rep.Controllers = &controllerSection{Table: FailoverComparisonTable(groups),
+			Figure: Figure{Caption: "CDF of partition-leader failover (the fault to another leader's election) beside controller failover (the fault to the first metadata entry committed under the new quorum leader)",
+				PNG: name + ".png", SVG: name + ".svg"}}
 	}
 	replayed, err := listRuns(dir)
 	if err != nil {
@@ -194,6 +211,13 @@ func (rep sweepReport) markdown(w io.Writer) error {
 	}
 	for _, f := range rep.Figures {
 		fmt.Fprintf(&b, "![%s](%s)\n\n", f.Caption, f.PNG)
+	}
+	if c := rep.Controllers; c != nil {
+		b.WriteString("## Controller failover\n\nVirtual seconds from the fault that took the active controller (the metadata quorum's leader) away: to the election of a leader of a higher epoch, and to the first metadata entry committed under it, beside partition-leader failover.\n\n")
+		if err := c.Table.Markdown(&b); err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "\n![%s](%s)\n\n", c.Figure.Caption, c.Figure.PNG)
 	}
 	if len(rep.Failing) > 0 {
 		b.WriteString("## Failing runs\n")

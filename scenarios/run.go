@@ -70,6 +70,11 @@ type Result struct {
 	// measured from the history, the brokers' leadership reports and the
 	// fault log (see MeasureFailovers).
 	Failovers []Failover `json:"failovers,omitempty"`
+	// ControllerFailovers are the active controller's losses of the
+	// metadata quorum's leadership and how long the quorum took to commit
+	// again, measured from the quorum observations and the fault log (see
+	// MeasureControllerFailovers).
+	ControllerFailovers []ControllerFailover `json:"controller_failovers,omitempty"`
 	// Vary is the "key=value" a sweep -vary ran this run under ("" when
 	// none), so that a report rebuilt from results.jsonl groups by it.
 	Vary string `json:"vary,omitempty"`
@@ -137,6 +142,7 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 		res.FaultLog = append(res.FaultLog, e.String())
 	}
 	res.Failovers = MeasureFailovers(res.History, in.Observations.Leaders, s.nemesis.Log())
+	res.ControllerFailovers = MeasureControllerFailovers(in.Observations.Quorum, s.nemesis.Log())
 	res.Observed = in.Observations
 	res.Faults = faultWindows(s.nemesis.Log(), s.Sim.Now())
 	res.Stats = s.stats(start, time.Since(wallStart))

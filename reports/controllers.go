@@ -1,0 +1,116 @@
+package reports
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"kafkasim/scenarios"
+)
+
+// Controller failover beside partition-leader failover: how long the
+// metadata quorum takes to commit again after its leader (the active
+// controller) is taken away, next to how long a partition takes to elect
+// a leader and take writes again.
+
+// ControllerMetric is one controller failover measurement.
+type ControllerMetric struct {
+	Name, Title string
+	Get         func(scenarios.ControllerFailover) time.Duration
+}
+
+// The controller failover metrics. FirstCommit is the controller
+// failover time: the fault to the first metadata entry committed under
+// the new quorum leader.
+var (
+	ControllerElection    = ControllerMetric{"controller-election", "time to quorum leader election", func(f scenarios.ControllerFailover) time.Duration { return f.Election }}
+	ControllerFirstCommit = ControllerMetric{"controller-failover", "controller failover time (to the first commit under the new leader)", func(f scenarios.ControllerFailover) time.Duration { return f.FirstCommit }}
+)
+
+// ControllerValues are the measured values of m over every controller
+// failover of the runs, sorted; unmeasured ones are left out.
+func ControllerValues(results []scenarios.Result, m ControllerMetric) []time.Duration {
+	var out []time.Duration
+	for _, r := range results {
+		for _, f := range r.ControllerFailovers {
+			if d := m.Get(f); d >= 0 {
+				out = append(out, d)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ControllerQuantilesOf computes the quantiles of m over the runs'
+// controller failovers.
+func ControllerQuantilesOf(results []scenarios.Result, m ControllerMetric) Quantiles {
+	vs := ControllerValues(results, m)
+	return Quantiles{N: len(vs), P50: Quantile(vs, 0.5), P90: Quantile(vs, 0.9), P99: Quantile(vs, 0.99), Max: Quantile(vs, 1)}
+}
+
+// HasControllerFailovers reports whether any run measured a controller
+// failover: reports show the controller section only then.
+func HasControllerFailovers(results []scenarios.Result) bool {
+	return slices.ContainsFunc(results, func(r scenarios.Result) bool { return len(r.ControllerFailovers) > 0 })
+}
+
+// FailoverComparisonTable puts, per group, controller failover beside
+// partition-leader failover: how many of each, the partition election and
+// write-unavailability quantiles, and the controller election and
+// failover (first commit) quantiles, with the controller failovers that
+// never saw a new leader commit.
+func FailoverComparisonTable(groups []Group) Table {
+	t := Table{Header: []string{"group", "runs",
+		"partition failovers", "election p50", "election p99", "unavailable p50", "unavailable p99",
+		"controller failovers", "quorum election p50", "quorum election p99",
+		"controller failover p50", "p90", "p99", "max", "never recommitted"}}
+	for _, g := range groups {
+		el, un := QuantilesOf(g.Results, Election), QuantilesOf(g.Results, Unavailable)
+		ce, cf := ControllerQuantilesOf(g.Results, ControllerElection), ControllerQuantilesOf(g.Results, ControllerFirstCommit)
+		n, never := 0, 0
+		parts := 0
+		for _, r := range g.Results {
+			parts += len(r.Failovers)
+			for _, f := range r.ControllerFailovers {
+				n++
+				if f.FirstCommit < 0 {
+					never++
+				}
+			}
+		}
+		t.Rows = append(t.Rows, []string{g.Label, fmt.Sprint(len(g.Results)),
+			fmt.Sprint(parts), Seconds(el.P50), Seconds(el.P99), Seconds(un.P50), Seconds(un.P99),
+			fmt.Sprint(n), Seconds(ce.P50), Seconds(ce.P99),
+			Seconds(cf.P50), Seconds(cf.P90), Seconds(cf.P99), Seconds(cf.Max), fmt.Sprint(never)})
+	}
+	return t
+}
+
+// ControllerFailoverTable lists one run's controller failovers.
+func ControllerFailoverTable(res scenarios.Result) Table {
+	t := Table{Header: []string{"at", "cause", "old leader", "old epoch", "old hw", "new leader", "new epoch", "election", "first commit"}}
+	for _, f := range res.ControllerFailovers {
+		newEpoch := "-"
+		if f.NewEpoch > 0 {
+			newEpoch = fmt.Sprint(f.NewEpoch)
+		}
+		t.Rows = append(t.Rows, []string{Seconds(f.At), string(f.Cause), f.OldLeader.String(), fmt.Sprint(f.OldEpoch), fmt.Sprint(f.OldHW),
+			f.NewLeader.String(), newEpoch, Seconds(f.Election), Seconds(f.FirstCommit)})
+	}
+	return t
+}
+
+// PlotFailoverComparison draws, per group, the CDF of partition-leader
+// failover (the fault to the election of another leader) and of
+// controller failover (the fault to the first commit under the new quorum
+// leader) on one set of axes, and writes base.png and base.svg.
+func PlotFailoverComparison(base string, groups []Group) ([]string, error) {
+	var series []cdfSeries
+	for _, g := range groups {
+		series = append(series,
+			cdfSeries{g.Label + ": partition leader election", Values(g.Results, Election)},
+			cdfSeries{g.Label + ": controller failover", ControllerValues(g.Results, ControllerFirstCommit)})
+	}
+	return plotCDFs(base, "partition-leader vs controller failover (CDF over failovers)", "time from the fault (virtual seconds)", series)
+}

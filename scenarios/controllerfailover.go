@@ -1,0 +1,170 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"kafkasim/checkers"
+	"kafkasim/faults"
+	"kafkasim/model"
+)
+
+// ControllerFailover is the active controller (the metadata quorum's
+// leader) losing its leadership to a fault, and how long the quorum took
+// to commit again, measured only from the quorum observations (who became
+// leader of which epoch, which entries each node applied, the high
+// watermarks) and the fault log, as Failover is for a partition.
+//
+// Durations are virtual time from the fault (At), Unmeasured when the run
+// did not show them (no leader of a higher epoch before the next
+// controller failover).
+type ControllerFailover struct {
+	// Cause is the fault's kind and Fault its schedule line.
+	Cause faults.Kind
+	Fault string
+	// At is when the fault hit the active controller.
+	At        time.Duration
+	OldLeader model.BrokerID
+	OldEpoch  model.Epoch
+	// OldHW is the metadata high watermark (exclusive) the quorum had
+	// reached by the fault: what was committed under the old leader.
+	OldHW int64
+	// NewLeader and NewEpoch: the first leader of an epoch above OldEpoch
+	// elected after the fault (it may be the old leader again, back from
+	// a pause or a restart), NoBroker when none was.
+	NewLeader model.BrokerID
+	NewEpoch  model.Epoch
+	// Election: the fault to NewLeader's election.
+	Election time.Duration
+	// FirstCommit: the fault to NewLeader applying its first entry at or
+	// past OldHW, that is, to the first metadata entry committed under the
+	// new leader. That entry is the new leader's LeaderChange control
+	// record (KIP-595): once it commits the new controller is active and
+	// its metadata changes can commit. This is the issue's "controller
+	// failover time".
+	FirstCommit time.Duration
+}
+
+// controllerFailoverJSON is ControllerFailover as results.jsonl writes it:
+// seconds, unmeasured durations left out.
+type controllerFailoverJSON struct {
+	Cause       faults.Kind    `json:"cause"`
+	Fault       string         `json:"fault"`
+	At          float64        `json:"at_s"`
+	OldLeader   model.BrokerID `json:"old_leader"`
+	OldEpoch    model.Epoch    `json:"old_epoch"`
+	OldHW       int64          `json:"old_hw"`
+	NewLeader   model.BrokerID `json:"new_leader"`
+	NewEpoch    model.Epoch    `json:"new_epoch"`
+	Election    *float64       `json:"election_s,omitempty"`
+	FirstCommit *float64       `json:"first_commit_s,omitempty"`
+}
+
+// MarshalJSON writes durations as seconds (field names end in _s).
+func (f ControllerFailover) MarshalJSON() ([]byte, error) {
+	return json.Marshal(controllerFailoverJSON{
+		Cause: f.Cause, Fault: f.Fault, At: f.At.Seconds(),
+		OldLeader: f.OldLeader, OldEpoch: f.OldEpoch, OldHW: f.OldHW,
+		NewLeader: f.NewLeader, NewEpoch: f.NewEpoch,
+		Election: seconds(f.Election), FirstCommit: seconds(f.FirstCommit),
+	})
+}
+
+// UnmarshalJSON reads what MarshalJSON wrote; a missing duration is
+// Unmeasured.
+func (f *ControllerFailover) UnmarshalJSON(b []byte) error {
+	var j controllerFailoverJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*f = ControllerFailover{
+		Cause: j.Cause, Fault: j.Fault, At: fromSeconds(&j.At),
+		OldLeader: j.OldLeader, OldEpoch: j.OldEpoch, OldHW: j.OldHW,
+		NewLeader: j.NewLeader, NewEpoch: j.NewEpoch,
+		Election: fromSeconds(j.Election), FirstCommit: fromSeconds(j.FirstCommit),
+	}
+	return nil
+}
+
+// MeasureControllerFailovers finds every fault in the log that hit the
+// quorum leader of the time (the leader of the highest epoch elected so
+// far) with a kind that can take a leadership away (crash, power loss,
+// shutdown, pause, isolation), and measures what followed. An isolation
+// that leaves the leader its quorum (isolate from brokers) measures as
+// no new leader. A fault that hits a leadership an earlier fault already
+// took away is not a new failover. The result is in fault order.
+func MeasureControllerFailovers(q checkers.QuorumObservations, log []faults.Event) []ControllerFailover {
+	leaders := slices.Clone(q.Leaders)
+	slices.SortStableFunc(leaders, func(a, b checkers.QuorumLeaderObservation) int { return compareDur(a.Time, b.Time) })
+	hws := slices.Clone(q.HighWatermarks)
+	slices.SortStableFunc(hws, func(a, b checkers.QuorumHWObservation) int { return compareDur(a.Time, b.Time) })
+	applied := slices.Clone(q.Applied)
+	slices.SortStableFunc(applied, func(a, b checkers.QuorumAppliedObservation) int { return compareDur(a.Time, b.Time) })
+
+	// current is the leader of the highest epoch elected by t.
+	current := func(t time.Duration) (checkers.QuorumLeaderObservation, bool) {
+		var best checkers.QuorumLeaderObservation
+		found := false
+		for _, o := range leaders {
+			if o.Time > t {
+				break
+			}
+			if !found || o.Epoch > best.Epoch {
+				best, found = o, true
+			}
+		}
+		return best, found
+	}
+	hwAt := func(t time.Duration) int64 {
+		hw := int64(0)
+		for _, o := range hws {
+			if o.Time > t {
+				break
+			}
+			hw = max(hw, o.HW)
+		}
+		return hw
+	}
+
+	var out []ControllerFailover
+	taken := map[model.Epoch]bool{} // leaderships already taken away
+	for _, ev := range log {
+		if ev.Edge == faults.EdgeEnd || ev.NoOp() || !slices.Contains(leaderTaking, ev.Fault.Kind) {
+			continue
+		}
+		l, ok := current(ev.Time)
+		if !ok || !slices.Contains(ev.Nodes, l.Node) || taken[l.Epoch] {
+			continue
+		}
+		taken[l.Epoch] = true
+		f := ControllerFailover{
+			Cause: ev.Fault.Kind, Fault: ev.Fault.String(), At: ev.Time,
+			OldLeader: l.Node, OldEpoch: l.Epoch, OldHW: hwAt(ev.Time),
+			NewLeader: model.NoBroker, Election: Unmeasured, FirstCommit: Unmeasured,
+		}
+		for _, o := range leaders {
+			if o.Time >= ev.Time && o.Epoch > l.Epoch {
+				f.NewLeader, f.NewEpoch, f.Election = o.Node, o.Epoch, o.Time-ev.Time
+				for _, a := range applied {
+					if a.Time >= o.Time && a.Node == o.Node && a.Incarnation == o.Incarnation && a.Offset >= f.OldHW {
+						f.FirstCommit = a.Time - ev.Time
+						break
+					}
+				}
+				break
+			}
+		}
+		out = append(out, f)
+	}
+	// A failover ends where the next begins: a new leader elected after
+	// the next failover's fault belongs to that one.
+	for i := 0; i+1 < len(out); i++ {
+		if next := out[i+1].At; out[i].Election != Unmeasured && out[i].At+out[i].Election > next {
+			out[i].NewLeader, out[i].NewEpoch, out[i].Election, out[i].FirstCommit = model.NoBroker, 0, Unmeasured, Unmeasured
+		} else if out[i].FirstCommit != Unmeasured && out[i].At+out[i].FirstCommit > next {
+			out[i].FirstCommit = Unmeasured
+		}
+	}
+	return out
+}
