@@ -138,6 +138,7 @@ var errorList = []errorInfo{
 	{EligibleLeadersNotAvailable, "ELIGIBLE_LEADERS_NOT_AVAILABLE", true},
 	{ProducerFenced, "PRODUCER_FENCED", false},
 	{InvalidUpdateVersion, "INVALID_UPDATE_VERSION", false},
+	{SnapshotNotFound, "SNAPSHOT_NOT_FOUND", false},
 	{DuplicateBrokerRegistration, "DUPLICATE_BROKER_REGISTRATION", false},
 	{BrokerIDNotRegistered, "BROKER_ID_NOT_REGISTERED", false},
 	{IneligibleReplica, "INELIGIBLE_REPLICA", false},

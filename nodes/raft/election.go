@@ -1,0 +1,401 @@
+package raft
+
+import (
+	"encoding/binary"
+	"slices"
+	"time"
+
+	"kafkasim/model"
+)
+
+// Role changes. Each one that changes the epoch, the vote or the leader
+// syncs the quorum state first (persist), then acts.
+
+// leaveRole undoes what the current role had armed or held.
+func (r *Raft) leaveRole() {
+	if r.role == roleLeader {
+		// Parked fetches are answered with the news rather than left to
+		// time out: the fetchers learn at once that this node stopped
+		// leading.
+		for _, id := range r.parkedIDs() {
+			pf := r.parked[id]
+			r.env.Cancel(pf.timer)
+			delete(r.parked, id)
+			r.env.Send(node(id), model.QuorumFetchResponse{Error: model.NotLeaderOrFollower, LeaderEpoch: r.epoch,
+				LeaderID: model.NoBroker, HighWatermark: -1})
+		}
+		r.env.Cancel(r.checkTimer)
+		r.checkTimer = 0
+		r.progress = nil
+	}
+	r.env.Cancel(r.electionTimer)
+	r.env.Cancel(r.fetchTimer)
+	r.electionTimer, r.fetchTimer = 0, 0
+	r.backingOff = false
+	r.granted, r.refused = nil, nil
+}
+
+// becomeUnattached moves to epoch (at or above the current one) with no
+// leader. A voter arms its election timeout; an observer looks for the
+// leader.
+func (r *Raft) becomeUnattached(epoch model.Epoch) {
+	r.leaveRole()
+	if epoch > r.epoch {
+		r.epoch, r.votedFor = epoch, model.NoBroker
+	}
+	r.leader = model.NoBroker
+	r.persist()
+	r.role = roleUnattached
+	r.hwKnown = true
+	if r.isVoter() {
+		r.armElection(r.randomIn(r.cfg.ElectionTimeout, 2*r.cfg.ElectionTimeout))
+		return
+	}
+	r.armFetchTimeout()
+	r.sendFetch()
+}
+
+// becomeFollower follows leader in epoch (at or above the current one)
+// and starts fetching from it.
+func (r *Raft) becomeFollower(epoch model.Epoch, leader model.BrokerID) {
+	r.leaveRole()
+	if epoch > r.epoch {
+		r.epoch, r.votedFor = epoch, model.NoBroker
+	}
+	r.leader = leader
+	r.persist()
+	r.role = roleFollower
+	r.hwKnown = true
+	r.env.Trace("raft-follow", r.leader.String()+" epoch="+itoa(int64(r.epoch)))
+	r.lastContact = r.env.Now()
+	r.armFetchTimeout()
+	// A fetch in flight went to whoever this node thought led before;
+	// its answer will be ignored.
+	r.fetchOut = false
+	r.sendFetch()
+}
+
+// startPreVote asks every other voter whether it would vote for this node
+// in the next epoch (KIP-996), without changing the epoch.
+func (r *Raft) startPreVote() {
+	keepLeader := r.leader
+	r.leaveRole()
+	r.leader = keepLeader
+	r.role = roleProspective
+	r.granted = []model.BrokerID{r.cfg.ID}
+	r.env.Trace("raft-prevote", "epoch="+itoa(int64(r.epoch+1)))
+	if r.won() {
+		r.becomeCandidate()
+		return
+	}
+	req := model.VoteRequest{CandidateEpoch: r.epoch + 1, CandidateID: r.cfg.ID,
+		LastOffsetEpoch: r.log.lastEpoch(), LastOffset: r.log.lastOffset(), PreVote: true}
+	r.sendToVoters(req)
+	r.armElection(r.randomIn(r.cfg.ElectionTimeout, 2*r.cfg.ElectionTimeout))
+}
+
+// becomeCandidate begins the next epoch voting for itself and asks the
+// other voters for their votes.
+func (r *Raft) becomeCandidate() {
+	r.leaveRole()
+	r.epoch++
+	r.votedFor = r.cfg.ID
+	r.leader = model.NoBroker
+	r.persist()
+	r.role = roleCandidate
+	r.granted = []model.BrokerID{r.cfg.ID}
+	r.env.Trace("raft-candidate", "epoch="+itoa(int64(r.epoch)))
+	if r.won() {
+		r.becomeLeader()
+		return
+	}
+	r.sendToVoters(model.VoteRequest{CandidateEpoch: r.epoch, CandidateID: r.cfg.ID,
+		LastOffsetEpoch: r.log.lastEpoch(), LastOffset: r.log.lastOffset()})
+	r.armElection(r.randomIn(r.cfg.ElectionTimeout, 2*r.cfg.ElectionTimeout))
+}
+
+// becomeLeader takes the epoch it won: records itself as leader, appends
+// its LeaderChange control batch, and tells the other voters.
+func (r *Raft) becomeLeader() {
+	r.leaveRole()
+	r.leader = r.cfg.ID
+	r.persist()
+	r.role = roleLeader
+	r.hwKnown = false
+	r.leadSince = r.env.Now()
+	r.progress = map[model.BrokerID]*voterProgress{}
+	r.parked = map[model.BrokerID]parkedFetch{}
+	for _, v := range r.cfg.Voters {
+		if v != r.cfg.ID {
+			r.progress[v] = &voterProgress{}
+		}
+	}
+	r.epochStart = r.log.lastOffset() + 1
+	r.log.append(model.QuorumBatch{BaseOffset: r.epochStart, Epoch: r.epoch, Control: true,
+		Entries: [][]byte{leaderChangeEntry(r.cfg.ID, r.cfg.Voters)}})
+	r.env.Trace("raft-leader", "epoch="+itoa(int64(r.epoch))+" start="+itoa(r.epochStart))
+	if w := r.cfg.Watch; w != nil {
+		w.QuorumLeader(r.cfg.ID, r.epoch)
+	}
+	r.sendToVoters(model.BeginQuorumEpochRequest{LeaderEpoch: r.epoch, LeaderID: r.cfg.ID})
+	r.checkTimer = r.env.After(r.cfg.FetchTimeout/2, timerCheckQuorum, 0)
+	r.updateLeaderHW()
+}
+
+// leaderChangeEntry is the LeaderChange control record's content: the
+// leader and the voters (Kafka's LeaderChangeMessage).
+func leaderChangeEntry(leader model.BrokerID, voters []model.BrokerID) []byte {
+	b := binary.AppendVarint(nil, int64(leader))
+	b = binary.AppendUvarint(b, uint64(len(voters)))
+	for _, v := range voters {
+		b = binary.AppendVarint(b, int64(v))
+	}
+	return b
+}
+
+func (r *Raft) won() bool { return len(r.granted) >= r.majority() }
+
+func (r *Raft) sendToVoters(m interface {
+	Digest() uint64
+	String() string
+}) {
+	for _, v := range r.cfg.Voters {
+		if v != r.cfg.ID {
+			r.env.Send(node(v), m)
+		}
+	}
+}
+
+func (r *Raft) armElection(d time.Duration) {
+	r.env.Cancel(r.electionTimer)
+	r.electionTimer = r.env.After(d, timerElection, 0)
+}
+
+// onElectionTimeout: an unattached voter stands (pre-vote first); a
+// prospective or candidate that did not win backs off a random time up to
+// the election backoff, then stands again with a pre-vote.
+func (r *Raft) onElectionTimeout() {
+	switch r.role {
+	case roleUnattached:
+		if r.isVoter() {
+			r.startPreVote()
+		}
+	case roleProspective, roleCandidate:
+		if r.backingOff {
+			r.startPreVote()
+			return
+		}
+		r.backOff()
+	}
+}
+
+// backOff ends a lost election round: the node stays (or becomes)
+// prospective and asks again after a random backoff.
+func (r *Raft) backOff() {
+	keepLeader := r.leader
+	if r.role == roleCandidate {
+		keepLeader = model.NoBroker
+	}
+	if keepLeader != model.NoBroker {
+		// A prospective that lost its pre-vote while its old leader is
+		// still named goes back to following it (KIP-996): the voters
+		// that refused have heard from that leader, so it may well be
+		// alive and only this node's link to it was cut.
+		r.becomeFollower(r.epoch, keepLeader)
+		return
+	}
+	r.leaveRole()
+	r.leader = keepLeader
+	r.role = roleProspective
+	r.backingOff = true
+	r.armElection(r.randomIn(0, r.cfg.ElectionBackoffMax) + 1)
+}
+
+// onFetchTimeout: a follower that has not heard from its leader within
+// the fetch timeout stands (pre-vote first); an observer forgets the
+// leader and looks for another.
+func (r *Raft) onFetchTimeout() {
+	if r.role != roleFollower && !(r.cfg.Observer && r.role == roleUnattached) {
+		return
+	}
+	if r.env.Now()-r.lastContact < r.cfg.FetchTimeout {
+		r.armFetchTimeout()
+		return
+	}
+	r.env.Trace("raft-fetch-timeout", r.leader.String())
+	if r.cfg.Observer {
+		r.observerIndex++
+		r.becomeUnattached(r.epoch)
+		return
+	}
+	r.startPreVote()
+}
+
+func (r *Raft) armFetchTimeout() {
+	r.env.Cancel(r.fetchTimer)
+	d := r.lastContact + r.cfg.FetchTimeout - r.env.Now()
+	if d <= 0 {
+		d = r.cfg.FetchTimeout
+	}
+	r.fetchTimer = r.env.After(d, timerFetchTimeout, 0)
+}
+
+// logUpToDate: a log ending at (epoch, offset) is at least as up to date
+// as this node's.
+func (r *Raft) logUpToDate(epoch model.Epoch, offset int64) bool {
+	mine := r.log.lastEpoch()
+	return epoch > mine || epoch == mine && offset >= r.log.lastOffset()
+}
+
+// handleVote answers a vote or pre-vote (KafkaRaftClient.handleVoteRequest).
+func (r *Raft) handleVote(from model.BrokerID, m model.VoteRequest) {
+	resp := model.VoteResponse{PreVote: m.PreVote}
+	reply := func() {
+		resp.LeaderEpoch, resp.LeaderID = r.epoch, r.leader
+		r.env.Send(node(from), resp)
+	}
+	switch {
+	case !r.isVoter() || !slices.Contains(r.cfg.Voters, from):
+		resp.Error = model.InvalidRequest
+		reply()
+		return
+	case m.CandidateEpoch < r.epoch:
+		resp.Error = model.FencedLeaderEpoch
+		reply()
+		return
+	}
+	if m.PreVote {
+		// A pre-vote changes nothing here. Refused by a leader, and by a
+		// follower that heard from its leader within the fetch timeout:
+		// the leader is alive, and the asker is the one cut off.
+		heard := r.role == roleFollower && r.env.Now()-r.lastContact < r.cfg.FetchTimeout
+		resp.VoteGranted = r.role != roleLeader && !heard && r.logUpToDate(m.LastOffsetEpoch, m.LastOffset)
+		reply()
+		return
+	}
+	if m.CandidateEpoch > r.epoch {
+		r.becomeUnattached(m.CandidateEpoch)
+	}
+	grant := r.leader == model.NoBroker && r.role != roleLeader && r.role != roleCandidate &&
+		(r.votedFor == model.NoBroker || r.votedFor == m.CandidateID) &&
+		r.logUpToDate(m.LastOffsetEpoch, m.LastOffset)
+	if grant && r.votedFor != m.CandidateID {
+		r.votedFor = m.CandidateID
+		r.persist() // the vote is durable before it is sent
+	}
+	if grant && r.role == roleProspective {
+		r.becomeUnattached(r.epoch)
+	} else if grant {
+		// A vote given restarts the wait: the candidate should have time
+		// to win before this voter stands itself.
+		r.armElection(r.randomIn(r.cfg.ElectionTimeout, 2*r.cfg.ElectionTimeout))
+	}
+	resp.VoteGranted = grant
+	reply()
+}
+
+// handleVoteResponse counts a (pre-)vote, and learns from the voter's
+// epoch and leader.
+func (r *Raft) handleVoteResponse(from model.BrokerID, m model.VoteResponse) {
+	if r.learn(m.LeaderEpoch, m.LeaderID) {
+		return
+	}
+	switch {
+	case m.PreVote && r.role == roleProspective && !r.backingOff && m.LeaderEpoch <= r.epoch:
+	case !m.PreVote && r.role == roleCandidate && m.LeaderEpoch == r.epoch:
+	default:
+		return // a stale answer
+	}
+	if m.VoteGranted {
+		if !slices.Contains(r.granted, from) {
+			r.granted = append(r.granted, from)
+		}
+		if r.won() {
+			if r.role == roleProspective {
+				r.becomeCandidate()
+			} else {
+				r.becomeLeader()
+			}
+		}
+		return
+	}
+	if !slices.Contains(r.refused, from) {
+		r.refused = append(r.refused, from)
+	}
+	if len(r.refused) > len(r.cfg.Voters)-r.majority() {
+		r.backOff()
+	}
+}
+
+// learn acts on an epoch and leader another node reported: a newer epoch
+// (or a leader for this epoch, which this node did not know) makes it
+// follow that leader, or wait unattached in that epoch. It reports
+// whether it changed role.
+func (r *Raft) learn(epoch model.Epoch, leader model.BrokerID) bool {
+	switch {
+	case epoch > r.epoch && leader != model.NoBroker && leader != r.cfg.ID:
+		r.becomeFollower(epoch, leader)
+		return true
+	case epoch > r.epoch:
+		r.becomeUnattached(epoch)
+		return true
+	case epoch == r.epoch && leader != model.NoBroker && leader != r.cfg.ID &&
+		r.leader != leader && r.role != roleLeader:
+		// A prospective keeps the leader it followed: hearing that leader
+		// named again by a voter that also lost it is no news.
+		r.becomeFollower(epoch, leader)
+		return true
+	}
+	return false
+}
+
+// handleBeginQuorumEpoch follows a leader that announces itself in an
+// epoch at least as new as this node's.
+func (r *Raft) handleBeginQuorumEpoch(from model.BrokerID, m model.BeginQuorumEpochRequest) {
+	resp := model.BeginQuorumEpochResponse{}
+	if m.LeaderEpoch < r.epoch {
+		resp.Error = model.FencedLeaderEpoch
+	} else {
+		r.learn(m.LeaderEpoch, m.LeaderID)
+	}
+	resp.LeaderEpoch, resp.LeaderID = r.epoch, r.leader
+	r.env.Send(node(from), resp)
+}
+
+func (r *Raft) handleBeginQuorumEpochResponse(m model.BeginQuorumEpochResponse) {
+	r.learn(m.LeaderEpoch, m.LeaderID)
+}
+
+// checkQuorum runs on the leader every half fetch timeout: a leader that
+// has not been fetched from by a majority (itself included) within 1.5
+// fetch timeouts resigns, since the others have likely elected another
+// (LeaderState.timeUntilCheckQuorumExpires). Voters that have not fetched
+// in this epoch hear BeginQuorumEpoch again.
+func (r *Raft) checkQuorum() {
+	if r.role != roleLeader {
+		return
+	}
+	now := r.env.Now()
+	window := r.cfg.FetchTimeout * 3 / 2
+	alive := 1
+	for _, v := range r.cfg.Voters {
+		p := r.progress[v]
+		if p == nil {
+			continue
+		}
+		last := p.lastFetch
+		if !p.fetched {
+			last = r.leadSince
+			r.env.Send(node(v), model.BeginQuorumEpochRequest{LeaderEpoch: r.epoch, LeaderID: r.cfg.ID})
+		}
+		if now-last < window {
+			alive++
+		}
+	}
+	if alive < r.majority() {
+		r.env.Trace("raft-resign", "epoch="+itoa(int64(r.epoch)))
+		r.becomeUnattached(r.epoch)
+		return
+	}
+	r.checkTimer = r.env.After(r.cfg.FetchTimeout/2, timerCheckQuorum, 0)
+}

@@ -1,0 +1,184 @@
+package raft
+
+import (
+	"slices"
+	"sort"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// The leader's side of fetching (KafkaRaftClient.handleFetchRequest and
+// LeaderState).
+
+// voterProgress is what the leader knows of one other voter in its epoch.
+type voterProgress struct {
+	// end is the last offset the voter has durably appended and matched
+	// against this leader's log (its fetch offset minus one).
+	end       int64
+	lastFetch time.Duration
+	fetched   bool // it fetched at all in this epoch
+}
+
+// parkedFetch is a fetch the leader holds until it has something to send
+// or the fetch's wait is over (a long poll).
+type parkedFetch struct {
+	req   model.QuorumFetchRequest
+	timer sim.TimerID
+}
+
+func node(id model.BrokerID) sim.NodeID { return sim.NodeID(id) }
+
+// handleFetch answers a fetch, or parks it.
+func (r *Raft) handleFetch(from model.BrokerID, m model.QuorumFetchRequest) {
+	base := model.QuorumFetchResponse{LeaderEpoch: r.epoch, LeaderID: r.leader, HighWatermark: -1}
+	switch {
+	case r.role != roleLeader:
+		base.Error = model.NotLeaderOrFollower
+		if r.role != roleFollower {
+			base.LeaderID = model.NoBroker
+		}
+		r.env.Send(node(from), base)
+		return
+	case m.CurrentLeaderEpoch < r.epoch:
+		base.Error = model.FencedLeaderEpoch
+		r.env.Send(node(from), base)
+		return
+	case m.CurrentLeaderEpoch > r.epoch:
+		base.Error = model.UnknownLeaderEpoch
+		r.env.Send(node(from), base)
+		return
+	}
+	if pf, ok := r.parked[from]; ok {
+		// A new fetch replaces the parked one (its fetcher gave up on it).
+		r.env.Cancel(pf.timer)
+		delete(r.parked, from)
+	}
+	resp, matched := r.fetchAnswer(m)
+	if matched {
+		if p := r.progress[from]; p != nil {
+			p.end, p.lastFetch, p.fetched = m.FetchOffset-1, r.env.Now(), true
+			r.updateLeaderHW()
+			resp.HighWatermark = r.knownHW()
+		}
+	}
+	if matched && len(resp.Batches) == 0 && m.MaxWait > 0 {
+		r.parked[from] = parkedFetch{req: m, timer: r.env.After(m.MaxWait, timerParked, int64(from))}
+		return
+	}
+	r.env.Send(node(from), resp)
+}
+
+// fetchAnswer computes the answer to a fetch in this leader's epoch: a
+// snapshot id, a diverging epoch, or the batches from the fetch offset.
+// matched says the fetcher's log agrees with this one up to its fetch
+// offset (so the offset counts for the high watermark).
+func (r *Raft) fetchAnswer(m model.QuorumFetchRequest) (model.QuorumFetchResponse, bool) {
+	resp := model.QuorumFetchResponse{LeaderEpoch: r.epoch, LeaderID: r.cfg.ID, HighWatermark: r.knownHW(),
+		LogStartOffset: r.log.startOffset()}
+	last := m.FetchOffset - 1
+	snapshot := func() (model.QuorumFetchResponse, bool) {
+		resp.HasSnapshot, resp.SnapshotOffset, resp.SnapshotEpoch = true, r.log.snapOffset, r.log.snapEpoch
+		return resp, false
+	}
+	if last < r.log.snapOffset {
+		return snapshot()
+	}
+	if last > 0 {
+		epoch, end, ok := r.log.endOffsetFor(m.LastFetchedEpoch)
+		if !ok {
+			return snapshot()
+		}
+		if epoch != m.LastFetchedEpoch || end < last {
+			resp.HasDiverging = true
+			resp.Diverging = model.EpochEndOffset{Epoch: epoch, EndOffset: model.Offset(end)}
+			return resp, false
+		}
+	}
+	resp.Batches = r.log.batchesFrom(m.FetchOffset, fetchMaxEntries)
+	return resp, true
+}
+
+// knownHW is the high watermark a leader may tell: -1 until it has
+// committed in its epoch.
+func (r *Raft) knownHW() int64 {
+	if r.role == roleLeader && !r.hwKnown {
+		return -1
+	}
+	return r.hw
+}
+
+// updateLeaderHW moves the leader's high watermark to the largest offset
+// a majority of voters hold, if that offset is in its epoch; then parked
+// fetches hear of it (followers apply only what they know is committed).
+func (r *Raft) updateLeaderHW() {
+	if r.role != roleLeader {
+		return
+	}
+	ends := []int64{r.log.lastOffset()}
+	for _, v := range r.cfg.Voters {
+		if p := r.progress[v]; p != nil && p.fetched {
+			ends = append(ends, p.end)
+		} else if p != nil {
+			ends = append(ends, 0)
+		}
+	}
+	sort.Slice(ends, func(i, j int) bool { return ends[i] > ends[j] })
+	cand := ends[r.majority()-1]
+	if cand < r.epochStart || (r.hwKnown && cand <= r.hw) {
+		return
+	}
+	r.hwKnown = true
+	r.setHW(cand)
+	r.answerParked()
+}
+
+// answerParked answers every parked fetch with what it can have now.
+func (r *Raft) answerParked() {
+	for _, id := range r.parkedIDs() {
+		pf := r.parked[id]
+		resp, _ := r.fetchAnswer(pf.req)
+		r.env.Cancel(pf.timer)
+		delete(r.parked, id)
+		r.env.Send(node(id), resp)
+	}
+}
+
+func (r *Raft) parkedIDs() []model.BrokerID {
+	ids := make([]model.BrokerID, 0, len(r.parked))
+	for id := range r.parked {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// onParkedExpired answers a parked fetch whose wait is over.
+func (r *Raft) onParkedExpired(id model.BrokerID, t sim.TimerID) {
+	pf, ok := r.parked[id]
+	if !ok || pf.timer != t {
+		return
+	}
+	delete(r.parked, id)
+	resp, _ := r.fetchAnswer(pf.req)
+	r.env.Send(node(id), resp)
+}
+
+// handleFetchSnapshot sends the leader's snapshot if it is the one asked
+// for.
+func (r *Raft) handleFetchSnapshot(from model.BrokerID, m model.FetchSnapshotRequest) {
+	resp := model.FetchSnapshotResponse{LeaderEpoch: r.epoch, LeaderID: r.leader,
+		SnapshotOffset: m.SnapshotOffset, SnapshotEpoch: m.SnapshotEpoch}
+	switch {
+	case r.role != roleLeader:
+		resp.Error = model.NotLeaderOrFollower
+	case m.CurrentLeaderEpoch != r.epoch:
+		resp.Error = model.FencedLeaderEpoch
+	case m.SnapshotOffset != r.log.snapOffset || m.SnapshotEpoch != r.log.snapEpoch || r.log.snapOffset == 0:
+		resp.Error = model.SnapshotNotFound
+	default:
+		resp.Data = r.snapData
+	}
+	r.env.Send(node(from), resp)
+}
