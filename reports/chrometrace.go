@@ -34,10 +34,11 @@ type Trace struct {
 	DisplayTimeUnit string       `json:"displayTimeUnit"`
 }
 
-// The trace's one process, and the track of the failovers.
+// The trace's one process, and the tracks of the failovers.
 const (
-	tracePid      = 1
-	failoverTrack = 0
+	tracePid                = 1
+	failoverTrack           = 0
+	controllerFailoverTrack = -1
 )
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
@@ -48,9 +49,13 @@ func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsec
 // of the nodes they hit; each leadership a broker reported as an instant
 // on its track; high watermarks as counters; sends as async slices (a
 // producer has several in flight) and polls as slices on their client's
-// track; and each measured failover as a slice from the fault to the first
-// acknowledged write after it. Events are in a fixed order, so the file
-// is the same for the same run.
+// track; each measured failover as a slice from the fault to the first
+// acknowledged write after it; and, with a metadata quorum, each quorum
+// leadership as an instant on its controller's track, the metadata high
+// watermark as a counter, and each controller failover as a slice from the
+// fault to the first commit under the new leader on a "controller
+// failovers" track. Events are in a fixed order, so the file is the same
+// for the same run.
 func ChromeTrace(res scenarios.Result) Trace {
 	var evs []TraceEvent
 	names := map[int]string{failoverTrack: "failovers"}
@@ -76,6 +81,19 @@ func ChromeTrace(res scenarios.Result) Trace {
 	for _, o := range res.Observed.Leaders {
 		evs = append(evs, TraceEvent{Name: fmt.Sprintf("leader %s epoch %d", o.TP, o.Epoch), Cat: "election", Ph: "i", S: "t",
 			Ts: micros(o.Time), Pid: tracePid, Tid: node(o.Leader), Args: map[string]any{"tp": o.TP.String(), "epoch": o.Epoch}})
+	}
+	for _, o := range res.Observed.Quorum.Leaders {
+		evs = append(evs, TraceEvent{Name: fmt.Sprintf("quorum leader epoch %d", o.Epoch), Cat: "quorum", Ph: "i", S: "t",
+			Ts: micros(o.Time), Pid: tracePid, Tid: node(o.Node), Args: map[string]any{"epoch": o.Epoch}})
+	}
+	// The quorum's high watermark: the highest any node reported, drawn
+	// when it grows (each node's own value lags the leader's).
+	metaHW := int64(-1)
+	for _, o := range res.Observed.Quorum.HighWatermarks {
+		if o.HW > metaHW {
+			metaHW = o.HW
+			evs = append(evs, TraceEvent{Name: "metadata hw", Cat: "quorum", Ph: "C", Ts: micros(o.Time), Pid: tracePid, Args: map[string]any{"hw": o.HW}})
+		}
 	}
 	for _, o := range res.Observed.HighWatermarks {
 		evs = append(evs, TraceEvent{Name: "hw " + o.TP.String(), Cat: "hw", Ph: "C", Ts: micros(o.Time), Pid: tracePid, Args: map[string]any{"hw": o.HW}})
@@ -116,6 +134,23 @@ func ChromeTrace(res scenarios.Result) Trace {
 		args := map[string]any{"fault": f.Fault, "old_leader": f.OldLeader.String(), "new_leader": f.NewLeader.String(),
 			"election_s": secondsOrNil(f.Election), "first_ack_s": secondsOrNil(f.FirstAck), "unavailable_s": secondsOrNil(f.Unavailable), "truncated": f.Truncated}
 		ev := TraceEvent{Name: "failover " + f.TP.String(), Cat: "failover", Ts: micros(f.At), Pid: tracePid, Tid: failoverTrack, Args: args}
+		if span > 0 {
+			d := micros(span)
+			ev.Ph, ev.Dur = "X", &d
+		} else {
+			ev.Ph, ev.S = "i", "t"
+		}
+		evs = append(evs, ev)
+	}
+	for _, f := range res.ControllerFailovers {
+		names[controllerFailoverTrack] = "controller failovers"
+		span := f.FirstCommit
+		if span < 0 {
+			span = f.Election
+		}
+		args := map[string]any{"fault": f.Fault, "old_leader": f.OldLeader.String(), "old_epoch": f.OldEpoch, "new_leader": f.NewLeader.String(),
+			"new_epoch": f.NewEpoch, "election_s": secondsOrNil(f.Election), "first_commit_s": secondsOrNil(f.FirstCommit)}
+		ev := TraceEvent{Name: "controller failover", Cat: "controller-failover", Ts: micros(f.At), Pid: tracePid, Tid: controllerFailoverTrack, Args: args}
 		if span > 0 {
 			d := micros(span)
 			ev.Ph, ev.Dur = "X", &d

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"kafkasim/checkers"
 	"kafkasim/faults"
 	"kafkasim/model"
 	"kafkasim/scenarios"
@@ -108,5 +109,63 @@ func TestSweepReportPutsControllerFailoverBesidePartitionFailover(t *testing.T) 
 	}
 	if _, err := os.Stat(filepath.Join(dir2, "cdf-controller-failover.svg")); err == nil {
 		t.Error("a sweep without controller failovers drew their CDF")
+	}
+}
+
+func TestChromeTraceShowsTheQuorum(t *testing.T) {
+	res := quorumResults()[4]
+	res.Observed.Quorum = checkers.QuorumObservations{
+		Voters: []model.BrokerID{100, 101, 102},
+		Leaders: []checkers.QuorumLeaderObservation{
+			{Time: time.Second, Node: 100, Incarnation: 1, Epoch: 1},
+			{Time: 11 * time.Second, Node: 101, Incarnation: 1, Epoch: 2},
+		},
+		HighWatermarks: []checkers.QuorumHWObservation{
+			{Time: 2 * time.Second, Node: 100, Incarnation: 1, Epoch: 1, HW: 40},
+			{Time: 2 * time.Second, Node: 102, Incarnation: 1, Epoch: 1, HW: 39}, // lags: not drawn
+			{Time: 12 * time.Second, Node: 101, Incarnation: 1, Epoch: 2, HW: 41},
+		},
+	}
+	tr := ChromeTrace(res)
+	count := map[string]int{}
+	tracks := map[int]string{}
+	for _, e := range tr.TraceEvents {
+		count[e.Cat+"/"+e.Ph+"/"+e.Name]++
+		if e.Ph == "M" && e.Name == "thread_name" {
+			tracks[e.Tid] = e.Args["name"].(string)
+		}
+		if e.Cat == "controller-failover" && e.Ph == "X" && (e.Ts != 10e6 || *e.Dur != 1.5e6) {
+			t.Errorf("controller failover slice at %v for %v, want 10s for 1.5s", e.Ts, *e.Dur)
+		}
+	}
+	for want, n := range map[string]int{
+		"quorum/i/quorum leader epoch 1": 1, "quorum/i/quorum leader epoch 2": 1, "quorum/C/metadata hw": 2,
+		"controller-failover/X/controller failover": 1, "controller-failover/i/controller failover": 1,
+	} {
+		if count[want] != n {
+			t.Errorf("%d %s events, want %d (have %v)", count[want], want, n, count)
+		}
+	}
+	for tid, name := range map[int]string{-1: "controller failovers", 100: "b100", 101: "b101"} {
+		if tracks[tid] != name {
+			t.Errorf("track %d is %q, want %q", tid, tracks[tid], name)
+		}
+	}
+}
+
+func TestTimelineDrawsTheQuorumLeader(t *testing.T) {
+	res := quorumResults()[0]
+	dir := t.TempDir()
+	if _, err := PlotTimeline(filepath.Join(dir, "plain"), res); err != nil {
+		t.Fatal(err)
+	}
+	res.Observed.Quorum.Leaders = []checkers.QuorumLeaderObservation{{Time: time.Second, Node: 100, Epoch: 1}, {Time: 11 * time.Second, Node: 101, Epoch: 2}}
+	if _, err := PlotTimeline(filepath.Join(dir, "quorum"), res); err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := os.ReadFile(filepath.Join(dir, "plain.svg"))
+	quorum, _ := os.ReadFile(filepath.Join(dir, "quorum.svg"))
+	if strings.Contains(string(plain), "quorum leader") || !strings.Contains(string(quorum), "quorum leader (controller id)") {
+		t.Error("the quorum panel should be drawn exactly when the run had a quorum")
 	}
 }

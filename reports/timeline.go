@@ -24,8 +24,9 @@ var faultShade = color.NRGBA{R: 220, G: 60, B: 60, A: 45}
 // acknowledged writes per second; the leader of each partition (as the
 // brokers reported taking leadership); each partition's ISR size (as its
 // leaders applied it); and each partition's high watermark (as its leaders
-// reported it). Fault windows are shaded in every panel. It writes
-// base.png and base.svg.
+// reported it); and, when the run had a metadata quorum, its leader (the
+// active controller) as each new epoch's winner reported it. Fault windows
+// are shaded in every panel. It writes base.png and base.svg.
 func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 	end := runEnd(res)
 	acks, err := acksPanel(res, end)
@@ -46,16 +47,23 @@ func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 	}
 	acks.Title.Text = fmt.Sprintf("%s seed %d (fault windows shaded)", res.Scenario, res.Seed)
 	panels := []*plot.Plot{acks, leaders, isrs, hws}
+	if len(res.Observed.Quorum.Leaders) > 0 {
+		q, err := quorumPanel(res, end)
+		if err != nil {
+			return nil, err
+		}
+		panels = append(panels, q)
+	}
 	for _, p := range panels {
 		p.X.Min, p.X.Max = 0, end.Seconds()
 		if err := shadeFaults(p, res.Faults); err != nil {
 			return nil, err
 		}
 	}
-	hws.X.Label.Text = "virtual time (s)"
+	panels[len(panels)-1].X.Label.Text = "virtual time (s)"
 	var out []string
 	for _, f := range Formats {
-		c, err := draw.NewFormattedCanvas(8*vg.Inch, 11*vg.Inch, f)
+		c, err := draw.NewFormattedCanvas(8*vg.Inch, vg.Length(len(panels))*11*vg.Inch/4, f)
 		if err != nil {
 			return nil, err
 		}
@@ -91,6 +99,9 @@ func runEnd(res scenarios.Result) time.Duration {
 	}
 	for _, f := range res.Faults {
 		end = max(end, f.End)
+	}
+	for _, o := range res.Observed.Quorum.Leaders {
+		end = max(end, o.Time)
 	}
 	return max(end, time.Second)
 }
@@ -197,6 +208,28 @@ func hwPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
 		}
 	}
 	p.Y.Min = 0
+	return p, nil
+}
+
+// quorumPanel draws the metadata quorum's leader over time: the winner of
+// each epoch higher than any before (a late winner of an older epoch, which
+// Raft allows, never led the quorum the brokers followed).
+func quorumPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
+	p := plot.New()
+	p.X.Max = end.Seconds()
+	p.Y.Label.Text = "quorum leader (controller id)"
+	p.Legend.Top = true
+	var xys plotter.XYs
+	var top model.Epoch = -1
+	for _, o := range res.Observed.Quorum.Leaders {
+		if o.Epoch > top {
+			top = o.Epoch
+			xys = append(xys, plotter.XY{X: o.Time.Seconds(), Y: float64(o.Node)})
+		}
+	}
+	if err := addStep(p, xys, "quorum leader", 0); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
