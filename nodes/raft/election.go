@@ -59,6 +59,9 @@ func (r *Raft) becomeUnattached(epoch model.Epoch) {
 // and starts fetching from it.
 func (r *Raft) becomeFollower(epoch model.Epoch, leader model.BrokerID) {
 	r.leaveRole()
+	if leader != r.leader || epoch != r.epoch {
+		r.contact = false // nothing heard from this leader yet
+	}
 	if epoch > r.epoch {
 		r.epoch, r.votedFor = epoch, model.NoBroker
 	}
@@ -67,7 +70,7 @@ func (r *Raft) becomeFollower(epoch model.Epoch, leader model.BrokerID) {
 	r.role = roleFollower
 	r.hwKnown = true
 	r.env.Trace("raft-follow", r.leader.String()+" epoch="+itoa(int64(r.epoch)))
-	r.lastContact = r.env.Now()
+	r.followSince = r.env.Now()
 	r.armFetchTimeout()
 	// A fetch in flight went to whoever this node thought led before;
 	// its answer will be ignored.
@@ -218,7 +221,7 @@ func (r *Raft) onFetchTimeout() {
 	if r.role != roleFollower && !(r.cfg.Observer && r.role == roleUnattached) {
 		return
 	}
-	if r.env.Now()-r.lastContact < r.cfg.FetchTimeout {
+	if r.env.Now()-r.lastHeard() < r.cfg.FetchTimeout {
 		r.armFetchTimeout()
 		return
 	}
@@ -231,9 +234,18 @@ func (r *Raft) onFetchTimeout() {
 	r.startPreVote()
 }
 
+// lastHeard is when the fetch timeout counts from: the last answer from
+// the leader, or when this node began following it.
+func (r *Raft) lastHeard() time.Duration {
+	if r.contact && r.lastContact > r.followSince {
+		return r.lastContact
+	}
+	return r.followSince
+}
+
 func (r *Raft) armFetchTimeout() {
 	r.env.Cancel(r.fetchTimer)
-	d := r.lastContact + r.cfg.FetchTimeout - r.env.Now()
+	d := r.lastHeard() + r.cfg.FetchTimeout - r.env.Now()
 	if d <= 0 {
 		d = r.cfg.FetchTimeout
 	}
@@ -268,7 +280,7 @@ func (r *Raft) handleVote(from model.BrokerID, m model.VoteRequest) {
 		// A pre-vote changes nothing here. Refused by a leader, and by a
 		// follower that heard from its leader within the fetch timeout:
 		// the leader is alive, and the asker is the one cut off.
-		heard := r.role == roleFollower && r.env.Now()-r.lastContact < r.cfg.FetchTimeout
+		heard := r.role == roleFollower && r.contact && r.env.Now()-r.lastContact < r.cfg.FetchTimeout
 		resp.VoteGranted = r.role != roleLeader && !heard && r.logUpToDate(m.LastOffsetEpoch, m.LastOffset)
 		reply()
 		return

@@ -69,7 +69,7 @@ func (r *Raft) handleFetchResponse(from model.BrokerID, m model.QuorumFetchRespo
 		}
 		// Now following the sender: use its answer.
 	}
-	r.lastContact = r.env.Now()
+	r.lastContact, r.contact = r.env.Now(), true
 	switch {
 	case m.HasDiverging:
 		r.truncateDiverging(model.Epoch(m.Diverging.Epoch), int64(m.Diverging.EndOffset))
@@ -131,7 +131,7 @@ func (r *Raft) handleFetchSnapshotResponse(from model.BrokerID, m model.FetchSna
 		}
 		return
 	}
-	r.lastContact = r.env.Now()
+	r.lastContact, r.contact = r.env.Now(), true
 	if m.SnapshotOffset > r.lastApplied {
 		r.installSnapshot(m.SnapshotOffset, m.SnapshotEpoch, m.Data)
 	}

@@ -125,6 +125,8 @@ func (o *watch) QuorumApplied(n model.BrokerID, off int64, epoch model.Epoch, di
 
 func (o *watch) QuorumSnapshotLoaded(n model.BrokerID, off int64) { o.snaps[n]++ }
 
+var recordTrace = false
+
 // world is a quorum of voters and observers over the kernel.
 // tb is what the world needs of a test: *testing.T and *rapid.T both.
 type tb interface {
@@ -154,7 +156,7 @@ func newWorld(t tb, seed uint64, o worldOptions) *world {
 	w := &world{t: t, accepted: map[string]int64{}}
 	w.watch = &watch{w: w, leaders: map[model.Epoch]model.BrokerID{}, digests: map[int64]uint64{},
 		hw: map[model.BrokerID]int64{}, snaps: map[model.BrokerID]int{}}
-	w.s = sim.New(sim.Config{Seed: seed, EventLimit: 20_000_000,
+	w.s = sim.New(sim.Config{Seed: seed, EventLimit: 20_000_000, Record: recordTrace,
 		Link: sim.LinkConfig{Latency: sim.Latency{Min: 500 * time.Microsecond, Max: 1500 * time.Microsecond}}})
 	for i := 0; i < o.voters; i++ {
 		w.voters = append(w.voters, model.BrokerID(100+i))

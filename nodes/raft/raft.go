@@ -146,7 +146,9 @@ type Raft struct {
 	fetchSeq      int64
 	fetchTimer    sim.TimerID // fetch timeout
 	retryTimer    sim.TimerID
-	lastContact   time.Duration
+	lastContact   time.Duration // last answer from the leader followed
+	contact       bool          // lastContact is from the leader followed now
+	followSince   time.Duration
 	observerIndex int
 
 	// Leading.
@@ -199,7 +201,8 @@ func (r *Raft) fileName(s string) string { return r.cfg.Dir + s }
 func (r *Raft) Start(env *sim.Env) {
 	r.env = env
 	disk := env.Disk()
-	if q, ok := readQuorumState(disk, r.fileName("quorum-state")); ok {
+	q, formerly := readQuorumState(disk, r.fileName("quorum-state"))
+	if formerly {
 		r.epoch, r.votedFor, r.leader = q.epoch, q.votedFor, q.leader
 	}
 	snapOff, snapEpoch, data, ok := readSnapshot(disk, r.fileName("snapshot"))
@@ -222,8 +225,20 @@ func (r *Raft) Start(env *sim.Env) {
 		// (Kafka resigns it): it waits, and stands in a new one.
 		r.leader = model.NoBroker
 		r.becomeUnattached(r.epoch)
-		if !r.cfg.Observer && len(r.cfg.Voters) == 1 {
+		switch {
+		case r.cfg.Observer:
+		case len(r.cfg.Voters) == 1:
 			r.startPreVote()
+		case !formerly && r.epoch == 0:
+			// A kafkasim deviation: a voter that was never in any epoch
+			// (a freshly formatted controller) stands after a short
+			// random delay, up to a tenth of the election timeout,
+			// instead of a full one. There is no leader to disrupt, every
+			// run starts a fresh cluster, and a first election of one to
+			// two seconds would only push every scenario back; a voter
+			// that restarts waits the full timeout, so failovers are
+			// measured as Kafka has them.
+			r.armElection(r.randomIn(0, r.cfg.ElectionTimeout/10))
 		}
 	}
 	r.afterEvent()
