@@ -213,6 +213,12 @@ func writeRunTable(w io.Writer, res scenarios.Result) error {
 			return err
 		}
 	}
+	if len(res.ControllerFailovers) > 0 {
+		fmt.Fprintln(w, "controller failovers (virtual seconds from the fault to the new quorum leader's election and first commit):")
+		if err := reports.ControllerFailoverTable(res).Render(w); err != nil {
+			return err
+		}
+	}
 	if res.Liveness != "" {
 		fmt.Fprintf(w, "liveness: %s\n", res.Liveness)
 	}

@@ -273,6 +273,7 @@ func writeSweep(dir string, results []scenarios.Result, command string, replay b
 
 // writeSweepSummary prints the summary table per group (scenario, or -vary
 // value), the failover latency comparison when the sweep varied a key,
+// controller failover beside partition failover when runs measured one,
 // and every failing run's reproduce lines.
 func writeSweepSummary(w io.Writer, results []scenarios.Result, varied bool) error {
 	groups := reports.Groups(results)
@@ -286,6 +287,12 @@ func writeSweepSummary(w io.Writer, results []scenarios.Result, varied bool) err
 		}
 		fmt.Fprintln(w, "time to election per failover (virtual seconds):")
 		if err := reports.LatencyTable(groups, reports.Election).Render(w); err != nil {
+			return err
+		}
+	}
+	if reports.HasControllerFailovers(results) {
+		fmt.Fprintln(w, "controller failover beside partition-leader failover (virtual seconds):")
+		if err := reports.FailoverComparisonTable(groups).Render(w); err != nil {
 			return err
 		}
 	}
