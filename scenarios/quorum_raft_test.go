@@ -157,18 +157,15 @@ func (w *raftWorld) active() bool {
 	return n == 1
 }
 
-// Under a swarm aimed at the controllers too, nodes/raft keeps every
-// quorum invariant and, once the faults heal, elects one active leader.
-//
-// Liveness does not hold on every seed yet: a livelock after partitions
-// (a follower that lost its pre-vote goes back to its resigned leader and
-// counts that as contact, so it refuses the resigned leader's own
-// pre-vote) keeps about one seed in seven from electing again. These
-// seeds are not among them; the safety checks passed on 80 seeds.
+// Under a swarm of every fault kind aimed at the controllers too,
+// nodes/raft keeps every quorum invariant and, once the faults heal,
+// elects one active leader. (This test's sweep over 80 seeds found a
+// livelock after partitions, a follower counting its return to a resigned
+// leader as contact, fixed in nodes/raft since.)
 func TestQuorumChecksPassOnRaftUnderControllerFaults(t *testing.T) {
-	kinds := []faults.Kind{faults.KindCrash, faults.KindPowerLoss, faults.KindPause, faults.KindIsolate, faults.KindHalves, faults.KindOneWay, faults.KindClog}
+	kinds := faults.SwarmKinds()
 	failovers := 0
-	for seed := uint64(1); seed <= 6; seed++ {
+	for seed := uint64(1); seed <= 20; seed++ {
 		w := newRaftWorld(seed)
 		o := faults.SwarmOptions{Kinds: kinds, Start: 3 * time.Second, End: 30 * time.Second, MeanInterval: 4 * time.Second, WindowMax: 5 * time.Second, Controllers: true}
 		sched := faults.Swarm(seed, o, faults.Shape{Brokers: w.observers, Controllers: w.voters})
@@ -201,8 +198,10 @@ func TestQuorumChecksPassOnRaftUnderControllerFaults(t *testing.T) {
 		}
 		cf := MeasureControllerFailovers(w.q, nem.Log())
 		failovers += len(cf)
-		t.Logf("seed %d: %d faults, %d controller failovers, converged in %v, %d entries applied, %d snapshots loaded",
-			seed, len(sched), len(cf), took, len(w.q.Applied), len(w.q.Snapshots))
+		if testing.Verbose() {
+			t.Logf("seed %d: %d faults, %d controller failovers, converged in %v, %d entries applied, %d snapshots loaded",
+				seed, len(sched), len(cf), took, len(w.q.Applied), len(w.q.Snapshots))
+		}
 	}
 	if failovers == 0 {
 		t.Fatal("no seed took the active controller away: the test shows nothing")
