@@ -210,10 +210,14 @@ type QuorumFetchRequest struct {
 	CurrentLeaderEpoch Epoch
 	FetchOffset        int64
 	LastFetchedEpoch   Epoch
-	MaxWait            time.Duration
+	// HighWatermark is the fetcher's own (KIP-1166): a leader that knows
+	// a higher one answers at once instead of parking the fetch, so that
+	// the fetcher learns what is committed without waiting out MaxWait.
+	HighWatermark int64
+	MaxWait       time.Duration
 }
 
-// String reads "QuorumFetch b101 epoch=3 off=18 lastEpoch=2 maxWait=500ms".
+// String reads "QuorumFetch b101 epoch=3 off=18 lastEpoch=2 hw=17 maxWait=500ms".
 func (m QuorumFetchRequest) String() string {
 	var b strings.Builder
 	b.WriteString("QuorumFetch ")
@@ -221,6 +225,7 @@ func (m QuorumFetchRequest) String() string {
 	kvInt(&b, "epoch", int64(m.CurrentLeaderEpoch))
 	kvInt(&b, "off", m.FetchOffset)
 	kvInt(&b, "lastEpoch", int64(m.LastFetchedEpoch))
+	kvInt(&b, "hw", m.HighWatermark)
 	kv(&b, "maxWait", m.MaxWait.String())
 	return b.String()
 }
@@ -228,7 +233,7 @@ func (m QuorumFetchRequest) String() string {
 // Digest covers every field.
 func (m QuorumFetchRequest) Digest() uint64 {
 	return request(apiQuorumFetch).Broker(m.ReplicaID).Epoch(m.CurrentLeaderEpoch).Int64(m.FetchOffset).
-		Epoch(m.LastFetchedEpoch).Duration(m.MaxWait).Sum()
+		Epoch(m.LastFetchedEpoch).Int64(m.HighWatermark).Duration(m.MaxWait).Sum()
 }
 
 // QuorumFetchResponse carries the leader's epoch and id and one of: the

@@ -164,6 +164,20 @@ func (s *Scripted) CheckInput() checkers.Input {
 	for _, c := range s.Cluster.Groups.Committed {
 		in.Observations.Committed = append(in.Observations.Committed, checkers.CommittedObservation{Time: c.Time, Broker: c.Broker, Group: c.Group, TP: c.TP, Offset: c.Offset})
 	}
+	q := &s.Observed.Quorum
+	in.Observations.Quorum.Voters = q.Voters
+	for _, o := range q.Leaders {
+		in.Observations.Quorum.Leaders = append(in.Observations.Quorum.Leaders, checkers.QuorumLeaderObservation(o))
+	}
+	for _, o := range q.HighWatermarks {
+		in.Observations.Quorum.HighWatermarks = append(in.Observations.Quorum.HighWatermarks, checkers.QuorumHWObservation(o))
+	}
+	for _, o := range q.Applied {
+		in.Observations.Quorum.Applied = append(in.Observations.Quorum.Applied, checkers.QuorumAppliedObservation(o))
+	}
+	for _, o := range q.Snapshots {
+		in.Observations.Quorum.Snapshots = append(in.Observations.Quorum.Snapshots, checkers.QuorumSnapshotObservation(o))
+	}
 	for _, tp := range s.TPs {
 		for _, r := range s.Replicas(tp) {
 			in.Replicas = append(in.Replicas, checkers.ReplicaLog{Broker: r.Broker, TP: r.TP, LogStart: r.LogStart, HW: r.HW, Records: r.Records})

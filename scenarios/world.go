@@ -13,9 +13,23 @@ type world struct{ s *Scripted }
 
 var _ faults.World = world{}
 
-func (w world) Sim() *sim.Sim                 { return w.s.Sim }
-func (w world) Brokers() []model.BrokerID     { return w.s.Brokers }
-func (w world) Controllers() []model.BrokerID { return []model.BrokerID{w.s.Controller} }
+func (w world) Sim() *sim.Sim             { return w.s.Sim }
+func (w world) Brokers() []model.BrokerID { return w.s.Brokers }
+
+// Controllers lists the controllers, the active one first.
+func (w world) Controllers() []model.BrokerID {
+	active := w.s.ActiveController()
+	out := []model.BrokerID{}
+	if active != model.NoBroker {
+		out = append(out, active)
+	}
+	for _, id := range w.s.Cluster.Controllers {
+		if id != active {
+			out = append(out, id)
+		}
+	}
+	return out
+}
 
 func (w world) LeaderOf(tp model.TopicPartition) model.BrokerID { return w.s.Leader(tp) }
 
@@ -32,5 +46,5 @@ func (w world) CoordinatorOf(group string) model.BrokerID {
 
 // shape describes the cluster to the swarm generator.
 func (s *Scripted) shape() faults.Shape {
-	return faults.Shape{Brokers: s.Brokers, Controllers: []model.BrokerID{s.Controller}, Partitions: s.TPs}
+	return faults.Shape{Brokers: s.Brokers, Controllers: s.Cluster.Controllers, Partitions: s.TPs}
 }

@@ -8,15 +8,27 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/nodes/raft"
 	"kafkasim/nodes/storage"
 	"kafkasim/sim"
 )
 
 // Config is what a broker is built with.
 type Config struct {
-	ID         model.BrokerID
+	ID model.BrokerID
+	// Voters is controller.quorum.voters: the broker replays the metadata
+	// log as an observer of this quorum and talks to its leader. Without
+	// voters the broker talks to Controller and takes the metadata it
+	// pushes (MetadataUpdate), a mode kept for unit tests of the broker
+	// under a fake controller.
+	Voters     []model.BrokerID
 	Controller model.BrokerID
-	Kafka      model.Config
+	// SnapshotEvery is the observer's metadata snapshot interval (0: the
+	// raft package's default); QuorumWatch, if set, is told what the
+	// observer does.
+	SnapshotEvery int
+	QuorumWatch   raft.Observer
+	Kafka         model.Config
 	// Observer, if set, is told what the judges check later: leadership
 	// taken and leader high watermarks moved.
 	Observer Observer
@@ -57,6 +69,12 @@ type Broker struct {
 	heartbeatOut    bool // a heartbeat is in flight
 	metadataOffset  int64
 	controllerEpoch model.Epoch
+
+	// The metadata quorum's observer (nil without voters), its state
+	// machine, and the active controller it knows.
+	quorum           *raft.Raft
+	replay           *replayer
+	activeController model.BrokerID
 
 	// Metadata cache, as pushed by the controller.
 	live     map[model.BrokerID]bool
@@ -155,6 +173,10 @@ func (b *Broker) Start(env *sim.Env) {
 	b.hwCheckpoint = readHWCheckpoint(d)
 	b.producerIDs.start(d, b.cfg.ID)
 
+	if len(b.cfg.Voters) > 0 {
+		b.startQuorum(env)
+		b.afterQuorum()
+	}
 	b.register()
 	kc := b.cfg.Kafka
 	env.After(kc.Broker.ReplicaLagTimeMax/2, timerISRExpiration, 0)
@@ -176,7 +198,7 @@ func (b *Broker) Start(env *sim.Env) {
 // leaderships.)
 func (b *Broker) Stop(env *sim.Env) {
 	if b.registered {
-		b.send(b.cfg.Controller, model.BrokerHeartbeatRequest{
+		b.sendController(model.BrokerHeartbeatRequest{
 			CorrelationID:  b.nextCorr(),
 			BrokerID:       b.cfg.ID,
 			BrokerEpoch:    b.brokerEpoch,
@@ -205,6 +227,10 @@ func (b *Broker) Stop(env *sim.Env) {
 
 // Receive dispatches one message by type.
 func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
+	if b.quorum != nil && b.quorum.Receive(env, from, m) {
+		b.afterQuorum()
+		return
+	}
 	src := model.BrokerID(from)
 	switch m := m.(type) {
 	case model.ProduceRequest:
@@ -249,6 +275,10 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 
 // Fire dispatches one timer by kind.
 func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
+	if b.quorum != nil && b.quorum.Fire(env, t) {
+		b.afterQuorum()
+		return
+	}
 	switch t.Kind {
 	case timerHeartbeat:
 		b.heartbeat()
@@ -295,7 +325,10 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 // is lost and the fetcher backs off and retries.
 func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 	p := model.BrokerID(peer)
-	if p == b.cfg.Controller {
+	if b.quorum != nil {
+		b.quorum.Disconnected(env, peer)
+	}
+	if p == b.controller() {
 		b.heartbeatOut = false
 		b.abortAlterPartitions()
 		if !b.registered {

@@ -21,10 +21,15 @@
 // NOT_COORDINATOR). Any broker answers FindCoordinator, and asks the
 // controller to create __consumer_offsets on first use.
 //
-// Everything a broker knows about leadership comes from the controller's
-// MetadataUpdate pushes; everything that survives a crash is on its
-// simulated disk (partition logs, leader-epoch checkpoints, the
-// high-watermark checkpoint, the clean-shutdown marker).
+// Everything a broker knows about leadership comes from the metadata log:
+// it is an observer of the controllers' quorum (nodes/raft) and replays
+// the committed records into a metadata image (quorum.go); the quorum
+// leader it knows is the active controller it registers and heartbeats
+// with. (Without quorum voters it takes a controller's MetadataUpdate
+// pushes instead, which only the broker's unit tests use.) Everything that
+// survives a crash is on its simulated disk (partition logs, leader-epoch
+// checkpoints, the high-watermark checkpoint, the clean-shutdown marker,
+// the metadata log and snapshot).
 //
 // Like every node, a broker is a synchronous state machine driven by the
 // kernel. It must never start a goroutine, read the real clock, touch the

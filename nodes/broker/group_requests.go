@@ -127,7 +127,7 @@ func (b *Broker) createOffsetsTopic() {
 	gc := b.cfg.Kafka.Group
 	b.coord.createOut = true
 	b.coord.createCorr = b.nextCorr()
-	b.send(b.cfg.Controller, model.CreateTopicsRequest{
+	b.sendController(model.CreateTopicsRequest{
 		CorrelationID: b.coord.createCorr,
 		Topics:        []model.TopicSpec{{Name: OffsetsTopic, Partitions: gc.OffsetsTopicPartitions, ReplicationFactor: gc.OffsetsTopicReplicationFactor}},
 	})

@@ -144,9 +144,12 @@ func (b *Broker) alterISR(p *partition, newISR []model.BrokerID) {
 		}
 		members = append(members, model.ISRMember{ID: r, BrokerEpoch: e})
 	}
+	if b.controller() == model.NoBroker {
+		return // no active controller known: the next check asks again
+	}
 	p.alter = &alterState{corr: corr, newISR: newISR}
 	p.alter.timer = b.env.After(controllerTimeout, timerAlterTimeout, int64(corr))
-	b.send(b.cfg.Controller, model.AlterPartitionRequest{
+	b.sendController(model.AlterPartitionRequest{
 		CorrelationID:  corr,
 		BrokerID:       b.cfg.ID,
 		BrokerEpoch:    b.brokerEpoch,
@@ -165,8 +168,9 @@ func (b *Broker) handleAlterPartitionResponse(m model.AlterPartitionResponse) {
 	b.env.Cancel(p.alter.timer)
 	p.alter = nil
 	if m.Error == model.NoError {
-		// The committed state also arrives as a MetadataUpdate; applying
-		// it here first lets the high watermark move without waiting.
+		// The committed state also arrives through the metadata log;
+		// applying it here first lets the high watermark move without
+		// waiting.
 		b.applyPartitionState(m.Partition)
 	}
 	b.maybeIncrementHW(p)

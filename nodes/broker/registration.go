@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"time"
+
 	"kafkasim/model"
 )
 
@@ -10,14 +12,24 @@ func (b *Broker) register() {
 	b.registered = false
 	b.acting = false
 	b.registerCorr = b.nextCorr()
-	b.send(b.cfg.Controller, model.BrokerRegistrationRequest{
+	sent := b.sendController(model.BrokerRegistrationRequest{
 		CorrelationID: b.registerCorr,
 		BrokerID:      b.cfg.ID,
 		Incarnation:   b.incarnation,
 		CleanShutdown: b.cleanStart,
 	})
+	if !sent {
+		// No active controller known yet: the observer's news of one
+		// registers at once (controllerChanged); this is the fallback.
+		b.env.After(controllerRediscover, timerRegister, int64(b.registerCorr))
+		return
+	}
 	b.env.After(controllerTimeout, timerRegister, int64(b.registerCorr))
 }
+
+// controllerRediscover is how soon a broker that knows no active
+// controller tries again.
+const controllerRediscover = 100 * time.Millisecond
 
 func (b *Broker) handleRegistrationResponse(m model.BrokerRegistrationResponse) {
 	if m.CorrelationID != b.registerCorr || b.registered {
@@ -58,15 +70,19 @@ func (b *Broker) heartbeat() {
 	if !b.registered {
 		return
 	}
+	b.sendHeartbeat()
+	b.env.After(b.cfg.Kafka.Controller.BrokerHeartbeatInterval, timerHeartbeat, 0)
+}
+
+// sendHeartbeat sends one heartbeat, outside the periodic schedule.
+func (b *Broker) sendHeartbeat() {
 	b.heartbeatCorr = b.nextCorr()
-	b.heartbeatOut = true
-	b.send(b.cfg.Controller, model.BrokerHeartbeatRequest{
+	b.heartbeatOut = b.sendController(model.BrokerHeartbeatRequest{
 		CorrelationID:  b.heartbeatCorr,
 		BrokerID:       b.cfg.ID,
 		BrokerEpoch:    b.brokerEpoch,
 		MetadataOffset: b.metadataOffset,
 	})
-	b.env.After(b.cfg.Kafka.Controller.BrokerHeartbeatInterval, timerHeartbeat, 0)
 }
 
 func (b *Broker) handleHeartbeatResponse(m model.BrokerHeartbeatResponse) {

@@ -83,7 +83,7 @@ func (b *Broker) handleListOffsetsResponse(from model.BrokerID, m model.ListOffs
 
 // handleMetadata answers a client from the metadata the controller pushed.
 func (b *Broker) handleMetadata(from model.BrokerID, m model.MetadataRequest) {
-	resp := model.MetadataResponse{CorrelationID: m.CorrelationID, ControllerID: b.cfg.Controller}
+	resp := model.MetadataResponse{CorrelationID: m.CorrelationID, ControllerID: b.controller()}
 	for _, id := range b.brokers {
 		if b.live[id] {
 			resp.Brokers = append(resp.Brokers, id)

@@ -10,7 +10,7 @@ import (
 	"kafkasim/sim"
 )
 
-// Conventional node ids.
+// Conventional node ids: controllers are 100, 101, ...
 const (
 	DefaultControllerID model.BrokerID = 100
 	FirstClientID       sim.NodeID     = 1000
@@ -20,8 +20,14 @@ const (
 // sensible default.
 type Options struct {
 	Seed    uint64
-	Brokers int          // default 3
-	Config  model.Config // zero value: model.DefaultConfig()
+	Brokers int // default 3
+	// Controllers is the size of the metadata quorum (default 3); 1 is
+	// the single-controller configuration, a quorum of one.
+	Controllers int
+	// SnapshotEvery is the metadata quorum's snapshot interval in
+	// committed entries (0: the raft package's default).
+	SnapshotEvery int
+	Config        model.Config // zero value: model.DefaultConfig()
 	// Topics are created as soon as every broker has registered.
 	Topics []model.TopicSpec
 	// Link is every link's configuration; default a uniform 0.5–1.5 ms.
@@ -48,11 +54,12 @@ type Cluster struct {
 	Observed *Observations
 	// Groups collects what the group coordinators did (generations
 	// completed, committed offsets held).
-	Groups     *GroupObservations
-	Brokers    []model.BrokerID
-	Controller model.BrokerID
+	Groups      *GroupObservations
+	Brokers     []model.BrokerID
+	Controllers []model.BrokerID
 
 	topics       []model.TopicSpec
+	created      map[string]bool
 	topicsDone   bool
 	nextClient   sim.NodeID
 	started      bool
@@ -90,12 +97,27 @@ func New(opts Options) (*Cluster, error) {
 		History:    &model.Recorder{},
 		Observed:   &Observations{},
 		Groups:     &GroupObservations{},
-		Controller: DefaultControllerID,
 		topics:     opts.Topics,
+		created:    map[string]bool{},
 		nextClient: FirstClientID,
 	}
-	ccfg := controller.Config{ID: c.Controller, Cluster: kc}
-	s.AddNode(sim.NodeID(c.Controller), "controller", func() sim.Node { return controller.New(ccfg) })
+	nc := opts.Controllers
+	if nc == 0 {
+		nc = 3
+	}
+	for i := 0; i < nc; i++ {
+		c.Controllers = append(c.Controllers, DefaultControllerID+model.BrokerID(i))
+	}
+	c.Observed.Quorum.Voters = c.Controllers
+	watch := quorumWatch{s, c.Observed}
+	for _, id := range c.Controllers {
+		ccfg := controller.Config{ID: id, Voters: c.Controllers, Cluster: kc, SnapshotEvery: opts.SnapshotEvery, Watch: watch}
+		name := "controller"
+		if nc > 1 {
+			name = fmt.Sprintf("controller-%d", id)
+		}
+		s.AddNode(sim.NodeID(id), name, func() sim.Node { return controller.New(ccfg) })
+	}
 	writeback := opts.DiskWriteback
 	if writeback == 0 {
 		writeback = 30 * time.Second
@@ -103,7 +125,8 @@ func New(opts Options) (*Cluster, error) {
 	for i := 1; i <= n; i++ {
 		id := model.BrokerID(i)
 		c.Brokers = append(c.Brokers, id)
-		s.AddNode(sim.NodeID(id), id.String(), broker.Factory(broker.Config{ID: id, Controller: c.Controller, Kafka: kc, Observer: newObserver(s, c)}))
+		s.AddNode(sim.NodeID(id), id.String(), broker.Factory(broker.Config{ID: id, Voters: c.Controllers, Kafka: kc,
+			Observer: newObserver(s, c), SnapshotEvery: opts.SnapshotEvery, QuorumWatch: watch}))
 		if writeback > 0 {
 			s.Disk(sim.NodeID(id)).SetWriteback(writeback)
 		}
@@ -133,8 +156,10 @@ func (c *Cluster) Start() {
 	c.Sim.At(0, "create-topics", c.createTopics)
 }
 
-// createTopics asks the controller to create the topics once every broker
-// is registered and unfenced, retrying every 50 ms until then.
+// createTopics asks the active controller to create the topics once every
+// broker is registered and unfenced, and checks every 50 ms until each
+// topic exists (is committed): a controller that loses leadership before
+// committing one drops it, and the next active controller is asked again.
 func (c *Cluster) createTopics() {
 	ctl := c.ControllerNode()
 	ready := ctl != nil
@@ -151,10 +176,26 @@ func (c *Cluster) createTopics() {
 		c.Sim.AfterFunc(50*time.Millisecond, "create-topics", c.createTopics)
 		return
 	}
+	pending := 0
 	for _, spec := range c.topics {
-		if code := ctl.CreateTopic(nil, spec); code != model.NoError {
+		if c.created[spec.Name] {
+			continue
+		}
+		if _, ok := ctl.Partition(model.TP(spec.Name, 0)); ok {
+			c.created[spec.Name] = true
+			continue
+		}
+		switch code := ctl.CreateTopic(nil, spec); code {
+		case model.NoError, model.NotController, model.TopicAlreadyExists:
+			pending++
+		default:
+			c.created[spec.Name] = true
 			c.createErrors = append(c.createErrors, fmt.Sprintf("%s: %v", spec.Name, code))
 		}
+	}
+	if pending > 0 {
+		c.Sim.AfterFunc(50*time.Millisecond, "create-topics", c.createTopics)
+		return
 	}
 	c.topicsDone = true
 }
@@ -189,9 +230,31 @@ func (c *Cluster) RunUntilReady(deadline time.Duration) error {
 	return nil
 }
 
-// ControllerNode is the controller's current incarnation (nil while down).
+// ControllerNode is the active controller's current incarnation: the
+// quorum leader of the highest epoch that has taken office (nil while
+// there is none, during an election).
 func (c *Cluster) ControllerNode() *controller.Controller {
-	n, _ := c.Sim.Node(sim.NodeID(c.Controller)).(*controller.Controller)
+	var best *controller.Controller
+	for _, id := range c.Controllers {
+		n, _ := c.Sim.Node(sim.NodeID(id)).(*controller.Controller)
+		if n != nil && n.Active() && (best == nil || n.ControllerEpoch() > best.ControllerEpoch()) {
+			best = n
+		}
+	}
+	return best
+}
+
+// ActiveController is the active controller's id, NoBroker if none.
+func (c *Cluster) ActiveController() model.BrokerID {
+	if n := c.ControllerNode(); n != nil {
+		return n.ID()
+	}
+	return model.NoBroker
+}
+
+// ControllerByID is one controller's current incarnation (nil while down).
+func (c *Cluster) ControllerByID(id model.BrokerID) *controller.Controller {
+	n, _ := c.Sim.Node(sim.NodeID(id)).(*controller.Controller)
 	return n
 }
 

@@ -21,11 +21,20 @@ type harness struct {
 
 func newHarness(t *testing.T, seed uint64, kc model.Config, partitions int32, rate time.Duration) *harness {
 	t.Helper()
-	c, err := New(Options{
+	return newHarnessWith(t, Options{
 		Seed:   seed,
 		Config: kc,
 		Topics: []model.TopicSpec{{Name: "t", Partitions: partitions, ReplicationFactor: 3}},
-	})
+	}, rate)
+}
+
+// newHarnessWith builds the harness on any options; the topic is the
+// first of opts.Topics.
+func newHarnessWith(t *testing.T, opts Options, rate time.Duration) *harness {
+	t.Helper()
+	kc := opts.Config
+	partitions := opts.Topics[0].Partitions
+	c, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

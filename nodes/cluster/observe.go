@@ -14,6 +14,8 @@ type Observations struct {
 	Leaders        []LeaderObservation
 	HighWatermarks []HWObservation
 	ISRs           []ISRObservation
+	// Quorum is what the metadata quorum's nodes reported (quorum.go).
+	Quorum QuorumObservations
 }
 
 // ISRObservation: at Time, Leader, leading TP under Epoch, applied ISR.

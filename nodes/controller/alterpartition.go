@@ -33,10 +33,16 @@ import (
 // An accepted request goes through the same change builder as every other
 // partition change, so the ELR follows the new ISR (KIP-966). The answer
 // carries the partition's state after the request; a rejection carries the
-// controller's current state when the partition exists. Every broker is
-// then told.
+// controller's current state when the partition exists. Brokers learn the
+// change as they replay the metadata log.
 func (c *Controller) handleAlterPartition(env *sim.Env, from sim.NodeID, m model.AlterPartitionRequest) {
 	resp := model.AlterPartitionResponse{CorrelationID: m.CorrelationID}
+	if !c.active {
+		resp.Error = model.NotController
+		resp.Partition = model.PartitionState{TP: m.TP, Leader: model.NoBroker, LeaderEpoch: model.NoEpoch, PartitionEpoch: model.NoEpoch}
+		env.Send(from, resp)
+		return
+	}
 	code, change, ok := c.alterPartition(m)
 	resp.Error = code
 	if p := c.state.partition(m.TP); p != nil {
@@ -48,17 +54,23 @@ func (c *Controller) handleAlterPartition(env *sim.Env, from sim.NodeID, m model
 		env.Send(from, resp)
 		return
 	}
-	c.commit(env, []Record{change})
-	resp.Partition = c.state.partition(m.TP).PartitionState
-	// A leader change through AlterPartition happens in Kafka only when the
-	// change completes a reassignment; it answers NEW_LEADER_ELECTED so
-	// that the sender refreshes its metadata. kafkasim has no
-	// reassignment, but the builder is the same, so the case is kept.
-	if change.Leader != m.BrokerID {
-		resp.Error = model.NewLeaderElected
-	}
-	env.Send(from, resp)
-	c.publish(env)
+	c.commit([]Record{change}, func(ok bool) {
+		if !ok {
+			resp.Error = model.NotController
+			env.Send(from, resp)
+			return
+		}
+		resp.Partition = c.state.partition(m.TP).PartitionState
+		// A leader change through AlterPartition happens in Kafka only
+		// when the change completes a reassignment; it answers
+		// NEW_LEADER_ELECTED so that the sender refreshes its metadata.
+		// kafkasim has no reassignment, but the builder is the same, so
+		// the case is kept.
+		if change.Leader != m.BrokerID {
+			resp.Error = model.NewLeaderElected
+		}
+		env.Send(from, resp)
+	})
 }
 
 // alterPartition validates a request and builds its change. It returns the

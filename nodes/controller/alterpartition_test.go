@@ -160,22 +160,22 @@ func TestAlterPartitionOnCluster(t *testing.T) {
 		CorrelationID: injected, BrokerID: leader, BrokerEpoch: c.broker(leader).Epoch, TP: tp,
 		LeaderEpoch: p.LeaderEpoch, PartitionEpoch: p.PartitionEpoch, NewISR: c.isr(leader, followers[0]),
 	}
-	pushes := func() int {
+	replayed := func() int {
 		n := 0
 		for _, l := range c.logs {
-			n += len(l.updates)
+			n += l.applied
 		}
 		return n
 	}
 
-	before := pushes()
+	before := replayed()
 	resp := c.alter(req)
 	if resp.Error != model.NoError || resp.Partition.PartitionEpoch != p.PartitionEpoch+1 ||
 		!slices.Equal(resp.Partition.ISR, ids(leader, followers[0])) {
 		t.Fatalf("shrink: %v", resp)
 	}
-	if pushes() != before+3 {
-		t.Fatalf("%d pushes after an accepted change, want one to each of the 3 brokers", pushes()-before)
+	if replayed() != before+3 {
+		t.Fatalf("%d records replayed after an accepted change, want one by each of the 3 brokers", replayed()-before)
 	}
 	for id, l := range c.logs {
 		if got := l.view[tp]; got.PartitionEpoch != resp.Partition.PartitionEpoch || !slices.Equal(got.ISR, resp.Partition.ISR) {
@@ -184,12 +184,12 @@ func TestAlterPartitionOnCluster(t *testing.T) {
 	}
 
 	// The same request again: its partition epoch is now stale (KIP-497).
-	before = pushes()
+	before = replayed()
 	if resp := c.alter(req); resp.Error != model.InvalidUpdateVersion || resp.Partition.PartitionEpoch != p.PartitionEpoch+1 {
 		t.Fatalf("replayed shrink: %v, want INVALID_UPDATE_VERSION with the current state", resp)
 	}
-	if pushes() != before {
-		t.Fatalf("a refused request pushed metadata")
+	if replayed() != before {
+		t.Fatalf("a refused request committed metadata")
 	}
 
 	// A follower is not the leader.

@@ -8,11 +8,12 @@ import (
 	"kafkasim/model"
 )
 
-// metadataState is the cluster metadata as the log's records built it: the
-// controller's whole durable state, and nothing else. It changes only in
-// apply, one record at a time, so that the state after any prefix of the
-// log is the same whether the records were just written, replayed at a
-// restart, or (later) received from a quorum leader.
+// metadataState is the cluster metadata as the log's committed records
+// built it: the controller's whole durable state, and nothing else. It
+// changes only in apply (or by restoring a snapshot), one record at a
+// time, so that the state after any prefix of the log is the same on every
+// controller and broker, whether the records were replayed at a restart or
+// fetched from the quorum's leader.
 //
 // Slices stored here are never changed in place: a change builds new ones.
 // Messages share them with the state, and a message once sent must not
@@ -20,7 +21,7 @@ import (
 type metadataState struct {
 	// offset is the offset of the last applied record (0: none).
 	offset int64
-	// controllerEpoch grows with every controller start (LeaderChangeRecord).
+	// controllerEpoch is the quorum epoch of the last applied record.
 	controllerEpoch model.Epoch
 	controllerID    model.BrokerID
 
@@ -89,8 +90,9 @@ func newMetadataState(cluster model.Config) *metadataState {
 // same state, and the log's checksums keep corruption out, so apply panics
 // rather than guessing.
 func (s *metadataState) apply(offset int64, r Record) {
-	if offset != s.offset+1 {
-		panic(fmt.Sprintf("controller: record %v at offset %d, want offset %d", r, offset, s.offset+1))
+	// Offsets grow; they may skip, over the quorum's own control entries.
+	if offset <= s.offset {
+		panic(fmt.Sprintf("controller: record %v at offset %d, after offset %d", r, offset, s.offset))
 	}
 	switch r := r.(type) {
 	case LeaderChangeRecord:

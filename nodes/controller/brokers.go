@@ -15,10 +15,9 @@ type session struct {
 	// lastContact is when the broker's last heartbeat (or registration)
 	// arrived, on the controller's clock.
 	lastContact time.Duration
-	// confirmed is the highest metadata offset the broker has reported
-	// applying since it registered (or since this controller started);
-	// 0 when it has reported nothing yet.
-	confirmed int64
+	// fencing says its expiry is queued: the session timer ignores it
+	// until that operation has run.
+	fencing bool
 }
 
 // handleRegistration registers a broker incarnation (Kafka's
@@ -44,10 +43,15 @@ type session struct {
 // place and leads again with whatever its log kept.
 //
 // The reply carries the new broker epoch, the offset of the
-// RegisterBrokerRecord; the broker starts fenced, and a snapshot of the
-// metadata precedes the reply.
+// RegisterBrokerRecord, once that record is committed; the broker starts
+// fenced, and learns the record as it replays the metadata log.
 func (c *Controller) handleRegistration(env *sim.Env, from sim.NodeID, m model.BrokerRegistrationRequest) {
 	resp := model.BrokerRegistrationResponse{CorrelationID: m.CorrelationID, BrokerEpoch: model.NoEpoch}
+	if !c.active {
+		resp.Error = model.NotController
+		env.Send(from, resp)
+		return
+	}
 	id := m.BrokerID
 	existing := c.state.brokers[id]
 	if existing != nil && existing.Incarnation != m.Incarnation && c.sessionValid(env, existing) {
@@ -65,16 +69,19 @@ func (c *Controller) handleRegistration(env *sim.Env, from sim.NodeID, m model.B
 			records = c.state.leaderAndISRUpdates(id, model.NoBroker, model.NoBroker, inISR(id))
 		}
 	}
-	epoch := model.Epoch(c.log.next + int64(len(records)))
+	epoch := model.Epoch(c.nextOffset() + int64(len(records)))
 	records = append(records, RegisterBrokerRecord{ID: id, Epoch: epoch, Incarnation: m.Incarnation})
-	c.commit(env, records)
-	c.sessions[id] = &session{lastContact: env.Now()}
-	// The snapshot goes out before the answer, so that the heartbeat the
-	// broker sends on learning its epoch already shows it caught up.
-	c.publish(env)
-	resp.BrokerEpoch = epoch
-	env.Send(from, resp)
-	c.armSessionTimer(env)
+	c.commit(records, func(ok bool) {
+		if !ok {
+			resp.Error = model.NotController
+			env.Send(from, resp)
+			return
+		}
+		c.sessions[id] = &session{lastContact: env.Now()}
+		resp.BrokerEpoch = epoch
+		env.Send(from, resp)
+		c.armSessionTimer(env)
+	})
 }
 
 // handleHeartbeat keeps a broker's session alive and moves it between
@@ -95,11 +102,14 @@ func (c *Controller) handleRegistration(env *sim.Env, from sim.NodeID, m model.B
 //     still serves fetches (CONTROLLED_SHUTDOWN), then fences it; kafkasim
 //     fences at once, which moves the same leaderships and tells the
 //     broker it may stop (ShouldShutdown).
-//
-// A heartbeat that shows the broker behind the controller's metadata
-// offset gets a snapshot: pushes lost with a broken connection heal here.
 func (c *Controller) handleHeartbeat(env *sim.Env, from sim.NodeID, m model.BrokerHeartbeatRequest) {
 	resp := model.BrokerHeartbeatResponse{CorrelationID: m.CorrelationID}
+	if !c.active {
+		resp.Error = model.NotController
+		resp.Fenced = true
+		env.Send(from, resp)
+		return
+	}
 	id := m.BrokerID
 	b := c.state.brokers[id]
 	if b == nil || b.Epoch != m.BrokerEpoch {
@@ -108,11 +118,7 @@ func (c *Controller) handleHeartbeat(env *sim.Env, from sim.NodeID, m model.Brok
 		env.Send(from, resp)
 		return
 	}
-	s := c.sessions[id]
-	s.lastContact = env.Now()
-	if m.MetadataOffset > s.confirmed && m.MetadataOffset <= c.state.offset {
-		s.confirmed = m.MetadataOffset
-	}
+	c.session(id).lastContact = env.Now()
 	caughtUp := m.MetadataOffset >= b.registeredAt
 
 	var records []Record
@@ -126,18 +132,33 @@ func (c *Controller) handleHeartbeat(env *sim.Env, from sim.NodeID, m model.Brok
 		records = c.fenceRecords(id)
 		resp.ShouldShutdown = m.WantShutdown
 	}
-	if len(records) > 0 {
-		c.commit(env, records)
+	answer := func(ok bool) {
+		if !ok {
+			resp.Error, resp.Fenced, resp.ShouldShutdown = model.NotController, true, false
+			env.Send(from, resp)
+			return
+		}
+		resp.CaughtUp = caughtUp
+		resp.Fenced = c.state.brokers[id].Fenced
+		env.Send(from, resp)
+		c.armSessionTimer(env)
 	}
-	resp.CaughtUp = caughtUp
-	resp.Fenced = c.state.brokers[id].Fenced
-	env.Send(from, resp)
-	if len(records) > 0 {
-		c.publish(env)
-	} else if m.MetadataOffset < c.state.offset {
-		c.sendSnapshot(env, id)
+	if len(records) == 0 {
+		answer(true)
+		return
 	}
-	c.armSessionTimer(env)
+	c.commit(records, answer)
+}
+
+// session is a registered broker's session, made fresh if this
+// controller has none for it yet.
+func (c *Controller) session(id model.BrokerID) *session {
+	s := c.sessions[id]
+	if s == nil {
+		s = &session{lastContact: c.env.Now()}
+		c.sessions[id] = s
+	}
+	return s
 }
 
 // fenceRecords builds the records that fence a broker (Kafka's
@@ -157,21 +178,37 @@ func (c *Controller) sessionValid(env *sim.Env, b *brokerRegistration) bool {
 	if b.Fenced {
 		return false
 	}
-	return env.Now()-c.sessions[b.ID].lastContact < c.cfg.Cluster.Controller.BrokerSessionTimeout
+	return env.Now()-c.session(b.ID).lastContact < c.cfg.Cluster.Controller.BrokerSessionTimeout
 }
 
-// fenceExpired fences every live broker whose session has expired, one
-// operation each, in id order (Kafka's maybeFenceOneStaleBroker fences one
-// at a time so that each fencing's elections see the previous one's).
+// fenceExpired queues the fencing of every live broker whose session has
+// expired, one operation each, in id order (Kafka's
+// maybeFenceOneStaleBroker fences one at a time so that each fencing's
+// elections see the previous one's). Each operation checks again when it
+// runs: a heartbeat may have come in meanwhile.
 func (c *Controller) fenceExpired(env *sim.Env) {
+	if !c.active {
+		return
+	}
 	for _, id := range c.state.brokerIDs {
 		b := c.state.brokers[id]
-		if b.Fenced || c.sessionValid(env, b) {
+		if b.Fenced || c.sessionValid(env, b) || c.session(id).fencing {
 			continue
 		}
-		env.Trace("session-expired", id.String())
-		c.commit(env, c.fenceRecords(id))
-		c.publish(env)
+		c.session(id).fencing = true
+		c.submit(env, func() {
+			b := c.state.brokers[id]
+			if !c.active {
+				return
+			}
+			c.session(id).fencing = false
+			if b == nil || b.Fenced || c.sessionValid(env, b) {
+				c.armSessionTimer(env)
+				return
+			}
+			env.Trace("session-expired", id.String())
+			c.commit(c.fenceRecords(id), func(bool) { c.armSessionTimer(env) })
+		})
 	}
 }
 
@@ -181,14 +218,17 @@ func (c *Controller) fenceExpired(env *sim.Env) {
 // whoever did expire and arms the next one. One timer per deadline, rather
 // than a periodic check, keeps an idle cluster's event count low.
 func (c *Controller) armSessionTimer(env *sim.Env) {
+	if !c.active {
+		return
+	}
 	timeout := c.cfg.Cluster.Controller.BrokerSessionTimeout
 	var earliest time.Duration
 	found := false
 	for _, id := range c.state.brokerIDs {
-		if c.state.brokers[id].Fenced {
+		if c.state.brokers[id].Fenced || c.session(id).fencing {
 			continue
 		}
-		if d := c.sessions[id].lastContact + timeout; !found || d < earliest {
+		if d := c.session(id).lastContact + timeout; !found || d < earliest {
 			earliest, found = d, true
 		}
 	}

@@ -4,44 +4,71 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/nodes/raft"
 	"kafkasim/sim"
 )
 
 // Config configures a controller node.
 type Config struct {
-	// ID is the controller's node id, which brokers have in their
-	// configuration (the cluster builder's default is 100).
+	// ID is the controller's node id (the cluster builder's are 100,
+	// 101, ...).
 	ID model.BrokerID
+	// Voters is controller.quorum.voters: every controller's id. Empty
+	// means this controller alone, a quorum of one.
+	Voters []model.BrokerID
 	// Cluster is the cluster's configuration: the controller reads
 	// broker.heartbeat.interval.ms, broker.session.timeout.ms,
 	// eligible.leader.replicas.enable, default.replication.factor and the
 	// topic defaults (min.insync.replicas,
 	// unclean.leader.election.enable).
 	Cluster model.Config
-	_       struct{}
+	// SnapshotEvery is the quorum's snapshot interval in committed
+	// entries (0: the raft package's default).
+	SnapshotEvery int
+	// Watch, if set, is told what the quorum does (for the checkers).
+	Watch raft.Observer
+	_     struct{}
 }
 
-// Controller is the single metadata controller: a sim.Node. Its durable
-// state is the metadata log on its disk; everything else (broker sessions,
-// what each broker has confirmed) is soft state rebuilt at every start.
+// QuorumDir is the folder of the metadata quorum's files (log, snapshot,
+// quorum-state) on a controller's or broker's disk, after KRaft's
+// __cluster_metadata topic partition.
+const QuorumDir = "__cluster_metadata-0/"
+
+// Controller is one controller of the metadata quorum: a sim.Node. Its
+// durable state is the quorum's log and snapshot on its disk; the metadata
+// is their replay. The active controller (the quorum leader, once its
+// LeaderChange entry is committed) also keeps soft state: broker sessions,
+// rebuilt each time it becomes active.
 type Controller struct {
 	cfg   Config
 	env   *sim.Env // this incarnation's environment, for CreateTopic
-	log   *metadataLog
+	raft  *raft.Raft
 	state *metadataState
+
+	// active: this controller leads the quorum and has replayed
+	// everything up to its own LeaderChange entry (Kafka's
+	// QuorumController.claim / activate).
+	active bool
+	// leader is the active controller this one knows of (NoBroker if
+	// none), for NOT_CONTROLLER answers and MetadataResponses.
+	leader model.BrokerID
+
+	// ops are requests waiting for the one in flight to commit, oldest
+	// first; inflight is the proposal being committed (nil if none).
+	// Operations run one at a time so that each computes its records
+	// from a state that includes every earlier operation's.
+	ops      []func()
+	inflight *proposal
 
 	// sessions is the heartbeat bookkeeping per registered broker, in
 	// memory only, like Kafka's BrokerHeartbeatManager: a controller that
-	// restarts gives every broker a fresh session.
+	// becomes active gives every broker a fresh session.
 	sessions map[model.BrokerID]*session
 	// sessionTimer is armed at the earliest moment a live broker's session
 	// can expire (0 when none is armed), sessionTimerAt that moment.
 	sessionTimer   sim.TimerID
 	sessionTimerAt time.Duration
-
-	// replayed and tornBytes describe the last start's recovery.
-	replayed  int
-	tornBytes int64
 }
 
 // Timer kinds.
@@ -50,62 +77,43 @@ const timerSession = "session-expiry"
 // New builds a controller. The cluster builder hands the kernel
 // func() sim.Node { return controller.New(cfg) } as the node's factory.
 func New(cfg Config) *Controller {
+	if len(cfg.Voters) == 0 {
+		cfg.Voters = []model.BrokerID{cfg.ID}
+	}
 	return &Controller{cfg: cfg}
 }
 
-// Start recovers the metadata from the log (dropping a torn tail), begins a
-// new controller epoch with a durable LeaderChangeRecord, and gives every
-// registered broker a fresh session.
+// Start recovers the metadata: the quorum restores its snapshot and log,
+// and committed entries are applied as the quorum learns they are
+// committed. The controller becomes active when the quorum makes it the
+// leader (a lone controller at once).
 func (c *Controller) Start(env *sim.Env) {
 	c.env = env
 	c.state = newMetadataState(c.cfg.Cluster)
-	c.sessions = map[model.BrokerID]*session{}
-	log, entries, torn := openLog(env.Disk())
-	c.log = log
-	for _, e := range entries {
-		c.state.apply(e.offset, e.record)
-	}
-	c.replayed, c.tornBytes = len(entries), torn
-	// Trace details are folded into the trace hash, so they are the same
-	// whether or not the trace is recorded; metadata changes are rare
-	// enough to describe every time.
-	env.Trace("metadata-replayed", "records="+itoa(int64(len(entries)))+" tornBytes="+itoa(torn)+
-		" offset="+itoa(c.state.offset))
-	c.commit(env, []Record{LeaderChangeRecord{ControllerEpoch: c.state.controllerEpoch + 1, ControllerID: c.cfg.ID}})
-
-	// Kafka's ClusterControlManager.activate touches every registered
-	// broker: the new controller does not know when they were last heard
-	// from, so each gets a full session before it can be fenced.
-	now := env.Now()
-	for _, id := range c.state.brokerIDs {
-		c.sessions[id] = &session{lastContact: now}
-	}
-	c.armSessionTimer(env)
+	c.leader = model.NoBroker
+	c.raft = raft.New(raft.Config{ID: c.cfg.ID, Voters: c.cfg.Voters, Dir: QuorumDir,
+		SnapshotEvery: c.cfg.SnapshotEvery, Watch: c.cfg.Watch}, c)
+	c.raft.Start(env)
+	c.afterQuorum(env)
 }
 
-// Receive handles one request.
+// Receive handles the quorum's messages and the controller's requests.
 func (c *Controller) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
+	if c.raft.Receive(env, from, m) {
+		c.afterQuorum(env)
+		return
+	}
 	switch m := m.(type) {
 	case model.BrokerRegistrationRequest:
-		c.handleRegistration(env, from, m)
-	case *model.BrokerRegistrationRequest:
-		c.handleRegistration(env, from, *m)
+		c.submit(env, func() { c.handleRegistration(env, from, m) })
 	case model.BrokerHeartbeatRequest:
-		c.handleHeartbeat(env, from, m)
-	case *model.BrokerHeartbeatRequest:
-		c.handleHeartbeat(env, from, *m)
+		c.submit(env, func() { c.handleHeartbeat(env, from, m) })
 	case model.AlterPartitionRequest:
-		c.handleAlterPartition(env, from, m)
-	case *model.AlterPartitionRequest:
-		c.handleAlterPartition(env, from, *m)
+		c.submit(env, func() { c.handleAlterPartition(env, from, m) })
 	case model.CreateTopicsRequest:
-		c.handleCreateTopics(env, from, m)
-	case *model.CreateTopicsRequest:
-		c.handleCreateTopics(env, from, *m)
+		c.submit(env, func() { c.handleCreateTopics(env, from, m) })
 	case model.MetadataRequest:
 		c.handleMetadata(env, from, m)
-	case *model.MetadataRequest:
-		c.handleMetadata(env, from, *m)
 	default:
 		// A controller answers only the controller APIs and Metadata; a
 		// request for another API is a wiring mistake, but a running
@@ -114,8 +122,12 @@ func (c *Controller) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	}
 }
 
-// Fire handles the session-expiry timer.
+// Fire handles the quorum's timers and the session-expiry timer.
 func (c *Controller) Fire(env *sim.Env, t sim.Timer) {
+	if c.raft.Fire(env, t) {
+		c.afterQuorum(env)
+		return
+	}
 	if t.Kind == timerSession && t.ID == c.sessionTimer {
 		c.sessionTimer = 0
 		c.fenceExpired(env)
@@ -123,34 +135,25 @@ func (c *Controller) Fire(env *sim.Env, t sim.Timer) {
 	}
 }
 
-// Disconnected forgets what the peer confirmed, if it is a broker. Updates
-// lost with the connection need nothing more (the next push is cumulative,
-// see publish.go), but a broken connection may also mean the broker
-// restarted with nothing: until its next heartbeat confirms an offset
-// again, pushes to it are snapshots, which a fresh broker can apply.
-func (c *Controller) Disconnected(_ *sim.Env, peer sim.NodeID) {
-	if s := c.sessions[model.BrokerID(peer)]; s != nil {
-		s.confirmed = 0
-	}
-}
-
-// commit makes records durable (one batch, synced) and then applies them,
-// in order, to the state: the one path by which metadata changes. It
-// returns the offset of the first record. Callers publish afterwards.
-func (c *Controller) commit(env *sim.Env, records []Record) int64 {
-	base := c.log.append(records)
-	for i, r := range records {
-		c.state.apply(base+int64(i), r)
-		env.Trace("metadata-record", itoa(base+int64(i))+" "+r.String())
-	}
-	return base
+// Disconnected tells the quorum: a fetch or vote in flight to the peer is
+// lost.
+func (c *Controller) Disconnected(env *sim.Env, peer sim.NodeID) {
+	c.raft.Disconnected(env, peer)
 }
 
 // MetadataOffset is the offset of the last metadata record applied.
 func (c *Controller) MetadataOffset() int64 { return c.state.offset }
 
-// ControllerEpoch is the current controller epoch; it grows at every start.
-func (c *Controller) ControllerEpoch() model.Epoch { return c.state.controllerEpoch }
+// ControllerEpoch is the quorum epoch this controller is in.
+func (c *Controller) ControllerEpoch() model.Epoch { return c.raft.Epoch() }
+
+// Active reports whether this controller is the active one: the quorum
+// leader, caught up with everything committed before its epoch.
+func (c *Controller) Active() bool { return c.active }
+
+// Quorum is this controller's part in the metadata quorum, for the
+// harness and the checkers to read (leader, epoch, high watermark).
+func (c *Controller) Quorum() *raft.Raft { return c.raft }
 
 // BrokerState is a registered broker as the controller records it.
 type BrokerState struct {
@@ -160,7 +163,8 @@ type BrokerState struct {
 	Fenced      bool
 }
 
-// Brokers lists the registered brokers, sorted by id.
+// Brokers lists the registered brokers, sorted by id, as of the last
+// applied record.
 func (c *Controller) Brokers() []BrokerState {
 	out := make([]BrokerState, 0, len(c.state.brokerIDs))
 	for _, id := range c.state.brokerIDs {
@@ -187,3 +191,6 @@ func (c *Controller) Partition(tp model.TopicPartition) (model.PartitionState, b
 	}
 	return p.PartitionState, true
 }
+
+// ID is the controller's node id.
+func (c *Controller) ID() model.BrokerID { return c.cfg.ID }

@@ -30,13 +30,10 @@ func TestRegistrationGivesIncreasingEpochs(t *testing.T) {
 		}
 		seen[b.Epoch] = true
 		maxEpoch = max(maxEpoch, b.Epoch)
-		// Its snapshot came before its answer, so its first heartbeat
-		// unfenced it at once.
-		if len(l.updates) == 0 || !l.updates[0].Snapshot {
-			t.Fatalf("%v: first update %v, want a snapshot", id, l.updates)
-		}
-		if b.Fenced || len(l.heartbeats) == 0 || l.heartbeats[0].Fenced || !l.heartbeats[0].CaughtUp {
-			t.Fatalf("%v after its first heartbeat: %+v, heartbeats %v", id, b, l.heartbeats)
+		// It replayed its own registration and said so in a heartbeat,
+		// which unfenced it.
+		if b.Fenced || len(l.heartbeats) == 0 || l.offset < int64(b.Epoch) {
+			t.Fatalf("%v: %+v at offset %d, heartbeats %v", id, b, l.offset, l.heartbeats)
 		}
 	}
 	if _, registered := c.ctrl().state.brokers[4]; registered {
@@ -67,12 +64,13 @@ func TestRegistrationGivesIncreasingEpochs(t *testing.T) {
 	c.s.Restart(2)
 	lastContact := c.ctrl().sessions[2].lastContact
 	c.runFor(time.Second)
-	// Meanwhile the metadata changes. The restarted broker, which has
-	// nothing, is pushed a snapshot, not a delta it could not apply alone.
+	// Meanwhile the metadata changes. The restarted broker, not yet
+	// registered, replays it all the same: the log is not only for
+	// registered brokers.
 	c.createTopic(model.TopicSpec{Name: "t", Partitions: 1, ReplicationFactor: 3})
 	c.runFor(10 * time.Millisecond)
-	if l := c.logs[2]; !l.updates[len(l.updates)-1].Snapshot || !reflect.DeepEqual(l.viewList(), c.ctrl().Partitions()) {
-		t.Fatalf("restarted broker got %v, sees %v", l.updates[len(l.updates)-1], l.viewList())
+	if l := c.logs[2]; !reflect.DeepEqual(l.viewList(), c.ctrl().Partitions()) {
+		t.Fatalf("restarted broker sees %v", l.viewList())
 	}
 	c.runUntil(lastContact + c.cfg.Controller.BrokerSessionTimeout - 50*time.Millisecond)
 	regs := c.logs[2].registrations
@@ -210,7 +208,7 @@ func TestSessionTimeoutFencesAndReelects(t *testing.T) {
 
 	c.s.Partition([]sim.NodeID{sim.NodeID(victim)}, []sim.NodeID{ctrlID})
 	last := c.ctrl().sessions[victim].lastContact
-	victimUpdates := len(c.logs[victim].updates)
+	victimApplied := c.logs[victim].applied
 	timeout := c.cfg.Controller.BrokerSessionTimeout
 
 	// Not a moment early.
@@ -223,6 +221,7 @@ func TestSessionTimeoutFencesAndReelects(t *testing.T) {
 	if !c.broker(victim).Fenced {
 		t.Fatalf("%v not fenced after broker.session.timeout.ms of silence", victim)
 	}
+	c.runFor(3 * time.Millisecond) // brokers fetch the committed fencing
 	after := c.ctrl().Partitions()
 	for i, p := range after {
 		b := before[i]
@@ -248,14 +247,17 @@ func TestSessionTimeoutFencesAndReelects(t *testing.T) {
 			t.Fatalf("%v sees %v fenced=%v, want the controller's state with %v fenced", id, l.viewList(), l.fenced, victim)
 		}
 	}
-	if len(c.logs[victim].updates) != victimUpdates {
-		t.Fatalf("the partitioned broker received updates")
+	if c.logs[victim].applied != victimApplied {
+		t.Fatalf("the partitioned broker replayed records")
 	}
 }
 
-func TestMissedPushesHealThroughSnapshot(t *testing.T) {
+// TestPartitionedBrokerCatchesUp: a broker cut off from the controller
+// misses changes; when it returns it fetches what it missed from the log,
+// and its view and offset equal the controller's.
+func TestPartitionedBrokerCatchesUp(t *testing.T) {
 	c := started(t, testConfig(), 3)
-	c.runFor(3 * time.Second) // heartbeats have confirmed everyone's offset
+	c.runFor(3 * time.Second)
 	c.s.Partition([]sim.NodeID{3}, []sim.NodeID{ctrlID})
 	c.runFor(100 * time.Millisecond)
 	c.createTopic(model.TopicSpec{Name: "u", Partitions: 2, ReplicationFactor: 3})
@@ -263,65 +265,51 @@ func TestMissedPushesHealThroughSnapshot(t *testing.T) {
 	if _, ok := c.logs[3].view[model.TP("u", 0)]; ok {
 		t.Fatalf("the partitioned broker learnt of u")
 	}
-	l1 := c.logs[1]
-	if last := l1.updates[len(l1.updates)-1]; last.Snapshot || len(last.Partitions) != 2 {
-		t.Fatalf("b1 got %v, want a delta with u's two partitions", last)
+	if _, ok := c.logs[1].view[model.TP("u", 1)]; !ok {
+		t.Fatalf("b1 did not learn of u")
 	}
-
-	healed := c.s.Now()
 	c.s.HealAll()
-	c.runFor(c.cfg.Controller.BrokerHeartbeatInterval + 10*time.Millisecond)
+	c.runFor(time.Second)
 	l3 := c.logs[3]
-	snapshot := false
-	for i, u := range l3.updates {
-		if l3.updateTimes[i] > healed && u.Snapshot {
-			snapshot = true
-		}
-	}
-	if !snapshot {
-		t.Fatalf("b3 got no snapshot after healing")
-	}
-	if !reflect.DeepEqual(l3.viewList(), c.ctrl().Partitions()) || l3.offset != c.ctrl().MetadataOffset() {
-		t.Fatalf("b3 at offset %d sees %v; controller at %d has %v", l3.offset, l3.viewList(), c.ctrl().MetadataOffset(), c.ctrl().Partitions())
+	if !reflect.DeepEqual(l3.viewList(), c.ctrl().Partitions()) || l3.offset != c.ctrl().Quorum().LastApplied() {
+		t.Fatalf("b3 at offset %d sees %v; controller at %d has %v", l3.offset, l3.viewList(), c.ctrl().Quorum().LastApplied(), c.ctrl().Partitions())
 	}
 	if c.broker(3).Fenced {
 		t.Fatalf("b3 fenced after 200ms of silence")
 	}
 }
 
-func TestPushesAreCumulative(t *testing.T) {
+// TestBrokerCatchesUpFromSnapshot: with a snapshot every few records, a
+// broker that was down while the controller deleted the log it lacked
+// restores the controller's snapshot and then replays the rest; its view
+// equals the controller's.
+func TestBrokerCatchesUpFromSnapshot(t *testing.T) {
+	snapshotEvery = 4
+	defer func() { snapshotEvery = 0 }()
 	c := started(t, testConfig(), 3)
-	c.runFor(3 * time.Second)
-	l1 := c.logs[1]
-	n := len(l1.updates)
-	// Two changes between two heartbeats: the second push repeats the
-	// first's partitions, so that losing the first push alone loses
-	// nothing.
-	c.createTopic(model.TopicSpec{Name: "u", Partitions: 1, ReplicationFactor: 3})
-	c.createTopic(model.TopicSpec{Name: "v", Partitions: 1, ReplicationFactor: 3})
+	c.s.Crash(3)
+	for i := 0; i < 6; i++ {
+		c.createTopic(model.TopicSpec{Name: "s" + string(rune('a'+i)), Partitions: 1, ReplicationFactor: 2})
+	}
+	if start := c.ctrl().Quorum().LogStartOffset(); start < 10 {
+		t.Fatalf("the controller's log starts at %d after %d records with a snapshot every 4", start, c.ctrl().MetadataOffset())
+	}
+	c.s.Restart(3)
+	c.runFor(2 * time.Second)
+	l3 := c.logs[3]
+	if l3.snapshots == 0 {
+		t.Fatalf("b3 restored no snapshot")
+	}
+	if !reflect.DeepEqual(l3.viewList(), c.ctrl().Partitions()) || l3.offset != c.ctrl().Quorum().LastApplied() {
+		t.Fatalf("b3 at offset %d sees %v; controller at %d has %v", l3.offset, l3.viewList(), c.ctrl().Quorum().LastApplied(), c.ctrl().Partitions())
+	}
+	// A controller restart recovers from its snapshot and log tail.
+	parts := c.ctrl().Partitions()
+	c.s.Crash(ctrlID)
+	c.s.Restart(ctrlID)
 	c.runFor(10 * time.Millisecond)
-	if len(l1.updates) != n+2 {
-		t.Fatalf("b1 got %d updates, want 2", len(l1.updates)-n)
-	}
-	first, second := l1.updates[n], l1.updates[n+1]
-	tps := func(u model.MetadataUpdate) []model.TopicPartition {
-		var out []model.TopicPartition
-		for _, p := range u.Partitions {
-			out = append(out, p.TP)
-		}
-		return out
-	}
-	if first.Snapshot || second.Snapshot ||
-		!slices.Equal(tps(first), []model.TopicPartition{model.TP("u", 0)}) ||
-		!slices.Equal(tps(second), []model.TopicPartition{model.TP("u", 0), model.TP("v", 0)}) {
-		t.Fatalf("pushes %v then %v, want u then u and v", first, second)
-	}
-	// Once b1's heartbeat confirms the offset, the next push is small again.
-	c.runFor(c.cfg.Controller.BrokerHeartbeatInterval)
-	c.createTopic(model.TopicSpec{Name: "w", Partitions: 1, ReplicationFactor: 3})
-	c.runFor(10 * time.Millisecond)
-	if last := l1.updates[len(l1.updates)-1]; !slices.Equal(tps(last), []model.TopicPartition{model.TP("w", 0)}) {
-		t.Fatalf("push after a heartbeat: %v, want w alone", last)
+	if !reflect.DeepEqual(c.ctrl().Partitions(), parts) {
+		t.Fatalf("after restart %v, want %v", c.ctrl().Partitions(), parts)
 	}
 }
 
@@ -361,15 +349,17 @@ func TestControllerRestartRecoversMetadata(t *testing.T) {
 			if !reflect.DeepEqual(n.Brokers(), brokers) || !reflect.DeepEqual(n.Partitions(), parts) {
 				t.Fatalf("after restart:\n%v\n%v\nwant\n%v\n%v", n.Brokers(), n.Partitions(), brokers, parts)
 			}
-			if n.MetadataOffset() != offset+1 || n.ControllerEpoch() != epoch+1 || n.replayed != int(offset) || n.tornBytes != 0 {
-				t.Fatalf("offset %d epoch %d replayed %d torn %d; want offset %d (one LeaderChangeRecord more), epoch %d, %d replayed",
-					n.MetadataOffset(), n.ControllerEpoch(), n.replayed, n.tornBytes, offset+1, epoch+1, offset)
+			// Every record replayed; a new quorum epoch whose LeaderChange
+			// entry follows them.
+			if n.MetadataOffset() != offset || n.ControllerEpoch() != epoch+1 || n.Quorum().LastApplied() <= offset || !n.Active() {
+				t.Fatalf("offset %d epoch %d applied %d active %v; want offset %d, epoch %d, a LeaderChange entry after it",
+					n.MetadataOffset(), n.ControllerEpoch(), n.Quorum().LastApplied(), n.Active(), offset, epoch+1)
 			}
-			// Brokers catch up at their next heartbeat, under the new epoch.
-			c.runFor(c.cfg.Controller.BrokerHeartbeatInterval + 10*time.Millisecond)
+			// Brokers find the controller again and replay the new entry.
+			c.runFor(time.Second)
 			for id, l := range c.logs {
-				if l.controllerEpoch != epoch+1 || l.offset != n.MetadataOffset() || !reflect.DeepEqual(l.viewList(), parts) {
-					t.Fatalf("%v at epoch %d offset %d sees %v", id, l.controllerEpoch, l.offset, l.viewList())
+				if l.offset != n.Quorum().LastApplied() || !reflect.DeepEqual(l.viewList(), parts) {
+					t.Fatalf("%v at offset %d sees %v", id, l.offset, l.viewList())
 				}
 			}
 		})
@@ -394,37 +384,6 @@ func TestControllerRestartGivesFreshSessions(t *testing.T) {
 	c.runUntil(restarted + timeout + time.Millisecond)
 	if !c.broker(3).Fenced || c.broker(1).Fenced || c.broker(2).Fenced {
 		t.Fatalf("brokers %v: want only b3 fenced", c.ctrl().Brokers())
-	}
-}
-
-func TestTornTailDropped(t *testing.T) {
-	c := restartable(t)
-	parts := c.ctrl().Partitions()
-	offset := c.ctrl().MetadataOffset()
-	c.s.Crash(ctrlID)
-	disk := c.s.Disk(ctrlID)
-	good := disk.Size(LogFile)
-	// Half of a batch, as a power loss can leave of an unsynced write.
-	frame := encodeFrame(offset+1, []Record{CreateTopicRecord{Name: "ghost", Partitions: []model.PartitionState{{
-		TP: model.TP("ghost", 0), Leader: 1, Replicas: ids(1), ISR: ids(1),
-	}}}})
-	disk.Append(LogFile, frame[:len(frame)/2])
-	c.s.Restart(ctrlID)
-	n := c.ctrl()
-	if n.tornBytes != int64(len(frame)/2) || !reflect.DeepEqual(n.Partitions(), parts) || n.MetadataOffset() != offset+1 {
-		t.Fatalf("torn %d bytes (want %d), offset %d (want %d), partitions %v", n.tornBytes, len(frame)/2, n.MetadataOffset(), offset+1, n.Partitions())
-	}
-	leaderChange := int64(len(encodeFrame(offset+1, []Record{LeaderChangeRecord{ControllerEpoch: n.ControllerEpoch(), ControllerID: ctrlID}})))
-	if disk.Size(LogFile) != good+leaderChange {
-		t.Fatalf("log is %d bytes, want the intact %d plus the new LeaderChangeRecord's %d", disk.Size(LogFile), good, leaderChange)
-	}
-	// The log goes on after the cut, and survives a power loss.
-	c.createTopic(model.TopicSpec{Name: "later", Partitions: 1, ReplicationFactor: 3})
-	want := c.ctrl().Partitions()
-	c.s.PowerLoss(ctrlID)
-	c.s.Restart(ctrlID)
-	if n := c.ctrl(); n.tornBytes != 0 || !reflect.DeepEqual(n.Partitions(), want) {
-		t.Fatalf("after power loss: torn %d, partitions %v", n.tornBytes, n.Partitions())
 	}
 }
 

@@ -1,43 +1,50 @@
-// Package controller is the cluster's metadata controller: a single KRaft
-// style controller node that registers brokers and fences the silent ones,
-// creates topics and places their replicas, elects partition leaders (clean,
-// from the ELR, the last known leader, unclean) and commits the ISR changes
-// leaders ask for, and tells every broker what changed.
+// Package controller is the cluster's metadata controller: one member of
+// the KRaft metadata quorum (nodes/raft, KIP-595). The active controller,
+// the quorum leader, registers brokers and fences the silent ones, creates
+// topics and places their replicas, elects partition leaders (clean, from
+// the ELR, the last known leader, unclean) and commits the ISR changes
+// leaders ask for. Brokers learn every change by replaying the quorum's
+// log as observers.
 //
 // # State
 //
-// Every change is a Record (records.go), appended to the metadata log on
-// the controller's own disk and synced before it takes effect
-// (metadata.go), then applied to the in-memory state by one function,
-// metadataState.apply (apply.go). At start the controller replays the log,
-// drops a torn tail, and begins a new controller epoch. A replicated
-// controller (KRaft's Raft quorum, KIP-595) can carry the same records in a
-// replicated log; the code that decides changes (brokers.go, election.go,
-// alterpartition.go, topics.go) only ever produces records.
+// Every change is a Record (records.go), proposed to the quorum as one
+// atomic batch per operation (quorum.go) and applied to the in-memory
+// state by one function, metadataState.apply (apply.go), on every
+// controller and broker alike, once committed. The controller answers a
+// request only after the records it produced are applied. A controller
+// that starts restores the quorum's snapshot (image.go) and replays the
+// log after it; it becomes active when the quorum makes it leader and its
+// LeaderChange entry is applied, so it holds everything committed before.
+// The code that decides changes (brokers.go, election.go,
+// alterpartition.go, topics.go) only ever produces records, from the
+// applied state, one operation at a time.
 //
-// Broker sessions (last heartbeat, last confirmed metadata offset) are soft
-// state, as in Kafka's BrokerHeartbeatManager: never written, rebuilt with
-// a fresh session for every broker at each start.
+// Broker sessions (last heartbeat) are soft state, as in Kafka's
+// BrokerHeartbeatManager: never written, kept only by the active
+// controller, and rebuilt with a fresh session for every broker each time
+// a controller becomes active.
 //
 // # Message flow
 //
-//	broker -> controller  BrokerRegistrationRequest  on every broker start
-//	controller -> broker  MetadataUpdate snapshot     when it registers, just before:
-//	controller -> broker  BrokerRegistrationResponse broker epoch (or an error)
-//	broker -> controller  BrokerHeartbeatRequest     every broker.heartbeat.interval.ms
-//	controller -> broker  BrokerHeartbeatResponse    fenced / caught up / shut down
-//	controller -> broker  MetadataUpdate snapshot     when a heartbeat shows the broker behind
-//	leader -> controller  AlterPartitionRequest      to shrink or expand an ISR
-//	controller -> leader  AlterPartitionResponse     the partition's state after it
-//	controller -> brokers MetadataUpdate             after every committed change, to every
-//	                                                 registered broker, fenced or not
-//	anyone -> controller  CreateTopicsRequest        answered with CreateTopicsResponse
-//	anyone -> controller  MetadataRequest            answered from the controller's state
+//	broker -> active controller  BrokerRegistrationRequest  on every broker start and controller change
+//	active controller -> broker  BrokerRegistrationResponse broker epoch, once committed
+//	broker -> active controller  BrokerHeartbeatRequest     every broker.heartbeat.interval.ms,
+//	                                                        with the metadata offset it replayed
+//	active controller -> broker  BrokerHeartbeatResponse    fenced / caught up / shut down
+//	leader -> active controller  AlterPartitionRequest      to shrink or expand an ISR
+//	active controller -> leader  AlterPartitionResponse     the partition's state after it
+//	anyone -> active controller  CreateTopicsRequest        answered with CreateTopicsResponse
+//	anyone -> any controller     MetadataRequest            answered from its applied state
+//	quorum (voters, observers)   Vote, BeginQuorumEpoch, QuorumFetch, FetchSnapshot (nodes/raft)
+//
+// A controller that is not active answers the controller APIs with
+// NOT_CONTROLLER; brokers find the active one through their observer.
 //
 // # What it must never do
 //
-// It must never act on a change before the change is durable: no answer,
-// push or election reflects a record that a power loss could take back.
+// It must never act on a change before the change is committed: no
+// answer or decision reflects a record that the quorum could still lose.
 // It must never change metadata anywhere but apply, never let map order
 // reach a record, a message or a decision (every walk is over sorted ids
 // and names), never change a slice it has stored or sent (messages share

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/nodes/raft"
 	"kafkasim/sim"
 )
 
@@ -20,32 +21,36 @@ type brokerLog struct {
 	silent        bool // never register (a node that is not a broker)
 	noHeartbeat   bool // register but never heartbeat
 
-	// Current incarnation's view.
-	epoch           model.Epoch
-	incarnation     uint64
-	offset          int64
-	controllerEpoch model.Epoch
-	view            map[model.TopicPartition]model.PartitionState
-	live, fenced    []model.BrokerID
+	// Current incarnation's view, as it replays the metadata log.
+	epoch       model.Epoch
+	incarnation uint64
+	offset      int64
+	view        map[model.TopicPartition]model.PartitionState
+	live        []model.BrokerID
+	fenced      []model.BrokerID
 
 	// Everything received, across incarnations.
 	registrations []model.BrokerRegistrationResponse
 	heartbeats    []model.BrokerHeartbeatResponse
-	updates       []model.MetadataUpdate
-	updateTimes   []time.Duration
+	applied       int // metadata records replayed
+	snapshots     int // metadata snapshots restored
 	alters        []model.AlterPartitionResponse
 	creates       []model.CreateTopicsResponse
 	metadata      []model.MetadataResponse
 }
 
 // fakeBroker registers, heartbeats every broker.heartbeat.interval.ms,
-// applies MetadataUpdates as a broker must (in offset order, ignoring
-// anything at or below what it has), and records everything.
+// replays the metadata log as an observer of the quorum (as a broker
+// must), and records everything.
 type fakeBroker struct {
-	id       model.BrokerID
-	interval time.Duration
-	log      *brokerLog
-	corr     int32
+	id        model.BrokerID
+	interval  time.Duration
+	snapEvery int
+	cluster   model.Config
+	log       *brokerLog
+	corr      int32
+	quorum    *raft.Raft
+	img       *MetadataImage
 }
 
 // Test-injected requests use correlation ids from injected up, so that the
@@ -56,14 +61,45 @@ func (f *fakeBroker) Start(env *sim.Env) {
 	l := f.log
 	l.epoch = model.NoEpoch
 	l.offset = 0
-	l.controllerEpoch = 0
 	l.view = map[model.TopicPartition]model.PartitionState{}
 	l.live, l.fenced = nil, nil
 	if l.silent {
 		return
 	}
 	l.incarnation = env.Rand().Uint64()
+	f.img = NewMetadataImage(f.cluster)
+	f.quorum = raft.New(raft.Config{ID: f.id, Voters: []model.BrokerID{ctrlID}, Observer: true, Dir: QuorumDir,
+		SnapshotEvery: f.snapEvery}, f)
+	f.quorum.Start(env)
+	f.publish()
 	f.register(env)
+}
+
+// Apply, Snapshot, Restore and LeaderChanged are the fake's
+// raft.StateMachine: the metadata image.
+func (f *fakeBroker) Apply(offset int64, _ model.Epoch, data []byte) {
+	f.img.Apply(offset, data)
+	f.log.applied++
+}
+
+func (f *fakeBroker) Snapshot() []byte { return f.img.Snapshot() }
+
+func (f *fakeBroker) Restore(_ int64, _ model.Epoch, data []byte) {
+	f.img.Restore(data)
+	f.log.snapshots++
+}
+
+func (f *fakeBroker) LeaderChanged(model.BrokerID, model.Epoch, bool) {}
+
+// publish copies the image into the log's view.
+func (f *fakeBroker) publish() {
+	l := f.log
+	tps, _, _ := f.img.TakeChanged()
+	for _, tp := range tps {
+		l.view[tp], _ = f.img.Partition(tp)
+	}
+	l.live, l.fenced = f.img.Brokers()
+	l.offset = f.quorum.LastApplied()
 }
 
 func (f *fakeBroker) register(env *sim.Env) {
@@ -80,7 +116,17 @@ func (f *fakeBroker) heartbeat(env *sim.Env) {
 	})
 }
 
-func (f *fakeBroker) Receive(env *sim.Env, _ sim.NodeID, m sim.Message) {
+func (f *fakeBroker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
+	if f.quorum != nil && f.quorum.Receive(env, from, m) {
+		before := f.log.offset
+		f.publish()
+		// Just caught up with its own registration: say so at once, as
+		// a broker does.
+		if l := f.log; l.epoch != model.NoEpoch && before < int64(l.epoch) && l.offset >= int64(l.epoch) && !l.noHeartbeat {
+			f.heartbeat(env)
+		}
+		return
+	}
 	l := f.log
 	switch m := m.(type) {
 	case model.BrokerRegistrationResponse:
@@ -103,20 +149,6 @@ func (f *fakeBroker) Receive(env *sim.Env, _ sim.NodeID, m sim.Message) {
 			l.epoch = model.NoEpoch
 			f.register(env)
 		}
-	case model.MetadataUpdate:
-		l.updates = append(l.updates, m)
-		l.updateTimes = append(l.updateTimes, env.ObserverNow())
-		if m.ControllerEpoch < l.controllerEpoch || m.MetadataOffset <= l.offset {
-			return
-		}
-		if m.Snapshot {
-			l.view = map[model.TopicPartition]model.PartitionState{}
-		}
-		for _, p := range m.Partitions {
-			l.view[p.TP] = p
-		}
-		l.live, l.fenced = m.LiveBrokers, m.FencedBrokers
-		l.offset, l.controllerEpoch = m.MetadataOffset, m.ControllerEpoch
 	case model.AlterPartitionResponse:
 		l.alters = append(l.alters, m)
 	case model.CreateTopicsResponse:
@@ -127,6 +159,10 @@ func (f *fakeBroker) Receive(env *sim.Env, _ sim.NodeID, m sim.Message) {
 }
 
 func (f *fakeBroker) Fire(env *sim.Env, t sim.Timer) {
+	if f.quorum != nil && f.quorum.Fire(env, t) {
+		f.publish()
+		return
+	}
 	switch t.Kind {
 	case "register":
 		f.register(env)
@@ -139,7 +175,11 @@ func (f *fakeBroker) Fire(env *sim.Env, t sim.Timer) {
 	}
 }
 
-func (f *fakeBroker) Disconnected(*sim.Env, sim.NodeID) {}
+func (f *fakeBroker) Disconnected(env *sim.Env, peer sim.NodeID) {
+	if f.quorum != nil {
+		f.quorum.Disconnected(env, peer)
+	}
+}
 
 // viewList is the fake's view sorted like Controller.Partitions.
 func (l *brokerLog) viewList() []model.PartitionState {
@@ -166,6 +206,10 @@ type cluster struct {
 	cfg  model.Config
 	logs map[model.BrokerID]*brokerLog
 }
+
+// snapshotEvery is the quorum's snapshot interval in these tests' clusters
+// (0: the default); a test that wants snapshots sets it before building.
+var snapshotEvery = 0
 
 // testConfig is the default configuration with three replicas per topic.
 func testConfig() model.Config {
@@ -201,14 +245,15 @@ func newClusterSim(t *testing.T, cfg model.Config, brokers int, simCfg sim.Confi
 		cfg:  cfg,
 		logs: map[model.BrokerID]*brokerLog{},
 	}
-	c.s.AddNode(ctrlID, "controller", func() sim.Node { return New(Config{ID: ctrlID, Cluster: cfg}) })
+	snap := snapshotEvery
+	c.s.AddNode(ctrlID, "controller", func() sim.Node { return New(Config{ID: ctrlID, Cluster: cfg, SnapshotEvery: snap}) })
 	for i := 1; i <= brokers; i++ {
 		id := model.BrokerID(i)
 		l := &brokerLog{cleanShutdown: true}
 		c.logs[id] = l
 		interval := cfg.Controller.BrokerHeartbeatInterval
 		c.s.AddNode(sim.NodeID(id), fmt.Sprintf("b%d", i), func() sim.Node {
-			return &fakeBroker{id: id, interval: interval, log: l}
+			return &fakeBroker{id: id, interval: interval, snapEvery: snap, cluster: cfg, log: l}
 		})
 	}
 	if setup != nil {
@@ -259,12 +304,20 @@ func (c *cluster) partition(tp model.TopicPartition) model.PartitionState {
 	return p
 }
 
-// createTopic creates a topic through the Go method, now.
+// createTopic creates a topic through the Go method and runs until it is
+// committed.
 func (c *cluster) createTopic(spec model.TopicSpec) {
 	c.t.Helper()
 	if code := c.ctrl().CreateTopic(nil, spec); code != model.NoError {
 		c.t.Fatalf("CreateTopic %s: %v", spec.Name, code)
 	}
+	for i := 0; i < 100; i++ {
+		if _, ok := c.ctrl().Partition(model.TP(spec.Name, 0)); ok {
+			return
+		}
+		c.runFor(time.Millisecond)
+	}
+	c.t.Fatalf("topic %s not committed after 100ms", spec.Name)
 }
 
 // send delivers m from node from to the controller, as if from had sent it.

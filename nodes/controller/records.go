@@ -13,8 +13,7 @@ import (
 // stores and apply replays. Every change the controller makes is one of
 // these, written to the log before it takes effect, as in KRaft where the
 // controller's in-memory state is only ever the replay of
-// __cluster_metadata (KIP-631). A later replicated controller (a Raft
-// quorum) carries the same records; only the log under them changes.
+// __cluster_metadata (KIP-631), which the metadata quorum replicates.
 //
 // Records carry full values, not edits: a PartitionChangeRecord holds the
 // partition's whole new state, so replaying it needs nothing but the record
@@ -38,10 +37,11 @@ const (
 	kindPartitionChange recordKind = 6
 )
 
-// LeaderChangeRecord starts a controller epoch. Kafka's Raft layer writes a
-// LeaderChangeMessage control record when a new quorum leader takes over;
-// the single controller writes this one each time it starts, so the epoch
-// survives restarts in the same log as everything else and only grows.
+// LeaderChangeRecord started a controller epoch in the single controller's
+// own log, before the metadata quorum. The quorum now writes its own
+// LeaderChange control entry when a leader takes over (nodes/raft), so no
+// controller writes this record; it stays decodable, and kind 1 stays
+// reserved, so that the encoding never changes meaning.
 type LeaderChangeRecord struct {
 	ControllerEpoch model.Epoch
 	ControllerID    model.BrokerID

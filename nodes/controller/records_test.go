@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"kafkasim/model"
-	"kafkasim/sim"
 )
 
 // sampleRecords has one record of every kind, with every field set.
@@ -64,67 +63,43 @@ func TestRecordStrings(t *testing.T) {
 	}
 }
 
-// scratchDisk returns a disk of a node that is never started.
-func scratchDisk() *sim.Disk {
-	s := sim.New(sim.Config{Seed: 1})
-	s.AddNode(1, "scratch", func() sim.Node { return New(Config{}) })
-	return s.Disk(1)
-}
-
-func TestLogRecoversEveryPrefix(t *testing.T) {
-	disk := scratchDisk()
-	l, entries, torn := openLog(disk)
-	if len(entries) != 0 || torn != 0 || !disk.Exists(LogFile) {
-		t.Fatalf("new log: %v entries, %d torn", entries, torn)
+// TestSnapshotRoundTrip: the state after a log of records, snapshotted
+// and restored, is the same state: every field apply sets is in the
+// snapshot (a restored controller or broker must equal one that replayed).
+func TestSnapshotRoundTrip(t *testing.T) {
+	cfg := testConfig()
+	s := newMetadataState(cfg)
+	log := []Record{
+		RegisterBrokerRecord{ID: 1, Epoch: 2, Incarnation: 11},
+		RegisterBrokerRecord{ID: 2, Epoch: 3, Incarnation: 1<<63 + 5},
+		RegisterBrokerRecord{ID: 3, Epoch: 4, Incarnation: 13},
+		UnfenceBrokerRecord{ID: 1, Epoch: 2},
+		UnfenceBrokerRecord{ID: 2, Epoch: 3},
+		sampleRecords[4], // CreateTopic t, with a config override
+		PartitionChangeRecord{TP: model.TP("t", 1), Leader: model.NoBroker, LeaderEpoch: 2, PartitionEpoch: 3,
+			ELR: ids(2, 3), LastKnownLeader: 1},
+		FenceBrokerRecord{ID: 2, Epoch: 3},
 	}
-	if _, ok := disk.Durable(LogFile); !ok {
-		t.Fatalf("a new log's name is not durable")
-	}
-	batches := [][]Record{sampleRecords[:1], sampleRecords[1:4], sampleRecords[4:]}
-	var ends []int64 // file size after each batch
-	for _, b := range batches {
-		l.append(b)
-		ends = append(ends, disk.Size(LogFile))
-	}
-	if durable, _ := disk.Durable(LogFile); int64(len(durable)) != ends[len(ends)-1] {
-		t.Fatalf("appended batches are not synced")
-	}
-	data := disk.Read(LogFile)
-	for n := 0; n <= len(data); n++ {
-		disk.Create(LogFile)
-		disk.Append(LogFile, data[:n])
-		l, entries, torn := openLog(disk)
-		// The intact prefix is every batch that ends at or before n.
-		whole, good := 0, int64(0)
-		for i, end := range ends {
-			if end <= int64(n) {
-				whole += len(batches[i])
-				good = end
-			}
+	off := int64(1)
+	for _, r := range log {
+		off += 2 // offsets may skip (the quorum's control entries)
+		if rb, ok := r.(RegisterBrokerRecord); ok {
+			off = int64(rb.Epoch)
 		}
-		if len(entries) != whole || torn != int64(n)-good || disk.Size(LogFile) != good || l.next != int64(whole)+1 {
-			t.Fatalf("prefix %d: %d entries, %d torn, file %d, next %d; want %d, %d, %d, %d",
-				n, len(entries), torn, disk.Size(LogFile), l.next, whole, int64(n)-good, good, whole+1)
-		}
-		for i, e := range entries {
-			if e.offset != int64(i)+1 || !reflect.DeepEqual(e.record, sampleRecords[i]) {
-				t.Fatalf("prefix %d: entry %d is %d %v", n, i, e.offset, e.record)
-			}
-		}
+		s.apply(off, r)
 	}
-	// A frame whose checksum fails, or that claims the wrong offset, ends
-	// the log too.
-	disk.Create(LogFile)
-	bad := encodeFrame(1, sampleRecords[:1])
-	bad[len(bad)-1] ^= 1
-	disk.Append(LogFile, bad)
-	if _, entries, _ := openLog(disk); len(entries) != 0 {
-		t.Fatalf("a corrupt frame was read")
+	got := restoreState(cfg, s.snapshot())
+	if !reflect.DeepEqual(got, s) {
+		t.Fatalf("restored state differs:\n got %+v\nwant %+v", got, s)
 	}
-	disk.Create(LogFile)
-	disk.Append(LogFile, encodeFrame(2, sampleRecords[:1]))
-	if _, entries, _ := openLog(disk); len(entries) != 0 {
-		t.Fatalf("a frame at the wrong offset was read")
+	// Every proper prefix of a snapshot is refused, not misread.
+	data := s.snapshot()
+	for n := 0; n < len(data); n++ {
+		func() {
+			defer func() { _ = recover() }()
+			restoreState(cfg, data[:n])
+			t.Fatalf("a %d-byte prefix of a %d-byte snapshot restored", n, len(data))
+		}()
 	}
 }
 

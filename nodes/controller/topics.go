@@ -32,10 +32,13 @@ func (c *Controller) handleCreateTopics(env *sim.Env, from sim.NodeID, m model.C
 		spec := &m.Topics[i]
 		var code model.ErrorCode
 		var r CreateTopicRecord
-		if seen[spec.Name] {
+		switch {
+		case !c.active:
+			code = model.NotController
+		case seen[spec.Name]:
 			// Kafka refuses a name given twice in one request.
 			code = model.InvalidRequest
-		} else {
+		default:
 			r, code = c.buildTopic(env.Rand(), spec)
 		}
 		seen[spec.Name] = true
@@ -44,29 +47,50 @@ func (c *Controller) handleCreateTopics(env *sim.Env, from sim.NodeID, m model.C
 		}
 		resp.Topics = append(resp.Topics, model.TopicResult{Name: spec.Name, Error: code})
 	}
-	if len(records) > 0 {
-		c.commit(env, records)
+	if len(records) == 0 {
+		env.Send(from, resp)
+		return
 	}
-	env.Send(from, resp)
-	if len(records) > 0 {
-		c.publish(env)
-	}
+	c.commit(records, func(ok bool) {
+		if !ok {
+			for i := range resp.Topics {
+				if resp.Topics[i].Error == model.NoError {
+					resp.Topics[i].Error = model.NotController
+				}
+			}
+		}
+		env.Send(from, resp)
+	})
 }
 
 // CreateTopic creates one topic as a CreateTopicsRequest would, for a
 // harness that sets a cluster up without a client. env may be nil: the
 // controller then uses the environment of its current incarnation. It
-// returns the error code the request would have answered.
+// returns the error code the request would have answered, as far as the
+// current state tells: NoError means the topic was handed to the quorum,
+// and it exists once that is committed (Partition finds it then). A
+// controller that is not active answers NOT_CONTROLLER.
 func (c *Controller) CreateTopic(env *sim.Env, spec model.TopicSpec) model.ErrorCode {
 	if env == nil {
 		env = c.env
 	}
-	r, code := c.buildTopic(env.Rand(), &spec)
-	if code != model.NoError {
+	if !c.active {
+		return model.NotController
+	}
+	if _, code := c.buildTopic(env.Rand(), &spec); code != model.NoError {
 		return code
 	}
-	c.commit(env, []Record{r})
-	c.publish(env)
+	c.submit(env, func() {
+		if !c.active {
+			return
+		}
+		r, code := c.buildTopic(env.Rand(), &spec)
+		if code != model.NoError {
+			env.Trace("create-topic-refused", spec.Name+" "+code.String())
+			return
+		}
+		c.commit([]Record{r}, func(bool) {})
+	})
 	return model.NoError
 }
 

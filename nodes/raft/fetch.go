@@ -63,7 +63,7 @@ func (r *Raft) handleFetch(from model.BrokerID, m model.QuorumFetchRequest) {
 			resp.HighWatermark = r.knownHW()
 		}
 	}
-	if matched && len(resp.Batches) == 0 && m.MaxWait > 0 {
+	if matched && len(resp.Batches) == 0 && m.MaxWait > 0 && !(r.hwKnown && r.hw > m.HighWatermark) {
 		r.parked[from] = parkedFetch{req: m, timer: r.env.After(m.MaxWait, timerParked, int64(from))}
 		return
 	}

@@ -29,7 +29,7 @@ func (r *Raft) sendFetch() {
 	r.fetchOut, r.fetchTarget = true, t
 	r.fetchSeq++
 	r.env.Send(node(t), model.QuorumFetchRequest{ReplicaID: r.cfg.ID, CurrentLeaderEpoch: r.epoch,
-		FetchOffset: r.log.lastOffset() + 1, LastFetchedEpoch: r.log.lastEpoch(), MaxWait: fetchMaxWait})
+		FetchOffset: r.log.lastOffset() + 1, LastFetchedEpoch: r.log.lastEpoch(), HighWatermark: r.hw, MaxWait: fetchMaxWait})
 	// If the answer never comes (a cut link drops it silently), ask again
 	// once the leader's wait is well over.
 	r.retryTimer = r.env.After(fetchMaxWait+r.cfg.FetchTimeout/4, timerFetchRetry, r.fetchSeq)
@@ -50,6 +50,14 @@ func (r *Raft) handleFetchResponse(from model.BrokerID, m model.QuorumFetchRespo
 	r.fetchOut = false
 	if m.Error != model.NoError {
 		if r.learn(m.LeaderEpoch, m.LeaderID) {
+			return
+		}
+		if r.isVoter() && r.role == roleFollower && from == r.leader && m.LeaderEpoch == r.epoch && m.LeaderID == model.NoBroker {
+			// The leader itself says it no longer leads this epoch (it
+			// resigned, or restarted): stand now rather than after the
+			// fetch timeout, as Kafka's EndQuorumEpoch lets a follower.
+			r.contact = false
+			r.startPreVote()
 			return
 		}
 		if r.cfg.Observer && r.role == roleUnattached {

@@ -348,10 +348,13 @@ func (r *Raft) Propose(env *sim.Env, entries [][]byte) (int64, bool) {
 	r.answerParked()
 	// The leader's own append counts at once (it is synced); with other
 	// voters the high watermark moves on their fetches, and with none it
-	// moves now, in an event of its own so that the state machine is not
-	// called back from inside Propose.
-	if len(r.cfg.Voters) == 1 && r.commitArm == 0 {
-		r.commitArm = env.After(0, timerCommit, 0)
+	// moves now, and the entries are applied in an event of their own so
+	// that the state machine is not called back from inside Propose.
+	if len(r.cfg.Voters) == 1 {
+		r.updateLeaderHW()
+		if r.commitArm == 0 {
+			r.commitArm = env.After(0, timerCommit, 0)
+		}
 	}
 	return b.BaseOffset, true
 }

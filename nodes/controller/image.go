@@ -1,0 +1,215 @@
+package controller
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"kafkasim/model"
+)
+
+// The metadata state's snapshot (KIP-630): what a node writes when the
+// quorum's log grows long, and what a fetcher below the leader's log start
+// restores from. It holds the whole state, every field apply can set, so
+// that the state after restoring a snapshot taken at offset o equals the
+// state after replaying the log up to o.
+
+// snapshot encodes the state.
+func (s *metadataState) snapshot() []byte {
+	b := binary.AppendVarint(nil, s.offset)
+	b = binary.AppendVarint(b, int64(s.controllerEpoch))
+	b = binary.AppendVarint(b, int64(s.controllerID))
+	b = binary.AppendUvarint(b, uint64(len(s.brokerIDs)))
+	for _, id := range s.brokerIDs {
+		r := s.brokers[id]
+		b = binary.AppendVarint(b, int64(r.ID))
+		b = binary.AppendVarint(b, int64(r.Epoch))
+		b = binary.AppendUvarint(b, r.Incarnation)
+		b = appendBool(b, r.Fenced)
+		b = binary.AppendVarint(b, r.registeredAt)
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.topicNames)))
+	for _, name := range s.topicNames {
+		t := s.topics[name]
+		b = appendString(b, name)
+		b = binary.AppendUvarint(b, uint64(len(t.configs)))
+		for _, c := range t.configs {
+			b = appendString(b, c.Name)
+			b = appendString(b, c.Value)
+		}
+		b = binary.AppendVarint(b, int64(t.minISR))
+		b = appendBool(b, t.unclean)
+		b = binary.AppendUvarint(b, uint64(len(t.parts)))
+		for _, p := range t.parts {
+			b = binary.AppendVarint(b, int64(p.Leader))
+			b = binary.AppendVarint(b, int64(p.LeaderEpoch))
+			b = binary.AppendVarint(b, int64(p.PartitionEpoch))
+			b = appendBrokers(b, p.Replicas)
+			b = appendBrokers(b, p.ISR)
+			b = appendBrokers(b, p.ELR)
+			b = binary.AppendVarint(b, int64(p.LastKnownLeader))
+			b = binary.AppendVarint(b, p.changedAt)
+		}
+	}
+	return b
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+func (d *decoder) bool() bool {
+	if len(d.b) == 0 {
+		d.fail()
+		return false
+	}
+	v := d.b[0] == 1
+	d.b = d.b[1:]
+	return v
+}
+
+// restoreState decodes a snapshot. The quorum checksums what it stores
+// and sends, so a snapshot that does not decode is a programmer error.
+func restoreState(cluster model.Config, data []byte) *metadataState {
+	s := newMetadataState(cluster)
+	d := decoder{b: data}
+	s.offset = d.varint()
+	s.controllerEpoch = model.Epoch(d.int32())
+	s.controllerID = model.BrokerID(d.int32())
+	nb := d.count()
+	for i := 0; i < nb && d.err == nil; i++ {
+		r := &brokerRegistration{ID: model.BrokerID(d.int32()), Epoch: model.Epoch(d.int32()), Incarnation: d.uvarint(),
+			Fenced: d.bool(), registeredAt: d.varint()}
+		s.brokers[r.ID] = r
+		s.brokerIDs = append(s.brokerIDs, r.ID)
+	}
+	nt := d.count()
+	for i := 0; i < nt && d.err == nil; i++ {
+		t := &topicInfo{name: d.string()}
+		nc := d.count()
+		for j := 0; j < nc && d.err == nil; j++ {
+			t.configs = append(t.configs, model.ConfigEntry{Name: d.string(), Value: d.string()})
+		}
+		t.minISR = d.int32()
+		t.unclean = d.bool()
+		np := d.count()
+		for j := 0; j < np && d.err == nil; j++ {
+			p := &partitionInfo{PartitionState: model.PartitionState{TP: model.TP(t.name, int32(j))}}
+			p.Leader = model.BrokerID(d.int32())
+			p.LeaderEpoch = model.Epoch(d.int32())
+			p.PartitionEpoch = model.Epoch(d.int32())
+			p.Replicas = d.brokers()
+			p.ISR = d.brokers()
+			p.ELR = d.brokers()
+			p.LastKnownLeader = model.BrokerID(d.int32())
+			p.changedAt = d.varint()
+			t.parts = append(t.parts, p)
+		}
+		s.topics[t.name] = t
+		s.topicNames = append(s.topicNames, t.name)
+	}
+	if d.err != nil || len(d.b) != 0 || !slices.IsSorted(s.brokerIDs) || !slices.IsSorted(s.topicNames) {
+		panic(fmt.Sprintf("controller: a metadata snapshot of %d bytes does not decode", len(data)))
+	}
+	return s
+}
+
+// encodeRecord is one record as a quorum log entry.
+func encodeRecord(r Record) []byte { return r.appendTo(nil) }
+
+// decodeRecord reads a quorum log entry back. The quorum checksums its log,
+// so an entry that does not decode is a programmer error.
+func decodeRecord(data []byte) Record {
+	d := decoder{b: data}
+	r := d.record()
+	if d.err != nil || len(d.b) != 0 {
+		panic(fmt.Sprintf("controller: a metadata log entry of %d bytes does not decode", len(data)))
+	}
+	return r
+}
+
+// MetadataImage is the cluster metadata as a broker replays it from the
+// quorum's log: the same state, built by the same apply, as the
+// controllers'. A broker reads it; only Apply and Restore change it.
+type MetadataImage struct {
+	cluster model.Config
+	s       *metadataState
+	// What changed since TakeChanged last ran.
+	changed []model.TopicPartition
+	brokers bool
+	all     bool
+}
+
+// NewMetadataImage is the empty metadata, before any record.
+func NewMetadataImage(cluster model.Config) *MetadataImage {
+	return &MetadataImage{cluster: cluster, s: newMetadataState(cluster)}
+}
+
+// Apply replays one committed log entry at offset.
+func (m *MetadataImage) Apply(offset int64, data []byte) {
+	r := decodeRecord(data)
+	m.s.apply(offset, r)
+	switch r := r.(type) {
+	case CreateTopicRecord:
+		for i := range r.Partitions {
+			m.changed = append(m.changed, r.Partitions[i].TP)
+		}
+	case PartitionChangeRecord:
+		m.changed = append(m.changed, r.TP)
+	default:
+		m.brokers = true
+	}
+}
+
+// Snapshot encodes the image.
+func (m *MetadataImage) Snapshot() []byte { return m.s.snapshot() }
+
+// Restore replaces the image with a snapshot's.
+func (m *MetadataImage) Restore(data []byte) {
+	m.s = restoreState(m.cluster, data)
+	m.all, m.brokers, m.changed = true, true, nil
+}
+
+// TakeChanged returns what changed since it last ran: the partitions whose
+// state changed (sorted, each once), whether the broker list changed, and
+// whether everything did (a snapshot was restored; every partition is then
+// listed).
+func (m *MetadataImage) TakeChanged() (tps []model.TopicPartition, brokers, all bool) {
+	if m.all {
+		m.s.eachPartition(func(_ *topicInfo, p *partitionInfo) { tps = append(tps, p.TP) })
+	} else {
+		tps = m.changed
+		slices.SortFunc(tps, func(a, b model.TopicPartition) int {
+			switch {
+			case a.Less(b):
+				return -1
+			case b.Less(a):
+				return 1
+			}
+			return 0
+		})
+		tps = slices.Compact(tps)
+	}
+	brokers, all = m.brokers, m.all
+	m.changed, m.brokers, m.all = nil, false, false
+	return tps, brokers, all
+}
+
+// Partition is one partition's state.
+func (m *MetadataImage) Partition(tp model.TopicPartition) (model.PartitionState, bool) {
+	p := m.s.partition(tp)
+	if p == nil {
+		return model.PartitionState{}, false
+	}
+	return p.PartitionState, true
+}
+
+// Brokers lists the registered brokers, live (unfenced) and fenced, each
+// sorted.
+func (m *MetadataImage) Brokers() (live, fenced []model.BrokerID) { return m.s.liveAndFenced() }
+
+// Offset is the offset of the last record applied.
+func (m *MetadataImage) Offset() int64 { return m.s.offset }
