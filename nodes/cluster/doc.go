@@ -4,12 +4,12 @@
 // clients from 1000), its topics created once the brokers have registered,
 // and the client history recorder shared by every client.
 //
-//	       controllers (voters of the metadata quorum, nodes/raft)
-//	   b100 <-- Vote / BeginQuorumEpoch / QuorumFetch --> b101, b102
-//	     ^ active (quorum leader)
-//	     |  registration, heartbeats, AlterPartition     QuorumFetch (observers:
-//	     |                                               replay the metadata log)
-//	   b1 .. bN  brokers  <-- Produce / Fetch -->  clients (1000, ...)
+//	    controllers (voters of the metadata quorum, nodes/raft)
+//	b100 <-- Vote / BeginQuorumEpoch / QuorumFetch --> b101, b102
+//	  ^ active (quorum leader)
+//	  |  registration, heartbeats, AlterPartition     QuorumFetch (observers:
+//	  |                                               replay the metadata log)
+//	b1 .. bN  brokers  <-- Produce / Fetch -->  clients (1000, ...)
 //
 // Options.Controllers = 1 is the single-controller configuration, a quorum
 // of one, kept for comparison.
