@@ -89,11 +89,18 @@ func (f *ControllerFailover) UnmarshalJSON(b []byte) error {
 
 // MeasureControllerFailovers finds every fault in the log that hit the
 // quorum leader of the time (the leader of the highest epoch elected so
-// far) with a kind that can take a leadership away (crash, power loss,
-// shutdown, pause, isolation), and measures what followed. An isolation
-// that leaves the leader its quorum (isolate from brokers) measures as
-// no new leader. A fault that hits a leadership an earlier fault already
-// took away is not a new failover. The result is in fault order.
+// far) with a kind that can take a leadership away, and measures what
+// followed. The result is in fault order.
+//
+// A crash, power loss or shutdown takes the leadership at once: later
+// faults on the same leadership (a second crash of a node that is down)
+// are not new failovers, and when no leader of a higher epoch follows, the
+// failover is reported unmeasured. A pause or an isolation may leave the
+// leadership standing (a pause shorter than the fetch timeout, a cut the
+// leader's quorum outlives): it is a failover only if a leader of a higher
+// epoch was elected before the next fault on that leadership, and an
+// isolation from the brokers alone, which leaves the leader its quorum,
+// never is.
 func MeasureControllerFailovers(q checkers.QuorumObservations, log []faults.Event) []ControllerFailover {
 	leaders := slices.Clone(q.Leaders)
 	slices.SortStableFunc(leaders, func(a, b checkers.QuorumLeaderObservation) int { return compareDur(a.Time, b.Time) })
@@ -128,16 +135,19 @@ func MeasureControllerFailovers(q checkers.QuorumObservations, log []faults.Even
 	}
 
 	var out []ControllerFailover
-	taken := map[model.Epoch]bool{} // leaderships already taken away
+	taken := map[model.Epoch]bool{} // leaderships a crash, power loss or shutdown took
 	for _, ev := range log {
-		if ev.Edge == faults.EdgeEnd || ev.NoOp() || !slices.Contains(leaderTaking, ev.Fault.Kind) {
+		if ev.Edge == faults.EdgeEnd || ev.NoOp() || !slices.Contains(leaderTaking, ev.Fault.Kind) ||
+			ev.Fault.Kind == faults.KindIsolate && ev.Fault.Scope == faults.ScopeBrokers {
 			continue
 		}
 		l, ok := current(ev.Time)
 		if !ok || !slices.Contains(ev.Nodes, l.Node) || taken[l.Epoch] {
 			continue
 		}
-		taken[l.Epoch] = true
+		if !mayLeaveLeadership(ev.Fault.Kind) {
+			taken[l.Epoch] = true
+		}
 		f := ControllerFailover{
 			Cause: ev.Fault.Kind, Fault: ev.Fault.String(), At: ev.Time,
 			OldLeader: l.Node, OldEpoch: l.Epoch, OldHW: hwAt(ev.Time),
@@ -158,13 +168,29 @@ func MeasureControllerFailovers(q checkers.QuorumObservations, log []faults.Even
 		out = append(out, f)
 	}
 	// A failover ends where the next begins: a new leader elected after
-	// the next failover's fault belongs to that one.
-	for i := 0; i+1 < len(out); i++ {
-		if next := out[i+1].At; out[i].Election != Unmeasured && out[i].At+out[i].Election > next {
-			out[i].NewLeader, out[i].NewEpoch, out[i].Election, out[i].FirstCommit = model.NoBroker, 0, Unmeasured, Unmeasured
-		} else if out[i].FirstCommit != Unmeasured && out[i].At+out[i].FirstCommit > next {
-			out[i].FirstCommit = Unmeasured
+	// the next failover's fault belongs to that one. The next one hits
+	// the same leadership then (a failover of a later epoch means a new
+	// leader was elected before it), so a pause or an isolation that is
+	// followed by another fault before any election did not take the
+	// leadership, and neither did one after which no one was elected.
+	kept := out[:0]
+	for i, f := range out {
+		if i+1 < len(out) {
+			next := out[i+1].At
+			if f.Election != Unmeasured && f.At+f.Election > next {
+				f.NewLeader, f.NewEpoch, f.Election, f.FirstCommit = model.NoBroker, 0, Unmeasured, Unmeasured
+			} else if f.FirstCommit != Unmeasured && f.At+f.FirstCommit > next {
+				f.FirstCommit = Unmeasured
+			}
 		}
+		if f.Election == Unmeasured && mayLeaveLeadership(f.Cause) {
+			continue
+		}
+		kept = append(kept, f)
 	}
-	return out
+	return kept
 }
+
+// mayLeaveLeadership reports whether a fault of kind k can leave the
+// leader it hits in office (a short pause, a cut its quorum outlives).
+func mayLeaveLeadership(k faults.Kind) bool { return k == faults.KindPause || k == faults.KindIsolate }

@@ -78,14 +78,22 @@ func TestControllerFailoverMeasuresElectionAndFirstCommit(t *testing.T) {
 	}
 }
 
-func TestControllerFailoverWithoutNewLeaderIsUnmeasured(t *testing.T) {
-	// The leader is cut from the brokers but keeps its quorum: no new
-	// epoch, nothing to measure, but the fault is counted.
+func TestControllerFailoverWithoutNewLeader(t *testing.T) {
+	s := time.Second
 	q := quorumStory()
-	q.Leaders = q.Leaders[:1]
-	ev := nodeFault(10*time.Second, faults.KindIsolate, 100)
+	q.Leaders = q.Leaders[:1] // nobody is elected after 100's epoch 1
+	// Cut from the brokers only, the leader keeps its quorum: no failover.
+	ev := nodeFault(10*s, faults.KindIsolate, 100)
 	ev.Fault.Scope = faults.ScopeBrokers
-	got := MeasureControllerFailovers(q, []faults.Event{ev})
+	if got := MeasureControllerFailovers(q, []faults.Event{ev}); len(got) != 0 {
+		t.Fatalf("isolation from the brokers: %+v", got)
+	}
+	// A pause the leadership outlived: no failover either.
+	if got := MeasureControllerFailovers(q, []faults.Event{nodeFault(10*s, faults.KindPause, 100)}); len(got) != 0 {
+		t.Fatalf("a pause nobody replaced the leader in: %+v", got)
+	}
+	// A crash takes the leadership whatever follows: counted, unmeasured.
+	got := MeasureControllerFailovers(q, []faults.Event{nodeFault(10*s, faults.KindCrash, 100)})
 	if len(got) != 1 || got[0].NewLeader != model.NoBroker || got[0].Election != Unmeasured || got[0].FirstCommit != Unmeasured {
 		t.Fatalf("got %+v", got)
 	}
@@ -93,6 +101,24 @@ func TestControllerFailoverWithoutNewLeaderIsUnmeasured(t *testing.T) {
 	var back ControllerFailover
 	if err := json.Unmarshal(b, &back); err != nil || back != got[0] {
 		t.Fatalf("JSON %s read back as %+v (%v)", b, back, err)
+	}
+}
+
+func TestControllerFailoverGoesToTheFaultThatTookTheLeadership(t *testing.T) {
+	// 100 is paused at 5s and resumes in office; it is crashed at 10s and
+	// 101 takes over at 11.2s: one failover, the crash's.
+	s := time.Second
+	got := MeasureControllerFailovers(quorumStory(), []faults.Event{nodeFault(5*s, faults.KindPause, 100), nodeFault(10*s, faults.KindCrash, 100)})
+	if len(got) != 1 || got[0].Cause != faults.KindCrash || got[0].Election != 1200*time.Millisecond {
+		t.Fatalf("got %+v", got)
+	}
+	// An isolation from the controllers at 10s that 101 replaces it in is
+	// a failover.
+	ev := nodeFault(10*s, faults.KindIsolate, 100)
+	ev.Fault.Scope = faults.ScopeControllers
+	got = MeasureControllerFailovers(quorumStory(), []faults.Event{ev})
+	if len(got) != 1 || got[0].NewLeader != 101 || got[0].FirstCommit != 1250*time.Millisecond {
+		t.Fatalf("got %+v", got)
 	}
 }
 
