@@ -133,3 +133,7 @@ func (b *Broker) sendController(m sim.Message) bool {
 // ActiveController is the active controller the broker knows (NoBroker
 // while none is known).
 func (b *Broker) ActiveController() model.BrokerID { return b.controller() }
+
+// MetadataPartition is the partition's state in the broker's metadata
+// cache, as it replayed it.
+func (b *Broker) MetadataPartition(tp model.TopicPartition) model.PartitionState { return b.meta[tp] }

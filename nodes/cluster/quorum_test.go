@@ -138,3 +138,116 @@ func TestSingleControllerConfiguration(t *testing.T) {
 		t.Fatalf("after restart %v, want %v", got, parts)
 	}
 }
+
+// probe is a client node that sends each controller a heartbeat for a
+// broker that does not exist and records the answers by sender.
+type probe struct {
+	controllers []model.BrokerID
+	answers     map[model.BrokerID][]model.BrokerHeartbeatResponse
+}
+
+func (p *probe) Start(env *sim.Env) { env.After(500*time.Millisecond, "probe", 0) }
+
+func (p *probe) Receive(_ *sim.Env, from sim.NodeID, m sim.Message) {
+	if r, ok := m.(model.BrokerHeartbeatResponse); ok {
+		p.answers[model.BrokerID(from)] = append(p.answers[model.BrokerID(from)], r)
+	}
+}
+
+func (p *probe) Fire(env *sim.Env, _ sim.Timer) {
+	for _, id := range p.controllers {
+		env.Send(sim.NodeID(id), model.BrokerHeartbeatRequest{CorrelationID: 7, BrokerID: 99, BrokerEpoch: 5})
+	}
+	env.After(500*time.Millisecond, "probe", 0)
+}
+
+func (p *probe) Disconnected(*sim.Env, sim.NodeID) {}
+
+// TestOnlyTheActiveControllerAnswers: the controllers that are not active
+// answer NOT_CONTROLLER; the active one judges the request
+// (STALE_BROKER_EPOCH for a broker it does not know).
+func TestOnlyTheActiveControllerAnswers(t *testing.T) {
+	c, err := New(Options{Seed: 1, Config: safeConfig(), Topics: []model.TopicSpec{{Name: "t", Partitions: 1, ReplicationFactor: 3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &probe{controllers: c.Controllers, answers: map[model.BrokerID][]model.BrokerHeartbeatResponse{}}
+	c.AddClient("probe", func() sim.Node { return p })
+	c.Start()
+	if err := c.RunUntilReady(10 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	c.Sim.Run(c.Sim.Now() + 2*time.Second)
+	active := c.ActiveController()
+	for _, id := range c.Controllers {
+		a := p.answers[id]
+		if len(a) == 0 {
+			t.Fatalf("%v never answered", id)
+		}
+		want := model.NotController
+		if id == active {
+			want = model.StaleBrokerEpoch
+		}
+		if got := a[len(a)-1].Error; got != want {
+			t.Fatalf("%v (active %v) answered %v, want %v", id, active, got, want)
+		}
+	}
+}
+
+// TestStaleControllerChangesNothing: the active controller is cut off from
+// the other controllers but not from the brokers. It keeps taking
+// requests, but nothing it proposes can commit, so no broker applies any
+// of it; the others elect a new active controller in a higher epoch, and
+// after the heal every controller and broker agrees with it.
+func TestStaleControllerChangesNothing(t *testing.T) {
+	h := newHarnessWith(t, Options{Seed: 2, Config: safeConfig(),
+		Topics: []model.TopicSpec{{Name: "t", Partitions: 3, ReplicationFactor: 3}}}, 5*time.Millisecond)
+	h.Sim.Run(h.Sim.Now() + time.Second)
+	old := h.ControllerNode()
+	oldEpoch := old.ControllerEpoch()
+	for _, id := range h.Controllers {
+		if id != old.ID() {
+			h.Sim.Cut(sim.NodeID(old.ID()), sim.NodeID(id))
+			h.Sim.Cut(sim.NodeID(id), sim.NodeID(old.ID()))
+		}
+	}
+	committed := old.Quorum().HighWatermark()
+	// A broker crashes: its session expires on whichever controller is
+	// active, and the fencing must be committed to count.
+	victim := h.Leader(h.tps[0])
+	h.Sim.Crash(sim.NodeID(victim))
+	h.Sim.Run(h.Sim.Now() + 15*time.Second)
+	if old.Quorum().HighWatermark() != committed {
+		t.Fatalf("the cut-off controller's high watermark moved from %d to %d", committed, old.Quorum().HighWatermark())
+	}
+	if old.Active() {
+		t.Fatalf("the cut-off controller is still active after 15 s")
+	}
+	ctl := h.ControllerNode()
+	if ctl == nil || ctl.ID() == old.ID() || ctl.ControllerEpoch() <= oldEpoch {
+		t.Fatalf("no new active controller in a higher epoch")
+	}
+	for _, b := range ctl.Brokers() {
+		if b.ID == victim && !b.Fenced {
+			t.Fatalf("the crashed %v is not fenced by the new controller", victim)
+		}
+	}
+	h.Sim.HealAll()
+	h.Sim.Restart(sim.NodeID(victim))
+	h.Sim.Run(h.Sim.Now() + 15*time.Second)
+	ctl = h.ControllerNode()
+	want := fmt.Sprint(ctl.Partitions())
+	for _, id := range h.Controllers {
+		if got := fmt.Sprint(h.ControllerByID(id).Partitions()); got != want {
+			t.Fatalf("controller %v has %s, the active one %s", id, got, want)
+		}
+	}
+	for _, id := range h.Brokers {
+		for _, tp := range h.tps {
+			ps, _ := ctl.Partition(tp)
+			if got := h.Broker(id).MetadataPartition(tp); got.String() != ps.String() {
+				t.Fatalf("%v sees %v, the active controller %v", id, got, ps)
+			}
+		}
+	}
+}
