@@ -13,15 +13,18 @@ import (
 
 // liveness runs after every fault healed, until the cluster converges
 // (CHECKERS.md, Liveness) or the bound passes; it returns "" or what was
-// stuck. Converged means: every partition has a leader and at least
-// min.insync.replicas in its ISR, a send made after the heal succeeded,
-// and (the producer then stopped) the consumer has read every
-// acknowledged record.
+// stuck. Converged means: one controller is active in the metadata quorum
+// and every broker is registered with it and unfenced (liveness_quorum.go),
+// every partition has a leader and at least min.insync.replicas in its
+// ISR, a send made after the heal succeeded, and (the producer then
+// stopped) the consumer has read every acknowledged record.
 func (s *Scripted) liveness(bound time.Duration) string {
 	healedAt := s.Sim.Now()
 	stopped := false
-	lost := s.diskLost()
 	_, err := faults.Converge(world{s}, bound, func() (bool, string) {
+		if stuck := s.quorumStuck(); stuck != "" {
+			return false, stuck
+		}
 		if stuck := s.clusterStuck(); stuck != "" {
 			return false, stuck
 		}
@@ -32,6 +35,11 @@ func (s *Scripted) liveness(bound time.Duration) string {
 			s.Work.Stop()
 			stopped = true
 		}
+		// Which partitions lost their data is read from the active
+		// controller's replica sets, so it is asked now that the
+		// cluster is whole again: right after the heal a restarted
+		// quorum may not have elected yet, and would name none.
+		lost := s.diskLost()
 		if stuck := s.unreadAcked(lost); stuck != "" {
 			return false, stuck
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"kafkasim/model"
+	"kafkasim/nodes/controller"
+	"kafkasim/sim"
 )
 
 // The metadata quorum's part of the liveness phase (issue #10): after
@@ -90,4 +92,30 @@ func describeControllers(cs []controllerLook) string {
 		return "no controllers"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// quorumStuck looks at the cluster's controllers and brokers: the
+// metadata quorum's part of the liveness check.
+func (s *Scripted) quorumStuck() string {
+	var cs []controllerLook
+	for _, id := range s.Cluster.Controllers {
+		look := controllerLook{ID: id}
+		n := s.ControllerByID(id)
+		if n != nil && s.Sim.IsUp(sim.NodeID(id)) && !s.Sim.IsPaused(sim.NodeID(id)) {
+			look.Up, look.Active, look.Epoch, look.Role = true, n.Active(), n.ControllerEpoch(), n.Quorum().Role()
+		}
+		cs = append(cs, look)
+	}
+	registered := map[model.BrokerID]controller.BrokerState{}
+	if a := s.ControllerNode(); a != nil {
+		for _, b := range a.Brokers() {
+			registered[b.ID] = b
+		}
+	}
+	var bs []brokerLook
+	for _, id := range s.Brokers {
+		st, ok := registered[id]
+		bs = append(bs, brokerLook{ID: id, Up: s.Sim.IsUp(sim.NodeID(id)) && !s.Sim.IsPaused(sim.NodeID(id)), Registered: ok, Fenced: st.Fenced})
+	}
+	return quorumStuck(cs, bs)
 }

@@ -56,7 +56,7 @@ func safeScenarios() []Scenario {
 		},
 		{
 			Name:          "controller-failover",
-			Description:   "the controller crashes and loses power, and restarts from its log",
+			Description:   "the active controller crashes or loses power: another controller of the quorum takes over, and the old one restarts from its log",
 			Config:        safe,
 			Schedule:      every("controller-failover", "crash controller", "power-loss controller"),
 			Safety:        60 * time.Second,

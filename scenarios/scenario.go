@@ -20,6 +20,9 @@ type Scenario struct {
 	// Groups are consumer groups subscribed to topic "t", besides the
 	// consumer that assigns itself every partition.
 	Groups []GroupSpec
+	// Controllers is the size of the metadata quorum (default the
+	// cluster's, 3); 1 is the single-controller configuration.
+	Controllers int
 	// Config is the cluster's configuration before -set overrides.
 	Config func() model.Config
 	// Interval is the producer's time between sends (default 20 ms).
@@ -54,6 +57,7 @@ type Scenario struct {
 func Catalog() []Scenario {
 	out := append([]Scenario(nil), safeScenarios()...)
 	out = append(out, groupScenarios()...)
+	out = append(out, controllerScenarios()...)
 	for _, h := range HistoricalBugs {
 		out = append(out, h.Scenario())
 	}

@@ -31,12 +31,15 @@ type Scripted struct {
 
 // ScriptOptions shape a scripted run.
 type ScriptOptions struct {
-	Seed       uint64
-	Config     model.Config
-	Brokers    int           // default 3
-	Partitions int32         // default 1
-	Interval   time.Duration // between sends, default 20ms
-	Groups     []GroupSpec   // consumer groups subscribed to "t"
+	Seed    uint64
+	Config  model.Config
+	Brokers int // default 3
+	// Controllers is the metadata quorum's size (0: the cluster's
+	// default, 3; 1: the single-controller configuration).
+	Controllers int
+	Partitions  int32         // default 1
+	Interval    time.Duration // between sends, default 20ms
+	Groups      []GroupSpec   // consumer groups subscribed to "t"
 	// Trace carries the kernel's tracing settings (see cluster.Options).
 	Trace sim.Config
 	_     struct{}
@@ -58,7 +61,7 @@ func NewScripted(o ScriptOptions) (*Scripted, error) {
 	}
 	rf := o.Config.Broker.DefaultReplicationFactor
 	c, err := cluster.New(cluster.Options{
-		Seed: o.Seed, Brokers: o.Brokers, Config: o.Config, Trace: o.Trace,
+		Seed: o.Seed, Brokers: o.Brokers, Controllers: o.Controllers, Config: o.Config, Trace: o.Trace,
 		Topics: []model.TopicSpec{{Name: "t", Partitions: o.Partitions, ReplicationFactor: rf}},
 	})
 	if err != nil {
