@@ -112,8 +112,10 @@ func New(opts Options) (*Cluster, error) {
 	watch := quorumWatch{s, c.Observed}
 	for _, id := range c.Controllers {
 		ccfg := controller.Config{ID: id, Voters: c.Controllers, Cluster: kc, SnapshotEvery: opts.SnapshotEvery, Watch: watch}
+		// The first controller keeps the single controller's name, and
+		// with it its random stream.
 		name := "controller"
-		if nc > 1 {
+		if id != DefaultControllerID {
 			name = fmt.Sprintf("controller-%d", id)
 		}
 		s.AddNode(sim.NodeID(id), name, func() sim.Node { return controller.New(ccfg) })

@@ -77,7 +77,10 @@ func (c *Controller) CreateTopic(env *sim.Env, spec model.TopicSpec) model.Error
 	if !c.active {
 		return model.NotController
 	}
-	if _, code := c.buildTopic(env.Rand(), &spec); code != model.NoError {
+	// Validate with a scratch source: the placement drawn here is thrown
+	// away, and the controller's own stream is drawn once, by the
+	// operation that builds the record.
+	if _, code := c.buildTopic(rand.New(rand.NewPCG(0, 0)), &spec); code != model.NoError {
 		return code
 	}
 	c.submit(env, func() {
