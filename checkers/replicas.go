@@ -45,15 +45,7 @@ func groupReplicas(rs []ReplicaLog) []replicaSet {
 	return sets
 }
 
-func cmpTP(x, y model.TopicPartition) int {
-	switch {
-	case x.Less(y):
-		return -1
-	case y.Less(x):
-		return 1
-	}
-	return 0
-}
+func cmpTP(x, y model.TopicPartition) int { return x.Compare(y) }
 
 // lookup finds the record at offset o in a replica's log.
 func (r *ReplicaLog) lookup(o model.Offset) (string, bool) {

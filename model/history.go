@@ -270,13 +270,5 @@ func (op *Op) validate(i int) error {
 
 // SortRecords puts a poll's partitions in the order Validate wants.
 func SortRecords(rs []PartitionRecords) {
-	slices.SortFunc(rs, func(a, b PartitionRecords) int {
-		switch {
-		case a.TP.Less(b.TP):
-			return -1
-		case b.TP.Less(a.TP):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(rs, func(a, b PartitionRecords) int { return a.TP.Compare(b.TP) })
 }

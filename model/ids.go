@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -63,6 +64,15 @@ func (tp TopicPartition) Less(o TopicPartition) bool {
 		return tp.Topic < o.Topic
 	}
 	return tp.Partition < o.Partition
+}
+
+// Compare orders topic-partitions as Less does, for slices.SortFunc and
+// slices.BinarySearchFunc: negative, zero or positive.
+func (tp TopicPartition) Compare(o TopicPartition) int {
+	if c := strings.Compare(tp.Topic, o.Topic); c != 0 {
+		return c
+	}
+	return cmp.Compare(tp.Partition, o.Partition)
 }
 
 // ParseTopicPartition reads the "topic/partition" form written by String.

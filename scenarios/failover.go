@@ -305,15 +305,7 @@ func offsetConflicts(h model.History) map[model.TopicPartition][]conflict {
 	return out
 }
 
-func compareTP(a, b model.TopicPartition) int {
-	switch {
-	case a.Less(b):
-		return -1
-	case b.Less(a):
-		return 1
-	}
-	return 0
-}
+func compareTP(a, b model.TopicPartition) int { return a.Compare(b) }
 
 func compareDur(a, b time.Duration) int {
 	switch {

@@ -182,15 +182,7 @@ func (m *MetadataImage) TakeChanged() (tps []model.TopicPartition, brokers, all 
 		m.s.eachPartition(func(_ *topicInfo, p *partitionInfo) { tps = append(tps, p.TP) })
 	} else {
 		tps = m.changed
-		slices.SortFunc(tps, func(a, b model.TopicPartition) int {
-			switch {
-			case a.Less(b):
-				return -1
-			case b.Less(a):
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(tps, model.TopicPartition.Compare)
 		tps = slices.Compact(tps)
 	}
 	brokers, all = m.brokers, m.all

@@ -118,15 +118,7 @@ func (c *Coordinator) HandleOffsetFetch(now time.Duration, from model.BrokerID, 
 		for tp := range committed {
 			tps = append(tps, tp)
 		}
-		slices.SortFunc(tps, func(a, b model.TopicPartition) int {
-			switch {
-			case a.Less(b):
-				return -1
-			case b.Less(a):
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(tps, model.TopicPartition.Compare)
 	}
 	resp := model.OffsetFetchResponse{CorrelationID: r.CorrelationID, Offsets: make([]model.CommittedOffset, len(tps))}
 	for i, tp := range tps {

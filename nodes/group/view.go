@@ -67,15 +67,7 @@ func (c *Coordinator) Offsets(group string) []model.CommittedOffset {
 	for tp, o := range c.offsets[group] {
 		out = append(out, model.CommittedOffset{TP: tp, Offset: o.Offset, LeaderEpoch: o.LeaderEpoch})
 	}
-	slices.SortFunc(out, func(a, b model.CommittedOffset) int {
-		switch {
-		case a.TP.Less(b.TP):
-			return -1
-		case b.TP.Less(a.TP):
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b model.CommittedOffset) int { return a.TP.Compare(b.TP) })
 	return out
 }
 
