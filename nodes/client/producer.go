@@ -33,6 +33,14 @@ type Producer struct {
 	wakeID sim.TimerID
 	wakeAt time.Duration
 	tickID sim.TimerID
+	// tickAt is when the armed workload tick fires. A deadline at or after
+	// it needs no wake timer of its own: the tick runs the sender anyway,
+	// and with a send every millisecond or so, a wake per lingering batch
+	// would nearly double the producer's events. dueAt is such a deadline
+	// left to the tick (model.Never when none); the tick acts on it before
+	// it appends its record, as the wake it replaces would have.
+	tickAt time.Duration
+	dueAt  time.Duration
 
 	// lead caches md.leader for each accumulator queue, by position; it
 	// is valid while md.ver is leadVer and no queue was added. run looks
@@ -98,6 +106,7 @@ func NewProducer(opts ProducerOptions) *Producer {
 		rec:  opts.Recorder,
 
 		expireAt: model.Never,
+		dueAt:    model.Never,
 	}
 	p.md = newMetadata(opts.Bootstrap, p.cl)
 	p.acc = newAccumulator(p.cfg)
@@ -124,7 +133,7 @@ func (p *Producer) Start(env *sim.Env) {
 		p.md.addTopic(t)
 	}
 	if p.opts.Workload != nil {
-		p.tickID = env.After(p.opts.SendInterval, timerTick, 0)
+		p.armTick(env)
 	}
 	p.run(env)
 }
@@ -267,14 +276,29 @@ func (p *Producer) Fire(env *sim.Env, t sim.Timer) {
 			p.wakeID, p.wakeAt = 0, 0
 		}
 	case timerTick:
+		if p.dueAt <= env.Now() {
+			// A deadline left to this tick (see tickAt) comes first, as
+			// its wake would have fired before this tick: a batch whose
+			// linger ends now leaves without the record sent now. Later
+			// deadlines are left to the next tick; should the workload
+			// end here instead, the run below arms a wake for them.
+			p.tickAt = env.Now() + p.opts.SendInterval
+			p.run(env)
+		}
 		if m, ok := p.opts.Workload.Next(env); ok {
-			p.tickID = env.After(p.opts.SendInterval, timerTick, 0)
+			p.armTick(env)
 			p.Send(env, m)
 			return
 		}
 		p.tickID = 0
 	}
 	p.run(env)
+}
+
+// armTick arms the workload's next tick.
+func (p *Producer) armTick(env *sim.Env) {
+	p.tickAt = env.Now() + p.opts.SendInterval
+	p.tickID = env.After(p.opts.SendInterval, timerTick, 0)
 }
 
 // Disconnected fails every request in flight to the peer (their outcome is
@@ -321,10 +345,19 @@ func (p *Producer) finishOne(env *sim.Env, op int, maybe bool, reason string) {
 // future deadline, moving it only when that deadline comes earlier, so a
 // busy producer does not churn timers.
 func (p *Producer) schedule(env *sim.Env, next time.Duration) {
+	p.dueAt = model.Never
+	if next == model.Never {
+		return
+	}
+	if p.tickID != 0 && p.tickAt <= next {
+		// The workload's tick comes no later: it runs the sender then.
+		p.dueAt = next
+		return
+	}
 	// A wake already armed for no later than next stays: when it fires,
 	// run schedules again. Moving it for every later deadline would leave
 	// a cancelled timer in the kernel's queue per request.
-	if next == model.Never || (p.wakeID != 0 && p.wakeAt <= next) {
+	if p.wakeID != 0 && p.wakeAt <= next {
 		return
 	}
 	env.Cancel(p.wakeID)
