@@ -154,7 +154,7 @@ func (s *Scripted) CheckInput() checkers.Input {
 	for _, o := range s.Observed.ISRs {
 		in.Observations.ISRs = append(in.Observations.ISRs, checkers.ISRObservation{Time: o.Time, TP: o.TP, Leader: o.Leader, Epoch: o.Epoch, ISR: o.ISR})
 	}
-	for _, o := range s.Observed.HighWatermarks {
+	for o := range s.Observed.HighWatermarks.All() {
 		in.Observations.HighWatermarks = append(in.Observations.HighWatermarks, checkers.HWObservation{Time: o.Time, TP: o.TP, Broker: o.Broker, Incarnation: int(o.Epoch), HW: o.HW})
 	}
 	for _, g := range s.Cluster.Groups.Generations {

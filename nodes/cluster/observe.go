@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"iter"
 	"time"
 
 	"kafkasim/model"
@@ -12,10 +13,48 @@ import (
 // high watermarks, stamped with the true virtual time.
 type Observations struct {
 	Leaders        []LeaderObservation
-	HighWatermarks []HWObservation
+	HighWatermarks HWObservations
 	ISRs           []ISRObservation
 	// Quorum is what the metadata quorum's nodes reported (quorum.go).
 	Quorum QuorumObservations
+}
+
+// HWObservations is the list of high watermark observations, kept in
+// fixed-size chunks: a leader reports every advance, several hundred a
+// virtual second in a busy run, and one growing slice would be copied
+// whole at every doubling (a tenth of a benchmark's time went there).
+type HWObservations struct {
+	chunks [][]HWObservation
+	n      int
+}
+
+// hwChunk is how many observations one chunk holds.
+const hwChunk = 4096
+
+// Add appends an observation.
+func (h *HWObservations) Add(o HWObservation) {
+	if h.n%hwChunk == 0 {
+		h.chunks = append(h.chunks, make([]HWObservation, 0, hwChunk))
+	}
+	c := &h.chunks[len(h.chunks)-1]
+	*c = append(*c, o)
+	h.n++
+}
+
+// Len is the number of observations.
+func (h *HWObservations) Len() int { return h.n }
+
+// All yields the observations in the order they were made.
+func (h *HWObservations) All() iter.Seq[HWObservation] {
+	return func(yield func(HWObservation) bool) {
+		for _, c := range h.chunks {
+			for _, o := range c {
+				if !yield(o) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // ISRObservation: at Time, Leader, leading TP under Epoch, applied ISR.
@@ -56,7 +95,7 @@ func (o observer) BecameLeader(b model.BrokerID, tp model.TopicPartition, epoch 
 }
 
 func (o observer) LeaderHighWatermark(b model.BrokerID, tp model.TopicPartition, epoch model.Epoch, hw model.Offset) {
-	o.obs.HighWatermarks = append(o.obs.HighWatermarks, HWObservation{Time: o.s.Now(), TP: tp, Broker: b, Epoch: epoch, HW: hw})
+	o.obs.HighWatermarks.Add(HWObservation{Time: o.s.Now(), TP: tp, Broker: b, Epoch: epoch, HW: hw})
 }
 
 func (o observer) LeaderISR(b model.BrokerID, tp model.TopicPartition, epoch model.Epoch, isr []model.BrokerID) {
