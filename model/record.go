@@ -45,6 +45,11 @@ type Batch struct {
 	// LeaderEpoch is the partition leader epoch stamped by the leader that
 	// appended the batch; followers copy it as it is.
 	LeaderEpoch Epoch
+	// CRC is the CRC32C of every other field (see ComputeCRC), set by the
+	// producer when it seals the batch and checked on append and on
+	// recovery from disk. It sits beside LeaderEpoch so that the two fill
+	// one word: logs keep a batch header per replica for the whole run.
+	CRC uint32
 	// ProducerID, ProducerEpoch and BaseSequence identify the batch for
 	// idempotent deduplication: sequences count records per (producer,
 	// partition) from 0, and a retried batch keeps its sequence.
@@ -53,10 +58,6 @@ type Batch struct {
 	ProducerEpoch Epoch
 	BaseSequence  int32
 	Records       []Record
-	// CRC is the CRC32C of every other field (see ComputeCRC), set by the
-	// producer when it seals the batch and checked on append and on
-	// recovery from disk.
-	CRC uint32
 }
 
 // NewBatch builds a sealed batch as a producer does: records numbered from

@@ -92,7 +92,6 @@ type Broker struct {
 	fetchers map[model.BrokerID]*fetcher
 
 	// Requests waiting in purgatory.
-	produces   map[int64]*pendingProduce
 	fetches    []*delayedFetch // parked fetches, in the order they were parked
 	nextWaitID int64
 	// fetchTimer fires at the earliest parked fetch's deadline; one timer
@@ -158,7 +157,6 @@ func (b *Broker) Start(env *sim.Env) {
 	b.topicsOf = map[string][]model.TopicPartition{}
 	b.plist = nil
 	b.fetchers = map[model.BrokerID]*fetcher{}
-	b.produces = map[int64]*pendingProduce{}
 	b.metadataOffset = -1
 	b.incarnation = env.Rand().Uint64()
 
@@ -353,7 +351,6 @@ func (b *Broker) dropRequestsFrom(peer model.BrokerID) {
 		for _, pp := range p.waiting {
 			if pp.from == peer && !pp.done {
 				pp.done = true
-				delete(b.produces, pp.id)
 				continue
 			}
 			p.waiting[k] = pp

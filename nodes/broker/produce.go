@@ -9,7 +9,6 @@ import (
 // pendingProduce is an acks=all request waiting for the high watermark to
 // pass its batch (Kafka's DelayedProduce in the produce purgatory).
 type pendingProduce struct {
-	id       int64
 	from     model.BrokerID
 	corr     int32
 	tp       model.TopicPartition
@@ -80,10 +79,7 @@ func (b *Broker) handleProduce(from model.BrokerID, m model.ProduceRequest) {
 		b.answerProduce(p, pp)
 		return
 	}
-	b.nextWaitID++
-	pp.id = b.nextWaitID
 	pp.deadline = b.now() + m.Timeout
-	b.produces[pp.id] = pp
 	p.waiting = append(p.waiting, pp)
 	b.armPurge(pp.deadline)
 }
@@ -151,9 +147,6 @@ func (b *Broker) finishProduce(pp *pendingProduce, code model.ErrorCode) {
 		return
 	}
 	pp.done = true
-	if pp.id != 0 {
-		delete(b.produces, pp.id)
-	}
 	base := pp.base
 	if code != model.NoError {
 		base = model.NoOffset
