@@ -75,17 +75,23 @@ type file struct {
 	lazy chunked[lazySpan]
 }
 
-// Lazy is file content whose bytes can be produced when needed: AppendTo
-// appends them to dst, and must append the same bytes whenever it is
-// called, so the value behind it must never change.
+// Lazy is file content whose bytes can be produced when needed: numbered
+// items (a log's batches) of which AppendItems appends items from to to-1,
+// in order, to dst. It must append the same bytes for an item whenever it
+// is called, so an item must never change once appended. The disk compares
+// sources with ==, so a Lazy must be a comparable value (a pointer).
 type Lazy interface {
-	AppendTo(dst []byte) []byte
+	AppendItems(dst []byte, from, to int) []byte
 }
 
-// lazySpan is one deferred append: n bytes that src produces.
+// lazySpan is a run of deferred appends: items from to to-1 of src, n
+// bytes in all. Consecutive items of one source share a span, so that a
+// log appending batch after batch keeps one span per segment, not one per
+// batch for the whole run.
 type lazySpan struct {
-	src Lazy
-	n   int
+	src      Lazy
+	from, to int
+	n        int
 }
 
 // materialize produces the bytes of the deferred appends, in order, into
@@ -100,11 +106,15 @@ func (f *file) materialize() {
 	var buf []byte
 	for i := 0; i < spans.len(); i++ {
 		sp := spans.at(i)
-		buf = sp.src.AppendTo(buf[:0])
-		if len(buf) != sp.n {
-			panic(fmt.Sprintf("sim: a lazy append produced %d bytes, announced %d", len(buf), sp.n))
+		n := 0
+		for item := sp.from; item < sp.to; item++ {
+			buf = sp.src.AppendItems(buf[:0], item, item+1)
+			n += len(buf)
+			f.appendPages(buf)
 		}
-		f.appendPages(buf)
+		if n != sp.n {
+			panic(fmt.Sprintf("sim: lazy appends produced %d bytes, announced %d", n, sp.n))
+		}
 	}
 }
 
@@ -233,6 +243,13 @@ func (l *chunked[T]) len() int {
 func (l *chunked[T]) at(i int) T {
 	i += l.head
 	return l.chunks[i/spanChunk][i%spanChunk]
+}
+
+// last is the newest item, which the caller may change in place; the
+// list must not be empty.
+func (l *chunked[T]) last() *T {
+	c := l.chunks[len(l.chunks)-1]
+	return &c[len(c)-1]
 }
 
 func (l *chunked[T]) push(sp T) {
@@ -385,18 +402,18 @@ func (d *Disk) Append(name string, p []byte) {
 	d.stats.BytesWritten += int64(len(p))
 }
 
-// AppendLazy is Append of the n bytes src produces. The disk asks src for
-// them only when something needs the bytes (a read, a rewrite, a cut, the
-// survivor of a power loss), so a log that is only appended to, as most
-// are in a run, never pays for copying them. Until then src must not
-// change (see Lazy). Every other effect (sizes, unsynced spans, statistics,
-// torn writes) is that of Append.
-func (d *Disk) AppendLazy(name string, n int, src Lazy) {
+// AppendLazy is Append of the n bytes that item of src produces. The disk
+// asks src for them only when something needs the bytes (a read, a
+// rewrite, a cut, the survivor of a power loss), so a log that is only
+// appended to, as most are in a run, never pays for copying them. Until
+// then the item must not change (see Lazy). Every other effect (sizes,
+// unsynced spans, statistics, torn writes) is that of Append.
+func (d *Disk) AppendLazy(name string, n int, src Lazy, item int) {
 	f, ok := d.files[name]
 	if !ok || f.durableCopy != nil {
 		// A new file, or one whose last write must be kept to be torn:
 		// the plain path.
-		d.scratch = src.AppendTo(d.scratch[:0])
+		d.scratch = src.AppendItems(d.scratch[:0], item, item+1)
 		if len(d.scratch) != n {
 			panic(fmt.Sprintf("sim: a lazy append produced %d bytes, announced %d", len(d.scratch), n))
 		}
@@ -404,7 +421,13 @@ func (d *Disk) AppendLazy(name string, n int, src Lazy) {
 		return
 	}
 	f.size += n
-	f.lazy.push(lazySpan{src: src, n: n})
+	if f.lazy.len() > 0 && f.lazy.last().src == src && f.lazy.last().to == item {
+		last := f.lazy.last()
+		last.to++
+		last.n += n
+	} else {
+		f.lazy.push(lazySpan{src: src, from: item, to: item + 1, n: n})
+	}
 	f.last = nil
 	d.writtenBack(f)
 	f.appends.push(appendSpan{end: f.size, at: *d.now})

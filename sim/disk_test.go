@@ -318,15 +318,25 @@ func TestSpanListMatchesSlice(t *testing.T) {
 	}
 }
 
-// lazyBytes is a Lazy that produces fixed bytes and counts how often.
-type lazyBytes struct {
-	p     []byte
-	calls *int
+// lazyItems is a Lazy over a growing list of byte strings; it counts how
+// many items it produced.
+type lazyItems struct {
+	items [][]byte
+	calls int
 }
 
-func (l lazyBytes) AppendTo(dst []byte) []byte {
-	*l.calls++
-	return append(dst, l.p...)
+func (l *lazyItems) AppendItems(dst []byte, from, to int) []byte {
+	for _, p := range l.items[from:to] {
+		l.calls++
+		dst = append(dst, p...)
+	}
+	return dst
+}
+
+// add appends p to the list and returns its item number.
+func (l *lazyItems) add(p []byte) int {
+	l.items = append(l.items, p)
+	return len(l.items) - 1
 }
 
 // TestAppendLazyMatchesAppend drives two disks with one sequence of
@@ -339,7 +349,7 @@ func TestAppendLazyMatchesAppend(t *testing.T) {
 		var now time.Duration
 		eager := newDisk("d", NewStreams(1).Stream("disk"), &now)
 		lazy := newDisk("d", NewStreams(1).Stream("disk"), &now)
-		calls := 0
+		src, other := &lazyItems{}, &lazyItems{}
 		for _, d := range []*Disk{eager, lazy} {
 			d.SetTornWrites(true)
 			d.SetWriteback(wb)
@@ -357,10 +367,20 @@ func TestAppendLazyMatchesAppend(t *testing.T) {
 			now++
 			op := r.IntN(100)
 			switch {
-			case op < 70:
+			case op < 65:
 				p := chunk(r.IntN(300))
 				eager.Append("f", p)
-				lazy.AppendLazy("f", len(p), lazyBytes{p: p, calls: &calls})
+				lazy.AppendLazy("f", len(p), src, src.add(p))
+			case op < 70:
+				// Another source, or a skipped item, starts a new span.
+				p := chunk(r.IntN(300))
+				eager.Append("f", p)
+				if r.IntN(2) == 0 {
+					lazy.AppendLazy("f", len(p), other, other.add(p))
+				} else {
+					src.add(nil)
+					lazy.AppendLazy("f", len(p), src, src.add(p))
+				}
 			case op < 75:
 				off, p := int64(r.IntN(int(eager.Size("f"))+5)), chunk(r.IntN(50))
 				eager.WriteAt("f", p, off)
@@ -394,15 +414,18 @@ func TestAppendLazyMatchesAppend(t *testing.T) {
 		if string(eager.Read("f")) != string(lazy.Read("f")) {
 			t.Fatalf("writeback %v: final reads differ", wb)
 		}
-		before := calls
+		before := src.calls
 		for i := 0; i < 100; i++ {
-			lazy.AppendLazy("f", 3, lazyBytes{p: []byte("abc"), calls: &calls})
+			lazy.AppendLazy("f", 3, src, src.add([]byte("abc")))
 		}
-		if calls != before {
-			t.Fatalf("appends alone produced bytes %d times", calls-before)
+		if src.calls != before {
+			t.Fatalf("appends alone produced bytes %d times", src.calls-before)
 		}
-		if got := lazy.Read("f"); len(got) < 300 || string(got[len(got)-3:]) != "abc" || calls != before+100 {
-			t.Fatalf("a read after lazy appends: %d bytes, %d productions", len(got), calls-before)
+		if n := lazy.files["f"].lazy.len(); n != 1 {
+			t.Fatalf("100 consecutive items of one source kept %d spans, want 1", n)
+		}
+		if got := lazy.Read("f"); len(got) < 300 || string(got[len(got)-3:]) != "abc" || src.calls != before+100 {
+			t.Fatalf("a read after lazy appends: %d bytes, %d productions", len(got), src.calls-before)
 		}
 	}
 }

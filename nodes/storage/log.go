@@ -191,10 +191,10 @@ func (l *Log) Append(b model.Batch, now time.Duration) {
 		s = l.roll(now)
 	}
 	s.add(b, n, now)
-	// The segment's batches never change in place, so the disk can keep a
-	// pointer to this one and encode it again only if the bytes are ever
-	// needed.
-	l.disk.AppendLazy(s.name, int(n), s.at(s.count()-1))
+	// The segment's batches never change in place, so the disk can keep
+	// the segment as the source of this batch's bytes and encode them
+	// again only if they are ever needed (see segment.AppendItems).
+	l.disk.AppendLazy(s.name, int(n), s, s.count()-1)
 	l.leo = b.NextOffset()
 	l.producers.update(b)
 	if l.cfg.flushOnCount() && int64(l.leo-l.recoveryPoint) >= l.cfg.FlushIntervalMessages {

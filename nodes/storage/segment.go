@@ -94,6 +94,19 @@ func (s *segment) span(i, j int) []model.Batch {
 	return out
 }
 
+// AppendItems appends the encoding of batches from to to-1, making the
+// segment the source of its file's bytes on the simulated disk (sim.Lazy):
+// the disk asks for them only when something reads the file. A batch
+// keeps its index until a truncation cuts it, and a truncation cuts the
+// file first, which makes the disk produce what it had deferred while the
+// segment still holds it.
+func (s *segment) AppendItems(dst []byte, from, to int) []byte {
+	for i := from; i < to; i++ {
+		dst = s.at(i).AppendTo(dst)
+	}
+	return dst
+}
+
 // next is the offset after the segment's last batch: its base when empty.
 func (s *segment) next() model.Offset {
 	if s.n == 0 {
