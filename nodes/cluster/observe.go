@@ -20,12 +20,24 @@ type Observations struct {
 }
 
 // HWObservations is the list of high watermark observations, kept in
-// fixed-size chunks: a leader reports every advance, several hundred a
-// virtual second in a busy run, and one growing slice would be copied
-// whole at every doubling (a tenth of a benchmark's time went there).
+// fixed-size chunks of a compact form: a leader reports every advance,
+// several hundred a virtual second in a busy run, and one growing slice of
+// HWObservation would be copied whole at every doubling (a tenth of a
+// benchmark's time went there) and hold a topic name per entry.
 type HWObservations struct {
-	chunks [][]HWObservation
+	chunks [][]hwRec
 	n      int
+	tps    []model.TopicPartition // the partitions seen, by index
+	tpIdx  map[model.TopicPartition]int32
+}
+
+// hwRec is an HWObservation with its partition as an index into tps.
+type hwRec struct {
+	time   time.Duration
+	hw     model.Offset
+	tp     int32
+	broker model.BrokerID
+	epoch  model.Epoch
 }
 
 // hwChunk is how many observations one chunk holds.
@@ -34,11 +46,25 @@ const hwChunk = 4096
 // Add appends an observation.
 func (h *HWObservations) Add(o HWObservation) {
 	if h.n%hwChunk == 0 {
-		h.chunks = append(h.chunks, make([]HWObservation, 0, hwChunk))
+		h.chunks = append(h.chunks, make([]hwRec, 0, hwChunk))
 	}
 	c := &h.chunks[len(h.chunks)-1]
-	*c = append(*c, o)
+	*c = append(*c, hwRec{time: o.Time, hw: o.HW, tp: h.index(o.TP), broker: o.Broker, epoch: o.Epoch})
 	h.n++
+}
+
+// index returns tp's index in tps, adding it if new.
+func (h *HWObservations) index(tp model.TopicPartition) int32 {
+	i, ok := h.tpIdx[tp]
+	if !ok {
+		if h.tpIdx == nil {
+			h.tpIdx = map[model.TopicPartition]int32{}
+		}
+		i = int32(len(h.tps))
+		h.tps = append(h.tps, tp)
+		h.tpIdx[tp] = i
+	}
+	return i
 }
 
 // Len is the number of observations.
@@ -48,8 +74,8 @@ func (h *HWObservations) Len() int { return h.n }
 func (h *HWObservations) All() iter.Seq[HWObservation] {
 	return func(yield func(HWObservation) bool) {
 		for _, c := range h.chunks {
-			for _, o := range c {
-				if !yield(o) {
+			for _, r := range c {
+				if !yield(HWObservation{Time: r.time, TP: h.tps[r.tp], Broker: r.broker, Epoch: r.epoch, HW: r.hw}) {
 					return
 				}
 			}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"testing"
+	"time"
 
 	"kafkasim/model"
 )
@@ -12,14 +13,14 @@ func TestHWObservationsKeepOrderAcrossChunks(t *testing.T) {
 	var h HWObservations
 	const n = 2*hwChunk + 7
 	for i := range n {
-		h.Add(HWObservation{TP: model.TP("t", int32(i%3)), HW: model.Offset(i)})
+		h.Add(obsAt(i))
 	}
 	if h.Len() != n {
 		t.Fatalf("Len %d, want %d", h.Len(), n)
 	}
 	i := 0
 	for o := range h.All() {
-		if o.HW != model.Offset(i) || o.TP.Partition != int32(i%3) {
+		if o != obsAt(i) {
 			t.Fatalf("observation %d is %+v", i, o)
 		}
 		i++
@@ -37,4 +38,15 @@ func TestHWObservationsKeepOrderAcrossChunks(t *testing.T) {
 	if seen != hwChunk+1 {
 		t.Fatalf("All went on after break: %d", seen)
 	}
+}
+
+// obsAt is the i-th observation of the test: every field varies, the
+// partitions over two topics.
+func obsAt(i int) HWObservation {
+	topic := "a"
+	if i%5 == 0 {
+		topic = "b"
+	}
+	return HWObservation{Time: time.Duration(i) * time.Millisecond, TP: model.TP(topic, int32(i%3)),
+		Broker: model.BrokerID(i % 7), Epoch: model.Epoch(i % 11), HW: model.Offset(i)}
 }
