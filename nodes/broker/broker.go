@@ -403,10 +403,13 @@ func (b *Broker) part(tp model.TopicPartition) *partition {
 
 // cmpTP orders topic-partitions as TopicPartition.Less does.
 func cmpTP(a, b model.TopicPartition) int {
-	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-		return c
+	// Equal topics first: part looks partitions up with it for every
+	// message, and nearly always within one topic, where == is cheaper
+	// than an ordered comparison of the names.
+	if a.Topic == b.Topic {
+		return cmp.Compare(a.Partition, b.Partition)
 	}
-	return cmp.Compare(a.Partition, b.Partition)
+	return strings.Compare(a.Topic, b.Topic)
 }
 
 // insertSorted adds tp to a sorted list if absent.
