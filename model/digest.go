@@ -119,10 +119,10 @@ func (h Hash) Batch(b *Batch) Hash {
 }
 
 // Batches folds a list of batches, length first.
-func (h Hash) Batches(bs []Batch) Hash {
+func (h Hash) Batches(bs []*Batch) Hash {
 	h = h.Int(len(bs))
-	for i := range bs {
-		h = h.Batch(&bs[i])
+	for _, b := range bs {
+		h = h.Batch(b)
 	}
 	return h
 }

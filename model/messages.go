@@ -165,7 +165,7 @@ func brokerList(ids []BrokerID) string { return ListString(ids) }
 
 // batchRanges reads " [17..19]e3 [20..20]e4": the offsets and epochs of
 // each batch, which is what replication traces are about.
-func batchRanges(b *strings.Builder, bs []Batch) {
+func batchRanges(b *strings.Builder, bs []*Batch) {
 	for i := range bs {
 		b.WriteString(" [")
 		b.WriteString(strconv.FormatInt(int64(bs[i].BaseOffset), 10))

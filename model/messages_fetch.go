@@ -140,8 +140,10 @@ type FetchPartitionResponse struct {
 	HasDiverging   bool
 	DivergingEpoch EpochEndOffset
 	// Batches are the leader's batches as stored: offsets and leader epochs
-	// assigned, to be copied as they are.
-	Batches []Batch
+	// assigned, to be copied as they are. They are the leader log's own
+	// (see storage.Log.Read), shared with it and with whoever appends them:
+	// nobody may change them.
+	Batches []*Batch
 }
 
 // String reads "FetchResponse t/0 NONE hw=17 logStart=0 [17..19]e3 corr=9",

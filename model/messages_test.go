@@ -30,6 +30,7 @@ type golden struct {
 
 func coreGoldenMessages() []golden {
 	batch := sampleBatch()
+	rebased := batch.Rebase(20, 4)
 	return []golden{
 		{ProduceRequest{CorrelationID: 12, Acks: AcksAll, Timeout: 30 * time.Second, TP: TP("t", 0),
 			Batch: NewBatch(7, 1, 4, Record{Timestamp: 1, Key: "k", Value: "v"}, Record{Value: "w"}, Record{Value: "x"})},
@@ -48,7 +49,7 @@ func coreGoldenMessages() []golden {
 			"Fetch t/0 off=17 lastEpoch=3 curEpoch=4, t/1 off=5 lastEpoch=2 curEpoch=2; brokerEpoch=12 corr=9"},
 		{FetchResponse{CorrelationID: 9, Error: NotController, Partitions: []FetchPartitionResponse{
 			{TP: TP("t", 0), Error: NoError, HighWatermark: 17, LogStartOffset: 1, HasDiverging: true,
-				DivergingEpoch: EpochEndOffset{Epoch: 3, EndOffset: 15}, Batches: []Batch{batch, batch.Rebase(20, 4)}},
+				DivergingEpoch: EpochEndOffset{Epoch: 3, EndOffset: 15}, Batches: []*Batch{&batch, &rebased}},
 		}},
 			"FetchResponse NOT_CONTROLLER t/0 NONE hw=17 logStart=1 diverging=3@15 [17..19]e3 [20..22]e4 corr=9"},
 		{OffsetsForLeaderEpochRequest{CorrelationID: 5, ReplicaID: 2, Partitions: []LeaderEpochQuery{
@@ -211,6 +212,8 @@ func forEachMutation(v reflect.Value, f func(path string, mutated reflect.Value)
 			for _, s := range steps {
 				if s.field >= 0 {
 					target = target.Field(s.field)
+				} else if s.field == -2 {
+					target = target.Elem()
 				} else {
 					target = target.Index(s.index)
 				}
@@ -223,8 +226,12 @@ func forEachMutation(v reflect.Value, f func(path string, mutated reflect.Value)
 			for i := 0; i < cur.NumField(); i++ {
 				visit(append(append([]step(nil), steps...), step{field: i}), name+"."+cur.Type().Field(i).Name, cur.Field(i))
 			}
+		case reflect.Pointer:
+			// Shared read-only data (a fetch answer's batches): mutate
+			// what it points to, in the copy.
+			visit(append(append([]step(nil), steps...), step{field: -2}), name, cur.Elem())
 		case reflect.Slice:
-			apply(" (grown)", func(s reflect.Value) { s.Set(reflect.Append(s, reflect.Zero(s.Type().Elem()))) })
+			apply(" (grown)", func(s reflect.Value) { s.Set(reflect.Append(s, zeroElem(s.Type().Elem()))) })
 			if cur.Len() > 0 {
 				apply(" (shrunk)", func(s reflect.Value) { s.Set(s.Slice(0, s.Len()-1)) })
 			}
@@ -269,7 +276,24 @@ func copyInto(dst, src reflect.Value) {
 			copyInto(s.Index(i), src.Index(i))
 		}
 		dst.Set(s)
+	case reflect.Pointer:
+		if src.IsNil() {
+			return
+		}
+		p := reflect.New(src.Type().Elem())
+		copyInto(p.Elem(), src.Elem())
+		dst.Set(p)
 	default:
 		dst.Set(src)
 	}
+}
+
+// zeroElem is a new zero element of a slice of type t's elements: a
+// pointer to a zero value when they are pointers, as a message never
+// carries a nil one.
+func zeroElem(t reflect.Type) reflect.Value {
+	if t.Kind() == reflect.Pointer {
+		return reflect.New(t.Elem())
+	}
+	return reflect.Zero(t)
 }

@@ -211,7 +211,9 @@ func (b *Broker) appendAsFollower(p *partition, pr *model.FetchPartitionResponse
 			b.env.Trace("fetch-gap", p.tp.String())
 			break
 		}
-		p.log.Append(batch, now)
+		// The batch is the leader's own, as stored (see storage.Log.Read):
+		// the log keeps it as it is rather than a copy of it.
+		p.log.AppendShared(batch, now)
 	}
 	if pr.HighWatermark >= 0 {
 		p.hw = min(pr.HighWatermark, p.log.LEO())

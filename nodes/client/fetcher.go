@@ -94,7 +94,7 @@ func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchRespons
 			c.completeValidation(env, ps, pr.DivergingEpoch.EndOffset, true, pr.DivergingEpoch.Epoch)
 		case err == model.NoError:
 			for j := range pr.Batches {
-				b := &pr.Batches[j]
+				b := pr.Batches[j]
 				for _, rec := range b.Records {
 					if rec.Offset < ps.position {
 						continue

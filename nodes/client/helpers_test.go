@@ -392,7 +392,9 @@ func (b *fakeBroker) fetch(r model.FetchRequest) model.FetchResponse {
 			pr.LogStartOffset, pr.HighWatermark = p.logStart, p.end()
 			for _, bt := range p.log {
 				if bt.NextOffset() > fp.FetchOffset {
-					pr.Batches = append(pr.Batches, bt)
+					// A copy: the fake's log slots are rewritten on
+					// truncation, and an answer in flight must not change.
+					pr.Batches = append(pr.Batches, &bt)
 				}
 			}
 		}

@@ -92,7 +92,8 @@ type Log struct {
 
 	epochs    *EpochCache
 	producers *ProducerState
-	buf       []byte // encoding scratch, reused across appends
+	buf       []byte  // encoding scratch, reused across appends
+	hdrs      headers // where Append keeps the headers of its batches
 }
 
 // Dir is the log's folder on the disk, ending in "/".
@@ -167,6 +168,20 @@ func (l *Log) active() *segment { return l.segs[len(l.segs)-1] }
 // bytes go to the page cache, the producer state records the batch, and the
 // count-based flush policy runs. now is the node's clock.
 func (l *Log) Append(b model.Batch, now time.Duration) {
+	// The log keeps its own copy, in its headers: the caller's batch
+	// is a value it may reuse.
+	l.append(l.hdrs.put(&b), now)
+}
+
+// AppendShared is Append of a batch read from another replica's log (a
+// follower's fetch answer carries the leader's own batches, see Read),
+// which this log then shares rather than copies: b must never change.
+func (l *Log) AppendShared(b *model.Batch, now time.Duration) {
+	l.append(b, now)
+}
+
+// append is Append and AppendShared, for a batch that never changes.
+func (l *Log) append(b *model.Batch, now time.Duration) {
 	if b.BaseOffset != l.leo {
 		panic(fmt.Sprintf("storage: %s: append of %v at log end offset %d", l.dir, b, l.leo))
 	}
@@ -177,7 +192,7 @@ func (l *Log) Append(b model.Batch, now time.Duration) {
 		panic(fmt.Sprintf("storage: %s: append of %v without a leader epoch (a leader must Rebase)", l.dir, b))
 	}
 	var valid bool
-	l.buf, valid = model.AppendValidBatch(l.buf[:0], &b)
+	l.buf, valid = model.AppendValidBatch(l.buf[:0], b)
 	if !valid {
 		panic(fmt.Sprintf("storage: %s: append of %v, which fails its CRC or offset check", l.dir, b))
 	}
@@ -196,7 +211,7 @@ func (l *Log) Append(b model.Batch, now time.Duration) {
 	// again only if they are ever needed (see segment.AppendItems).
 	l.disk.AppendLazy(s.name, int(n), s, s.count()-1)
 	l.leo = b.NextOffset()
-	l.producers.update(b)
+	l.producers.update(*b)
 	if l.cfg.flushOnCount() && int64(l.leo-l.recoveryPoint) >= l.cfg.FlushIntervalMessages {
 		l.flush(l.leo, false)
 	}
@@ -233,14 +248,14 @@ func (l *Log) segIndex(off model.Offset) int {
 // first and answers OFFSET_OUT_OF_RANGE). As Kafka's LocalLog.read, one read
 // never crosses a segment boundary. The slice is usually the log's own
 // storage, not a copy: neither it nor its batches may be changed.
-func (l *Log) Read(from model.Offset, maxBytes int) []model.Batch {
+func (l *Log) Read(from model.Offset, maxBytes int) []*model.Batch {
 	return l.ReadUpTo(from, maxBytes, l.leo)
 }
 
 // ReadUpTo is Read limited to batches that end at or before end, the high
 // watermark for a consumer's fetch (Kafka's maxOffsetMetadata). It returns
 // nil when from is at or after end.
-func (l *Log) ReadUpTo(from model.Offset, maxBytes int, end model.Offset) []model.Batch {
+func (l *Log) ReadUpTo(from model.Offset, maxBytes int, end model.Offset) []*model.Batch {
 	if end > l.leo {
 		end = l.leo
 	}

@@ -299,7 +299,8 @@ func TestSegmentFindMatchesSearch(t *testing.T) {
 	for n := 0; n <= 12; n++ {
 		s := &segment{}
 		for i := 0; i < n; i++ {
-			s.add(plain(model.Offset(3*i), 0, 3), 10, 0)
+			b := plain(model.Offset(3*i), 0, 3)
+			s.add(&b, 10, 0)
 		}
 		for off := model.Offset(-1); off <= model.Offset(3*n+1); off++ {
 			want := sort.Search(s.n, func(i int) bool { return s.at(i).LastOffset() >= off })

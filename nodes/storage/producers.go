@@ -142,7 +142,7 @@ func (p *ProducerState) update(b model.Batch) {
 		LastSeq:     b.LastSequence(),
 		FirstOffset: b.BaseOffset,
 		LastOffset:  b.LastOffset(),
-		Timestamp:   maxTimestamp(b),
+		Timestamp:   maxTimestamp(&b),
 	}
 	if len(e.Batches) == BatchesRetained {
 		copy(e.Batches, e.Batches[1:])
@@ -179,7 +179,7 @@ func (p *ProducerState) IDs() []model.ProducerID {
 func (p *ProducerState) Len() int { return len(p.producers) }
 
 // maxTimestamp is the largest record timestamp of a batch.
-func maxTimestamp(b model.Batch) time.Duration {
+func maxTimestamp(b *model.Batch) time.Duration {
 	var ts time.Duration
 	for i := range b.Records {
 		if i == 0 || b.Records[i].Timestamp > ts {

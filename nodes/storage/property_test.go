@@ -123,7 +123,9 @@ func readAll(l *Log) []model.Batch {
 		if len(bs) == 0 {
 			panic(fmt.Sprintf("read at %d below LEO %d returned nothing", off, l.LEO()))
 		}
-		out = append(out, bs...)
+		for _, b := range bs {
+			out = append(out, *b)
+		}
 		off = bs[len(bs)-1].NextOffset()
 	}
 	return out

@@ -175,7 +175,7 @@ func (l *Log) loadSegments(start model.Offset, now time.Duration, rec *Recovery)
 		}
 		s := &segment{base: bases[i], name: name, modified: now}
 		data := l.disk.Read(name)
-		if at, err := s.decode(data, now); err != nil {
+		if at, err := s.decode(data, now, &l.hdrs); err != nil {
 			rec.Cause = fmt.Errorf("segment %s at byte %d: %w", name, at, err)
 			if errors.Is(err, model.ErrTruncated) {
 				rec.TornTail = true
@@ -196,7 +196,7 @@ func (l *Log) loadSegments(start model.Offset, now time.Duration, rec *Recovery)
 // valid part ends and, if that is not the end, why. A batch must be whole,
 // pass its CRC, hold records, and start where the one before ends (the
 // segment's base for the first), with consecutive record offsets.
-func (s *segment) decode(data []byte, now time.Duration) (int64, error) {
+func (s *segment) decode(data []byte, now time.Duration, hdrs *headers) (int64, error) {
 	var at int64
 	for at < int64(len(data)) {
 		b, n, err := model.DecodeBatch(data[at:])
@@ -206,7 +206,7 @@ func (s *segment) decode(data []byte, now time.Duration) (int64, error) {
 		if err != nil {
 			return at, err
 		}
-		s.add(b, int64(n), now)
+		s.add(hdrs.put(&b), int64(n), now)
 		at += int64(n)
 	}
 	return at, nil

@@ -12,6 +12,13 @@ import (
 // segment is one segment file, Kafka's LogSegment, and the page cache's
 // view of it: the decoded batches and where each ends in the file, so that
 // a read never decodes and a truncation knows where to cut.
+//
+// The segment holds pointers to batch headers that never change once
+// appended. A leader's headers live in its log's slab (headers); a
+// follower keeps a pointer to the very header its leader's fetch answer
+// carried, as the bytes it stores are the leader's bytes: three replicas
+// of a batch cost one header and three pointers, not three headers, for
+// the whole run.
 type segment struct {
 	base model.Offset
 	name string
@@ -22,7 +29,7 @@ type segment struct {
 	// chunk it cuts), so a read can hand out a slice of a chunk rather
 	// than a copy. ends[c][j] is the file position just after
 	// batches[c][j].
-	batches [][]model.Batch
+	batches [][]*model.Batch
 	ends    [][]int64
 	n       int   // number of batches
 	size    int64 // the file's length: the last batch's end, or 0
@@ -39,6 +46,20 @@ type segment struct {
 
 // chunkEntries is how many batches one chunk of a segment holds.
 const chunkEntries = 256
+
+// headers gives batch headers a home that never moves or changes: slots
+// of fixed-size chunks, each written once, so that segments can point at
+// them without a heap object per batch.
+type headers struct{ cur []model.Batch }
+
+// put stores a copy of b and returns where it lives.
+func (h *headers) put(b *model.Batch) *model.Batch {
+	if len(h.cur) == cap(h.cur) {
+		h.cur = make([]model.Batch, 0, chunkEntries)
+	}
+	h.cur = append(h.cur, *b)
+	return &h.cur[len(h.cur)-1]
+}
 
 // segmentSuffix ends every segment file name, as Kafka's ".log".
 const segmentSuffix = ".log"
@@ -73,7 +94,7 @@ func parseSegmentName(dir, name string) (model.Offset, bool) {
 func (s *segment) count() int { return s.n }
 
 // at is batch i, shared with the segment: it must not be changed.
-func (s *segment) at(i int) *model.Batch { return &s.batches[i/chunkEntries][i%chunkEntries] }
+func (s *segment) at(i int) *model.Batch { return s.batches[i/chunkEntries][i%chunkEntries] }
 
 // end is the file position just after batch i.
 func (s *segment) end(i int) int64 { return s.ends[i/chunkEntries][i%chunkEntries] }
@@ -82,14 +103,14 @@ func (s *segment) end(i int) int64 { return s.ends[i/chunkEntries][i%chunkEntrie
 // with the segment when they lie in one chunk, which is nearly always.
 // The slice's capacity ends at j, so appending to it copies; its elements
 // must not be changed.
-func (s *segment) span(i, j int) []model.Batch {
+func (s *segment) span(i, j int) []*model.Batch {
 	c := i / chunkEntries
 	if (j-1)/chunkEntries == c {
 		return s.batches[c][i%chunkEntries : j-c*chunkEntries : j-c*chunkEntries]
 	}
-	out := make([]model.Batch, 0, j-i)
+	out := make([]*model.Batch, 0, j-i)
 	for k := i; k < j; k++ {
-		out = append(out, *s.at(k))
+		out = append(out, s.at(k))
 	}
 	return out
 }
@@ -127,10 +148,11 @@ func (s *segment) pos(i int) int64 {
 func (s *segment) batchBytes(i int) int64 { return s.end(i) - s.pos(i) }
 
 // add records a batch of n encoded bytes written at the end of the file.
-func (s *segment) add(b model.Batch, n int64, now time.Duration) {
+// The batch must never change afterwards.
+func (s *segment) add(b *model.Batch, n int64, now time.Duration) {
 	c := s.n / chunkEntries
 	if c == len(s.batches) {
-		s.batches = append(s.batches, make([]model.Batch, 0, chunkEntries))
+		s.batches = append(s.batches, make([]*model.Batch, 0, chunkEntries))
 		s.ends = append(s.ends, make([]int64, 0, chunkEntries))
 	}
 	s.size += n
@@ -142,7 +164,7 @@ func (s *segment) add(b model.Batch, n int64, now time.Duration) {
 }
 
 // noteTime folds a batch's record timestamps into maxTime.
-func (s *segment) noteTime(b model.Batch) {
+func (s *segment) noteTime(b *model.Batch) {
 	if len(b.Records) == 0 {
 		return
 	}
@@ -187,14 +209,14 @@ func (s *segment) keep(k int, now time.Duration) {
 		if kept < len(s.batches[c-1]) {
 			// A fresh chunk: slices handed out by reads keep the old one
 			// as it was, and later appends must not overwrite it.
-			s.batches[c-1] = append(make([]model.Batch, 0, chunkEntries), s.batches[c-1][:kept]...)
+			s.batches[c-1] = append(make([]*model.Batch, 0, chunkEntries), s.batches[c-1][:kept]...)
 			s.ends[c-1] = s.ends[c-1][:kept]
 		}
 	}
 	s.n = k
 	s.maxTime, s.hasTime = 0, false
 	for i := 0; i < s.n; i++ {
-		s.noteTime(*s.at(i))
+		s.noteTime(s.at(i))
 	}
 	s.modified = now
 }

@@ -218,20 +218,30 @@ func TestReadSurvivesTruncateAndReappend(t *testing.T) {
 	l, _ := w.open(smallSegments(1 << 20))
 	appendPlain(l, 0, 4, 2, 0) // offsets 0..7
 	got := l.Read(2, 1<<20)
-	before := append([]model.Batch(nil), got...)
+	before := derefAll(got)
 	if len(got) != 3 || got[0].BaseOffset != 2 {
-		t.Fatalf("read at 2: %v", got)
+		t.Fatalf("read at 2: %v", before)
 	}
-	if grown := append(got, plain(100, 9, 1)); len(grown) != 4 || len(l.Read(2, 1<<20)) != 3 || l.LEO() != 8 {
+	extra := plain(100, 9, 1)
+	if grown := append(got, &extra); len(grown) != 4 || len(l.Read(2, 1<<20)) != 3 || l.LEO() != 8 {
 		t.Fatalf("appending to a read's slice changed the log")
 	}
 	l.TruncateTo(4)
 	appendPlain(l, 3, 3, 1, 0) // offsets 4..6 under epoch 3, over the old slots
-	if !reflect.DeepEqual(got, before) {
-		t.Fatalf("an earlier read changed under a truncation:\n got %v\nwant %v", got, before)
+	if now := derefAll(got); !reflect.DeepEqual(now, before) {
+		t.Fatalf("an earlier read changed under a truncation:\n got %v\nwant %v", now, before)
 	}
 	if bs := l.Read(4, 1<<20); len(bs) != 3 || bs[0].LeaderEpoch != 3 {
 		t.Fatalf("read after reappend: %v", bs)
 	}
 	checkInvariants(t, l)
+}
+
+// derefAll copies the batches a read returned.
+func derefAll(bs []*model.Batch) []model.Batch {
+	out := make([]model.Batch, len(bs))
+	for i, b := range bs {
+		out[i] = *b
+	}
+	return out
 }
