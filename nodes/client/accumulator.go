@@ -64,6 +64,10 @@ type batch struct {
 	seq      int32
 	seqReset bool // ProducerBatch.sequenceHasBeenReset
 
+	// attempt is the network's record of the attempt in flight (see
+	// network.track).
+	attempt request
+
 	// inline holds the first records, so that a small batch is one
 	// allocation; recs starts as a slice of it.
 	inline    [batchInline]model.Record

@@ -124,6 +124,19 @@ func (n *network) send(env *sim.Env, broker model.BrokerID, kind reqKind, timeou
 	return r
 }
 
+// track is send for a request whose record the caller keeps in r (a
+// producer batch keeps the one of its attempt in flight), so that sending
+// allocates nothing but the message. It fills r, assigns the next
+// correlation id and remembers r until complete or fail removes it; the
+// caller then sends the message under that id.
+func (n *network) track(env *sim.Env, r *request, broker model.BrokerID, kind reqKind, timeout time.Duration) int32 {
+	n.corr++
+	now := env.Now()
+	*r = request{corr: n.corr, broker: broker, kind: kind, sent: now, deadline: satAdd(now, timeout)}
+	n.reqs = append(n.reqs, r)
+	return n.corr
+}
+
 // sendOneWay sends a request that gets no answer (a produce with acks=0)
 // and returns its correlation id.
 func (n *network) sendOneWay(env *sim.Env, broker model.BrokerID, build func(corr int32) sim.Message) int32 {

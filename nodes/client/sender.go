@@ -125,22 +125,26 @@ func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 func (p *Producer) sendBatch(env *sim.Env, leader model.BrokerID, b *batch) {
 	b.full = true // closed for appends once drained
 	wire := b.wire()
-	build := func(corr int32) sim.Message {
-		return model.ProduceRequest{CorrelationID: corr, Acks: p.cfg.Acks, Timeout: p.cl.RequestTimeout, TP: b.tp, Batch: wire}
-	}
 	if p.cfg.Acks == model.AcksNone {
 		// acks=0: the broker never answers, and Kafka completes the batch
 		// as soon as it is sent, without an offset. Whether it was written
 		// is unknown.
-		p.net.sendOneWay(env, leader, build)
+		p.net.sendOneWay(env, leader, func(corr int32) sim.Message {
+			return model.ProduceRequest{CorrelationID: corr, Acks: p.cfg.Acks, Timeout: p.cl.RequestTimeout, TP: b.tp, Batch: wire}
+		})
 		delete(p.muted, b.tp)
 		b.maybeAppended = true
 		p.failBatch(env, b, model.NoError, "acks=0: no answer", false)
 		return
 	}
 	b.inFlight = true
-	r := p.net.send(env, leader, reqProduce, p.cl.RequestTimeout, build)
+	// The batch keeps the record of its attempt in flight: a batch has at
+	// most one (a retry is sent only after the last attempt failed and
+	// left the network's list).
+	r := &b.attempt
+	corr := p.net.track(env, r, leader, reqProduce, p.cl.RequestTimeout)
 	r.batch = b
+	env.Send(sim.NodeID(leader), model.ProduceRequest{CorrelationID: corr, Acks: p.cfg.Acks, Timeout: p.cl.RequestTimeout, TP: b.tp, Batch: wire})
 }
 
 // completeBatch handles one answer (or one failure) of a batch's attempt:
