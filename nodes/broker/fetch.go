@@ -36,7 +36,7 @@ func (b *Broker) handleFetch(from model.BrokerID, m *model.FetchRequest) {
 			if _, diverged := b.divergence(p, fp); diverged {
 				continue
 			}
-			fs := p.followers[m.ReplicaID]
+			fs := p.follower(m.ReplicaID)
 			if fs == nil || fp.FetchOffset > p.log.LEO() {
 				continue
 			}

@@ -64,7 +64,7 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 	maximal := p.maximalISR()
 	now := b.now()
 	for _, r := range p.replicas {
-		fs := p.followers[r]
+		fs := p.follower(r)
 		if r == b.cfg.ID || fs == nil {
 			continue
 		}
@@ -100,7 +100,7 @@ func (b *Broker) maybeShrinkISRs() {
 		var keep []model.BrokerID
 		shrink := false
 		for _, r := range p.isr {
-			fs := p.followers[r]
+			fs := p.follower(r)
 			if r != b.cfg.ID && fs != nil && !fs.caughtUp(leo, now, lag) {
 				shrink = true
 				continue
@@ -121,7 +121,7 @@ func (b *Broker) maybeExpandISR(p *partition, r model.BrokerID) {
 	if p.alter != nil || containsBroker(p.isr, r) || !b.live[r] {
 		return
 	}
-	fs := p.followers[r]
+	fs := p.follower(r)
 	if fs == nil || fs.leo < p.hw || fs.leo < p.epochStartOffset {
 		return
 	}
@@ -138,7 +138,7 @@ func (b *Broker) alterISR(p *partition, newISR []model.BrokerID) {
 	for _, r := range newISR {
 		e := b.brokerEpoch
 		if r != b.cfg.ID {
-			if fs := p.followers[r]; fs != nil {
+			if fs := p.follower(r); fs != nil {
 				e = fs.brokerEpoch
 			}
 		}

@@ -25,9 +25,9 @@ type partition struct {
 	hw       model.Offset
 
 	// Leader side.
-	followers        map[model.BrokerID]*followerState
-	epochStartOffset model.Offset // where this leader's epoch began
-	alter            *alterState  // the AlterPartition in flight, if any
+	followers        []*followerState // one per other replica, in replica order (see follower)
+	epochStartOffset model.Offset     // where this leader's epoch began
+	alter            *alterState      // the AlterPartition in flight, if any
 	waiting          []*pendingProduce
 	delayed          []*delayedFetch // parked fetches that read this partition
 
@@ -40,11 +40,24 @@ type partition struct {
 // followerState is what a leader knows of one follower, from its fetches
 // (Kafka's Replica.updateFetchState).
 type followerState struct {
+	id                 model.BrokerID
 	leo                model.Offset // the follower's fetch offset; -1 unknown
 	lastFetchTime      time.Duration
 	lastFetchLeaderLEO model.Offset
 	lastCaughtUpTime   time.Duration
 	brokerEpoch        model.Epoch
+}
+
+// follower is what the leader knows of replica r, nil if r is not a
+// follower of this partition. A partition has a handful of replicas, and
+// the leader asks for every fetch: a short list beats a map.
+func (p *partition) follower(r model.BrokerID) *followerState {
+	for _, fs := range p.followers {
+		if fs.id == r {
+			return fs
+		}
+	}
+	return nil
 }
 
 // alterState is an AlterPartition request in flight: one at a time per
@@ -99,18 +112,18 @@ func (b *Broker) makeLeader(p *partition, ps model.PartitionState) {
 		p.epochStartOffset = p.log.LEO()
 		p.alter = nil
 		now := b.now()
-		p.followers = map[model.BrokerID]*followerState{}
+		p.followers = nil
 		for _, r := range ps.Replicas {
 			if r == b.cfg.ID {
 				continue
 			}
-			fs := &followerState{leo: -1, lastFetchLeaderLEO: -1}
+			fs := &followerState{id: r, leo: -1, lastFetchLeaderLEO: -1}
 			// Followers in the ISR get a fresh lag allowance; others
 			// must catch up first (Replica.resetReplicaState).
 			if containsBroker(ps.ISR, r) {
 				fs.lastCaughtUpTime = now
 			}
-			p.followers[r] = fs
+			p.followers = append(p.followers, fs)
 		}
 		b.env.Trace("become-leader", p.tp.String()+" epoch="+itoa(int64(ps.LeaderEpoch)))
 		b.coordinatorElected(p)
