@@ -268,8 +268,9 @@ func AppendBatch(dst []byte, b Batch) []byte {
 	return appendFrame(dst, &b)
 }
 
-// AppendTo appends the batch's encoding (AppendBatch) to dst. It makes a
-// *Batch content a simulated disk can produce lazily (sim.Lazy).
+// AppendTo appends the batch's encoding (AppendBatch) to dst, without
+// copying the batch: a log encodes its stored batches with it when the
+// simulated disk asks for their bytes (see sim.Lazy).
 func (b *Batch) AppendTo(dst []byte) []byte { return appendFrame(dst, b) }
 
 // AppendValidBatch is AppendBatch that also reports b.Valid(), checking the
