@@ -15,10 +15,18 @@ import (
 // that a long run's millions of ops are never copied again, and in a
 // compact form (opRec) rather than as Ops: a send, nearly every op of a
 // run, needs a third of an Op's fields, and the history is most of a long
-// run's memory.
+// run's memory. The strings nearly every op repeats, its topic and its
+// kind, are kept once in names and referred to by index.
 type Recorder struct {
 	chunks [][]opRec
 	n      int
+
+	names   []string          // interned topics and op kinds; names[0] is ""
+	nameIdx map[string]uint32 // index of each name in names
+	// The last two names looked up, as most ops repeat the previous op's
+	// topic and kind.
+	lastName [2]string
+	lastIdx  [2]uint32
 }
 
 const recorderChunk = 4096
@@ -27,14 +35,15 @@ const recorderChunk = 4096
 // inline, the rest behind ext, which is nil when they are all zero.
 type opRec struct {
 	process int
-	f       OpF
 	time    time.Duration
 	end     time.Duration
-	tp      TopicPartition
 	key     string
 	value   string
 	offset  Offset
 	ext     *opExt
+	topic   uint32 // the topic of the op's TP, as an index into names
+	part    int32  // the partition of the op's TP
+	f       uint32 // the op's kind, as an index into names
 	typ     opType
 }
 
@@ -64,9 +73,10 @@ const (
 
 var opTypes = [...]OpType{typeInvoke: OpInvoke, typeOK: OpOK, typeFail: OpFail, typeInfo: OpInfo}
 
-func pack(op *Op, t opType) opRec {
+func (rc *Recorder) pack(op *Op, t opType) opRec {
 	r := opRec{
-		process: op.Process, f: op.F, time: op.Time, end: op.End, tp: op.TP,
+		process: op.Process, f: rc.intern(1, string(op.F)), time: op.Time, end: op.End,
+		topic: rc.intern(0, op.TP.Topic), part: op.TP.Partition,
 		key: op.Key, value: op.Value, offset: op.Offset, typ: t,
 	}
 	if op.Error != "" || op.Records != nil || op.Partitions != nil || op.Topics != nil || op.Group != "" ||
@@ -79,10 +89,31 @@ func pack(op *Op, t opType) opRec {
 	return r
 }
 
-func (r *opRec) unpack(index int) Op {
+// intern returns the index of name in rc.names, adding it if new; slot
+// says which of the two last-looked-up names to try first (0 for topics,
+// 1 for op kinds).
+func (rc *Recorder) intern(slot int, name string) uint32 {
+	if rc.names == nil {
+		rc.names = []string{""}
+		rc.nameIdx = map[string]uint32{"": 0}
+	}
+	if name == rc.lastName[slot] {
+		return rc.lastIdx[slot]
+	}
+	i, ok := rc.nameIdx[name]
+	if !ok {
+		i = uint32(len(rc.names))
+		rc.names = append(rc.names, name)
+		rc.nameIdx[name] = i
+	}
+	rc.lastName[slot], rc.lastIdx[slot] = name, i
+	return i
+}
+
+func (rc *Recorder) unpack(r *opRec, index int) Op {
 	op := Op{
-		Index: index, Process: r.process, Type: opTypes[r.typ], F: r.f, Time: r.time, End: r.end,
-		TP: r.tp, Key: r.key, Value: r.value, Offset: r.offset,
+		Index: index, Process: r.process, Type: opTypes[r.typ], F: OpF(rc.names[r.f]), Time: r.time, End: r.end,
+		TP: TopicPartition{Topic: rc.names[r.topic], Partition: r.part}, Key: r.key, Value: r.value, Offset: r.offset,
 	}
 	if e := r.ext; e != nil {
 		op.Error, op.Records, op.Partitions, op.Topics = e.err, e.records, e.partitions, e.topics
@@ -104,7 +135,7 @@ func (r *Recorder) add(op *Op, t opType) int {
 		r.chunks = append(r.chunks, make([]opRec, 0, recorderChunk))
 	}
 	c := &r.chunks[len(r.chunks)-1]
-	*c = append(*c, pack(op, t))
+	*c = append(*c, r.pack(op, t))
 	r.n++
 	return r.n - 1
 }
@@ -137,7 +168,7 @@ func (r *Recorder) pending(i int) *opRec {
 	}
 	rec := r.at(i)
 	if rec.typ != typeInvoke {
-		op := rec.unpack(i)
+		op := r.unpack(rec, i)
 		panic(fmt.Sprintf("model.Recorder: op %s completed twice", &op))
 	}
 	return rec
@@ -146,7 +177,7 @@ func (r *Recorder) pending(i int) *opRec {
 func (r *Recorder) complete(i int, t opType, at time.Duration) *opRec {
 	rec := r.pending(i)
 	if at < rec.time {
-		op := rec.unpack(i)
+		op := r.unpack(rec, i)
 		panic(fmt.Sprintf("model.Recorder: op %s completes at %v, before it started", &op, at))
 	}
 	rec.typ, rec.end = t, at
@@ -160,7 +191,7 @@ func (r *Recorder) OK(i int, at time.Duration) { r.complete(i, typeOK, at) }
 // when the record's key chose the partition).
 func (r *Recorder) SendOK(i int, at time.Duration, tp TopicPartition, o Offset) {
 	rec := r.complete(i, typeOK, at)
-	rec.tp, rec.offset = tp, o
+	rec.topic, rec.part, rec.offset = r.intern(0, tp.Topic), tp.Partition, o
 }
 
 // PollOK completes poll i with what it returned. The records are kept as
@@ -192,7 +223,7 @@ func (r *Recorder) History() History {
 	out := make(History, 0, r.n)
 	for _, c := range r.chunks {
 		for i := range c {
-			out = append(out, c[i].unpack(len(out)))
+			out = append(out, r.unpack(&c[i], len(out)))
 		}
 	}
 	return out
