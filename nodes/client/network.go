@@ -210,8 +210,14 @@ func (n *network) inFlightKind(broker model.BrokerID, kind reqKind) bool {
 }
 
 func (n *network) conn(b model.BrokerID) *brokerConn {
-	i, found := slices.BinarySearchFunc(n.conns, b, func(c brokerConn, b model.BrokerID) int { return int(c.broker) - int(b) })
-	if !found {
+	// A client knows a handful of brokers and looks one up for nearly
+	// every message and every deadline: a scan of the sorted list is
+	// cheaper than a binary search through a comparison function.
+	i := 0
+	for i < len(n.conns) && n.conns[i].broker < b {
+		i++
+	}
+	if i == len(n.conns) || n.conns[i].broker != b {
 		n.conns = slices.Insert(n.conns, i, brokerConn{broker: b})
 	}
 	return &n.conns[i]
