@@ -57,6 +57,11 @@ type member struct {
 	// heartbeat is when the member's session (or, while new, its join)
 	// expires; see hasSatisfiedHeartbeat.
 	heartbeat deadline
+	// replacedBy is the sequence number of the static replacement write
+	// that gave this member its id (0: none), so that a failed write
+	// reverts exactly the replacements made after it (see
+	// replaceStaticMember).
+	replacedBy int64
 }
 
 // deadline is one timer: off, or due at a virtual time.
@@ -117,6 +122,8 @@ type classicGroup struct {
 	newMemberAdded bool
 	// The sync phase: members must send SyncGroup by this deadline.
 	syncExpiry deadline
+	// replacements numbers the static replacement writes issued, from 1.
+	replacements int64
 	// writing counts this group's metadata writes in flight, for the
 	// tests that compare the live state with a replay of the log.
 	writing int

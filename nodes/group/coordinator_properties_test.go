@@ -239,20 +239,32 @@ func (m *coordMachine) advance(t *rapid.T) {
 }
 
 // completeWrite completes the oldest pending write, as the high watermark
-// would, or fails it.
+// would, or fails it as the host can: a write that never commits holds
+// back every write appended after it (the high watermark passes offsets
+// in order), so they all fail with it; and a refusal before the append
+// (NOT_ENOUGH_REPLICAS) comes as the write is issued, when no later write
+// exists yet.
 func (m *coordMachine) completeWrite(t *rapid.T) {
 	if len(m.writes) == 0 {
 		t.Skip("no write pending")
 	}
-	w := m.writes[0]
-	m.writes = m.writes[1:]
-	code := model.NoError
-	if rapid.IntRange(0, 3).Draw(t, "fail") == 0 {
-		code = rapid.SampledFrom([]model.ErrorCode{model.NotEnoughReplicas, model.RequestTimedOut, model.NotLeaderOrFollower}).Draw(t, "error")
-	} else {
+	if rapid.IntRange(0, 3).Draw(t, "fail") != 0 {
+		w := m.writes[0]
+		m.writes = m.writes[1:]
 		m.log = append(m.log, w.Records...)
+		m.take(t, m.c.WriteDone(m.now, w.ID, model.NoError))
+		return
 	}
-	m.take(t, m.c.WriteDone(m.now, w.ID, code))
+	codes := []model.ErrorCode{model.RequestTimedOut, model.NotLeaderOrFollower}
+	if len(m.writes) == 1 {
+		codes = append(codes, model.NotEnoughReplicas)
+	}
+	code := rapid.SampledFrom(codes).Draw(t, "error")
+	failed := m.writes
+	m.writes = nil
+	for _, w := range failed {
+		m.take(t, m.c.WriteDone(m.now, w.ID, code))
+	}
 }
 
 func (m *coordMachine) Check(t *rapid.T) {

@@ -412,6 +412,33 @@ func TestAFailedStaticReplacementPutsTheOldMemberBack(t *testing.T) {
 	}
 }
 
+// Two restarts of one static member, both of whose writes fail (the log
+// commits in order, so the second cannot commit without the first): the
+// member the log still names comes back, not the one in between (the
+// coordinator's property test found the one in between restored).
+func TestTwoFailedStaticReplacementsPutTheCommittedMemberBack(t *testing.T) {
+	h := newHarness(t)
+	h.join(1, joinReq("g", "", "i1", "t"))
+	h.advance(testGroupConfig().InitialRebalanceDelay)
+	old := one[model.JoinGroupResponse](h, 1).MemberID
+	h.sync(1, "g", 1, old, "i1", model.MemberAssignment{MemberID: old, Partitions: []model.TopicPartition{model.TP("t", 0)}})
+	h.commit()
+	one[model.SyncGroupResponse](h, 1)
+	h.join(2, joinReq("g", "", "i1", "t"))
+	h.join(3, joinReq("g", "", "i1", "t"))
+	h.fail(model.RequestTimedOut)
+	v := h.group("g")
+	if len(v.Members) != 1 || v.Members[0].ID != old || v.Leader != old {
+		t.Fatalf("after both replacements failed the group is %+v, want %s back", v, old)
+	}
+	if !slices.Equal(v.Members[0].Assignment, []model.TopicPartition{model.TP("t", 0)}) {
+		t.Fatalf("the restored member lost its assignment: %+v", v.Members[0])
+	}
+	if r := one[model.JoinGroupResponse](h, 3); r.Error != model.CoordinatorNotAvailable {
+		t.Fatalf("the second rejoin: %v", r)
+	}
+}
+
 func TestOffsetCommitChecksGenerationMemberAndState(t *testing.T) {
 	h := newHarness(t)
 	// A group the coordinator does not have: generation -1 commits

@@ -202,19 +202,39 @@ func (c *Coordinator) replaceStaticMember(g *classicGroup, oldID, newID string, 
 			return
 		}
 		gen := g.generation
+		g.replacements++
+		seq := g.replacements
+		m.replacedBy = seq
 		g.writing++
 		c.write([]model.Record{groupMetadataRecord(g)}, func(code model.ErrorCode) {
 			g.writing--
 			if code != model.NoError {
 				// Put the old member back as it was; the new incarnation
-				// must retry.
-				if g.members[newID] == m {
-					pending := m.join
-					m.join = nil
-					g.replaceStatic(newID, oldID)
-					restored := g.members[oldID]
-					*restored = saved
-					restored.join, restored.sync = nil, nil
+				// must retry. Writes fail oldest first and every write
+				// behind a failed one fails too (the log commits in
+				// order), so the instance goes back to the member this
+				// write replaced, and a later replacement of the same
+				// instance, now holding it, is undone with it; one made
+				// before this write was issued is not touched.
+				if g.generation != gen || g.state != Stable {
+					// A rebalance began since: it goes on with the new
+					// member id, and its assignment write will persist
+					// it; renaming the member back now would take its
+					// share of that rebalance away.
+					return
+				}
+				curID, held := g.static[r.GroupInstanceID]
+				cur := g.members[curID]
+				if held && cur != nil && cur.replacedBy >= seq {
+					pending := cur.join
+					cur.join = nil
+					// As Kafka's revert: the old id and the old protocol
+					// metadata come back; what the group did since (a
+					// rebalance begun, an assignment synced) stays.
+					restored := g.replaceStatic(curID, oldID)
+					restored.sessionTimeout, restored.rebalanceTimeout = saved.sessionTimeout, saved.rebalanceTimeout
+					restored.assignors, restored.topics, restored.owned = saved.assignors, saved.topics, saved.owned
+					restored.replacedBy = saved.replacedBy
 					if pending != nil && !pending.dropped {
 						c.reply(pending.to, model.JoinGroupResponse{CorrelationID: pending.corr, Error: appendErrorToResponseError(code), GenerationID: model.NoEpoch})
 					}
