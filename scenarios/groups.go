@@ -169,7 +169,7 @@ func (s *Scripted) addGroups(specs []GroupSpec, kc model.Config) {
 			return // a clean stop leaves the group and revokes on its own
 		}
 		if lost := c.Assignment(); len(lost) > 0 {
-			op := s.History.Invoke(model.Op{Process: int(id), F: model.FRebalance, Time: s.Sim.Now(), Group: s.Members[i].Group, Lost: lost})
+			op := s.History.Invoke(model.Op{Process: int(id), F: model.FRebalance, Time: s.Sim.Now(), Group: s.Members[i].Group, Generation: c.Generation(), Lost: lost})
 			s.History.Info(op, s.Sim.Now(), how)
 		}
 	})
