@@ -33,11 +33,16 @@ import (
 //     leader", bumps the leader epoch; any change bumps the partition
 //     epoch; nothing changing makes no record.
 //
-// Kafka's canElectLastKnownLeader checks the last known leader's liveness
-// only in a log line and elects it regardless; Kafka's documentation
-// (operations, Eligible Leader Replicas) says "the last known leader if it
-// is unfenced", which is what kafkasim does: electing a fenced broker would
-// leave the partition just as unavailable and no longer waiting for it.
+// The last known leader is elected only if it may lead (alive, and not the
+// broker being removed or registering after an unclean shutdown), as Kafka's
+// canElectLastKnownLeader does since KAFKA-19522 (apache/kafka PR 20200;
+// before it, liveness was tested only in a log line and a fenced broker was
+// elected too). How it last stopped does not matter: an unclean restart
+// takes a broker out of the ISR and the ELR but leaves it the last known
+// leader (Kafka's handleBrokerUncleanShutdown leaves lastKnownElr alone,
+// which QuorumControllerTest.testUncleanShutdownBrokerElrEnabled asserts),
+// so once unfenced it leads again, unclean, with whatever its log kept, and
+// the other replicas truncate to it.
 type changeSpec struct {
 	// targetISR is the ISR the caller asks for: the current one minus a
 	// fenced or uncleanly restarted broker, or an AlterPartition's ISR.

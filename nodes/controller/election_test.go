@@ -256,3 +256,65 @@ func TestCleanRegistrationKeepsELR(t *testing.T) {
 		t.Fatalf("%v, want elr=[b2]", p.PartitionState)
 	}
 }
+
+func TestUncleanRestartKeepsLastKnownLeader(t *testing.T) {
+	// Kafka keeps a broker that restarts uncleanly as the partition's last
+	// known leader: handleBrokerUncleanShutdown takes it out of the ISR
+	// and ELR only, and canElectLastKnownLeader asks nothing about how it
+	// restarted, only that ISR and ELR are empty and that it may lead
+	// (QuorumControllerTest.testUncleanShutdownBrokerElrEnabled asserts
+	// that lastKnownElr is unchanged by the unclean registration). So it
+	// leads again, unclean, once it is unfenced, whatever its log kept.
+	for _, clean := range []bool{false, true} {
+		name := map[bool]string{false: "unclean", true: "clean"}[clean]
+		t.Run(name, func(t *testing.T) {
+			cfg := testConfig()
+			cfg.Topic.MinInsyncReplicas = 2
+			s := testState(t, cfg)
+			tp := model.TP("t", 0)
+			fence := func(id model.BrokerID) {
+				applyAll(s, s.leaderAndISRUpdates(id, none, none, inISR(id)))
+				applyAll(s, []Record{FenceBrokerRecord{ID: id, Epoch: s.brokers[id].Epoch}})
+			}
+			// 3 and 2 are fenced, 2 comes back uncleanly and leaves the
+			// ELR; then 1, the leader and the ISR's last member, is
+			// fenced: ISR [] ELR [1], 1 the last known leader.
+			fence(3)
+			fence(2)
+			applyAll(s, s.leaderAndISRUpdates(none, none, 2, func(p *partitionInfo) bool {
+				return slices.Contains(p.ISR, 2) || slices.Contains(p.ELR, 2)
+			}))
+			fence(1)
+			if p := s.partition(tp); p.Leader != none || len(p.ISR) != 0 || !slices.Equal(p.ELR, ids(1)) || p.LastKnownLeader != 1 {
+				t.Fatalf("after fencing 1: %v lastKnownLeader=%v, want no leader, isr=[] elr=[b1], last known leader b1", p.PartitionState, p.LastKnownLeader)
+			}
+			epoch := s.partition(tp).LeaderEpoch
+			// 1 registers again.
+			if clean {
+				applyAll(s, s.leaderAndISRUpdates(1, none, none, inISR(1)))
+			} else {
+				applyAll(s, s.leaderAndISRUpdates(none, none, 1, func(p *partitionInfo) bool {
+					return slices.Contains(p.ISR, 1) || slices.Contains(p.ELR, 1)
+				}))
+			}
+			wantELR := map[bool][]model.BrokerID{false: nil, true: ids(1)}[clean]
+			if p := s.partition(tp); p.Leader != none || len(p.ISR) != 0 || !slices.Equal(p.ELR, wantELR) || p.LastKnownLeader != 1 {
+				t.Fatalf("after 1's %s registration: %v lastKnownLeader=%v, want no leader, isr=[] elr=%v, last known leader still b1",
+					name, p.PartitionState, p.LastKnownLeader, wantELR)
+			}
+			// 2 is unfenced: it is in neither ISR nor ELR, and 1, still
+			// fenced, may not lead: nothing changes.
+			if rs := s.leaderAndISRUpdates(none, 2, none, leaderless); len(rs) != 0 {
+				t.Fatalf("unfencing 2: %v, want no change while the last known leader is fenced", rs)
+			}
+			// 1 is unfenced: it leads with the ISR itself alone, from the
+			// ELR after a clean restart, as the last known leader after an
+			// unclean one.
+			applyAll(s, s.leaderAndISRUpdates(none, 1, none, leaderless))
+			if p := s.partition(tp); p.Leader != 1 || !slices.Equal(p.ISR, ids(1)) || len(p.ELR) != 0 || p.LastKnownLeader != none || p.LeaderEpoch != epoch+1 {
+				t.Fatalf("after unfencing 1: %v lastKnownLeader=%v, want leader b1 at epoch %d, isr=[b1] elr=[], no last known leader",
+					p.PartitionState, p.LastKnownLeader, epoch+1)
+			}
+		})
+	}
+}
