@@ -68,6 +68,10 @@ type partitionInfo struct {
 	// LastKnownLeader is KIP-966's last known leader (see
 	// PartitionChangeRecord), NoBroker when there is none.
 	LastKnownLeader model.BrokerID
+	// UncleanElections counts the leaders elected from outside the ISR
+	// and ELR (records marked Unclean), for the harness: from the first,
+	// acknowledged writes to the partition are no longer promised.
+	UncleanElections int
 	// changedAt is the offset of the record that last changed the
 	// partition. Pushes to a broker carry every partition changed since the
 	// broker last confirmed its offset (see publish.go).
@@ -166,6 +170,9 @@ func (s *metadataState) apply(offset int64, r Record) {
 		p.ISR = r.ISR
 		p.ELR = r.ELR
 		p.LastKnownLeader = r.LastKnownLeader
+		if r.Unclean {
+			p.UncleanElections++
+		}
 		p.changedAt = offset
 
 	default:

@@ -192,5 +192,15 @@ func (c *Controller) Partition(tp model.TopicPartition) (model.PartitionState, b
 	return p.PartitionState, true
 }
 
+// UncleanElections is how many times the partition's leader was elected
+// from outside its ISR and ELR (the KIP-966 last known leader, or an
+// unclean election), as the committed metadata says.
+func (c *Controller) UncleanElections(tp model.TopicPartition) int {
+	if p := c.state.partition(tp); p != nil {
+		return p.UncleanElections
+	}
+	return 0
+}
+
 // ID is the controller's node id.
 func (c *Controller) ID() model.BrokerID { return c.cfg.ID }

@@ -135,6 +135,7 @@ func buildChange(p *partitionInfo, spec changeSpec) (PartitionChangeRecord, bool
 		ISR:             p.ISR,
 		ELR:             p.ELR,
 		LastKnownLeader: lastKnown,
+		Unclean:         leaderChanged && uncleanLeader,
 	}
 	if leaderChanged {
 		r.LeaderEpoch++

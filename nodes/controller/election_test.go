@@ -315,6 +315,12 @@ func TestUncleanRestartKeepsLastKnownLeader(t *testing.T) {
 				t.Fatalf("after unfencing 1: %v lastKnownLeader=%v, want leader b1 at epoch %d, isr=[b1] elr=[], no last known leader",
 					p.PartitionState, p.LastKnownLeader, epoch+1)
 			}
+			// Only the election from outside the ISR and ELR is unclean
+			// (Kafka's leaderRecoveryState RECOVERING): the harness then
+			// stops promising the partition's acknowledged writes.
+			if got, want := s.partition(tp).UncleanElections, map[bool]int{false: 1, true: 0}[clean]; got != want {
+				t.Fatalf("unclean elections %d, want %d", got, want)
+			}
 		})
 	}
 }

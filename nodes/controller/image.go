@@ -48,6 +48,7 @@ func (s *metadataState) snapshot() []byte {
 			b = appendBrokers(b, p.ISR)
 			b = appendBrokers(b, p.ELR)
 			b = binary.AppendVarint(b, int64(p.LastKnownLeader))
+			b = binary.AppendVarint(b, int64(p.UncleanElections))
 			b = binary.AppendVarint(b, p.changedAt)
 		}
 	}
@@ -105,6 +106,7 @@ func restoreState(cluster model.Config, data []byte) *metadataState {
 			p.ISR = d.brokers()
 			p.ELR = d.brokers()
 			p.LastKnownLeader = model.BrokerID(d.int32())
+			p.UncleanElections = int(d.varint())
 			p.changedAt = d.varint()
 			t.parts = append(t.parts, p)
 		}

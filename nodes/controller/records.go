@@ -99,6 +99,11 @@ type PartitionChangeRecord struct {
 	// default (useLastKnownLeaderInBalancedRecovery): the leader the
 	// partition had when its ISR last became empty, or NoBroker.
 	LastKnownLeader model.BrokerID
+	// Unclean marks a leader elected from outside the ISR and ELR (the
+	// last known leader, or an unclean election): Kafka's
+	// leaderRecoveryState RECOVERING. Its log is all there is now, so
+	// whatever other replicas held beyond it is no longer promised.
+	Unclean bool
 }
 
 func (LeaderChangeRecord) kind() recordKind    { return kindLeaderChange }
@@ -155,7 +160,15 @@ func (r PartitionChangeRecord) String() string {
 	return "PartitionChange " + r.TP.String() + " leader=" + r.Leader.String() +
 		" epoch=" + itoa(int64(r.LeaderEpoch)) + " pe=" + itoa(int64(r.PartitionEpoch)) +
 		" isr=" + brokerList(r.ISR) + " elr=" + brokerList(r.ELR) +
-		" lastKnownLeader=" + r.LastKnownLeader.String()
+		" lastKnownLeader=" + r.LastKnownLeader.String() + unclean(r.Unclean)
+}
+
+// unclean is " unclean" for an unclean election, else "".
+func unclean(u bool) string {
+	if u {
+		return " unclean"
+	}
+	return ""
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
@@ -222,7 +235,8 @@ func (r PartitionChangeRecord) appendTo(b []byte) []byte {
 	b = binary.AppendVarint(b, int64(r.PartitionEpoch))
 	b = appendBrokers(b, r.ISR)
 	b = appendBrokers(b, r.ELR)
-	return binary.AppendVarint(b, int64(r.LastKnownLeader))
+	b = binary.AppendVarint(b, int64(r.LastKnownLeader))
+	return appendBool(b, r.Unclean)
 }
 
 func appendString(b []byte, s string) []byte {
@@ -363,6 +377,7 @@ func (d *decoder) record() Record {
 		r.ISR = d.brokers()
 		r.ELR = d.brokers()
 		r.LastKnownLeader = model.BrokerID(d.int32())
+		r.Unclean = d.bool()
 		return r
 	}
 	d.fail()

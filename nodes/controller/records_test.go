@@ -26,6 +26,7 @@ var sampleRecords = []Record{
 		},
 	},
 	PartitionChangeRecord{TP: model.TP("t", 1), Leader: model.NoBroker, LeaderEpoch: 4, PartitionEpoch: 9, ELR: ids(2, 3), LastKnownLeader: 1},
+	PartitionChangeRecord{TP: model.TP("t", 0), Leader: 3, LeaderEpoch: 5, PartitionEpoch: 10, ISR: ids(3), LastKnownLeader: model.NoBroker, Unclean: true},
 }
 
 func TestRecordsRoundTrip(t *testing.T) {
@@ -55,6 +56,7 @@ func TestRecordStrings(t *testing.T) {
 		"CreateTopic t min.insync.replicas=2 [t/0 leader=b1 epoch=0 pe=0 replicas=[b1 b2 b3] isr=[b1 b2 b3] elr=[], " +
 			"t/1 leader=b2 epoch=1 pe=2 replicas=[b2 b3 b1] isr=[b2] elr=[b1]]",
 		"PartitionChange t/1 leader=none epoch=4 pe=9 isr=[] elr=[b2 b3] lastKnownLeader=b1",
+		"PartitionChange t/0 leader=b3 epoch=5 pe=10 isr=[b3] elr=[] lastKnownLeader=none unclean",
 	}
 	for i, r := range sampleRecords {
 		if r.String() != want[i] {
@@ -78,6 +80,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		sampleRecords[4], // CreateTopic t, with a config override
 		PartitionChangeRecord{TP: model.TP("t", 1), Leader: model.NoBroker, LeaderEpoch: 2, PartitionEpoch: 3,
 			ELR: ids(2, 3), LastKnownLeader: 1},
+		PartitionChangeRecord{TP: model.TP("t", 0), Leader: 3, LeaderEpoch: 1, PartitionEpoch: 1, ISR: ids(3), Unclean: true},
 		FenceBrokerRecord{ID: 2, Epoch: 3},
 	}
 	off := int64(1)
