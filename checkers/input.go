@@ -36,6 +36,12 @@ type ReplicaLog struct {
 	LogStart model.Offset        // first offset still held (retention deletes below it)
 	HW       model.Offset        // the replica's high watermark
 	Records  []model.OffsetValue // in offset order
+	// OutOfSync: the replica was not in the partition's ISR when its log
+	// was read. A follower that has not yet fetched from the current
+	// leader (its fetch lost in a partition, say) may still hold records
+	// of an older epoch that it will truncate; the agreement check leaves
+	// it out until it is back in the ISR.
+	OutOfSync bool
 }
 
 // Observations are the cluster facts a run recorded, each with the virtual

@@ -196,3 +196,16 @@ func TestEmptyPollRecords(t *testing.T) {
 	obs := Observations{HighWatermarks: []HWObservation{{Time: ms(1), TP: t0, Broker: 1, HW: 1}}}
 	mustPass(t, check(t, Input{History: h, Observations: obs}, Options{}))
 }
+
+// A replica outside the ISR when the logs were read may not have truncated
+// yet: it is left out of the agreement check; in the ISR it is judged.
+func TestOutOfSyncReplicaLeftOutOfAgreement(t *testing.T) {
+	h := hist(sendOK(1, t0, "new0", 0, 10, 11))
+	replicas := []ReplicaLog{
+		{Broker: 1, TP: t0, HW: 1, Records: []model.OffsetValue{{Offset: 0, Value: "new0"}}},
+		{Broker: 2, TP: t0, HW: 1, Records: []model.OffsetValue{{Offset: 0, Value: "old0"}}, OutOfSync: true},
+	}
+	mustNotFind(t, check(t, Input{History: h, Replicas: replicas}, Options{}), ReplicaDivergence)
+	replicas[1].OutOfSync = false
+	mustFind(t, check(t, Input{History: h, Replicas: replicas}, Options{}), ReplicaDivergence, t0, 0)
+}

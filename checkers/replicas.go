@@ -84,6 +84,9 @@ func (a *analysis) replicaLogs(in *Input, opts *Options) []Violation {
 		first := map[model.Offset]seen{}
 		reported := map[model.Offset]bool{}
 		for _, r := range s.logs {
+			if r.OutOfSync {
+				continue
+			}
 			for _, rec := range r.Records {
 				if rec.Offset >= hw {
 					break

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -21,7 +22,28 @@ import (
 // never happened, every acknowledged write still has a durable copy and
 // the promise holds. The test is conservative: it may void the promise
 // for a partition where, by luck, nothing was lost.
+//
+// A leader elected from outside the ISR and ELR (KIP-966's last known
+// leader after the others restarted uncleanly, or an unclean election)
+// leads with whatever its own log kept: from then on Kafka promises
+// nothing of what the others had acknowledged (its leader recovery state
+// is RECOVERING), and neither do the checkers. With
+// unclean.leader.election.enable the configuration promises nothing
+// anyway, and the checkers say so themselves.
 func (s *Scripted) diskLost() []model.TopicPartition {
+	out := s.powerLost()
+	if ctl := s.ControllerNode(); ctl != nil && !s.Config.Topic.UncleanLeaderElection {
+		for _, tp := range s.TPs {
+			if ctl.UncleanElections(tp) > 0 && !slices.Contains(out, tp) {
+				out = append(out, tp)
+			}
+		}
+	}
+	return out
+}
+
+// powerLost is diskLost's power-loss part.
+func (s *Scripted) powerLost() []model.TopicPartition {
 	if s.nemesis == nil || s.Config.Broker.LogFlushIntervalMessages == 1 {
 		return nil // an fsync per message: a power loss takes nothing acknowledged
 	}

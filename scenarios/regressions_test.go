@@ -31,6 +31,18 @@ from 1s to 7.1s crash leader-of t/0
 		seed:     8,
 		why:      "a broker back from a power loss was shut down cleanly before it could register; its clean-shutdown marker let the next incarnation claim a clean restart and be elected with its lost tail (found by a chaos sweep once shutdowns became controlled)",
 	},
+	{
+		name:     "follower-not-yet-reconciled-after-last-known-leader",
+		scenario: "controller-quorum-chaos",
+		seed:     26,
+		why:      "a broker that lost its log was elected as KIP-966's last known leader (as Kafka does); a follower whose fetch vanished in a partition had not yet truncated when the logs were read, and the agreement check counted it: it now judges the replicas in the ISR (found by a controller-quorum-chaos sweep)",
+	},
+	{
+		name:     "acknowledged-writes-after-last-known-leader",
+		scenario: "controller-quorum-chaos",
+		seed:     170,
+		why:      "the last known leader, back with an empty log, was elected (unclean, RECOVERING in Kafka): what the others had acknowledged was no longer promised, but the checkers still counted it as acked-write-lost (found by a controller-quorum-chaos sweep)",
+	},
 }
 
 func TestRegressions(t *testing.T) {

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"time"
 
 	"kafkasim/checkers"
@@ -182,8 +183,10 @@ func (s *Scripted) CheckInput() checkers.Input {
 		in.Observations.Quorum.Snapshots = append(in.Observations.Quorum.Snapshots, checkers.QuorumSnapshotObservation(o))
 	}
 	for _, tp := range s.TPs {
+		ps, known := s.Partition(tp)
 		for _, r := range s.Replicas(tp) {
-			in.Replicas = append(in.Replicas, checkers.ReplicaLog{Broker: r.Broker, TP: r.TP, LogStart: r.LogStart, HW: r.HW, Records: r.Records})
+			in.Replicas = append(in.Replicas, checkers.ReplicaLog{Broker: r.Broker, TP: r.TP, LogStart: r.LogStart, HW: r.HW, Records: r.Records,
+				OutOfSync: known && !slices.Contains(ps.ISR, r.Broker)})
 		}
 	}
 	return in
