@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -164,15 +165,7 @@ func (s Schedule) Validate() error {
 // with equal times.
 func (s Schedule) Sorted() Schedule {
 	out := slices.Clone(s)
-	slices.SortStableFunc(out, func(a, b Fault) int {
-		switch {
-		case a.At < b.At:
-			return -1
-		case a.At > b.At:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(a, b Fault) int { return cmp.Compare(a.At, b.At) })
 	return out
 }
 

@@ -1,6 +1,7 @@
 package reports
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -159,15 +160,7 @@ func ChromeTrace(res scenarios.Result) Trace {
 		}
 		evs = append(evs, ev)
 	}
-	slices.SortStableFunc(evs, func(a, b TraceEvent) int {
-		switch {
-		case a.Ts < b.Ts:
-			return -1
-		case a.Ts > b.Ts:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(evs, func(a, b TraceEvent) int { return cmp.Compare(a.Ts, b.Ts) })
 	// Track names first: metadata events, by track id.
 	meta := []TraceEvent{{Name: "process_name", Ph: "M", Pid: tracePid, Args: map[string]any{"name": fmt.Sprintf("kafkasim %s seed %d", res.Scenario, res.Seed)}}}
 	for _, tid := range sortedInts(names) {

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"slices"
 
 	"kafkasim/model"
@@ -114,15 +115,7 @@ func (c *Consumer) leaderAssign(r model.JoinGroupResponse) []model.MemberAssignm
 	for _, gm := range r.Members {
 		out = append(out, model.MemberAssignment{MemberID: gm.MemberID, Partitions: slices.Clone(as[gm.MemberID])})
 	}
-	slices.SortFunc(out, func(x, y model.MemberAssignment) int {
-		switch {
-		case x.MemberID < y.MemberID:
-			return -1
-		case x.MemberID > y.MemberID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(x, y model.MemberAssignment) int { return cmp.Compare(x.MemberID, y.MemberID) })
 	return out
 }
 

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -217,15 +218,7 @@ func (c *Controller) topicConfigs(entries []model.ConfigEntry) ([]model.ConfigEn
 	}
 	cfg := c.cfg.Cluster
 	out := slices.Clone(entries)
-	slices.SortFunc(out, func(a, b model.ConfigEntry) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b model.ConfigEntry) int { return cmp.Compare(a.Name, b.Name) })
 	for i, e := range out {
 		if !slices.Contains(topicConfigNames, e.Name) || (i > 0 && out[i-1].Name == e.Name) {
 			return nil, false

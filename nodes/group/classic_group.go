@@ -1,6 +1,7 @@
 package group
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"time"
@@ -333,15 +334,7 @@ func (g *classicGroup) groupMembers() []model.GroupMember {
 			Owned:           slices.Clone(m.owned),
 		})
 	}
-	slices.SortFunc(out, func(a, b model.GroupMember) int {
-		switch {
-		case a.MemberID < b.MemberID:
-			return -1
-		case a.MemberID > b.MemberID:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(out, func(a, b model.GroupMember) int { return cmp.Compare(a.MemberID, b.MemberID) })
 	return out
 }
 
