@@ -3,6 +3,7 @@ package checkers
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"slices"
 	"time"
 
@@ -67,15 +68,8 @@ func (a *analysis) groupDelivery(opts *Options, replicas []ReplicaLog) []Violati
 	for _, g := range groups {
 		reads[g] = map[string][]groupRead{}
 	}
-	for i := range h {
+	for i, g := range memberPolls(h, groupOf) {
 		op := &h[i]
-		if op.F != model.FPoll || op.Type != model.OpOK {
-			continue
-		}
-		g, ok := groupOf[op.Process]
-		if !ok {
-			continue
-		}
 		for _, pr := range op.Records {
 			for _, r := range pr.Records {
 				reads[g][r.Value] = append(reads[g][r.Value], groupRead{op: i, process: op.Process, time: op.End, tp: pr.TP, offset: r.Offset})
@@ -206,15 +200,8 @@ func groupDuplicates(h model.History, g string, reads map[string][]groupRead, hi
 // partition it owned neither when the poll began nor when it ended.
 func pollUnowned(h model.History, groupOf map[int]string, hist *ownershipHistory) []Violation {
 	var out []Violation
-	for i := range h {
+	for i, g := range memberPolls(h, groupOf) {
 		op := &h[i]
-		if op.F != model.FPoll || op.Type != model.OpOK {
-			continue
-		}
-		g, ok := groupOf[op.Process]
-		if !ok {
-			continue
-		}
 		for _, pr := range op.Records {
 			if len(pr.Records) == 0 {
 				continue
@@ -231,6 +218,22 @@ func pollUnowned(h model.History, groupOf map[int]string, hist *ownershipHistory
 		}
 	}
 	return out
+}
+
+// memberPolls yields the index of every ok poll by a group member, with
+// the member's group.
+func memberPolls(h model.History, groupOf map[int]string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		for i := range h {
+			op := &h[i]
+			if op.F != model.FPoll || op.Type != model.OpOK {
+				continue
+			}
+			if g, ok := groupOf[op.Process]; ok && !yield(i, g) {
+				return
+			}
+		}
+	}
 }
 
 // ownershipHistory is each process's rebalance, subscribe, seek and reset

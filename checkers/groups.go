@@ -10,6 +10,21 @@ import (
 	"kafkasim/model"
 )
 
+// groupPartition is one group's view of one partition, which the group
+// invariants judge separately.
+type groupPartition struct {
+	group string
+	tp    model.TopicPartition
+}
+
+// compare orders keys by group, then partition.
+func (k groupPartition) compare(o groupPartition) int {
+	if c := cmp.Compare(k.group, o.group); c != 0 {
+		return c
+	}
+	return k.tp.Compare(o.tp)
+}
+
 // Group invariants (KAFKA.md, consumer groups): no partition is owned by
 // two members of a group at once, per generation and across a cooperative
 // handover; a group's committed offset for a partition never goes back
@@ -33,10 +48,6 @@ type ownership struct {
 // crash, as the harness records it) and a fresh subscribe (a restart) end
 // the process's holds.
 func owners(h model.History) []Violation {
-	type key struct {
-		group string
-		tp    model.TopicPartition
-	}
 	// When each process was last heard of, if it ended indeterminate.
 	crashed := map[int]time.Duration{}
 	lastOp := map[int]int{}
@@ -48,10 +59,10 @@ func owners(h model.History) []Violation {
 			crashed[p] = h[i].Time
 		}
 	}
-	holds := map[key][]ownership{}
-	open := map[key]map[int]int{} // process → index of its open hold in holds[key]
-	var keys []key
-	gensSeen := map[key]map[model.Epoch][]int{} // generation → gaining ops
+	holds := map[groupPartition][]ownership{}
+	open := map[groupPartition]map[int]int{} // process → index of its open hold in holds[key]
+	var keys []groupPartition
+	gensSeen := map[groupPartition]map[model.Epoch][]int{} // generation → gaining ops
 	for i := range h {
 		op := &h[i]
 		if op.F == model.FSubscribe && op.Type == model.OpOK {
@@ -72,7 +83,7 @@ func owners(h model.History) []Violation {
 			// when it crashes a member, so that its holds end at the
 			// crash rather than at its restart.
 			for _, tp := range op.Lost {
-				k := key{op.Group, tp}
+				k := groupPartition{op.Group, tp}
 				if j, ok := open[k][op.Process]; ok {
 					holds[k][j].to = min(holds[k][j].to, op.Time)
 					delete(open[k], op.Process)
@@ -81,14 +92,14 @@ func owners(h model.History) []Violation {
 			continue
 		}
 		for _, tp := range op.Lost {
-			k := key{op.Group, tp}
+			k := groupPartition{op.Group, tp}
 			if j, ok := open[k][op.Process]; ok {
 				holds[k][j].to = op.Time
 				delete(open[k], op.Process)
 			}
 		}
 		for _, tp := range op.Gained {
-			k := key{op.Group, tp}
+			k := groupPartition{op.Group, tp}
 			if open[k] == nil {
 				open[k] = map[int]int{}
 				gensSeen[k] = map[model.Epoch][]int{}
@@ -106,12 +117,7 @@ func owners(h model.History) []Violation {
 			holds[k] = append(holds[k], ownership{process: op.Process, generation: op.Generation, from: op.Time, to: to, gainOp: i})
 		}
 	}
-	slices.SortFunc(keys, func(x, y key) int {
-		if c := cmp.Compare(x.group, y.group); c != 0 {
-			return c
-		}
-		return cmpTP(x.tp, y.tp)
-	})
+	slices.SortFunc(keys, groupPartition.compare)
 	var out []Violation
 	for _, k := range keys {
 		// Two members gaining the partition in one generation.
@@ -162,10 +168,6 @@ func owners(h model.History) []Violation {
 // unless a seek or reset of that partition completed in between.
 // Concurrent commits are not ordered and not compared.
 func commits(h model.History) []Violation {
-	type key struct {
-		group string
-		tp    model.TopicPartition
-	}
 	type commit struct {
 		op       int
 		call     time.Duration
@@ -173,8 +175,8 @@ func commits(h model.History) []Violation {
 		offset   model.Offset
 		explicit bool // a seek or reset, which licenses going back
 	}
-	by := map[key][]commit{}
-	var keys []key
+	by := map[groupPartition][]commit{}
+	var keys []groupPartition
 	resets := map[model.TopicPartition][]commit{}
 	for i := range h {
 		op := &h[i]
@@ -184,7 +186,7 @@ func commits(h model.History) []Violation {
 		switch op.F {
 		case model.FCommit:
 			for _, po := range op.Offsets {
-				k := key{op.Group, po.TP}
+				k := groupPartition{op.Group, po.TP}
 				if by[k] == nil {
 					keys = append(keys, k)
 				}
@@ -196,12 +198,7 @@ func commits(h model.History) []Violation {
 			}
 		}
 	}
-	slices.SortFunc(keys, func(x, y key) int {
-		if c := cmp.Compare(x.group, y.group); c != 0 {
-			return c
-		}
-		return cmpTP(x.tp, y.tp)
-	})
+	slices.SortFunc(keys, groupPartition.compare)
 	var out []Violation
 	for _, k := range keys {
 		cs := by[k]
@@ -284,10 +281,6 @@ func generations(obs []GenerationObservation) []Violation {
 // KAFKA.md; no client sees it unless it fetches the offsets again, so the
 // operator's view is judged.
 func coordinatorCommits(obs []CommittedObservation, h model.History) []Violation {
-	type key struct {
-		group string
-		tp    model.TopicPartition
-	}
 	explicitTP := map[model.TopicPartition][]time.Duration{}
 	for i := range h {
 		op := &h[i]
@@ -299,11 +292,11 @@ func coordinatorCommits(obs []CommittedObservation, h model.History) []Violation
 	}
 	obs = slices.Clone(obs)
 	slices.SortStableFunc(obs, func(x, y CommittedObservation) int { return cmp.Compare(x.Time, y.Time) })
-	best := map[key]CommittedObservation{}
-	reported := map[key]bool{}
+	best := map[groupPartition]CommittedObservation{}
+	reported := map[groupPartition]bool{}
 	var out []Violation
 	for _, o := range obs {
-		k := key{o.Group, o.TP}
+		k := groupPartition{o.Group, o.TP}
 		b, ok := best[k]
 		if !ok || o.Offset >= b.Offset {
 			best[k] = o

@@ -63,37 +63,25 @@ func groupScenarios() []Scenario {
 		suffix, how string
 		config      func() model.Config
 	}{{"", "eager (range)", eager}, {"-cooperative", "cooperative-sticky", cooperative}} {
+		scenario := func(name, what string, schedule func(s *Scripted) faults.Schedule) Scenario {
+			return Scenario{
+				Name:          name + v.suffix,
+				Description:   what + "; " + v.how + " assignment",
+				Partitions:    6,
+				Groups:        groupsPubSub,
+				Config:        v.config,
+				Schedule:      schedule,
+				Safety:        90 * time.Second,
+				LivenessBound: 90 * time.Second,
+			}
+		}
 		out = append(out,
-			Scenario{
-				Name:          "group-rebalance" + v.suffix,
-				Description:   "members of two groups crash, leave and rejoin while consuming; " + v.how + " assignment",
-				Partitions:    6,
-				Groups:        groupsPubSub,
-				Config:        v.config,
-				Schedule:      memberFaults("group-rebalance", "crash %[2]v", "shutdown %[2]v", "power-loss %[2]v"),
-				Safety:        90 * time.Second,
-				LivenessBound: 90 * time.Second,
-			},
-			Scenario{
-				Name:          "coordinator-failover" + v.suffix,
-				Description:   "the groups' coordinators (the __consumer_offsets leaders) crash or are isolated; " + v.how + " assignment",
-				Partitions:    6,
-				Groups:        groupsPubSub,
-				Config:        v.config,
-				Schedule:      memberFaults("coordinator-failover", "crash coordinator-of %[1]s", "partition isolate coordinator-of %[1]s", "shutdown coordinator-of %[1]s"),
-				Safety:        90 * time.Second,
-				LivenessBound: 90 * time.Second,
-			},
-			Scenario{
-				Name:          "group-partition" + v.suffix,
-				Description:   "a member is cut from its coordinator but not from the partition leaders, past its session (the zombie case); " + v.how + " assignment",
-				Partitions:    6,
-				Groups:        groupsPubSub,
-				Config:        v.config,
-				Schedule:      zombieFaults("group-partition"),
-				Safety:        90 * time.Second,
-				LivenessBound: 90 * time.Second,
-			})
+			scenario("group-rebalance", "members of two groups crash, leave and rejoin while consuming",
+				memberFaults("group-rebalance", "crash %[2]v", "shutdown %[2]v", "power-loss %[2]v")),
+			scenario("coordinator-failover", "the groups' coordinators (the __consumer_offsets leaders) crash or are isolated",
+				memberFaults("coordinator-failover", "crash coordinator-of %[1]s", "partition isolate coordinator-of %[1]s", "shutdown coordinator-of %[1]s")),
+			scenario("group-partition", "a member is cut from its coordinator but not from the partition leaders, past its session (the zombie case)",
+				zombieFaults("group-partition")))
 	}
 	return out
 }
