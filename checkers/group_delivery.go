@@ -140,7 +140,7 @@ func (a *analysis) groupUnseen(opts *Options, replicas []ReplicaLog, groups []st
 			m.offsets = append(m.offsets, op.Offset)
 			m.values = append(m.values, op.Value)
 		}
-		slices.SortFunc(tps, cmpTP)
+		slices.SortFunc(tps, model.TopicPartition.Compare)
 		for _, tp := range tps {
 			m := missed[tp]
 			v := Violation{Checker: CheckerGroups, Anomaly: GroupUnseen, Partition: tp, Ops: m.ops, Offsets: m.offsets, Values: m.values}

@@ -36,7 +36,7 @@ func groupReplicas(rs []ReplicaLog) []replicaSet {
 		}
 		s.logs = append(s.logs, r)
 	}
-	slices.SortFunc(out, func(x, y *replicaSet) int { return cmpTP(x.tp, y.tp) })
+	slices.SortFunc(out, func(x, y *replicaSet) int { return x.tp.Compare(y.tp) })
 	sets := make([]replicaSet, len(out))
 	for i, s := range out {
 		slices.SortFunc(s.logs, func(x, y *ReplicaLog) int { return cmp.Compare(x.Broker, y.Broker) })
@@ -44,8 +44,6 @@ func groupReplicas(rs []ReplicaLog) []replicaSet {
 	}
 	return sets
 }
-
-func cmpTP(x, y model.TopicPartition) int { return x.Compare(y) }
 
 // lookup finds the record at offset o in a replica's log.
 func (r *ReplicaLog) lookup(o model.Offset) (string, bool) {
@@ -174,7 +172,7 @@ func (a *analysis) highWatermarks(obs []HWObservation) []Violation {
 	}
 	obs = slices.Clone(obs)
 	slices.SortStableFunc(obs, func(x, y HWObservation) int {
-		if c := cmpTP(x.TP, y.TP); c != 0 {
+		if c := x.TP.Compare(y.TP); c != 0 {
 			return c
 		}
 		return cmp.Compare(x.Time, y.Time)
@@ -252,7 +250,7 @@ func leaders(obs []LeaderObservation) []Violation {
 	}
 	obs = slices.Clone(obs)
 	slices.SortStableFunc(obs, func(x, y LeaderObservation) int {
-		if c := cmpTP(x.TP, y.TP); c != 0 {
+		if c := x.TP.Compare(y.TP); c != 0 {
 			return c
 		}
 		return cmp.Compare(x.Time, y.Time)

@@ -69,10 +69,13 @@ func (tp TopicPartition) Less(o TopicPartition) bool {
 // Compare orders topic-partitions as Less does, for slices.SortFunc and
 // slices.BinarySearchFunc: negative, zero or positive.
 func (tp TopicPartition) Compare(o TopicPartition) int {
-	if c := strings.Compare(tp.Topic, o.Topic); c != 0 {
-		return c
+	// Equal topics first: brokers look partitions up with it for every
+	// message, nearly always within one topic, where == is cheaper than an
+	// ordered comparison of the names.
+	if tp.Topic == o.Topic {
+		return cmp.Compare(tp.Partition, o.Partition)
 	}
-	return cmp.Compare(tp.Partition, o.Partition)
+	return strings.Compare(tp.Topic, o.Topic)
 }
 
 // ParseTopicPartition reads the "topic/partition" form written by String.

@@ -149,7 +149,7 @@ func MeasureFailovers(h model.History, leaders []checkers.LeaderObservation, log
 	for tp := range byTP {
 		tps = append(tps, tp)
 	}
-	slices.SortFunc(tps, compareTP)
+	slices.SortFunc(tps, model.TopicPartition.Compare)
 	for _, tp := range tps {
 		slices.SortStableFunc(byTP[tp], func(a, b checkers.LeaderObservation) int { return compareDur(a.Time, b.Time) })
 	}
@@ -217,7 +217,7 @@ func MeasureFailovers(h model.History, leaders []checkers.LeaderObservation, log
 		if c := compareDur(a.At, b.At); c != 0 {
 			return c
 		}
-		return compareTP(a.TP, b.TP)
+		return a.TP.Compare(b.TP)
 	})
 	return out
 }
@@ -304,8 +304,6 @@ func offsetConflicts(h model.History) map[model.TopicPartition][]conflict {
 	}
 	return out
 }
-
-func compareTP(a, b model.TopicPartition) int { return a.Compare(b) }
 
 func compareDur(a, b time.Duration) int {
 	switch {

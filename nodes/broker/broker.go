@@ -1,10 +1,8 @@
 package broker
 
 import (
-	"cmp"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"kafkasim/model"
@@ -389,7 +387,7 @@ func (b *Broker) part(tp model.TopicPartition) *partition {
 	lo, hi := 0, len(b.tps)
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
-		if cmpTP(b.tps[h], tp) < 0 {
+		if b.tps[h].Compare(tp) < 0 {
 			lo = h + 1
 		} else {
 			hi = h
@@ -399,17 +397,6 @@ func (b *Broker) part(tp model.TopicPartition) *partition {
 		return b.plist[lo]
 	}
 	return nil
-}
-
-// cmpTP orders topic-partitions as TopicPartition.Less does.
-func cmpTP(a, b model.TopicPartition) int {
-	// Equal topics first: part looks partitions up with it for every
-	// message, and nearly always within one topic, where == is cheaper
-	// than an ordered comparison of the names.
-	if a.Topic == b.Topic {
-		return cmp.Compare(a.Partition, b.Partition)
-	}
-	return strings.Compare(a.Topic, b.Topic)
 }
 
 // insertSorted adds tp to a sorted list if absent.

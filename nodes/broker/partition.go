@@ -90,7 +90,7 @@ func (b *Broker) openPartition(tp model.TopicPartition) *partition {
 	if p.hw < log.LogStartOffset() {
 		p.hw = log.LogStartOffset()
 	}
-	i, _ := slices.BinarySearchFunc(b.tps, tp, cmpTP)
+	i, _ := slices.BinarySearchFunc(b.tps, tp, model.TopicPartition.Compare)
 	b.tps = slices.Insert(b.tps, i, tp)
 	b.plist = slices.Insert(b.plist, i, p)
 	return p

@@ -1,9 +1,7 @@
 package client
 
 import (
-	"cmp"
 	"slices"
-	"strings"
 	"time"
 
 	"kafkasim/model"
@@ -123,7 +121,7 @@ func newAccumulator(p model.ProducerConfig) accumulator {
 }
 
 func (a *accumulator) queue(tp model.TopicPartition) *[]*batch {
-	i, found := slices.BinarySearchFunc(a.tps, tp, cmpTP)
+	i, found := slices.BinarySearchFunc(a.tps, tp, model.TopicPartition.Compare)
 	if !found {
 		a.tps = slices.Insert(a.tps, i, tp)
 		a.queues = slices.Insert(a.queues, i, &[]*batch{})
@@ -224,12 +222,4 @@ func (a *accumulator) expired(now, deliveryTimeout time.Duration) []*batch {
 		*q = kept
 	}
 	return out
-}
-
-// cmpTP orders topic-partitions as TopicPartition.Less does.
-func cmpTP(a, b model.TopicPartition) int {
-	if c := strings.Compare(a.Topic, b.Topic); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Partition, b.Partition)
 }

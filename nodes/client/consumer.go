@@ -157,7 +157,7 @@ func (c *Consumer) Assign(env *sim.Env, tps []model.TopicPartition) {
 		panic("client.Consumer.Assign: a group member subscribes (KafkaConsumer throws IllegalStateException)")
 	}
 	tps = slices.Clone(tps)
-	slices.SortFunc(tps, cmpTP)
+	slices.SortFunc(tps, model.TopicPartition.Compare)
 	tps = slices.Compact(tps)
 	if c.rec != nil {
 		c.rec.Event(model.Op{Process: c.process, F: model.FAssign, Time: env.ObserverNow(), Partitions: slices.Clone(tps)})
@@ -170,7 +170,7 @@ func (c *Consumer) Assign(env *sim.Env, tps []model.TopicPartition) {
 // rebalance uses it and records its own rebalance op.
 func (c *Consumer) setAssignment(env *sim.Env, tps []model.TopicPartition) {
 	for _, tp := range c.order {
-		if _, keep := slices.BinarySearchFunc(tps, tp, cmpTP); !keep {
+		if _, keep := slices.BinarySearchFunc(tps, tp, model.TopicPartition.Compare); !keep {
 			delete(c.parts, tp)
 		}
 	}

@@ -304,7 +304,7 @@ func TestConsumerOneFetchPerBroker(t *testing.T) {
 	if exp := []string{"[t/1@0/e1]", "[t/1@0/e1]", "[t/1@0/e1]"}; !slices.Equal(got[2], exp) {
 		t.Errorf("fetches to b2 %v, want %v", got[2], exp)
 	}
-	if h := w.history(); h[0].F != model.FAssign || !slices.IsSortedFunc(h[0].Partitions, cmpTP) {
+	if h := w.history(); h[0].F != model.FAssign || !slices.IsSortedFunc(h[0].Partitions, model.TopicPartition.Compare) {
 		t.Errorf("assign %s, want the partitions sorted", h[0].String())
 	}
 }

@@ -453,6 +453,6 @@ func owned(h model.History, process int) []model.TopicPartition {
 		out = slices.DeleteFunc(out, func(tp model.TopicPartition) bool { return slices.Contains(op.Lost, tp) })
 		out = append(out, op.Gained...)
 	}
-	slices.SortFunc(out, cmpTP)
+	slices.SortFunc(out, model.TopicPartition.Compare)
 	return out
 }

@@ -145,16 +145,16 @@ func (c *Consumer) leaderMetadataChanged() bool {
 func (c *Consumer) takeAssignment(env *sim.Env, tps []model.TopicPartition) {
 	m := c.grp
 	tps = slices.Clone(tps)
-	slices.SortFunc(tps, cmpTP)
+	slices.SortFunc(tps, model.TopicPartition.Compare)
 	tps = slices.Compact(tps)
 	var revoked, added []model.TopicPartition
 	for _, tp := range c.order {
-		if _, keep := slices.BinarySearchFunc(tps, tp, cmpTP); !keep {
+		if _, keep := slices.BinarySearchFunc(tps, tp, model.TopicPartition.Compare); !keep {
 			revoked = append(revoked, tp)
 		}
 	}
 	for _, tp := range tps {
-		if _, had := slices.BinarySearchFunc(c.order, tp, cmpTP); !had {
+		if _, had := slices.BinarySearchFunc(c.order, tp, model.TopicPartition.Compare); !had {
 			added = append(added, tp)
 		}
 	}

@@ -107,7 +107,7 @@ func TestGroupLeaderAssigns(t *testing.T) {
 		}
 		union = append(union, a...)
 	}
-	slices.SortFunc(union, cmpTP)
+	slices.SortFunc(union, model.TopicPartition.Compare)
 	if !slices.Equal(union, tps(6)) {
 		t.Errorf("assignments cover %v, want each of the six once", union)
 	}

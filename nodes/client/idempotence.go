@@ -203,13 +203,13 @@ func (s *idempotence) markUnresolved(b *batch) {
 		return
 	}
 	s.unresolved[b.tp] = next
-	i, _ := slices.BinarySearchFunc(s.unresolvedTP, b.tp, cmpTP)
+	i, _ := slices.BinarySearchFunc(s.unresolvedTP, b.tp, model.TopicPartition.Compare)
 	s.unresolvedTP = slices.Insert(s.unresolvedTP, i, b.tp)
 }
 
 func (s *idempotence) resolve(tp model.TopicPartition) {
 	delete(s.unresolved, tp)
-	if i, ok := slices.BinarySearchFunc(s.unresolvedTP, tp, cmpTP); ok {
+	if i, ok := slices.BinarySearchFunc(s.unresolvedTP, tp, model.TopicPartition.Compare); ok {
 		s.unresolvedTP = slices.Delete(s.unresolvedTP, i, i+1)
 	}
 }
@@ -233,7 +233,7 @@ func (s *idempotence) resolveSequences() {
 
 func (s *idempotence) requestBump(tp model.TopicPartition) {
 	s.bumpRequired = true
-	if i, ok := slices.BinarySearchFunc(s.rewrite, tp, cmpTP); !ok {
+	if i, ok := slices.BinarySearchFunc(s.rewrite, tp, model.TopicPartition.Compare); !ok {
 		s.rewrite = slices.Insert(s.rewrite, i, tp)
 	}
 }

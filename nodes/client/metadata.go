@@ -114,7 +114,7 @@ func (m *metadata) find(tp model.TopicPartition) (int, bool) {
 	lo, hi := 0, len(m.parts)
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
-		if cmpTP(m.parts[h].TP, tp) < 0 {
+		if m.parts[h].TP.Compare(tp) < 0 {
 			lo = h + 1
 		} else {
 			hi = h
