@@ -14,6 +14,7 @@ import (
 	"pgregory.net/rapid"
 
 	"kafkasim/checkers"
+	"kafkasim/internal/gctune"
 	"kafkasim/model"
 )
 
@@ -47,6 +48,7 @@ const (
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	gctune.Apply() // as the command line runs: fewer collections, unless GOGC is set
 	given := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	for _, d := range []struct{ flag, env, value string }{

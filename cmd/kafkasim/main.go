@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"kafkasim/internal/gctune"
 )
 
 // command is one subcommand of kafkasim. run gets the arguments after the
@@ -19,6 +21,7 @@ type command struct {
 var commands = map[string]command{}
 
 func main() {
+	gctune.Apply() // fewer collections for allocation-heavy runs; GOGC and GOMEMLIMIT still win
 	os.Exit(dispatch(os.Args[1:], os.Stdout, os.Stderr))
 }
 
