@@ -214,6 +214,16 @@ func (r *Recorder) Info(i int, at time.Duration, reason string) {
 	r.complete(i, typeInfo, at).extra().err = reason
 }
 
+// Op returns op i as History()[i] would, without building the whole
+// history: code that watches a run as it goes (a liveness check looking
+// every few virtual milliseconds) reads the new ops only.
+func (r *Recorder) Op(i int) Op {
+	if i < 0 || i >= r.n {
+		panic(fmt.Sprintf("model.Recorder: no op %d (%d recorded)", i, r.n))
+	}
+	return r.unpack(r.at(i), i)
+}
+
 // Len is the number of ops recorded so far.
 func (r *Recorder) Len() int { return r.n }
 

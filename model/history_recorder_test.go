@@ -81,3 +81,30 @@ func TestRecorderCompletions(t *testing.T) {
 		}
 	}
 }
+
+// TestRecorderOpIsHistoryEntry requires Op(i) to be exactly History()[i],
+// across a chunk boundary and for ops completed after later ones began.
+func TestRecorderOpIsHistoryEntry(t *testing.T) {
+	var r Recorder
+	var open []int
+	for i := range recorderChunk + 10 {
+		open = append(open, r.Invoke(Op{Process: i % 3, F: FSend, Time: 1, TP: TP("t", int32(i%2)), Value: "v"}))
+		if i%7 == 0 {
+			r.SendOK(open[0], 2, TP("t", 0), 5)
+			open = open[1:]
+		}
+	}
+	r.Event(fullOp(t))
+	h := r.History()
+	for i := range h {
+		if got := r.Op(i); !reflect.DeepEqual(got, h[i]) {
+			t.Fatalf("Op(%d) = %+v, History()[%d] = %+v", i, got, i, h[i])
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Op past the end did not panic")
+		}
+	}()
+	r.Op(len(h))
+}

@@ -2,8 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"kafkasim/faults"
@@ -21,6 +19,7 @@ import (
 func (s *Scripted) liveness(bound time.Duration) string {
 	healedAt := s.Sim.Now()
 	stopped := false
+	acks := newAckWatch(s.History, s.Groups, s.Members)
 	_, err := faults.Converge(world{s}, bound, func() (bool, string) {
 		if stuck := s.quorumStuck(); stuck != "" {
 			return false, stuck
@@ -28,8 +27,9 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		if stuck := s.clusterStuck(); stuck != "" {
 			return false, stuck
 		}
+		acks.advance()
 		if !stopped {
-			if !s.sendSucceededSince(healedAt) {
+			if !acks.sendAckedSince(healedAt) {
 				return false, "no send made after the heal has succeeded"
 			}
 			s.Work.Stop()
@@ -40,10 +40,10 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// cluster is whole again: right after the heal a restarted
 		// quorum may not have elected yet, and would name none.
 		lost := s.diskLost()
-		if stuck := s.unreadAcked(lost); stuck != "" {
+		if stuck := acks.unreadAcked(lost); stuck != "" {
 			return false, stuck
 		}
-		if stuck := s.unreadByGroups(lost); stuck != "" {
+		if stuck := acks.unreadByGroups(lost); stuck != "" {
 			return false, stuck
 		}
 		return true, ""
@@ -70,48 +70,4 @@ func (s *Scripted) clusterStuck() string {
 		}
 	}
 	return ""
-}
-
-func (s *Scripted) sendSucceededSince(t time.Duration) bool {
-	h := s.History.History()
-	for i := len(h) - 1; i >= 0; i-- {
-		op := &h[i]
-		if op.Time < t {
-			break
-		}
-		if op.F == model.FSend && op.Type == model.OpOK {
-			return true
-		}
-	}
-	return false
-}
-
-// unreadAcked names acknowledged values the consumer has not read, except
-// on partitions whose data the faults destroyed (see diskLost): what is
-// gone cannot be read.
-func (s *Scripted) unreadAcked(lost []model.TopicPartition) string {
-	h := s.History.History()
-	read := map[string]bool{}
-	for i := range h {
-		if h[i].F == model.FPoll && h[i].Type == model.OpOK {
-			for _, pr := range h[i].Records {
-				for _, r := range pr.Records {
-					read[r.Value] = true
-				}
-			}
-		}
-	}
-	var missing []string
-	for i := range h {
-		if h[i].F == model.FSend && h[i].Type == model.OpOK && !read[h[i].Value] && !slices.Contains(lost, h[i].TP) {
-			missing = append(missing, h[i].Value)
-		}
-	}
-	if len(missing) == 0 {
-		return ""
-	}
-	if len(missing) > 5 {
-		return fmt.Sprintf("%d acknowledged records not read by the consumer (%s, ...)", len(missing), strings.Join(missing[:5], ", "))
-	}
-	return "acknowledged records not read by the consumer: " + strings.Join(missing, ", ")
 }

@@ -1,0 +1,163 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"kafkasim/model"
+)
+
+// ackWatch follows the history while the liveness phase runs: which
+// acknowledged sends each reader has not read yet (the readers are every
+// consumer together, and each consumer group), and when the latest
+// acknowledged send was made. The liveness check looks every 50 virtual
+// milliseconds; building the whole history for each look made a chaos run
+// spend over half of its CPU there. The watch reads each op once when it
+// appears, and again only while it is still running.
+type ackWatch struct {
+	rec  *model.Recorder
+	next int   // the first op not looked at yet
+	open []int // sends and polls looked at while still running
+	// lastAcked is the invocation time of the latest acknowledged send,
+	// -1 before any.
+	lastAcked time.Duration
+	all       reader
+	groups    []*reader       // one per group, in the fixture's order
+	groupOf   map[int]*reader // a member's process to its group (lookup only)
+}
+
+// reader is one reader's progress: the values it has read, and the
+// acknowledged sends it has not, in history order.
+type reader struct {
+	name   string
+	read   map[string]bool
+	unread []ackedSend
+}
+
+// ackedSend is one acknowledged send: its op index, value and partition.
+type ackedSend struct {
+	index int
+	value string
+	tp    model.TopicPartition
+}
+
+func newAckWatch(rec *model.Recorder, groups []GroupSpec, members []Member) *ackWatch {
+	w := &ackWatch{rec: rec, lastAcked: -1, all: reader{read: map[string]bool{}}, groupOf: map[int]*reader{}}
+	byName := map[string]*reader{}
+	for _, g := range groups {
+		r := &reader{name: g.Name, read: map[string]bool{}}
+		w.groups = append(w.groups, r)
+		byName[g.Name] = r
+	}
+	for _, m := range members {
+		w.groupOf[int(m.Node)] = byName[m.Group]
+	}
+	return w
+}
+
+// advance reads the ops recorded since the last look, and the completions
+// of those that were still running.
+func (w *ackWatch) advance() {
+	kept := w.open[:0]
+	for _, i := range w.open {
+		if op := w.rec.Op(i); op.Type == model.OpInvoke {
+			kept = append(kept, i)
+		} else {
+			w.settled(&op)
+		}
+	}
+	w.open = kept
+	for n := w.rec.Len(); w.next < n; w.next++ {
+		op := w.rec.Op(w.next)
+		switch {
+		case op.F != model.FSend && op.F != model.FPoll:
+		case op.Type == model.OpInvoke:
+			w.open = append(w.open, w.next)
+		default:
+			w.settled(&op)
+		}
+	}
+}
+
+// settled takes in a send or poll that has completed.
+func (w *ackWatch) settled(op *model.Op) {
+	if op.Type != model.OpOK {
+		return
+	}
+	if op.F == model.FPoll {
+		g := w.groupOf[op.Process]
+		for _, pr := range op.Records {
+			for _, r := range pr.Records {
+				w.all.read[r.Value] = true
+				if g != nil {
+					g.read[r.Value] = true
+				}
+			}
+		}
+		return
+	}
+	w.lastAcked = max(w.lastAcked, op.Time)
+	s := ackedSend{index: op.Index, value: op.Value, tp: op.TP}
+	w.all.acked(s)
+	for _, g := range w.groups {
+		g.acked(s)
+	}
+}
+
+// acked adds an acknowledged send the reader has not read yet, in history
+// order.
+func (r *reader) acked(s ackedSend) {
+	if r.read[s.value] {
+		return
+	}
+	i, _ := slices.BinarySearchFunc(r.unread, s.index, func(a ackedSend, index int) int { return a.index - index })
+	r.unread = slices.Insert(r.unread, i, s)
+}
+
+// missing drops what the reader has read since the last look and returns
+// the values still unread, except on the lost partitions, whose data the
+// faults destroyed: what is gone cannot be read.
+func (r *reader) missing(lost []model.TopicPartition) []string {
+	r.unread = slices.DeleteFunc(r.unread, func(s ackedSend) bool { return r.read[s.value] })
+	var out []string
+	for _, s := range r.unread {
+		if !slices.Contains(lost, s.tp) {
+			out = append(out, s.value)
+		}
+	}
+	return out
+}
+
+// sendAckedSince reports whether a send made at or after t was
+// acknowledged.
+func (w *ackWatch) sendAckedSince(t time.Duration) bool { return w.lastAcked >= t }
+
+// unreadAcked names acknowledged values no consumer has read, except on
+// the lost partitions.
+func (w *ackWatch) unreadAcked(lost []model.TopicPartition) string {
+	missing := w.all.missing(lost)
+	switch {
+	case len(missing) == 0:
+		return ""
+	case len(missing) > 5:
+		return fmt.Sprintf("%d acknowledged records not read by the consumer (%s, ...)", len(missing), strings.Join(missing[:5], ", "))
+	}
+	return "acknowledged records not read by the consumer: " + strings.Join(missing, ", ")
+}
+
+// unreadByGroups names, for the first group that has one, acknowledged
+// values no member of the group has read, except on the lost partitions.
+func (w *ackWatch) unreadByGroups(lost []model.TopicPartition) string {
+	for _, g := range w.groups {
+		missing := g.missing(lost)
+		if len(missing) > 5 {
+			return fmt.Sprintf("group %s has not read %d acknowledged records (%s, ...)", g.name, len(missing), strings.Join(missing[:5], ", "))
+		}
+		if len(missing) > 0 {
+			return fmt.Sprintf("group %s has not read acknowledged records %s", g.name, strings.Join(missing, ", "))
+		}
+	}
+	return ""
+}
