@@ -224,6 +224,15 @@ func (r *Recorder) Op(i int) Op {
 	return r.unpack(r.at(i), i)
 }
 
+// Running reports whether op i is still running (its Type is OpInvoke),
+// without reading the rest of it.
+func (r *Recorder) Running(i int) bool {
+	if i < 0 || i >= r.n {
+		panic(fmt.Sprintf("model.Recorder: no op %d (%d recorded)", i, r.n))
+	}
+	return r.at(i).typ == typeInvoke
+}
+
 // Len is the number of ops recorded so far.
 func (r *Recorder) Len() int { return r.n }
 

@@ -100,6 +100,9 @@ func TestRecorderOpIsHistoryEntry(t *testing.T) {
 		if got := r.Op(i); !reflect.DeepEqual(got, h[i]) {
 			t.Fatalf("Op(%d) = %+v, History()[%d] = %+v", i, got, i, h[i])
 		}
+		if got := r.Running(i); got != (h[i].Type == OpInvoke) {
+			t.Fatalf("Running(%d) = %v for an op of type %v", i, got, h[i].Type)
+		}
 	}
 	defer func() {
 		if recover() == nil {

@@ -62,11 +62,13 @@ func newAckWatch(rec *model.Recorder, groups []GroupSpec, members []Member) *ack
 func (w *ackWatch) advance() {
 	kept := w.open[:0]
 	for _, i := range w.open {
-		if op := w.rec.Op(i); op.Type == model.OpInvoke {
+		if w.rec.Running(i) {
+			// Sends a crashed producer left running stay so for good.
 			kept = append(kept, i)
-		} else {
-			w.settled(&op)
+			continue
 		}
+		op := w.rec.Op(i)
+		w.settled(&op)
 	}
 	w.open = kept
 	for n := w.rec.Len(); w.next < n; w.next++ {
