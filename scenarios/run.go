@@ -136,7 +136,7 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 			res.Artifacts = append(res.Artifacts, pc.Visualization)
 		}
 	}
-	res.History = s.History.History()
+	res.History = in.History // the checkers only read it, and the run is over
 	res.Schedule = s.schedule.String()
 	for _, e := range s.nemesis.Log() {
 		res.FaultLog = append(res.FaultLog, e.String())
@@ -145,7 +145,7 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 	res.ControllerFailovers = MeasureControllerFailovers(in.Observations.Quorum, s.nemesis.Log())
 	res.Observed = in.Observations
 	res.Faults = faultWindows(s.nemesis.Log(), s.Sim.Now())
-	res.Stats = s.stats(start, time.Since(wallStart))
+	res.Stats = s.stats(res.History, start, time.Since(wallStart))
 	res.TraceHash = strconv.FormatUint(s.Sim.Hash(), 16)
 	res.OK = len(check.Errors()) == 0 && res.Liveness == ""
 	res.AsExpected = asExpected(sc, res)
@@ -191,13 +191,13 @@ func asExpected(sc Scenario, res Result) bool {
 	return shown
 }
 
-func (s *Scripted) stats(start time.Duration, wall time.Duration) Stats {
+func (s *Scripted) stats(h model.History, start time.Duration, wall time.Duration) Stats {
 	st := Stats{
 		Events:         s.Sim.Stats().Events,
 		VirtualSeconds: (s.Sim.Now() - start).Seconds(),
 		WallSeconds:    wall.Seconds(),
 	}
-	for _, op := range s.History.History() {
+	for _, op := range h {
 		switch {
 		case op.F == model.FSend && op.Type == model.OpOK:
 			st.SendsOK++
