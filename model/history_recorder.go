@@ -13,41 +13,80 @@ import (
 //
 // Ops are kept in fixed-size chunks rather than one growing slice, so
 // that a long run's millions of ops are never copied again, and in a
-// compact form (opRec) rather than as Ops: a send, nearly every op of a
-// run, needs a third of an Op's fields, and the history is most of a long
-// run's memory. The strings nearly every op repeats, its topic and its
-// kind, are kept once in names and referred to by index.
+// compact form (opRec, 64 bytes) rather than as Ops: a send, nearly every
+// op of a run, needs a third of an Op's fields, and the history is most of
+// a long run's memory (every fresh page of it costs a fault). The strings
+// nearly every op repeats, its topic and its kind, are kept once and
+// referred to by a small index, and so are keys, which most workloads
+// leave empty.
 type Recorder struct {
 	chunks [][]opRec
 	n      int
 
-	names   []string          // interned topics and op kinds; names[0] is ""
-	nameIdx map[string]uint32 // index of each name in names
-	// The last two names looked up, as most ops repeat the previous op's
-	// topic and kind.
-	lastName [2]string
-	lastIdx  [2]uint32
+	topics interner // indexes fit opRec.topic (uint16)
+	kinds  interner // indexes fit opRec.f (uint8)
+	keys   []string // keys[k-1] is the key of an op with key k; 0 is none
 }
 
 const recorderChunk = 4096
 
+// interner keeps each distinct string once, in first-use order, with index
+// 0 for "".
+type interner struct {
+	names []string
+	idx   map[string]uint32 // lookup only
+	// The last name looked up, as most ops repeat the previous op's.
+	last    string
+	lastIdx uint32
+}
+
+// index returns name's index, adding it if new.
+func (in *interner) index(name string) uint32 {
+	if name == in.last {
+		return in.lastIdx
+	}
+	if in.names == nil {
+		in.names = []string{""}
+		in.idx = map[string]uint32{"": 0}
+	}
+	i, ok := in.idx[name]
+	if !ok {
+		i = uint32(len(in.names))
+		in.names = append(in.names, name)
+		in.idx[name] = i
+	}
+	in.last, in.lastIdx = name, i
+	return i
+}
+
+func (in *interner) name(i uint32) string {
+	if i == 0 {
+		return ""
+	}
+	return in.names[i]
+}
+
 // opRec is an Op as the recorder keeps it: the fields every op uses
-// inline, the rest behind ext, which is nil when they are all zero.
+// inline, the rest behind ext, which is nil when they are all zero. A
+// value too large for its inline field (a process id beyond int32, the
+// 65,536th topic, the 256th op kind) goes to ext, and a flag in typ says
+// so: the compact form loses nothing.
 type opRec struct {
-	process int
 	time    time.Duration
 	end     time.Duration
-	key     string
 	value   string
 	offset  Offset
 	ext     *opExt
-	topic   uint32 // the topic of the op's TP, as an index into names
+	process int32
 	part    int32  // the partition of the op's TP
-	f       uint32 // the op's kind, as an index into names
-	typ     opType
+	key     uint32 // 1 + the key's index in keys, 0 for no key
+	topic   uint16 // the topic of the op's TP, as an index into topics
+	f       uint8  // the op's kind, as an index into kinds
+	typ     opType // the outcome, and the flag bits
 }
 
-// opExt holds an op's less common fields (see Op).
+// opExt holds an op's less common fields (see Op), and the inline fields'
+// values that did not fit.
 type opExt struct {
 	err        string
 	records    []PartitionRecords
@@ -58,10 +97,15 @@ type opExt struct {
 	offsets    []PartitionOffset
 	gained     []TopicPartition
 	lost       []TopicPartition
+
+	process int
+	topic   string
+	f       OpF
 }
 
 // opType is an OpType as a small code; the recorder sets every op's type
-// itself, so only the four outcomes occur.
+// itself, so only the four outcomes occur. The bits above typeMask are
+// flags.
 type opType uint8
 
 const (
@@ -69,16 +113,24 @@ const (
 	typeOK
 	typeFail
 	typeInfo
+
+	typeMask opType = 3
+
+	flagExtProcess opType = 1 << 4 // the process is ext.process
+	flagExtTopic   opType = 1 << 5 // the topic is ext.topic
+	flagExtKind    opType = 1 << 6 // the kind is ext.f
 )
 
 var opTypes = [...]OpType{typeInvoke: OpInvoke, typeOK: OpOK, typeFail: OpFail, typeInfo: OpInfo}
 
+// outcome is the op's type without the flags.
+func (r *opRec) outcome() opType { return r.typ & typeMask }
+
+// setOutcome sets the op's type and keeps the flags.
+func (r *opRec) setOutcome(t opType) { r.typ = r.typ&^typeMask | t }
+
 func (rc *Recorder) pack(op *Op, t opType) opRec {
-	r := opRec{
-		process: op.Process, f: rc.intern(1, string(op.F)), time: op.Time, end: op.End,
-		topic: rc.intern(0, op.TP.Topic), part: op.TP.Partition,
-		key: op.Key, value: op.Value, offset: op.Offset, typ: t,
-	}
+	r := opRec{time: op.Time, end: op.End, value: op.Value, offset: op.Offset, part: op.TP.Partition, typ: t}
 	if op.Error != "" || op.Records != nil || op.Partitions != nil || op.Topics != nil || op.Group != "" ||
 		op.Generation != 0 || op.Offsets != nil || op.Gained != nil || op.Lost != nil {
 		r.ext = &opExt{
@@ -86,38 +138,58 @@ func (rc *Recorder) pack(op *Op, t opType) opRec {
 			group: op.Group, generation: op.Generation, offsets: op.Offsets, gained: op.Gained, lost: op.Lost,
 		}
 	}
+	if p := int32(op.Process); int(p) == op.Process {
+		r.process = p
+	} else {
+		r.extra().process = op.Process
+		r.typ |= flagExtProcess
+	}
+	rc.setTopic(&r, op.TP.Topic)
+	if k := rc.kinds.index(string(op.F)); k <= 0xff {
+		r.f = uint8(k)
+	} else {
+		r.extra().f = op.F
+		r.typ |= flagExtKind
+	}
+	if op.Key != "" {
+		rc.keys = append(rc.keys, op.Key)
+		r.key = uint32(len(rc.keys))
+	}
 	return r
 }
 
-// intern returns the index of name in rc.names, adding it if new; slot
-// says which of the two last-looked-up names to try first (0 for topics,
-// 1 for op kinds).
-func (rc *Recorder) intern(slot int, name string) uint32 {
-	if rc.names == nil {
-		rc.names = []string{""}
-		rc.nameIdx = map[string]uint32{"": 0}
+// setTopic sets the op's topic, inline when its index fits.
+func (rc *Recorder) setTopic(r *opRec, topic string) {
+	if t := rc.topics.index(topic); t <= 0xffff {
+		r.topic = uint16(t)
+		r.typ &^= flagExtTopic
+	} else {
+		r.extra().topic = topic
+		r.typ |= flagExtTopic
 	}
-	if name == rc.lastName[slot] {
-		return rc.lastIdx[slot]
-	}
-	i, ok := rc.nameIdx[name]
-	if !ok {
-		i = uint32(len(rc.names))
-		rc.names = append(rc.names, name)
-		rc.nameIdx[name] = i
-	}
-	rc.lastName[slot], rc.lastIdx[slot] = name, i
-	return i
 }
 
 func (rc *Recorder) unpack(r *opRec, index int) Op {
 	op := Op{
-		Index: index, Process: r.process, Type: opTypes[r.typ], F: OpF(rc.names[r.f]), Time: r.time, End: r.end,
-		TP: TopicPartition{Topic: rc.names[r.topic], Partition: r.part}, Key: r.key, Value: r.value, Offset: r.offset,
+		Index: index, Process: int(r.process), Type: opTypes[r.outcome()], F: OpF(rc.kinds.name(uint32(r.f))),
+		Time: r.time, End: r.end, TP: TopicPartition{Topic: rc.topics.name(uint32(r.topic)), Partition: r.part},
+		Value: r.value, Offset: r.offset,
+	}
+	if r.key != 0 {
+		op.Key = rc.keys[r.key-1]
 	}
 	if e := r.ext; e != nil {
 		op.Error, op.Records, op.Partitions, op.Topics = e.err, e.records, e.partitions, e.topics
 		op.Group, op.Generation, op.Offsets, op.Gained, op.Lost = e.group, e.generation, e.offsets, e.gained, e.lost
+		if r.typ&flagExtProcess != 0 {
+			op.Process = e.process
+		}
+		if r.typ&flagExtTopic != 0 {
+			op.TP.Topic = e.topic
+		}
+		if r.typ&flagExtKind != 0 {
+			op.F = e.f
+		}
 	}
 	return op
 }
@@ -167,7 +239,7 @@ func (r *Recorder) pending(i int) *opRec {
 		panic(fmt.Sprintf("model.Recorder: no op %d", i))
 	}
 	rec := r.at(i)
-	if rec.typ != typeInvoke {
+	if rec.outcome() != typeInvoke {
 		op := r.unpack(rec, i)
 		panic(fmt.Sprintf("model.Recorder: op %s completed twice", &op))
 	}
@@ -180,7 +252,8 @@ func (r *Recorder) complete(i int, t opType, at time.Duration) *opRec {
 		op := r.unpack(rec, i)
 		panic(fmt.Sprintf("model.Recorder: op %s completes at %v, before it started", &op, at))
 	}
-	rec.typ, rec.end = t, at
+	rec.setOutcome(t)
+	rec.end = at
 	return rec
 }
 
@@ -191,7 +264,8 @@ func (r *Recorder) OK(i int, at time.Duration) { r.complete(i, typeOK, at) }
 // when the record's key chose the partition).
 func (r *Recorder) SendOK(i int, at time.Duration, tp TopicPartition, o Offset) {
 	rec := r.complete(i, typeOK, at)
-	rec.topic, rec.part, rec.offset = r.intern(0, tp.Topic), tp.Partition, o
+	r.setTopic(rec, tp.Topic)
+	rec.part, rec.offset = tp.Partition, o
 }
 
 // PollOK completes poll i with what it returned. The records are kept as
@@ -230,7 +304,7 @@ func (r *Recorder) Running(i int) bool {
 	if i < 0 || i >= r.n {
 		panic(fmt.Sprintf("model.Recorder: no op %d (%d recorded)", i, r.n))
 	}
-	return r.at(i).typ == typeInvoke
+	return r.at(i).outcome() == typeInvoke
 }
 
 // Len is the number of ops recorded so far.

@@ -1,6 +1,9 @@
 package model
 
 import (
+	"fmt"
+	"unsafe"
+
 	"reflect"
 	"testing"
 )
@@ -110,4 +113,48 @@ func TestRecorderOpIsHistoryEntry(t *testing.T) {
 		}
 	}()
 	r.Op(len(h))
+}
+
+// TestRecorderOversizedFieldsGoToExt records ops whose process, topic and
+// kind do not fit the compact form's inline fields, and requires them
+// back whole, beside ops that fit.
+func TestRecorderOversizedFieldsGoToExt(t *testing.T) {
+	var r Recorder
+	var want History
+	add := func(op Op) {
+		op.Index, op.Type, op.End = r.Event(op), OpOK, op.Time
+		want = append(want, op)
+	}
+	add(Op{Process: 1 << 40, F: FSend, Time: 1, TP: TP("t", 0), Key: "k", Value: "big-process"})
+	for i := range 300 {
+		add(Op{Process: 2, F: OpF(fmt.Sprintf("kind-%d", i)), Time: 2, Value: fmt.Sprintf("k%d", i)})
+	}
+	for i := range 1 << 16 {
+		add(Op{Process: 3, F: FSend, Time: 3, TP: TP(fmt.Sprintf("topic-%d", i), 1), Value: fmt.Sprintf("t%d", i)})
+	}
+	// A send whose ack names a topic past the inline range, and one back
+	// in range: the flag must follow the topic.
+	i := r.Invoke(Op{Process: 4, F: FSend, Time: 4, Value: "late"})
+	r.SendOK(i, 5, TP("topic-70000", 2), 9)
+	want = append(want, Op{Index: i, Process: 4, Type: OpOK, F: FSend, Time: 4, End: 5, TP: TP("topic-70000", 2), Value: "late", Offset: 9})
+	j := r.Invoke(Op{Process: 4, F: FSend, Time: 6, TP: TP("topic-70001", 0), Value: "back"})
+	r.SendOK(j, 7, TP("t", 3), 10)
+	want = append(want, Op{Index: j, Process: 4, Type: OpOK, F: FSend, Time: 6, End: 7, TP: TP("t", 3), Value: "back", Offset: 10})
+	h := r.History()
+	if len(h) != len(want) {
+		t.Fatalf("%d ops, want %d", len(h), len(want))
+	}
+	for k := range want {
+		if !reflect.DeepEqual(h[k], want[k]) {
+			t.Fatalf("op %d:\n got %+v\nwant %+v", k, h[k], want[k])
+		}
+	}
+}
+
+// TestRecorderOpIs64Bytes pins the compact form's size: it is most of a
+// long run's memory.
+func TestRecorderOpIs64Bytes(t *testing.T) {
+	if got := unsafe.Sizeof(opRec{}); got != 64 {
+		t.Fatalf("opRec is %d bytes, want 64", got)
+	}
 }
