@@ -90,8 +90,9 @@ type Broker struct {
 	fetchers map[model.BrokerID]*fetcher
 
 	// Requests waiting in purgatory.
-	fetches    []*delayedFetch // parked fetches, in the order they were parked
-	nextWaitID int64
+	fetches     []*delayedFetch // parked fetches, in the order they were parked
+	freeFetches []*delayedFetch // answered ones no list holds, for reuse
+	nextWaitID  int64
 	// fetchTimer fires at the earliest parked fetch's deadline; one timer
 	// for the whole fetch purgatory (see expireFetches).
 	fetchTimer sim.TimerID
@@ -344,18 +345,7 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 // already given those requests up.
 func (b *Broker) dropRequestsFrom(peer model.BrokerID) {
 	for _, tp := range b.tps {
-		p := b.part(tp)
-		k := 0
-		for _, pp := range p.waiting {
-			if pp.from == peer && !pp.done {
-				pp.done = true
-				continue
-			}
-			p.waiting[k] = pp
-			k++
-		}
-		clear(p.waiting[k:])
-		p.waiting = p.waiting[:k]
+		b.dropProducesFrom(b.part(tp), peer)
 	}
 	k := 0
 	for _, df := range b.fetches {

@@ -75,6 +75,7 @@ type rig struct {
 	s       *sim.Sim
 	ctl     *fakeController
 	answers *[]model.ProduceResponse
+	fetched *[]*model.FetchResponse // what the consumer double got
 	tp      model.TopicPartition
 	envs    map[sim.NodeID]*sim.Env
 }
@@ -96,8 +97,9 @@ func newRig(t *testing.T, kc model.Config) *rig {
 		s.AddNode(sim.NodeID(id), fmt.Sprintf("b%d", id), Factory(Config{ID: model.BrokerID(id), Controller: controllerID, Kafka: kc}))
 	}
 	answers := &[]model.ProduceResponse{}
-	r := &rig{s: s, ctl: ctl, answers: answers, tp: tp, envs: map[sim.NodeID]*sim.Env{}}
+	r := &rig{s: s, ctl: ctl, answers: answers, fetched: &[]*model.FetchResponse{}, tp: tp, envs: map[sim.NodeID]*sim.Env{}}
 	s.AddNode(clientID, "client", func() sim.Node { return &producerDouble{answers: answers} })
+	s.AddNode(consumerID, "consumer", func() sim.Node { return &fetchDouble{answers: r.fetched} })
 	for _, id := range s.Nodes() {
 		s.Start(id)
 	}

@@ -28,7 +28,7 @@ type partition struct {
 	followers        []*followerState // one per other replica, in replica order (see follower)
 	epochStartOffset model.Offset     // where this leader's epoch began
 	alter            *alterState      // the AlterPartition in flight, if any
-	waiting          []*pendingProduce
+	waiting          []pendingProduce
 	delayed          []*delayedFetch // parked fetches that read this partition
 
 	// Follower side.

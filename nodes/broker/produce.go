@@ -74,12 +74,14 @@ func (b *Broker) handleProduce(from model.BrokerID, m model.ProduceRequest) {
 		reply(model.NoError, base)
 		return
 	}
-	pp := &pendingProduce{from: from, corr: m.CorrelationID, tp: m.TP, base: base, required: required}
+	pp := pendingProduce{from: from, corr: m.CorrelationID, tp: m.TP, base: base, required: required}
 	if p.hw >= required {
-		b.answerProduce(p, pp)
+		b.answerProduce(p, &pp)
 		return
 	}
 	pp.deadline = b.now() + m.Timeout
+	// Kept by value: the list's array is reused as requests complete,
+	// so a waiting request costs no allocation of its own.
 	p.waiting = append(p.waiting, pp)
 	b.armPurge(pp.deadline)
 }
@@ -109,7 +111,8 @@ func (b *Broker) expireProduces() {
 	for _, tp := range b.tps {
 		p := b.part(tp)
 		k := 0
-		for _, pp := range p.waiting {
+		for i := range p.waiting {
+			pp := &p.waiting[i]
 			if pp.done {
 				continue
 			}
@@ -120,7 +123,7 @@ func (b *Broker) expireProduces() {
 			if next < 0 || pp.deadline < next {
 				next = pp.deadline
 			}
-			p.waiting[k] = pp
+			p.waiting[k] = *pp
 			k++
 		}
 		clear(p.waiting[k:])
@@ -158,7 +161,8 @@ func (b *Broker) finishProduce(pp *pendingProduce, code model.ErrorCode) {
 // watermark now covers.
 func (b *Broker) completeProduces(p *partition) {
 	k := 0
-	for _, pp := range p.waiting {
+	for i := range p.waiting {
+		pp := &p.waiting[i]
 		if pp.done {
 			continue
 		}
@@ -166,7 +170,7 @@ func (b *Broker) completeProduces(p *partition) {
 			b.answerProduce(p, pp)
 			continue
 		}
-		p.waiting[k] = pp
+		p.waiting[k] = *pp
 		k++
 	}
 	clear(p.waiting[k:])
@@ -176,10 +180,26 @@ func (b *Broker) completeProduces(p *partition) {
 // failWaitingProduces answers every waiting request with an error, as a
 // leader that loses leadership does.
 func (b *Broker) failWaitingProduces(p *partition, code model.ErrorCode) {
-	for _, pp := range p.waiting {
-		b.finishProduce(pp, code)
+	for i := range p.waiting {
+		b.finishProduce(&p.waiting[i], code)
 	}
-	p.waiting = nil
+	clear(p.waiting)
+	p.waiting = p.waiting[:0]
+}
+
+// dropProducesFrom forgets every waiting request of a peer whose
+// connection broke, unanswered.
+func (b *Broker) dropProducesFrom(p *partition, peer model.BrokerID) {
+	k := 0
+	for i := range p.waiting {
+		if pp := &p.waiting[i]; pp.from == peer || pp.done {
+			continue
+		}
+		p.waiting[k] = p.waiting[i]
+		k++
+	}
+	clear(p.waiting[k:])
+	p.waiting = p.waiting[:k]
 }
 
 // knows reports whether the metadata cache has the partition.

@@ -1,0 +1,130 @@
+package broker
+
+import (
+	"testing"
+	"time"
+
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// fetchDouble is a consumer that sends fetches on command and logs the
+// answers.
+type fetchDouble struct {
+	answers *[]*model.FetchResponse
+}
+
+func (c *fetchDouble) Start(env *sim.Env) {}
+func (c *fetchDouble) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
+	if r, ok := m.(*model.FetchResponse); ok {
+		*c.answers = append(*c.answers, r)
+	}
+}
+func (c *fetchDouble) Fire(env *sim.Env, t sim.Timer)             {}
+func (c *fetchDouble) Disconnected(env *sim.Env, peer sim.NodeID) {}
+
+const consumerID = 1001
+
+// consumerFetch makes the consumer double send a long-polled fetch of the
+// rig's partition to broker 1.
+func (r *rig) consumerFetch(at time.Duration, corr int32, off model.Offset, wait time.Duration) {
+	r.s.At(at, "fetch", func() {
+		req := model.NewFetchRequest(1)
+		req.CorrelationID = corr
+		req.ReplicaID = model.NoBroker
+		req.BrokerEpoch = model.NoEpoch
+		req.MaxWait = wait
+		req.MaxBytes = 1 << 20
+		req.Partitions = append(req.Partitions, model.FetchPartition{
+			TP: r.tp, FetchOffset: off, CurrentLeaderEpoch: model.NoEpoch, LastFetchedEpoch: model.NoEpoch, MaxBytes: 1 << 20,
+		})
+		r.s.SendAs(consumerID, 1, req)
+	})
+}
+
+func (r *rig) broker(id model.BrokerID) *Broker { return r.s.Node(sim.NodeID(id)).(*Broker) }
+
+// Parked fetches are answered once each, with their own correlation id and
+// what their own offset reads, when data arrives or their wait runs out;
+// an answered fetch's parking record goes back to the broker's free list
+// for the next one.
+func TestParkedFetchesAreAnsweredOnceAndTheirRecordsReused(t *testing.T) {
+	r := newRig(t, testConfig())
+
+	r.consumerFetch(2*time.Second, 1, 0, 500*time.Millisecond)
+	r.produce(2*time.Second+100*time.Millisecond, 1, model.AcksAll, "v0")
+	r.consumerFetch(3*time.Second, 2, 1, 500*time.Millisecond)
+	r.produce(3*time.Second+100*time.Millisecond, 1, model.AcksAll, "v1")
+	r.consumerFetch(4*time.Second, 3, 2, 200*time.Millisecond) // nothing comes: expires
+	parked := false
+	r.s.At(2*time.Second+50*time.Millisecond, "check parked", func() {
+		for _, df := range r.broker(1).fetches {
+			parked = parked || df.from == consumerID
+		}
+	})
+	r.s.Run(5 * time.Second)
+
+	got := *r.fetched
+	if !parked {
+		t.Fatal("the consumer's fetch at the log end was not parked")
+	}
+	if len(got) != 3 {
+		t.Fatalf("got %d answers, want 3", len(got))
+	}
+	for i, want := range []struct {
+		corr  int32
+		first model.Offset // -1: no batch
+	}{{1, 0}, {2, 1}, {3, -1}} {
+		a := got[i]
+		if a.CorrelationID != want.corr || len(a.Partitions) != 1 || a.Partitions[0].Error != model.NoError {
+			t.Fatalf("answer %d: %v", i, a)
+		}
+		bs := a.Partitions[0].Batches
+		switch {
+		case want.first < 0 && len(bs) != 0:
+			t.Fatalf("answer %d: %v, want no batch", i, a)
+		case want.first >= 0 && (len(bs) != 1 || bs[0].BaseOffset != want.first):
+			t.Fatalf("answer %d: %v, want the batch at %d", i, a, want.first)
+		}
+	}
+	b := r.broker(1)
+	if len(b.freeFetches) == 0 {
+		t.Fatal("no answered fetch went back to the free list")
+	}
+	for _, df := range b.freeFetches {
+		if df.req != nil || df.links != 0 || df.done {
+			t.Fatalf("a free record still holds a fetch: %+v", *df)
+		}
+	}
+}
+
+// A fetch parked on two partitions and answered through one stays in the
+// other's delayed list, marked done; its record is freed only when the last
+// list drops it, so that no list ever holds a record reused for another
+// fetch.
+func TestADelayedFetchIsFreedOnlyWhenNoPartitionHoldsIt(t *testing.T) {
+	b := &Broker{}
+	p1, p2 := &partition{tp: model.TP("t", 0)}, &partition{tp: model.TP("t", 1)}
+	df := b.newDelayedFetch()
+	*df = delayedFetch{id: 1, req: model.NewFetchRequest(2), links: 2}
+	live := b.newDelayedFetch()
+	*live = delayedFetch{id: 2, req: model.NewFetchRequest(1), links: 1}
+	p1.delayed = []*delayedFetch{df}
+	p2.delayed = []*delayedFetch{df, live}
+
+	df.done = true // answered through p1's wake, say
+	b.sweepDelayed(p1)
+	if len(b.freeFetches) != 0 || df.links != 1 {
+		t.Fatalf("freed while p2 still holds it: links %d, free %d", df.links, len(b.freeFetches))
+	}
+	b.sweepDelayed(p2)
+	if len(b.freeFetches) != 1 || b.freeFetches[0] != df || df.req != nil {
+		t.Fatalf("not freed once no list holds it: free %v", b.freeFetches)
+	}
+	if len(p2.delayed) != 1 || p2.delayed[0] != live || live.req == nil {
+		t.Fatalf("the sweep touched a fetch still parked: %v", p2.delayed)
+	}
+	if again := b.newDelayedFetch(); again != df {
+		t.Fatal("the free record was not reused")
+	}
+}
