@@ -26,6 +26,10 @@ type FetchRequest struct {
 	MaxBytes int32
 	// Partitions are sorted by topic-partition.
 	Partitions []FetchPartition
+
+	// answer is the room NewFetchRequest made for the answer, nil in a
+	// request built otherwise.
+	answer *fetchAnswerRoom
 }
 
 // FetchPartition is one partition of a FetchRequest.
@@ -81,12 +85,25 @@ func (m FetchRequest) Digest() uint64 {
 
 // Fetch messages are the most frequent of a run, so nodes send them as
 // pointers (*FetchRequest, *FetchResponse) made by NewFetchRequest and
-// NewFetchResponse, which put a message and its partitions, when it has
+// NewFetchResponseFor, which put a message and its partitions, when it has
 // one, in one allocation. A sent message is shared by sender and
 // receiver: neither may change it. Receivers accept both forms.
+//
+// A request from NewFetchRequest also brings the room for its answer in
+// the same allocation: a fetch is answered once, so a round trip costs one
+// allocation rather than two. The room is not part of the message (no
+// field, String or Digest sees it); the first answer takes it, and any
+// other (a datagram link may deliver a request twice) is allocated anew.
 type fetchRequestBox struct {
 	req    FetchRequest
 	inline [1]FetchPartition
+	answer fetchAnswerRoom
+}
+
+// fetchAnswerRoom is the room a request keeps for its answer; an answer
+// took it when its Partitions are not nil (init never leaves them nil).
+type fetchAnswerRoom struct {
+	box fetchResponseBox
 }
 
 // NewFetchRequest returns a FetchRequest with room for n partitions
@@ -98,6 +115,7 @@ func NewFetchRequest(n int) *FetchRequest {
 	} else {
 		bx.req.Partitions = make([]FetchPartition, 0, n)
 	}
+	bx.req.answer = &bx.answer
 	return &bx.req
 }
 
@@ -110,6 +128,20 @@ type fetchResponseBox struct {
 // (Partitions has length 0 and capacity n).
 func NewFetchResponse(n int) *FetchResponse {
 	bx := &fetchResponseBox{}
+	return bx.init(n)
+}
+
+// NewFetchResponseFor is NewFetchResponse for the answer to req: it uses
+// the room req brought for it when it has some, n partitions fit in it,
+// and no earlier answer to req took it.
+func NewFetchResponseFor(req *FetchRequest, n int) *FetchResponse {
+	if a := req.answer; a != nil && a.box.resp.Partitions == nil && n <= len(a.box.inline) {
+		return a.box.init(n)
+	}
+	return NewFetchResponse(n)
+}
+
+func (bx *fetchResponseBox) init(n int) *FetchResponse {
 	if n <= len(bx.inline) {
 		bx.resp.Partitions = bx.inline[:0:n]
 	} else {
@@ -129,21 +161,25 @@ type FetchResponse struct {
 // FetchPartitionResponse is one partition of a FetchResponse.
 type FetchPartitionResponse struct {
 	TP             TopicPartition
-	Error          ErrorCode
 	HighWatermark  Offset
 	LogStartOffset Offset
-	// HasDiverging says the follower's LastFetchedEpoch ends earlier on the
-	// leader, at DivergingEpoch: the follower must truncate before
-	// fetching again, and Batches is empty. A flag rather than a sentinel,
-	// so that a response built without it can never read as "truncate to
-	// offset 0".
-	HasDiverging   bool
+	// DivergingEpoch is where the follower's LastFetchedEpoch ends on the
+	// leader, when HasDiverging.
 	DivergingEpoch EpochEndOffset
 	// Batches are the leader's batches as stored: offsets and leader epochs
 	// assigned, to be copied as they are. They are the leader log's own
 	// (see storage.Log.Read), shared with it and with whoever appends them:
 	// nobody may change them.
 	Batches []*Batch
+	// Error and HasDiverging come last, where they share one word: a
+	// request with the room for its answer then fits 240 bytes, not 256.
+	Error ErrorCode
+	// HasDiverging says the follower's LastFetchedEpoch ends earlier on the
+	// leader, at DivergingEpoch: the follower must truncate before
+	// fetching again, and Batches is empty. A flag rather than a sentinel,
+	// so that a response built without it can never read as "truncate to
+	// offset 0".
+	HasDiverging bool
 }
 
 // String reads "FetchResponse t/0 NONE hw=17 logStart=0 [17..19]e3 corr=9",

@@ -224,6 +224,9 @@ func forEachMutation(v reflect.Value, f func(path string, mutated reflect.Value)
 		switch cur.Kind() {
 		case reflect.Struct:
 			for i := 0; i < cur.NumField(); i++ {
+				if !cur.Type().Field(i).IsExported() {
+					continue // not message content (FetchRequest's room for its answer)
+				}
 				visit(append(append([]step(nil), steps...), step{field: i}), name+"."+cur.Type().Field(i).Name, cur.Field(i))
 			}
 		case reflect.Pointer:

@@ -118,7 +118,7 @@ func (b *Broker) armFetchWait(deadline time.Duration) {
 // divergence.
 func (b *Broker) readFetch(m *model.FetchRequest) (*model.FetchResponse, bool) {
 	follower := m.ReplicaID != model.NoBroker
-	resp := model.NewFetchResponse(len(m.Partitions))
+	resp := model.NewFetchResponseFor(m, len(m.Partitions))
 	resp.CorrelationID = m.CorrelationID
 	ready := false
 	for i := range m.Partitions {
