@@ -61,8 +61,7 @@ func (b *Broker) handleProduce(from model.BrokerID, m model.ProduceRequest) {
 		base, required = dup.FirstOffset, dup.LastOffset+1
 		b.env.Trace("duplicate", m.TP.String()+" base="+itoa(int64(base)))
 	} else {
-		batch := m.Batch.Rebase(p.log.LEO(), p.leaderEpoch)
-		p.log.Append(batch, b.now())
+		batch := p.log.AppendAsLeader(&m.Batch, p.leaderEpoch, b.now())
 		base, required = batch.BaseOffset, batch.NextOffset()
 		b.wakeFetches(p) // followers long-polling for data
 		b.maybeIncrementHW(p)

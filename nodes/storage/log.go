@@ -94,6 +94,7 @@ type Log struct {
 	producers *ProducerState
 	buf       []byte  // encoding scratch, reused across appends
 	hdrs      headers // where Append keeps the headers of its batches
+	recs      records // where AppendAsLeader keeps the records of its batches
 }
 
 // Dir is the log's folder on the disk, ending in "/".
@@ -180,6 +181,36 @@ func (l *Log) AppendShared(b *model.Batch, now time.Duration) {
 	l.append(b, now)
 }
 
+// AppendAsLeader stamps a producer's batch and appends it, as a leader
+// does (UnifiedLog.appendAsLeader): the batch goes at the log end under
+// leaderEpoch, each record gets its offset, and the CRC covers the new
+// offsets and epoch (what model.Batch.Rebase does, without its copy of the
+// records). The log keeps the stamped batch in its own storage, which
+// grows in chunks rather than by an allocation per batch, and returns it:
+// it is shared with the log and must not be changed. b is left as it is
+// (a producer may send it again). The caller has checked b (Valid,
+// Producers().CheckAppend); an empty batch or a negative epoch panics.
+func (l *Log) AppendAsLeader(b *model.Batch, leaderEpoch model.Epoch, now time.Duration) *model.Batch {
+	if len(b.Records) == 0 {
+		panic(fmt.Sprintf("storage: %s: append of an empty batch at %d", l.dir, l.leo))
+	}
+	if leaderEpoch < 0 {
+		panic(fmt.Sprintf("storage: %s: append of %s under no leader epoch", l.dir, b.String()))
+	}
+	h := l.hdrs.put(b)
+	h.BaseOffset, h.LeaderEpoch = l.leo, leaderEpoch
+	h.Records = l.recs.take(len(b.Records))
+	for i, r := range b.Records {
+		r.Offset = l.leo + model.Offset(i)
+		h.Records[i] = r
+	}
+	// Sealed as it is encoded: its CRC is computed from the very bytes
+	// the disk is told about, so there is nothing to check again.
+	l.buf = h.AppendSealed(l.buf[:0])
+	l.write(h, now)
+	return h
+}
+
 // append is Append and AppendShared, for a batch that never changes.
 func (l *Log) append(b *model.Batch, now time.Duration) {
 	if b.BaseOffset != l.leo {
@@ -196,6 +227,12 @@ func (l *Log) append(b *model.Batch, now time.Duration) {
 	if !valid {
 		panic(fmt.Sprintf("storage: %s: append of %v, which fails its CRC or offset check", l.dir, b))
 	}
+	l.write(b, now)
+}
+
+// write is the part of an append after the checks: b is at the log end,
+// and l.buf holds its encoding.
+func (l *Log) write(b *model.Batch, now time.Duration) {
 	l.clock = now
 	l.epochs.Assign(b.LeaderEpoch, b.BaseOffset)
 	n := int64(len(l.buf))

@@ -61,6 +61,27 @@ func (h *headers) put(b *model.Batch) *model.Batch {
 	return &h.cur[len(h.cur)-1]
 }
 
+// records gives the records of a leader's batches a home that never moves
+// or changes, as headers does for their headers: a batch's records take
+// the next slots of a fixed-size chunk, written once, instead of an
+// allocation of their own.
+type records struct{ cur []model.Record }
+
+// recordChunk is how many records one chunk of records holds.
+const recordChunk = 512
+
+// take returns n fresh slots, to be filled once. Their capacity ends with
+// them, so that appending to the slice copies rather than overwriting the
+// next batch's records.
+func (r *records) take(n int) []model.Record {
+	if cap(r.cur)-len(r.cur) < n {
+		r.cur = make([]model.Record, 0, max(recordChunk, n))
+	}
+	i := len(r.cur)
+	r.cur = r.cur[:i+n]
+	return r.cur[i : i+n : i+n]
+}
+
 // segmentSuffix ends every segment file name, as Kafka's ".log".
 const segmentSuffix = ".log"
 
