@@ -227,6 +227,11 @@ type spanList = chunked[appendSpan]
 type chunked[T any] struct {
 	chunks [][]T // every chunk but the last holds spanChunk items
 	head   int   // items already dropped from chunks[0]
+	// spare is a chunk dropped from the front, emptied, for the next push
+	// that needs one: a file written back as it is appended to (see
+	// writtenBack) drops a chunk for every one it fills, and would
+	// otherwise allocate one each time, for the whole run.
+	spare []T
 }
 
 // spanChunk is how many spans one chunk of a spanList holds.
@@ -255,7 +260,12 @@ func (l *chunked[T]) last() *T {
 func (l *chunked[T]) push(sp T) {
 	n := len(l.chunks)
 	if n == 0 || len(l.chunks[n-1]) == spanChunk {
-		l.chunks = append(l.chunks, make([]T, 0, spanChunk))
+		c := l.spare
+		l.spare = nil
+		if c == nil {
+			c = make([]T, 0, spanChunk)
+		}
+		l.chunks = append(l.chunks, c)
 		n++
 	}
 	l.chunks[n-1] = append(l.chunks[n-1], sp)
@@ -269,6 +279,11 @@ func (l *chunked[T]) dropFront(k int) {
 	}
 	l.head += k
 	if c := l.head / spanChunk; c > 0 {
+		if l.spare == nil {
+			l.spare = l.chunks[0][:spanChunk]
+			clear(l.spare) // a chunk's items may hold pointers
+			l.spare = l.spare[:0]
+		}
 		clear(l.chunks[:c])
 		l.chunks = l.chunks[c:]
 		l.head -= c * spanChunk

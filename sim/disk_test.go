@@ -458,3 +458,27 @@ func TestAsyncSyncAfterTruncateBelowTheDurablePoint(t *testing.T) {
 		}
 	}
 }
+
+// A span list that drops from the front as fast as it grows, as a file
+// written back while it is appended to does, reuses the chunks it drops
+// rather than allocating a new one every spanChunk appends.
+func TestSpanListReusesDroppedChunks(t *testing.T) {
+	var l spanList
+	for i := 0; i < 4*spanChunk; i++ {
+		l.push(appendSpan{end: i})
+	}
+	next := 4 * spanChunk
+	allocs := testing.AllocsPerRun(20, func() {
+		for i := 0; i < spanChunk; i++ {
+			l.push(appendSpan{end: next})
+			next++
+			l.dropFront(1)
+		}
+	})
+	if allocs >= 1 {
+		t.Fatalf("%.0f allocations per %d appends and drops", allocs, spanChunk)
+	}
+	if l.len() != 4*spanChunk || l.at(0).end != next-4*spanChunk || l.at(l.len()-1).end != next-1 {
+		t.Fatalf("list of %d spans from %d to %d, want %d from %d", l.len(), l.at(0).end, l.at(l.len()-1).end, 4*spanChunk, next-4*spanChunk)
+	}
+}
