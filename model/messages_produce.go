@@ -40,11 +40,13 @@ func (m ProduceRequest) Digest() uint64 {
 // the batch went (for a duplicate of a recent batch, where it went the first
 // time); on an error it is NoOffset.
 type ProduceResponse struct {
-	CorrelationID  int32
 	TP             TopicPartition
-	Error          ErrorCode
 	BaseOffset     Offset
 	LogStartOffset Offset
+	// CorrelationID and Error come last, where they share one word: every
+	// answer is boxed into a sim.Message, in 48 bytes rather than 64.
+	CorrelationID int32
+	Error         ErrorCode
 }
 
 // String reads "ProduceResponse t/0 NONE base=17 logStart=0 corr=12".
