@@ -296,7 +296,7 @@ func TestAppendPanicsOnProgrammerErrors(t *testing.T) {
 // find, with its look at the last batches first, agrees with a plain
 // search for every offset around every batch of segments of every length.
 func TestSegmentFindMatchesSearch(t *testing.T) {
-	for n := 0; n <= 12; n++ {
+	for _, n := range []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 17, 31, 33, 100, 255, 256, 257, 600} {
 		s := &segment{}
 		for i := 0; i < n; i++ {
 			b := plain(model.Offset(3*i), 0, 3)

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"time"
 
@@ -197,24 +196,35 @@ func (s *segment) noteTime(b *model.Batch) {
 // find is the index of the first batch whose last offset is at or after
 // off, count() if none: the batch that holds off, or the next one.
 func (s *segment) find(off model.Offset) int {
-	// Fetches read at or near the end: look at the last few batches
-	// before searching the rest. Last offsets increase, so the first
-	// batch from the end that ends before off is just before the answer.
-	n := s.n
-	for i := n - 1; i >= 0 && i >= n-findTail; i-- {
+	// Fetches read at or near the end: a follower at the log end, a
+	// consumer at the high watermark or some way behind it. So the search
+	// gallops back from the end, doubling its step, until it passes a
+	// batch that ends before off, and then searches between the two last
+	// probes: a few probes for a read near the end, twice a binary
+	// search's for one at the start. Last offsets increase along the
+	// segment.
+	lo, hi := 0, s.n // the answer is in [lo, hi]
+	for step := 1; ; step *= 2 {
+		i := hi - step
+		if i < 0 {
+			break
+		}
 		if s.at(i).LastOffset() < off {
-			return i + 1
+			lo = i + 1
+			break
+		}
+		hi = i
+	}
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if s.at(h).LastOffset() < off {
+			lo = h + 1
+		} else {
+			hi = h
 		}
 	}
-	if n <= findTail {
-		return 0
-	}
-	return sort.Search(n-findTail, func(i int) bool { return s.at(i).LastOffset() >= off })
+	return lo
 }
-
-// findTail is how many batches find looks at from the end before it
-// searches the rest.
-const findTail = 4
 
 // keep cuts the in-memory view to the first k batches; the caller cuts the
 // file to pos(k).
