@@ -248,7 +248,7 @@ func (l *Log) write(b *model.Batch, now time.Duration) {
 	// again only if they are ever needed (see segment.AppendItems).
 	l.disk.AppendLazy(s.name, int(n), s, s.count()-1)
 	l.leo = b.NextOffset()
-	l.producers.update(*b)
+	l.producers.update(b)
 	if l.cfg.flushOnCount() && int64(l.leo-l.recoveryPoint) >= l.cfg.FlushIntervalMessages {
 		l.flush(l.leo, false)
 	}
@@ -365,7 +365,7 @@ func (l *Log) rebuildProducers() {
 	l.producers.reset()
 	for _, s := range l.segs {
 		for i := s.find(l.logStart); i < s.count(); i++ {
-			l.producers.update(*s.at(i))
+			l.producers.update(s.at(i))
 		}
 	}
 }

@@ -31,12 +31,36 @@ type ProducerEntry struct {
 	Batches       []BatchMeta
 }
 
+// producerEntry is a ProducerEntry as the state keeps it: the retained
+// batches in a ring, so that recording a batch (on every append of every
+// replica) overwrites the oldest in place instead of shifting the others.
+type producerEntry struct {
+	epoch model.Epoch
+	ring  [BatchesRetained]BatchMeta
+	head  int // the oldest batch's slot
+	n     int // retained batches
+}
+
+// at is the i-th retained batch, oldest first.
+func (e *producerEntry) at(i int) *BatchMeta { return &e.ring[(e.head+i)%BatchesRetained] }
+
 // lastSeq is the sequence of the last record appended, or NoSequence.
-func (e *ProducerEntry) lastSeq() int32 {
-	if len(e.Batches) == 0 {
+func (e *producerEntry) lastSeq() int32 {
+	if e.n == 0 {
 		return model.NoSequence
 	}
-	return e.Batches[len(e.Batches)-1].LastSeq
+	return e.at(e.n - 1).LastSeq
+}
+
+// add records a batch, dropping the oldest once BatchesRetained are kept.
+func (e *producerEntry) add(m BatchMeta) {
+	if e.n < BatchesRetained {
+		*e.at(e.n) = m
+		e.n++
+		return
+	}
+	e.ring[e.head] = m
+	e.head = (e.head + 1) % BatchesRetained
 }
 
 // ProducerState is a partition's idempotent-producer state (KIP-98), Kafka's
@@ -53,11 +77,27 @@ func (e *ProducerEntry) lastSeq() int32 {
 // producer.id.expiration.ms; a forgotten producer is accepted at any
 // sequence, as Kafka accepts one whose state has expired.
 type ProducerState struct {
-	producers map[model.ProducerID]*ProducerEntry
+	producers map[model.ProducerID]*producerEntry
+	// last is the entry of lastID, the producer seen last: a partition
+	// has few producers, and every append of every replica looks one up.
+	lastID model.ProducerID
+	last   *producerEntry
 }
 
 func newProducerState() *ProducerState {
-	return &ProducerState{producers: map[model.ProducerID]*ProducerEntry{}}
+	return &ProducerState{producers: map[model.ProducerID]*producerEntry{}}
+}
+
+// entry is the state of producer pid, nil if unknown.
+func (p *ProducerState) entry(pid model.ProducerID) *producerEntry {
+	if p.last != nil && p.lastID == pid {
+		return p.last
+	}
+	e := p.producers[pid]
+	if e != nil {
+		p.lastID, p.last = pid, e
+	}
+	return e
 }
 
 // CheckAppend is the leader's validation of a produce batch before it is
@@ -86,23 +126,23 @@ func (p *ProducerState) CheckAppend(b model.Batch) (dup *BatchMeta, err model.Er
 	if b.ProducerID == model.NoProducerID {
 		return nil, model.NoError
 	}
-	e, known := p.producers[b.ProducerID]
-	if !known {
+	e := p.entry(b.ProducerID)
+	if e == nil {
 		return nil, model.NoError
 	}
-	if b.ProducerEpoch == e.ProducerEpoch {
+	if b.ProducerEpoch == e.epoch {
 		first, last := b.BaseSequence, b.LastSequence()
-		for i := range e.Batches {
-			if m := &e.Batches[i]; m.FirstSeq == first && m.LastSeq == last {
-				c := *m // a copy: update may shift the entries later
+		for i := 0; i < e.n; i++ {
+			if m := e.at(i); m.FirstSeq == first && m.LastSeq == last {
+				c := *m // a copy: update may overwrite the slot later
 				return &c, model.NoError
 			}
 		}
 	}
-	if b.ProducerEpoch < e.ProducerEpoch {
+	if b.ProducerEpoch < e.epoch {
 		return nil, model.InvalidProducerEpoch
 	}
-	if b.ProducerEpoch != e.ProducerEpoch {
+	if b.ProducerEpoch != e.epoch {
 		if b.BaseSequence != 0 {
 			return nil, model.OutOfOrderSequenceNumber
 		}
@@ -124,45 +164,46 @@ func inSequence(last, next int32) bool {
 // every append through replication and during recovery: a new producer
 // epoch forgets the batches of the old one, and only the last five
 // batches are kept.
-func (p *ProducerState) update(b model.Batch) {
+func (p *ProducerState) update(b *model.Batch) {
 	if b.ProducerID == model.NoProducerID {
 		return
 	}
-	e, ok := p.producers[b.ProducerID]
-	if !ok {
-		e = &ProducerEntry{ProducerEpoch: b.ProducerEpoch}
+	e := p.entry(b.ProducerID)
+	if e == nil {
+		e = &producerEntry{epoch: b.ProducerEpoch}
 		p.producers[b.ProducerID] = e
+		p.lastID, p.last = b.ProducerID, e
 	}
-	if e.ProducerEpoch != b.ProducerEpoch {
-		e.ProducerEpoch = b.ProducerEpoch
-		e.Batches = e.Batches[:0]
+	if e.epoch != b.ProducerEpoch {
+		e.epoch = b.ProducerEpoch
+		e.head, e.n = 0, 0
 	}
-	m := BatchMeta{
+	e.add(BatchMeta{
 		FirstSeq:    b.BaseSequence,
 		LastSeq:     b.LastSequence(),
 		FirstOffset: b.BaseOffset,
 		LastOffset:  b.LastOffset(),
-		Timestamp:   maxTimestamp(&b),
-	}
-	if len(e.Batches) == BatchesRetained {
-		copy(e.Batches, e.Batches[1:])
-		e.Batches = e.Batches[:BatchesRetained-1]
-	}
-	e.Batches = append(e.Batches, m)
+		Timestamp:   maxTimestamp(b),
+	})
 }
 
 // reset forgets every producer, before a rebuild from the log.
 func (p *ProducerState) reset() {
-	p.producers = map[model.ProducerID]*ProducerEntry{}
+	p.producers = map[model.ProducerID]*producerEntry{}
+	p.lastID, p.last = 0, nil
 }
 
 // Lookup returns a copy of one producer's state.
 func (p *ProducerState) Lookup(pid model.ProducerID) (ProducerEntry, bool) {
-	e, ok := p.producers[pid]
-	if !ok {
+	e := p.producers[pid]
+	if e == nil {
 		return ProducerEntry{}, false
 	}
-	return ProducerEntry{ProducerEpoch: e.ProducerEpoch, Batches: append([]BatchMeta(nil), e.Batches...)}, true
+	out := ProducerEntry{ProducerEpoch: e.epoch}
+	for i := 0; i < e.n; i++ {
+		out.Batches = append(out.Batches, *e.at(i))
+	}
+	return out, true
 }
 
 // IDs returns the known producer ids in increasing order.
