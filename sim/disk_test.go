@@ -421,7 +421,7 @@ func TestAppendLazyMatchesAppend(t *testing.T) {
 		if src.calls != before {
 			t.Fatalf("appends alone produced bytes %d times", src.calls-before)
 		}
-		if n := lazy.files["f"].lazy.len(); n != 1 {
+		if n := lazy.files["f"].lazySpans(); n != 1 {
 			t.Fatalf("100 consecutive items of one source kept %d spans, want 1", n)
 		}
 		if got := lazy.Read("f"); len(got) < 300 || string(got[len(got)-3:]) != "abc" || src.calls != before+100 {
