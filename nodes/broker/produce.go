@@ -39,7 +39,7 @@ func (b *Broker) handleProduce(from model.BrokerID, m model.ProduceRequest) {
 	case p == nil || !p.isLeader:
 		reply(model.NotLeaderOrFollower, model.NoOffset)
 		return
-	case !m.Batch.Valid():
+	case !p.log.Valid(&m.Batch):
 		reply(model.CorruptMessage, model.NoOffset)
 		return
 	}

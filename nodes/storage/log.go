@@ -181,6 +181,16 @@ func (l *Log) AppendShared(b *model.Batch, now time.Duration) {
 	l.append(b, now)
 }
 
+// Valid is b.Valid() computed over the log's encoding buffer: a leader
+// checks every produce batch before anything else (Kafka's LogValidator,
+// CORRUPT_MESSAGE when it fails), and the buffer, unlike the stack copy
+// Valid encodes into, can be handed to the hardware CRC.
+func (l *Log) Valid(b *model.Batch) bool {
+	var ok bool
+	l.buf, ok = model.AppendValidBatch(l.buf[:0], b)
+	return ok
+}
+
 // AppendAsLeader stamps a producer's batch and appends it, as a leader
 // does (UnifiedLog.appendAsLeader): the batch goes at the log end under
 // leaderEpoch, each record gets its offset, and the CRC covers the new
