@@ -21,8 +21,8 @@ type delayedFetch struct {
 	// fetch answered by one partition's wake stays in the others' lists,
 	// marked done, until they sweep it out. Once done and in no list it
 	// goes back to the broker's free list (see unlinkFetch): nearly every
-	// follower fetch is parked, and a parking record per fetch was a
-	// tenth of the benchmark's allocations.
+	// follower fetch is parked, and a parking record per fetch was one
+	// in seven of BenchmarkCluster's allocations.
 	links int
 }
 

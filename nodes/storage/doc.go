@@ -7,9 +7,9 @@
 //
 // A broker opens one Log per partition replica it hosts, in a folder of its
 // sim.Disk such as "t-0/", and drives it: a leader checks a produce batch
-// against the producer state, stamps it (model.Batch.Rebase) and appends it;
-// a follower appends what it fetched as it is; both truncate on divergence
-// and apply retention. The package decides nothing about replication: it
+// (Valid, then against the producer state) and has the log stamp and append
+// it (AppendAsLeader); a follower appends what it fetched as it is
+// (AppendShared); both truncate on divergence and apply retention. The package decides nothing about replication: it
 // knows no high watermark except the one a caller passes to retention, no
 // ISR and no leader.
 //
