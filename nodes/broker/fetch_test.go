@@ -128,3 +128,31 @@ func TestADelayedFetchIsFreedOnlyWhenNoPartitionHoldsIt(t *testing.T) {
 		t.Fatal("the free record was not reused")
 	}
 }
+
+// A fetch delivered twice (a datagram link duplicates it) is answered
+// twice, and the second answer does not take the room the first answer
+// already uses in the request: each keeps what the log held when it was
+// built.
+func TestADuplicatedFetchGetsTwoIntactAnswers(t *testing.T) {
+	r := newRig(t, testConfig())
+	// The copy arrives one link latency after the original.
+	r.s.SetLink(consumerID, 1, sim.LinkConfig{Latency: sim.Fixed(50 * time.Millisecond), Datagram: &sim.Datagram{DupProb: 1}})
+	r.consumerFetch(2*time.Second, 1, 0, 0)                              // answered at once: nothing yet
+	r.produce(2*time.Second+55*time.Millisecond, 1, model.AcksAll, "v0") // committed before the copy arrives
+	r.s.Run(3 * time.Second)
+
+	got := *r.fetched
+	if len(got) != 2 {
+		t.Fatalf("got %d answers, want 2", len(got))
+	}
+	first, second := got[0], got[1]
+	if first == second {
+		t.Fatal("both answers are one object")
+	}
+	if p := first.Partitions[0]; p.HighWatermark != 0 || len(p.Batches) != 0 {
+		t.Fatalf("the first answer changed after it was sent: %v", first)
+	}
+	if p := second.Partitions[0]; p.HighWatermark != 1 || len(p.Batches) != 1 {
+		t.Fatalf("the second answer: %v, want the committed batch", second)
+	}
+}
