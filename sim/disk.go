@@ -34,6 +34,9 @@ type Disk struct {
 	stats        DiskStats
 	scratch      []byte // AppendLazy's bytes when it cannot defer them
 	nsOps        []nsOp // namespace changes since the last SyncDir, oldest first
+	// nsGen counts changes to files, the page cache's namespace: a
+	// FileRef taken before the latest one is looked up again.
+	nsGen uint64
 }
 
 // nsOp is one namespace change not yet made durable by SyncDir: name now
@@ -46,6 +49,29 @@ type nsOp struct {
 
 func (d *Disk) recordNS(name string, f *file) {
 	d.nsOps = append(d.nsOps, nsOp{name: name, f: f, at: *d.now})
+	d.nsGen++
+}
+
+// FileRef remembers the file a name referred to when last resolved, so
+// that a caller appending to one file again and again (a log's active
+// segment, for every batch) need not look its name up each time. The zero
+// value is ready to use. A FileRef must always be passed with the same
+// name; any create, rename or remove on the disk, or a power loss, makes
+// the next use look the name up again.
+type FileRef struct {
+	d   *Disk
+	f   *file // nil: the name was missing
+	gen uint64
+}
+
+// resolve is d.files[name], through ref.
+func (d *Disk) resolve(ref *FileRef, name string) (*file, bool) {
+	if ref.d == d && ref.gen == d.nsGen {
+		return ref.f, ref.f != nil
+	}
+	f, ok := d.files[name]
+	*ref = FileRef{d: d, f: f, gen: d.nsGen}
+	return f, ok
 }
 
 // DiskStats counts what a node did to its disk.
@@ -430,7 +456,14 @@ func (d *Disk) Append(name string, p []byte) {
 // then the item must not change (see Lazy). Every other effect (sizes,
 // unsynced spans, statistics, torn writes) is that of Append.
 func (d *Disk) AppendLazy(name string, n int, src Lazy, item int) {
-	f, ok := d.files[name]
+	var ref FileRef
+	d.AppendLazyRef(&ref, name, n, src, item)
+}
+
+// AppendLazyRef is AppendLazy with the name resolved through ref (see
+// FileRef).
+func (d *Disk) AppendLazyRef(ref *FileRef, name string, n int, src Lazy, item int) {
+	f, ok := d.resolve(ref, name)
 	if !ok || f.durableCopy != nil {
 		// A new file, or one whose last write must be kept to be torn:
 		// the plain path.
@@ -644,6 +677,7 @@ func (d *Disk) powerLoss() {
 		files[n] = d.survivor(d.durableNames[n])
 	}
 	d.files = files
+	d.nsGen++
 	d.durableNames = make(map[string]*file, len(files))
 	for n, f := range files {
 		d.durableNames[n] = f

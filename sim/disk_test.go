@@ -482,3 +482,44 @@ func TestSpanListReusesDroppedChunks(t *testing.T) {
 		t.Fatalf("list of %d spans from %d to %d, want %d from %d", l.len(), l.at(0).end, l.at(l.len()-1).end, 4*spanChunk, next-4*spanChunk)
 	}
 }
+
+// A FileRef follows its name through every change of the namespace: after
+// a rename, a remove and a re-create, or a power loss, appends through it
+// go to the file the name now denotes, as appends by name do.
+func TestFileRefFollowsTheName(t *testing.T) {
+	now := time.Duration(0)
+	byRef := newDisk("d", NewStreams(1).Stream("disk"), &now)
+	byName := newDisk("d", NewStreams(1).Stream("disk"), &now)
+	var ref FileRef
+	src := &lazyItems{}
+	step := 0
+	both := func(f func(d *Disk)) { f(byRef); f(byName) }
+	appendBoth := func(p string) {
+		item := src.add([]byte(p))
+		byRef.AppendLazyRef(&ref, "f", len(p), src, item)
+		byName.AppendLazy("f", len(p), src, item)
+		step++
+		for _, name := range []string{"f", "g"} {
+			if a, b := byRef.Exists(name), byName.Exists(name); a != b || a && string(byRef.Read(name)) != string(byName.Read(name)) {
+				t.Fatalf("step %d: %s differs: %q vs %q", step, name, byRef.Read(name), byName.Read(name))
+			}
+		}
+	}
+	both(func(d *Disk) { d.Create("f"); d.SyncDir() })
+	appendBoth("a")
+	appendBoth("b")
+	both(func(d *Disk) { d.Rename("f", "g") })
+	appendBoth("c") // a new f, not g
+	both(func(d *Disk) { d.Remove("f") })
+	appendBoth("d")
+	both(func(d *Disk) { d.SyncDir(); d.Sync("f"); d.Sync("g") })
+	appendBoth("e")
+	both(func(d *Disk) { d.SetTornWrites(false); d.powerLoss() })
+	appendBoth("f")
+	if got := string(byRef.Read("f")); got != "df" {
+		t.Fatalf("f holds %q, want \"df\"", got)
+	}
+	if got := string(byRef.Read("g")); got != "ab" {
+		t.Fatalf("g holds %q, want \"ab\"", got)
+	}
+}

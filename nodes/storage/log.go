@@ -256,7 +256,7 @@ func (l *Log) write(b *model.Batch, now time.Duration) {
 	// The segment's batches never change in place, so the disk can keep
 	// the segment as the source of this batch's bytes and encode them
 	// again only if they are ever needed (see segment.AppendItems).
-	l.disk.AppendLazy(s.name, int(n), s, s.count()-1)
+	l.disk.AppendLazyRef(&s.ref, s.name, int(n), s, s.count()-1)
 	l.leo = b.NextOffset()
 	l.producers.update(b)
 	if l.cfg.flushOnCount() && int64(l.leo-l.recoveryPoint) >= l.cfg.FlushIntervalMessages {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/sim"
 )
 
 // segment is one segment file, Kafka's LogSegment, and the page cache's
@@ -41,6 +42,8 @@ type segment struct {
 	modified time.Duration
 	// cut says the file was shortened and not synced since (see flush).
 	cut bool
+	// ref resolves name on the disk for every append without a lookup.
+	ref sim.FileRef
 }
 
 // chunkEntries is how many batches one chunk of a segment holds.
