@@ -103,6 +103,12 @@ type file struct {
 	// one cache line away where the list's chunk is two or three.
 	lazy     chunked[lazySpan]
 	lazyTail lazySpan // src nil: none
+	// wbAt is the time of the latest append whose writeback (see
+	// writtenBack) is still to apply when wbPending; wbNext is when the
+	// oldest unsynced append, and a few after it, will be due.
+	wbAt      time.Duration
+	wbPending bool
+	wbNext    time.Duration
 }
 
 // Lazy is file content whose bytes can be produced when needed: numbered
@@ -498,6 +504,7 @@ func (d *Disk) WriteAt(name string, p []byte, off int64) {
 		d.Append(name, p)
 		return
 	}
+	d.catchUp(f)
 	f.keepDurable(int(off))
 	end := int(off) + len(p)
 	if f.size < end {
@@ -514,6 +521,7 @@ func (d *Disk) WriteAt(name string, p []byte, off int64) {
 // Truncate cuts the file to size bytes (or extends it with zeros).
 func (d *Disk) Truncate(name string, size int64) {
 	f := d.get(name)
+	d.catchUp(f)
 	f.keepDurable(int(size))
 	if int(size) <= f.size {
 		f.truncateTo(int(size))
@@ -529,16 +537,45 @@ func (d *Disk) Truncate(name string, size int64) {
 // now rather than at a power loss: the result is the same (they would be
 // durable then too), and the span list of a file that is never synced,
 // Kafka's default, stays short instead of growing for the whole run.
+//
+// An append calls it, and it defers the work: it notes the append's time
+// and applies the writeback as of that time (catchUp) only once the
+// oldest unsynced append has been due for a while, so that one pass
+// retires a second's worth of spans instead of every append reading the
+// oldest one. Whatever reads or changes the durable state (a sync, a
+// rewrite, a cut, Durable, a power loss) catches up first, and a
+// writeback applied later as of the same time gives the same state: so
+// nothing can tell the deferral.
 func (d *Disk) writtenBack(f *file) {
 	if d.writeback <= 0 {
 		return
 	}
+	f.wbAt, f.wbPending = *d.now, true
+	if *d.now >= f.wbNext {
+		d.catchUp(f)
+	}
+}
+
+// writebackBatch is how long the oldest unsynced append of a file may be
+// due before an append retires it with all the others due by then.
+const writebackBatch = time.Second
+
+// catchUp applies a deferred writeback (see writtenBack).
+func (d *Disk) catchUp(f *file) {
+	if !f.wbPending {
+		return
+	}
+	f.wbPending = false
 	k, n := 0, f.appends.len()
-	for k < n && *d.now-f.appends.at(k).at >= d.writeback {
+	for k < n && f.wbAt-f.appends.at(k).at >= d.writeback {
 		f.durableLen = f.appends.at(k).end
 		k++
 	}
 	f.appends.dropFront(k)
+	f.wbNext = 0 // the next append sets it
+	if f.appends.len() > 0 {
+		f.wbNext = f.appends.at(0).at + d.writeback + writebackBatch
+	}
 }
 
 // keepDurable copies the durable state out of data before a change at or
@@ -576,6 +613,7 @@ func (d *Disk) Sync(name string) {
 }
 
 func (d *Disk) syncAll(f *file) {
+	d.catchUp(f)
 	d.stats.Syncs++
 	d.stats.BytesSynced += int64(f.size - f.durableLen)
 	f.durableLen = f.size
@@ -595,6 +633,7 @@ func (d *Disk) completeSync(name string, upTo int64, gen uint64) {
 	if !ok || f.gen != gen || int(upTo) > f.size {
 		return
 	}
+	d.catchUp(f)
 	d.stats.Syncs++
 	switch {
 	case f.durableCopy != nil:
@@ -635,6 +674,7 @@ func (d *Disk) Durable(name string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
+	d.catchUp(f)
 	return f.durableBytes(), true
 }
 
@@ -674,6 +714,7 @@ func (d *Disk) powerLoss() {
 	sort.Strings(names) // the tear draws must not depend on map order
 	files := make(map[string]*file, len(names))
 	for _, n := range names {
+		d.catchUp(d.durableNames[n])
 		files[n] = d.survivor(d.durableNames[n])
 	}
 	d.files = files

@@ -523,3 +523,80 @@ func TestFileRefFollowsTheName(t *testing.T) {
 		t.Fatalf("g holds %q, want \"ab\"", got)
 	}
 }
+
+// Deferring the writeback (see writtenBack) cannot be told from applying
+// it at every append, as the disk did before: two disks take the same
+// random appends, rewrites, cuts, syncs and power losses, one of them
+// written back right after each append by the test itself, and must agree
+// on content, durable state and statistics throughout.
+func TestDeferredWritebackMatchesEager(t *testing.T) {
+	const writeback = 3 * time.Second
+	// eagerWriteback is the writeback as every append applied it before
+	// (an append to a rewritten file left it alone).
+	eagerWriteback := func(d *Disk, f *file) {
+		if f.durableCopy != nil {
+			return
+		}
+		k, n := 0, f.appends.len()
+		for k < n && *d.now-f.appends.at(k).at >= writeback {
+			f.durableLen = f.appends.at(k).end
+			k++
+		}
+		f.appends.dropFront(k)
+		f.wbPending = false
+	}
+	for seed := uint64(1); seed <= 8; seed++ {
+		r := NewStreams(seed).Stream("wb")
+		var now time.Duration
+		eager := newDisk("d", NewStreams(seed).Stream("disk"), &now)
+		lazy := newDisk("d", NewStreams(seed).Stream("disk"), &now)
+		for _, d := range []*Disk{eager, lazy} {
+			d.SetWriteback(writeback)
+			d.Create("f")
+			d.SyncDir()
+		}
+		deferred := 0
+		for step := 0; step < 3000; step++ {
+			now += time.Duration(r.IntN(400)) * time.Millisecond
+			p := make([]byte, 1+r.IntN(40))
+			for i := range p {
+				p[i] = byte(r.IntN(256))
+			}
+			switch op := r.IntN(100); {
+			case op < 80:
+				eager.Append("f", p)
+				eagerWriteback(eager, eager.files["f"])
+				lazy.Append("f", p)
+			case op < 85:
+				off := int64(r.IntN(int(eager.Size("f")) + 1))
+				eager.WriteAt("f", p, off)
+				lazy.WriteAt("f", p, off)
+			case op < 90:
+				n := int64(r.IntN(int(eager.Size("f")) + 1))
+				eager.Truncate("f", n)
+				lazy.Truncate("f", n)
+			case op < 94:
+				eager.Sync("f")
+				lazy.Sync("f")
+			case op < 95:
+				e, _ := eager.Durable("f")
+				l, _ := lazy.Durable("f")
+				if string(e) != string(l) {
+					t.Fatalf("seed %d step %d: durable states differ", seed, step)
+				}
+			default:
+				eager.powerLoss()
+				lazy.powerLoss()
+			}
+			if f := lazy.files["f"]; f != nil && f.wbPending && f.appends.len() > 0 && now-f.appends.at(0).at >= writeback {
+				deferred++ // something due is still waiting
+			}
+			if string(eager.Read("f")) != string(lazy.Read("f")) || eager.Stats() != lazy.Stats() {
+				t.Fatalf("seed %d step %d: contents or stats differ: %+v vs %+v", seed, step, eager.Stats(), lazy.Stats())
+			}
+		}
+		if deferred == 0 {
+			t.Fatalf("seed %d: no due writeback was ever deferred", seed)
+		}
+	}
+}
