@@ -92,6 +92,9 @@ type Log struct {
 
 	epochs    *EpochCache
 	producers *ProducerState
+	// folded is where the producer state stops: the batches from it to
+	// the log end are still to be recorded in it (see foldProducers).
+	folded model.Offset
 	buf       []byte  // encoding scratch, reused across appends
 	hdrs      headers // where Append keeps the headers of its batches
 	recs      records // where AppendAsLeader keeps the records of its batches
@@ -113,9 +116,39 @@ func (l *Log) RecoveryPoint() model.Offset { return l.recoveryPoint }
 // Epochs is the log's leader-epoch cache.
 func (l *Log) Epochs() *EpochCache { return l.epochs }
 
-// Producers is the log's idempotent-producer state; a leader calls its
-// CheckAppend before appending a produce batch.
-func (l *Log) Producers() *ProducerState { return l.producers }
+// Producers is the log's idempotent-producer state, up to the log end; a
+// leader calls its CheckAppend before appending a produce batch. It is the
+// state of the moment: appends after the call are not in it until the
+// next call.
+func (l *Log) Producers() *ProducerState {
+	l.foldProducers()
+	return l.producers
+}
+
+// foldAfter is how many offsets an append leaves out of the producer
+// state before it records them all (see foldProducers).
+const foldAfter = 512
+
+// foldProducers records the batches from folded to the log end in the
+// producer state. Appends leave it to this, for a run of batches at a
+// time: recording each batch as it comes (Kafka's
+// ProducerStateManager.update on every append) touched the producer's
+// entry, cold by the next append of the partition, once per batch per
+// replica. Whatever reads the state folds first (Producers), and so does
+// retention before it deletes batches, so that nothing can tell.
+func (l *Log) foldProducers() {
+	if l.folded >= l.leo {
+		return
+	}
+	from := max(l.folded, l.logStart)
+	for si := l.segIndex(from); si < len(l.segs); si++ {
+		s := l.segs[si]
+		for i := s.find(from); i < s.count(); i++ {
+			l.producers.update(s.at(i))
+		}
+	}
+	l.folded = l.leo
+}
 
 // EndOffsetFor is the leader-epoch cache's EndOffsetFor with this log's end
 // offset: where epoch ends in this log.
@@ -258,7 +291,9 @@ func (l *Log) write(b *model.Batch, now time.Duration) {
 	// again only if they are ever needed (see segment.AppendItems).
 	l.disk.AppendLazyRef(&s.ref, s.name, int(n), s, s.count()-1)
 	l.leo = b.NextOffset()
-	l.producers.update(b)
+	if l.leo-l.folded >= foldAfter {
+		l.foldProducers()
+	}
 	if l.cfg.flushOnCount() && int64(l.leo-l.recoveryPoint) >= l.cfg.FlushIntervalMessages {
 		l.flush(l.leo, false)
 	}
@@ -373,9 +408,6 @@ func (l *Log) BatchAt(off model.Offset) (model.Batch, bool) {
 // as Kafka's rebuildProducerState does from its latest snapshot.
 func (l *Log) rebuildProducers() {
 	l.producers.reset()
-	for _, s := range l.segs {
-		for i := s.find(l.logStart); i < s.count(); i++ {
-			l.producers.update(s.at(i))
-		}
-	}
+	l.folded = l.logStart
+	l.foldProducers()
 }

@@ -163,3 +163,42 @@ func TestProducerStateRebuiltIdenticallyAfterReopenAndTruncation(t *testing.T) {
 		t.Fatalf("after truncate and refetch:\n%+v\nwant\n%+v", after, before)
 	}
 }
+
+// Appends record their batches in the producer state in runs (see
+// foldProducers), and nothing can tell: a duplicate of the batch just
+// appended is recognised at once, and batches that retention deletes
+// before any read of the state still leave their producer known, as they
+// did when every append recorded its batch.
+func TestProducerStateSeesEveryAppendAndOutlivesRetention(t *testing.T) {
+	w := newWorld(t, 1)
+	cfg := smallSegments(200) // a few batches per segment
+	cfg.RetentionBytes = 0    // delete every segment below the high watermark
+	l, _ := w.open(cfg)
+	for i := int32(0); i < 20; i++ {
+		l.Append(seqBatch(0, 3*i, 3).Rebase(l.LEO(), 0), 0)
+		if l.LEO()-l.folded >= foldAfter {
+			t.Fatalf("after batch %d, %d offsets are not in the producer state", i, l.LEO()-l.folded)
+		}
+	}
+	if l.folded == l.LEO() {
+		t.Fatal("every append recorded its batch at once: nothing was left to fold")
+	}
+	if n := l.ApplyRetention(0, l.LEO()); n == 0 || l.LogStartOffset() == 0 {
+		t.Fatalf("retention deleted %d segments, log start %d", n, l.LogStartOffset())
+	}
+	e, ok := l.Producers().Lookup(pid)
+	if !ok || len(e.Batches) != BatchesRetained || e.Batches[BatchesRetained-1].LastSeq != 59 {
+		t.Fatalf("producer state after retention: %+v, %v", e, ok)
+	}
+	// The retry of the last batch is a duplicate, answered with its
+	// offsets; the next batch follows on.
+	if off, code := produce(t, l, seqBatch(0, 57, 3)); code != model.NoError || off != 57 {
+		t.Fatalf("retry of the last batch: %d, %v", off, code)
+	}
+	if off, code := produce(t, l, seqBatch(0, 60, 3)); code != model.NoError || off != 60 {
+		t.Fatalf("the next batch: %d, %v", off, code)
+	}
+	if _, code := produce(t, l, seqBatch(0, 60, 3)); code != model.NoError || l.LEO() != 63 {
+		t.Fatalf("a retry of the batch just appended: %v, LEO %d", code, l.LEO())
+	}
+}

@@ -48,6 +48,9 @@ func (l *Log) ApplyRetention(now time.Duration, hw model.Offset) (deleted int) {
 // deleteOld deletes segments from the oldest while they lie wholly below
 // hw and expired says so (Kafka's deletableSegments and deleteSegments).
 func (l *Log) deleteOld(hw model.Offset, expired func(*segment) bool) int {
+	// The producer state remembers producers whose batches retention
+	// deletes (until the next rebuild): record them before they go.
+	l.foldProducers()
 	n := 0
 	for n < len(l.segs) {
 		s := l.segs[n]

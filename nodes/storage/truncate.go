@@ -86,6 +86,7 @@ func (l *Log) TruncateFullyAndStartAt(off model.Offset) {
 	l.leo, l.logStart, l.recoveryPoint = off, off, off
 	l.epochs.clear()
 	l.producers.reset()
+	l.folded = off
 	l.writeLogStart()
 }
 
