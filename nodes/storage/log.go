@@ -95,9 +95,9 @@ type Log struct {
 	// folded is where the producer state stops: the batches from it to
 	// the log end are still to be recorded in it (see foldProducers).
 	folded model.Offset
-	buf       []byte  // encoding scratch, reused across appends
-	hdrs      headers // where Append keeps the headers of its batches
-	recs      records // where AppendAsLeader keeps the records of its batches
+	buf    []byte  // encoding scratch, reused across appends
+	hdrs   headers // where Append keeps the headers of its batches
+	recs   records // where AppendAsLeader keeps the records of its batches
 }
 
 // Dir is the log's folder on the disk, ending in "/".
