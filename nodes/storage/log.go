@@ -381,6 +381,12 @@ func (l *Log) HasReadable(from, end model.Offset) bool {
 	if from < l.logStart || from >= end {
 		return false
 	}
+	if end == l.leo {
+		// Whatever batch holds from ends at the log end at the latest: a
+		// follower's parked fetch, checked at every append, needs no
+		// search.
+		return true
+	}
 	for si := l.segIndex(from); si < len(l.segs); si++ {
 		s := l.segs[si]
 		if i := s.find(from); i < s.count() {
