@@ -121,18 +121,40 @@ func newAccumulator(p model.ProducerConfig) accumulator {
 }
 
 func (a *accumulator) queue(tp model.TopicPartition) *[]*batch {
+	return a.queues[a.index(tp)]
+}
+
+// index is the position of tp's queue, which it adds if missing.
+func (a *accumulator) index(tp model.TopicPartition) int {
 	i, found := slices.BinarySearchFunc(a.tps, tp, model.TopicPartition.Compare)
 	if !found {
 		a.tps = slices.Insert(a.tps, i, tp)
 		a.queues = slices.Insert(a.queues, i, &[]*batch{})
 	}
-	return a.queues[i]
+	return i
 }
+
+// appended says what an append did to its partition's queue: all the
+// sender needs to know to tell whether its next pass could find anything
+// new (see Producer.appendQuiet).
+type appended uint8
+
+const (
+	// appendedOpen: the record joined the open last batch, which stays
+	// open; no batch's readiness or deadlines changed.
+	appendedOpen appended = iota
+	// appendedFirst: the record started a batch, open and alone in its
+	// queue; its linger and delivery deadlines are new.
+	appendedFirst
+	// appendedOther: the append closed a batch, or started one that is
+	// full or queued behind others: a batch may be ready now.
+	appendedOther
+)
 
 // append adds a record to the partition's last batch if it has room, or to
 // a new batch (Kafka's RecordAccumulator.append and tryAppend). A record
 // always fits an empty batch, however large, as in Kafka.
-func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.Duration) {
+func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.Duration) appended {
 	q := a.queue(tp)
 	size := recordBytes(r.key, r.value)
 	if n := len(*q); n > 0 {
@@ -142,7 +164,7 @@ func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.
 				last.recs = append(last.recs, model.Record{Offset: model.Offset(len(last.recs)), Timestamp: r.ts, Key: r.key, Value: r.value})
 				last.ops = append(last.ops, r.op)
 				last.bytes += size
-				return
+				return appendedOpen
 			}
 			last.full = true // closeForRecordAppends
 		}
@@ -157,6 +179,10 @@ func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.
 	b.ops = b.inlineOps[:1:batchInline]
 	b.full = b.bytes >= a.batchSize
 	*q = append(*q, b)
+	if b.full || len(*q) > 1 {
+		return appendedOther
+	}
+	return appendedFirst
 }
 
 // reenqueue puts a batch to retry back at the head of its queue

@@ -68,13 +68,15 @@ func newMetadata(bootstrap []model.BrokerID, cl model.ClientConfig) metadata {
 }
 
 // addTopic makes a topic one of interest; a new one calls for an update.
-func (m *metadata) addTopic(t string) {
+// It reports whether the topic was new.
+func (m *metadata) addTopic(t string) bool {
 	i, found := slices.BinarySearch(m.topics, t)
 	if found {
-		return
+		return false
 	}
 	m.topics = slices.Insert(m.topics, i, t)
 	m.needUpdate = true
+	return true
 }
 
 // setTopics replaces the topics of interest (the consumer's assignment).

@@ -54,6 +54,19 @@ type Producer struct {
 	// Scratch slices reused by drain and drainNode.
 	leadersBuf []model.BrokerID
 	partsBuf   []int
+
+	// What the last sender pass (run) left, for appendQuiet: nextAt is
+	// the deadline it computed (nothing is due before it), settled that a
+	// pass before nextAt would change nothing unless an event came in
+	// between, and leaderless that drain found a batch without a leader.
+	nextAt     time.Duration
+	settled    bool
+	leaderless bool
+	// runEveryAppend turns appendQuiet off, so that a test can compare a
+	// run with the sender pass after every append against one without.
+	runEveryAppend bool
+	// passesSkipped counts the appends appendQuiet handled (for tests).
+	passesSkipped int
 }
 
 // queueLeader is the leader and leader epoch of one accumulator queue.
@@ -175,7 +188,10 @@ func (p *Producer) Send(env *sim.Env, m Message) int {
 	case p.idem.state == idemFatal:
 		p.finishOne(env, op, false, "fatal: "+p.idem.fatalReason())
 	case known:
-		p.appendRecord(env, tp, pendingRecord{op: op, key: m.Key, value: m.Value, ts: now})
+		how := p.appendRecord(env, tp, pendingRecord{op: op, key: m.Key, value: m.Value, ts: now})
+		if p.appendQuiet(env, tp, how) {
+			return op
+		}
 	default:
 		p.md.addTopic(m.Topic)
 		p.waiting = append(p.waiting, waitingSend{m: m, op: op, deadline: satAdd(now, p.opts.MaxBlock)})
@@ -207,12 +223,17 @@ func (p *Producer) partition(env *sim.Env, m Message, n int32) (model.TopicParti
 	return model.TP(m.Topic, part), true
 }
 
-func (p *Producer) appendRecord(env *sim.Env, tp model.TopicPartition, r pendingRecord) {
-	p.md.addTopic(tp.Topic)
+// appendRecord adds a record to its partition's queue and says what that
+// did to the queue (see appended).
+func (p *Producer) appendRecord(env *sim.Env, tp model.TopicPartition, r pendingRecord) appended {
+	if p.md.addTopic(tp.Topic) {
+		p.settled = false // a metadata refresh is due
+	}
 	now := env.Now()
-	p.acc.append(tp, r, now)
+	how := p.acc.append(tp, r, now)
 	// The record's batch was created at or before now.
 	p.expireAt = min(p.expireAt, satAdd(now, p.cfg.DeliveryTimeout))
+	return how
 }
 
 // unblockWaiting appends the sends whose metadata arrived, in send order,

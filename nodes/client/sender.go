@@ -34,7 +34,74 @@ func (p *Producer) run(env *sim.Env) {
 	p.unblockWaiting(env)
 	p.drain(env)
 	p.md.maybeSend(env, &p.net)
-	p.schedule(env, p.nextDeadline(now))
+	p.nextAt = p.nextDeadline(now)
+	p.settled = p.isSettled(now)
+	p.schedule(env, p.nextAt)
+}
+
+// isSettled reports whether another pass at a later instant before nextAt,
+// with no event in between, would change nothing: everything due was done
+// or waits for an event (an answer, a disconnect), and nothing acts on
+// every pass regardless. Passes that would act are those that ask again
+// for the metadata of a leaderless partition (drain does so on every pass,
+// after the previous pass's refresh cleared the request), retry a metadata
+// refresh or a producer id that no broker could take (each try moves the
+// least-loaded rotation), or settle the sequences of a partition left
+// unresolved by an expired batch (expire runs after resolveSequences, and
+// an answer that comes in between changes what they decide). Sends blocked
+// on metadata are left to a pass too, though a pass only acts on them at
+// their deadline or once metadata came. (An epoch bump a pass left
+// pending waits for a producer id, which only an event brings.)
+func (p *Producer) isSettled(now time.Duration) bool {
+	if len(p.waiting) > 0 || p.leaderless || p.md.dueAt() <= now {
+		return false
+	}
+	if p.idem.on && (p.idem.state == idemNeedID || len(p.idem.unresolvedTP) > 0) {
+		return false
+	}
+	return true
+}
+
+// appendQuiet ends Send without a sender pass when the append cannot have
+// given the pass anything to do, which is most appends of a busy producer:
+// the record joined the open batch of its partition, or started a batch
+// that lingers, and the last pass left nothing due before nextAt (see
+// isSettled). Only the wake timer may need to move: to the new batch's
+// deadlines, or off the workload tick that was to run the sender (Fire
+// arms the next tick before it sends). It does what run's schedule would,
+// with the deadline nextDeadline would compute: nextAt, or one of the new
+// batch's deadlines if earlier. It reports whether it handled the append.
+func (p *Producer) appendQuiet(env *sim.Env, tp model.TopicPartition, how appended) bool {
+	now := env.Now()
+	if p.runEveryAppend || !p.settled || now >= p.nextAt || how == appendedOther {
+		return false
+	}
+	next := p.nextAt
+	if how == appendedFirst {
+		i := p.acc.index(tp)
+		leader, epoch := p.queueLeader(i)
+		if leader == model.NoBroker {
+			return false // drain asks for metadata
+		}
+		if !p.muted[tp] {
+			ready := p.acc.readyAt(*p.acc.queues[i], epoch)
+			if ready <= now {
+				return false // linger.ms=0: it leaves now
+			}
+			next = min(next, ready)
+		}
+		// Never earlier than its linger deadline or the request deadline
+		// that mutes it while delivery.timeout.ms covers linger.ms and
+		// request.timeout.ms, as a validated configuration's does; taken
+		// anyway, as nextDeadline takes it.
+		if exp := satAdd(now, p.cfg.DeliveryTimeout); exp > now {
+			next = min(next, exp)
+		}
+	}
+	p.nextAt = next
+	p.schedule(env, next)
+	p.passesSkipped++
+	return true
 }
 
 // drain sends every batch that is ready, to its partition's leader, while
@@ -44,6 +111,7 @@ func (p *Producer) run(env *sim.Env) {
 func (p *Producer) drain(env *sim.Env) {
 	now := env.Now()
 	leaders := p.leadersBuf[:0]
+	p.leaderless = false
 	for i, tp := range p.acc.tps {
 		q := *p.acc.queues[i]
 		if len(q) == 0 {
@@ -52,6 +120,7 @@ func (p *Producer) drain(env *sim.Env) {
 		leader, epoch := p.queueLeader(i)
 		if leader == model.NoBroker {
 			p.md.requestUpdate() // unknownLeaderTopics in Sender.sendProducerData
+			p.leaderless = true
 			continue
 		}
 		if p.muted[tp] || p.acc.readyAt(q, epoch) > now {
