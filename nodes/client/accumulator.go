@@ -34,8 +34,9 @@ type pendingRecord struct {
 type batch struct {
 	tp model.TopicPartition
 	// recs are the records as they go on the wire, numbered from 0, and
-	// ops[i] is the history op of recs[i]. Once the batch is drained
-	// (full) they never change, and every attempt's wire batch shares them.
+	// ops[i] is the history op of recs[i]; both live in the partition's
+	// recArena. Once the batch is drained (full) they never change, and
+	// every attempt's wire batch shares them.
 	recs    []model.Record
 	ops     []int
 	bytes   int
@@ -65,16 +66,7 @@ type batch struct {
 	// attempt is the network's record of the attempt in flight (see
 	// network.track).
 	attempt request
-
-	// inline holds the first records, so that a small batch is one
-	// allocation; recs starts as a slice of it.
-	inline    [batchInline]model.Record
-	inlineOps [batchInline]int
 }
-
-// batchInline is how many records a batch holds before its records need a
-// slice of their own: a few, as most batches of a test workload are small.
-const batchInline = 2
 
 func (b *batch) count() int32 { return int32(len(b.recs)) }
 
@@ -109,7 +101,55 @@ type accumulator struct {
 	linger    time.Duration
 	tps       []model.TopicPartition // partitions with a queue, sorted
 	queues    []*[]*batch            // the queue of each of tps
+	arenas    []*recArena            // the records of each of tps
 	drainIdx  map[model.BrokerID]int // per-broker round-robin start (lookup only)
+	// free holds batches that ended and that nothing refers to any more
+	// (see release), for append to reuse: a busy producer then allocates
+	// no batch at all.
+	free []*batch
+}
+
+// freeMax bounds the batches kept for reuse, so that a burst does not
+// hold its peak of batches for the rest of the run.
+const freeMax = 64
+
+// recArena holds the records of one partition's batches, and their history
+// ops, in chunks that batches take in turn, so that a batch costs no
+// allocation for its records: Kafka's producer draws its batches' buffers
+// from a pool (BufferPool) for the same reason. Only the open last batch
+// of a queue takes more records, and its records are always the last ones
+// taken from the current chunk, so it grows in place; when the chunk is
+// full, they move to the start of a new one (an open batch was never sent,
+// so no message shares them). A chunk is never written again once its
+// records are taken, and it lives as long as a batch or a message in
+// flight refers to it.
+type recArena struct {
+	recs []model.Record
+	ops  []int
+}
+
+// arenaChunk is how many records a chunk holds: many batches' worth for a
+// workload of small batches, and reallocated every few dozen records.
+const arenaChunk = 64
+
+// add appends a record and its op to b, whose records are the last ones
+// taken from the arena (none for a new batch), and points b at them.
+func (ar *recArena) add(b *batch, rec model.Record, op int) {
+	n := len(b.recs)
+	if len(ar.recs) == cap(ar.recs) {
+		size := max(arenaChunk, 2*(n+1))
+		recs, ops := make([]model.Record, n, size), make([]int, n, size)
+		copy(recs, b.recs)
+		copy(ops, b.ops)
+		ar.recs, ar.ops = recs, ops
+	}
+	ar.recs = append(ar.recs, rec)
+	ar.ops = append(ar.ops, op)
+	end := len(ar.recs)
+	// Capped at the end, so that nothing appending to a batch's slices
+	// can write over the next batch's records.
+	b.recs = ar.recs[end-n-1 : end : end]
+	b.ops = ar.ops[end-n-1 : end : end]
 }
 
 func newAccumulator(p model.ProducerConfig) accumulator {
@@ -130,6 +170,7 @@ func (a *accumulator) index(tp model.TopicPartition) int {
 	if !found {
 		a.tps = slices.Insert(a.tps, i, tp)
 		a.queues = slices.Insert(a.queues, i, &[]*batch{})
+		a.arenas = slices.Insert(a.arenas, i, &recArena{})
 	}
 	return i
 }
@@ -155,34 +196,55 @@ const (
 // a new batch (Kafka's RecordAccumulator.append and tryAppend). A record
 // always fits an empty batch, however large, as in Kafka.
 func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.Duration) appended {
-	q := a.queue(tp)
+	i := a.index(tp)
+	q, ar := a.queues[i], a.arenas[i]
 	size := recordBytes(r.key, r.value)
 	if n := len(*q); n > 0 {
 		last := (*q)[n-1]
 		if !last.full && last.seq == model.NoSequence && last.attempts == 0 {
 			if last.bytes+size <= a.batchSize {
-				last.recs = append(last.recs, model.Record{Offset: model.Offset(len(last.recs)), Timestamp: r.ts, Key: r.key, Value: r.value})
-				last.ops = append(last.ops, r.op)
+				ar.add(last, model.Record{Offset: model.Offset(len(last.recs)), Timestamp: r.ts, Key: r.key, Value: r.value}, r.op)
 				last.bytes += size
 				return appendedOpen
 			}
 			last.full = true // closeForRecordAppends
 		}
 	}
-	b := &batch{
+	b := a.newBatch()
+	*b = batch{
 		tp: tp, bytes: batchOverhead + size, created: now,
 		retryEpoch: model.NoEpoch, pid: model.NoProducerID, epoch: model.NoEpoch, seq: model.NoSequence,
 	}
-	b.inline[0] = model.Record{Timestamp: r.ts, Key: r.key, Value: r.value}
-	b.inlineOps[0] = r.op
-	b.recs = b.inline[:1:batchInline]
-	b.ops = b.inlineOps[:1:batchInline]
+	ar.add(b, model.Record{Timestamp: r.ts, Key: r.key, Value: r.value}, r.op)
 	b.full = b.bytes >= a.batchSize
 	*q = append(*q, b)
 	if b.full || len(*q) > 1 {
 		return appendedOther
 	}
 	return appendedFirst
+}
+
+// newBatch returns a batch to fill in: a released one, or a new one.
+func (a *accumulator) newBatch() *batch {
+	if n := len(a.free); n > 0 {
+		b := a.free[n-1]
+		a.free[n-1] = nil
+		a.free = a.free[:n-1]
+		return b
+	}
+	return new(batch)
+}
+
+// release hands back a batch that ended, for a later append to reuse. The
+// caller guarantees nothing refers to it any more: no queue, no request in
+// flight (its own attempt included), no idempotent partition's list of
+// batches in flight. Its records stay where they are, untouched, for the
+// messages that may still carry them.
+func (a *accumulator) release(b *batch) {
+	*b = batch{}
+	if len(a.free) < freeMax {
+		a.free = append(a.free, b)
+	}
 }
 
 // reenqueue puts a batch to retry back at the head of its queue

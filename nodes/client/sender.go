@@ -250,6 +250,10 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 				}
 			}
 		}
+		// Nothing refers to the batch any more: its attempt came back (the
+		// caller took it off the network's list), a batch in flight is in
+		// no queue, and completed took it off the idempotent list.
+		p.acc.release(b)
 		return
 	}
 	if mayHaveAppended(err) {

@@ -1,0 +1,130 @@
+package client
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"kafkasim/model"
+)
+
+// drainHead takes the head batch of tp's queue as the sender does: closed
+// for appends, with its wire batch built.
+func drainHead(a *accumulator, tp model.TopicPartition) (*batch, model.Batch) {
+	q := a.queue(tp)
+	b := (*q)[0]
+	*q = slices.Delete(*q, 0, 1)
+	b.full = true
+	return b, b.wire()
+}
+
+func wireValues(w model.Batch) []string {
+	var out []string
+	for _, r := range w.Records {
+		out = append(out, r.Value)
+	}
+	return out
+}
+
+// A batch's records live in its partition's arena, shared with every
+// attempt's wire batch. Whatever the accumulator does afterwards (more
+// batches, new chunks, an open batch moved to a new chunk, released
+// batches reused), a sent batch's records stay as they were sent: a
+// message in flight still carries them.
+func TestAccumulatorRecordsOutliveTheirBatch(t *testing.T) {
+	c := model.DefaultConfig().Producer
+	c.BatchSize = int32(batchOverhead + 5*recordBytes("", "v000")) // 5 records a batch
+	a := newAccumulator(c)
+	tps := []model.TopicPartition{model.TP("t", 0), model.TP("t", 1)}
+	type sent struct {
+		wire model.Batch
+		want []string
+	}
+	var wires []sent
+	op := 0
+	for round := 0; round < 60; round++ {
+		// Records interleave over both partitions, and each partition's
+		// open batch spans chunk boundaries now and then (5 does not
+		// divide arenaChunk).
+		for _, tp := range tps {
+			for k := 0; k < 1+round%4; k++ {
+				a.append(tp, pendingRecord{op: op, value: fmt.Sprintf("v%03d", op%1000), ts: time.Duration(op)}, 0)
+				op++
+			}
+			q := a.queue(tp)
+			if len(*q) > 1 { // the head was closed by the record that did not fit
+				b, w := drainHead(&a, tp)
+				if !w.Valid() {
+					t.Fatalf("round %d: wire batch %v is not valid", round, w)
+				}
+				for i, o := range b.ops {
+					if got, want := w.Records[i].Value, fmt.Sprintf("v%03d", o%1000); got != want {
+						t.Fatalf("round %d: record %d of the batch is %s, its op %d sent %s", round, i, got, o, want)
+					}
+				}
+				wires = append(wires, sent{wire: w, want: wireValues(w)})
+				a.release(b)
+			}
+		}
+	}
+	if len(wires) < 40 {
+		t.Fatalf("only %d batches sent", len(wires))
+	}
+	for i, s := range wires {
+		if got := wireValues(s.wire); !slices.Equal(got, s.want) || !s.wire.Valid() {
+			t.Fatalf("sent batch %d now holds %v (valid %v), was sent with %v", i, got, s.wire.Valid(), s.want)
+		}
+	}
+}
+
+// An open batch that outgrows its chunk moves to a new one whole: its
+// records stay in order, numbered from 0, with their ops.
+func TestAccumulatorOpenBatchMovesToANewChunk(t *testing.T) {
+	a := newAccumulator(model.DefaultConfig().Producer) // batch.size 16384: one open batch
+	tp := model.TP("t", 0)
+	n := 3*arenaChunk + 5
+	for i := 0; i < n; i++ {
+		a.append(tp, pendingRecord{op: 100 + i, value: fmt.Sprintf("v%d", i)}, 0)
+	}
+	q := a.queue(tp)
+	if len(*q) != 1 {
+		t.Fatalf("%d batches, want one open batch", len(*q))
+	}
+	b := (*q)[0]
+	if len(b.recs) != n || len(b.ops) != n {
+		t.Fatalf("batch holds %d records and %d ops, want %d", len(b.recs), len(b.ops), n)
+	}
+	for i := range b.recs {
+		if b.recs[i].Offset != model.Offset(i) || b.recs[i].Value != fmt.Sprintf("v%d", i) || b.ops[i] != 100+i {
+			t.Fatalf("record %d is %+v with op %d", i, b.recs[i], b.ops[i])
+		}
+	}
+	if cap(b.recs) != len(b.recs) {
+		t.Errorf("the batch's records have room beyond them (cap %d, len %d): an append to them would write over the arena", cap(b.recs), len(b.recs))
+	}
+}
+
+// A producer that releases its batches as they complete appends without
+// allocating, but for a chunk of records now and then.
+func TestAccumulatorReusesReleasedBatches(t *testing.T) {
+	c := model.DefaultConfig().Producer
+	c.BatchSize = int32(batchOverhead + 2*recordBytes("", "v0")) // 2 records a batch
+	a := newAccumulator(c)
+	tp := model.TP("t", 0)
+	rec := pendingRecord{op: 1, value: "v0"}
+	round := func() {
+		for k := 0; k < 4; k++ {
+			a.append(tp, rec, 0)
+		}
+		for len(*a.queue(tp)) > 1 {
+			b, _ := drainHead(&a, tp)
+			a.release(b)
+		}
+	}
+	round()
+	// 4 records a round: a chunk of records and one of ops every 16 rounds.
+	if avg := testing.AllocsPerRun(160, round); avg > 2.0/16+0.01 {
+		t.Errorf("%.3f allocations per round of 4 records in 2-record batches, want at most %.3f (two chunks per %d records, no batch)", avg, 2.0/16, arenaChunk)
+	}
+}
