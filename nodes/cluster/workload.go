@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"strconv"
+	"strings"
 
 	"kafkasim/nodes/client"
 	"kafkasim/sim"
@@ -10,7 +11,8 @@ import (
 // Sequence is a producer workload of unique values "<prefix>0",
 // "<prefix>1", ... spread round-robin over a topic's partitions, up to
 // Count records (0: no end). It lives outside the producer node so that a
-// restarted producer never reuses a value.
+// restarted producer never reuses a value. Prefix must not change once
+// values are handed out.
 type Sequence struct {
 	Topic      string
 	Partitions int32
@@ -18,7 +20,19 @@ type Sequence struct {
 	Count      int
 	next       int
 	stopped    bool
+
+	// The values from next on are cut from one string written for a
+	// block of them (block, with ends[i] where value first+i ends), one
+	// allocation per block instead of two per value: the producer sends
+	// one every millisecond or so, and the history keeps every value to
+	// the end of the run anyway.
+	block string
+	ends  []int
+	first int
 }
+
+// sequenceBlock is how many values one block holds.
+const sequenceBlock = 256
 
 // Next implements client.Workload.
 func (w *Sequence) Next(env *sim.Env) (client.Message, bool) {
@@ -27,11 +41,43 @@ func (w *Sequence) Next(env *sim.Env) (client.Message, bool) {
 	}
 	n := w.next
 	w.next++
-	m := client.Message{Topic: w.Topic, Value: w.Prefix + strconv.Itoa(n)}
+	m := client.Message{Topic: w.Topic, Value: w.value(n)}
 	if w.Partitions > 0 {
 		m.Partition, m.HasPartition = int32(n)%w.Partitions, true
 	}
 	return m, true
+}
+
+// value returns "<prefix>n", writing the block that holds it if needed.
+func (w *Sequence) value(n int) string {
+	i := n - w.first
+	if w.block == "" || i < 0 || i >= len(w.ends) {
+		w.fill(n)
+		i = 0
+	}
+	start := 0
+	if i > 0 {
+		start = w.ends[i-1]
+	}
+	return w.block[start:w.ends[i]]
+}
+
+// fill writes the block of values from n on, no further than Count.
+func (w *Sequence) fill(n int) {
+	k := sequenceBlock
+	if w.Count > 0 {
+		k = min(k, w.Count-n)
+	}
+	var digits [20]byte
+	var b strings.Builder
+	b.Grow(k * (len(w.Prefix) + len(strconv.AppendInt(digits[:0], int64(n+k), 10))))
+	w.ends = w.ends[:0]
+	for v := n; v < n+k; v++ {
+		b.WriteString(w.Prefix)
+		b.Write(strconv.AppendInt(digits[:0], int64(v), 10))
+		w.ends = append(w.ends, b.Len())
+	}
+	w.block, w.first = b.String(), n
 }
 
 // Stop ends the workload: the producer sends nothing more.
