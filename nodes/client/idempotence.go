@@ -47,7 +47,12 @@ type idempotence struct {
 	initFailures int
 	fatal        model.ErrorCode // the error that made the state idemFatal
 
-	parts        map[model.TopicPartition]*seqState // lookup only, never iterated
+	parts map[model.TopicPartition]*seqState // lookup only, never iterated
+	// lastTP and last are the partition looked up last and its state (nil
+	// when none): the sender asks about one partition several times in a
+	// row for every batch, and hashing its topic name each time shows.
+	lastTP       model.TopicPartition
+	last         *seqState
 	bumpRequired bool
 	rewrite      []model.TopicPartition         // partitions whose sequences the bump rewrites, sorted
 	unresolved   map[model.TopicPartition]int32 // next sequence after an expired batch
@@ -81,10 +86,23 @@ func newIdempotence(on bool) idempotence {
 }
 
 func (s *idempotence) part(tp model.TopicPartition) *seqState {
-	p := s.parts[tp]
+	p := s.find(tp)
 	if p == nil {
 		p = &seqState{pid: model.NoProducerID, epoch: model.NoEpoch, lastAcked: model.NoSequence, lastAckedOff: model.NoOffset}
 		s.parts[tp] = p
+		s.lastTP, s.last = tp, p
+	}
+	return p
+}
+
+// find returns tp's state, or nil if it has none.
+func (s *idempotence) find(tp model.TopicPartition) *seqState {
+	if s.last != nil && s.lastTP == tp {
+		return s.last
+	}
+	p := s.parts[tp]
+	if p != nil {
+		s.lastTP, s.last = tp, p
 	}
 	return p
 }
@@ -94,7 +112,7 @@ func (s *idempotence) ready() bool { return s.state == idemReady }
 func (s *idempotence) fatalReason() string { return s.fatal.String() }
 
 func (s *idempotence) hasInflight(tp model.TopicPartition) bool {
-	p := s.parts[tp]
+	p := s.find(tp)
 	return p != nil && len(p.inflight) > 0
 }
 
@@ -133,7 +151,7 @@ func (s *idempotence) stopDrain(b *batch) bool {
 }
 
 func (s *idempotence) firstInflightSeq(tp model.TopicPartition) int32 {
-	p := s.parts[tp]
+	p := s.find(tp)
 	if p == nil || len(p.inflight) == 0 {
 		return model.NoSequence
 	}
@@ -158,7 +176,7 @@ func (s *idempotence) addInflight(p *seqState, b *batch) {
 }
 
 func (s *idempotence) removeInflight(b *batch) {
-	p := s.parts[b.tp]
+	p := s.find(b.tp)
 	if p == nil {
 		return
 	}
@@ -188,6 +206,7 @@ func (s *idempotence) failed(b *batch, err model.ErrorCode, adjust bool) {
 		s.requestBump(b.tp)
 	case err == model.UnknownProducerID:
 		delete(s.parts, b.tp) // resetSequenceForPartition
+		s.last = nil
 		s.resolve(b.tp)
 	case adjust:
 		s.requestBump(b.tp)
