@@ -101,6 +101,10 @@ type network struct {
 	corr  int32
 	reqs  []*request   // in send order
 	conns []brokerConn // sorted by broker
+	// readied says the last message heard made its connection ready: the
+	// connection was being set up, and the setup deadline its requests
+	// had is gone.
+	readied bool
 }
 
 // newNetwork starts the correlation ids of a new incarnation at a random
@@ -166,6 +170,7 @@ func (n *network) open(env *sim.Env, broker model.BrokerID) {
 // concerns nobody else.
 func (n *network) heard(broker model.BrokerID, m sim.Message) bool {
 	c := n.conn(broker)
+	n.readied = c.state != connReady
 	c.state, c.setupFailures = connReady, 0
 	_, ok := m.(model.ApiVersionsResponse)
 	return ok

@@ -55,18 +55,26 @@ type Producer struct {
 	leadersBuf []model.BrokerID
 	partsBuf   []int
 
-	// What the last sender pass (run) left, for appendQuiet: nextAt is
-	// the deadline it computed (nothing is due before it), settled that a
-	// pass before nextAt would change nothing unless an event came in
-	// between, and leaderless that drain found a batch without a leader.
+	// What the last sender pass (run) left, for appendQuiet and
+	// answerQuiet: nextAt is the deadline it computed (nothing is due
+	// before it), settled that a pass before nextAt would change nothing
+	// unless an event came in between, leaderless that drain found a batch
+	// without a leader, and blocked that some queue's head was ready but
+	// could not leave, or waits behind a muted partition.
 	nextAt     time.Duration
 	settled    bool
 	leaderless bool
-	// runEveryAppend turns appendQuiet off, so that a test can compare a
-	// run with the sender pass after every append against one without.
-	runEveryAppend bool
-	// passesSkipped counts the appends appendQuiet handled (for tests).
-	passesSkipped int
+	blocked    bool
+	// answered says completeBatch found its answer quiet: Receive skips
+	// the pass.
+	answered bool
+	// runEveryEvent turns appendQuiet and answerQuiet off, so that a test
+	// can compare a run with a sender pass after every event against one
+	// without.
+	runEveryEvent bool
+	// passesSkipped and answersSkipped count the passes appendQuiet and
+	// answerQuiet skipped (for tests).
+	passesSkipped, answersSkipped int
 }
 
 // queueLeader is the leader and leader epoch of one accumulator queue.
@@ -285,6 +293,11 @@ func (p *Producer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		if req := p.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqProduce {
 			p.completeBatch(env, req.batch, r.Error, r.BaseOffset, r.LogStartOffset)
 		}
+	}
+	if p.answered {
+		p.answered = false
+		p.answersSkipped++
+		return
 	}
 	p.run(env)
 }

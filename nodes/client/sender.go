@@ -73,7 +73,7 @@ func (p *Producer) isSettled(now time.Duration) bool {
 // batch's deadlines if earlier. It reports whether it handled the append.
 func (p *Producer) appendQuiet(env *sim.Env, tp model.TopicPartition, how appended) bool {
 	now := env.Now()
-	if p.runEveryAppend || !p.settled || now >= p.nextAt || how == appendedOther {
+	if p.runEveryEvent || !p.settled || now >= p.nextAt || how == appendedOther {
 		return false
 	}
 	next := p.nextAt
@@ -83,7 +83,9 @@ func (p *Producer) appendQuiet(env *sim.Env, tp model.TopicPartition, how append
 		if leader == model.NoBroker {
 			return false // drain asks for metadata
 		}
-		if !p.muted[tp] {
+		if p.muted[tp] {
+			p.blocked = true // it waits for the partition's answer
+		} else {
 			ready := p.acc.readyAt(*p.acc.queues[i], epoch)
 			if ready <= now {
 				return false // linger.ms=0: it leaves now
@@ -102,6 +104,29 @@ func (p *Producer) appendQuiet(env *sim.Env, tp model.TopicPartition, how append
 	p.schedule(env, next)
 	p.passesSkipped++
 	return true
+}
+
+// answerQuiet reports whether the sender pass after a batch's successful
+// answer can be skipped (Receive checks answered), which is the case for
+// most answers of a busy producer: the last pass left nothing due before
+// nextAt and nothing that acts on every pass (see isSettled), and no batch
+// that the answer could let go: none ready but held back (by the leader's
+// requests in flight, by an idempotent partition's batches in flight, or
+// by a reconnect backoff) and none behind a muted partition. The answer
+// then only removes deadlines, its request's and its batch's delivery
+// timeout, so the pass's next deadline stays nextAt when neither was it
+// (nor its connection's setup deadline, gone if this answer made the
+// connection ready), and the wake timer needs no move: schedule was last
+// called with nextAt, by the pass or appendQuiet. It must be called before
+// the answer changes the batch.
+func (p *Producer) answerQuiet(env *sim.Env, b *batch) bool {
+	if p.runEveryEvent || !p.settled || p.blocked || p.net.readied || env.Now() >= p.nextAt {
+		return false
+	}
+	if b.attempt.deadline <= p.nextAt {
+		return false
+	}
+	return b.done || satAdd(b.created, p.cfg.DeliveryTimeout) > p.nextAt
 }
 
 // drain sends every batch that is ready, to its partition's leader, while
@@ -236,6 +261,7 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 		return
 	}
 	if err == model.NoError {
+		p.answered = p.answerQuiet(env, b)
 		if p.idem.on {
 			p.idem.completed(b, base)
 		}
@@ -441,7 +467,8 @@ func (p *Producer) handleInitProducerID(env *sim.Env, r model.InitProducerIDResp
 // something to do without being told: a lingering batch becomes ready, a
 // backoff ends, a request or a batch times out, metadata is due, a
 // reconnect backoff ends. Things due now that could not proceed wait for
-// an event instead (an answer, a timeout), so the producer never spins.
+// an event instead (an answer, a timeout), so the producer never spins;
+// it notes in blocked whether there are such things (called after drain).
 func (p *Producer) nextDeadline(now time.Duration) time.Duration {
 	d := model.Never
 	later := func(t time.Duration) {
@@ -455,13 +482,22 @@ func (p *Producer) nextDeadline(now time.Duration) time.Duration {
 	if p.idem.on && p.idem.state == idemNeedID {
 		later(p.idem.initAt)
 	}
+	p.blocked = false
 	for i, tp := range p.acc.tps {
 		q := *p.acc.queues[i]
 		if len(q) == 0 {
 			continue
 		}
-		if leader, epoch := p.queueLeader(i); leader != model.NoBroker && !p.muted[tp] {
-			later(p.acc.readyAt(q, epoch))
+		if leader, epoch := p.queueLeader(i); leader != model.NoBroker {
+			if p.muted[tp] {
+				p.blocked = true
+			} else {
+				t := p.acc.readyAt(q, epoch)
+				if t <= now {
+					p.blocked = true // drain, just before, could not send it
+				}
+				later(t)
+			}
 		}
 		for _, b := range q {
 			later(satAdd(b.created, p.cfg.DeliveryTimeout))
