@@ -27,9 +27,9 @@ type FetchRequest struct {
 	// Partitions are sorted by topic-partition.
 	Partitions []FetchPartition
 
-	// answer is the room NewFetchRequest made for the answer, nil in a
-	// request built otherwise.
-	answer *fetchAnswerRoom
+	// room is the allocation NewFetchRequest made for the request and its
+	// answer, nil in a request built otherwise.
+	room *fetchRequestBox
 }
 
 // FetchPartition is one partition of a FetchRequest.
@@ -115,7 +115,34 @@ func NewFetchRequest(n int) *FetchRequest {
 	} else {
 		bx.req.Partitions = make([]FetchPartition, 0, n)
 	}
-	bx.req.answer = &bx.answer
+	bx.req.room = bx
+	return &bx.req
+}
+
+// ReuseFetchRequest returns req emptied for the next fetch, as
+// NewFetchRequest(n) would make it, keeping its memory: a follower sends a
+// fetch to each leader every few milliseconds, and a new one each time was
+// the largest allocation of a run. A request not made by NewFetchRequest
+// is not reused. The caller must know that nothing can read req or its
+// answer any more: the answer has arrived and been handled, and req can
+// never be delivered again (sim.Env.Duplicated is false for its link). A
+// leader keeps nothing of a request it has answered.
+func ReuseFetchRequest(req *FetchRequest, n int) *FetchRequest {
+	bx := req.room
+	if bx == nil {
+		return NewFetchRequest(n)
+	}
+	parts := bx.req.Partitions
+	*bx = fetchRequestBox{}
+	switch {
+	case n <= len(bx.inline):
+		bx.req.Partitions = bx.inline[:0:n]
+	case cap(parts) >= n: // a slice of its own: inline holds fewer than n
+		bx.req.Partitions = parts[:0]
+	default:
+		bx.req.Partitions = make([]FetchPartition, 0, n)
+	}
+	bx.req.room = bx
 	return &bx.req
 }
 
@@ -135,8 +162,8 @@ func NewFetchResponse(n int) *FetchResponse {
 // the room req brought for it when it has some, n partitions fit in it,
 // and no earlier answer to req took it.
 func NewFetchResponseFor(req *FetchRequest, n int) *FetchResponse {
-	if a := req.answer; a != nil && a.box.resp.Partitions == nil && n <= len(a.box.inline) {
-		return a.box.init(n)
+	if bx := req.room; bx != nil && bx.answer.box.resp.Partitions == nil && n <= len(bx.answer.box.inline) {
+		return bx.answer.box.init(n)
 	}
 	return NewFetchResponse(n)
 }

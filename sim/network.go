@@ -54,6 +54,9 @@ type link struct {
 	clogExtra time.Duration // extra delay while clogged
 	clogUntil time.Duration
 	rand      *rand.Rand // latency draws, made on first use
+	// duplicated says the link delivered (or has scheduled) some message
+	// twice in this run (datagram chaos); see Env.Duplicated.
+	duplicated bool
 }
 
 func (s *Sim) link(from, to int32) *link {
@@ -110,6 +113,7 @@ func (s *Sim) send(n *nodeState, to NodeID, m Message) {
 		s.q.push(at, ev)
 		if dg.DupProb > 0 && r.Float64() < dg.DupProb {
 			s.q.push(at+l.cfg.Latency.draw(r), ev)
+			l.duplicated = true
 		}
 		return
 	}

@@ -181,3 +181,33 @@ func TestDatagramModeDuplicatesAndReorders(t *testing.T) {
 		}
 	}
 }
+
+// TestDuplicatedTellsWhenALinkRedelivered checks Env.Duplicated: false on
+// a connection whatever it carries, false on a datagram link until it
+// schedules a second copy of a message, and true from then on, in that
+// direction only.
+func TestDuplicatedTellsWhenALinkRedelivered(t *testing.T) {
+	s, _ := world(t, 3, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.SetLink(0, 1, LinkConfig{Latency: Fixed(ms), Datagram: &Datagram{DupProb: 0.2}})
+	env := func(id NodeID) *Env { return s.nodes[s.index(id)].env }
+	sent := 0
+	for !env(0).Duplicated(1) {
+		if sent == 100 {
+			t.Fatal("no duplicate in 100 sends at DupProb 0.2")
+		}
+		before := s.q.len()
+		sendNow(s, 0, 1, msg(sent))
+		sendNow(s, 0, 2, msg(sent))
+		sent++
+		if dup := s.q.len()-before == 3; dup != env(0).Duplicated(1) {
+			t.Fatalf("send %d: %d events scheduled, Duplicated says %v", sent, s.q.len()-before, env(0).Duplicated(1))
+		}
+	}
+	s.Run(time.Second)
+	if !env(0).Duplicated(1) {
+		t.Fatal("Duplicated went back to false")
+	}
+	if env(1).Duplicated(0) || env(0).Duplicated(2) {
+		t.Fatal("Duplicated is true for a direction that never duplicated")
+	}
+}

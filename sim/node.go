@@ -104,6 +104,16 @@ func (e *Env) Send(to NodeID, m Message) {
 	e.sim.send(e.n, to, m)
 }
 
+// Duplicated reports whether the link from this node to the node to has
+// delivered, or scheduled to deliver, any message twice in this run (only
+// datagram chaos duplicates: see Datagram). A duplicate is scheduled
+// when its message is sent, so once the answer to a message has arrived,
+// false means that message can never be delivered again: a node may then
+// reuse the memory it sent, which no receiver may keep past its answer.
+func (e *Env) Duplicated(to NodeID) bool {
+	return e.sim.link(e.n.idx, e.sim.index(to)).duplicated
+}
+
 // After arms a timer that fires after d on the node's own clock, then calls
 // Fire with kind and arg. A timer dies with the incarnation that armed it.
 func (e *Env) After(d time.Duration, kind string, arg int64) TimerID {

@@ -1,10 +1,14 @@
 package broker
 
 import (
+	"fmt"
+	"strings"
+
 	"testing"
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/nodes/storage"
 	"kafkasim/sim"
 )
 
@@ -155,4 +159,54 @@ func TestADuplicatedFetchGetsTwoIntactAnswers(t *testing.T) {
 	if p := second.Partitions[0]; p.HighWatermark != 1 || len(p.Batches) != 1 {
 		t.Fatalf("the second answer: %v, want the committed batch", second)
 	}
+}
+
+// A follower's fetcher reuses its request's memory round after round over
+// a connection, and never over a link that has delivered a message twice:
+// there each fetch is a new object, and replication comes out the same.
+func TestAFollowerReusesItsFetchOnlyOverALinkThatNeverDuplicated(t *testing.T) {
+	for _, dup := range []bool{false, true} {
+		r := newRig(t, testConfig())
+		if dup {
+			r.s.SetLink(2, 1, sim.LinkConfig{Latency: sim.Fixed(time.Millisecond), Datagram: &sim.Datagram{DupProb: 0.5}})
+		}
+		for i := 0; i < 20; i++ {
+			r.produce(time.Second+time.Duration(i)*10*time.Millisecond, 1, model.AcksAll, fmt.Sprintf("v%d", i))
+		}
+		seen := map[*model.FetchRequest]bool{}
+		for at := time.Second; at <= 1300*time.Millisecond; at += 5 * time.Millisecond {
+			r.s.Run(at)
+			if f := r.s.Node(2).(*Broker).fetchers[1]; f != nil && f.last != nil {
+				seen[f.last] = true
+			}
+		}
+		r.s.Run(3 * time.Second)
+		switch {
+		case !dup && len(seen) != 1:
+			t.Errorf("over a connection the follower used %d fetch objects, want 1", len(seen))
+		case dup && len(seen) < 20:
+			t.Errorf("over a duplicating link the follower used only %d fetch objects in 20 rounds", len(seen))
+		}
+		if len(*r.answers) != 20 {
+			t.Fatalf("dup=%v: %d produce answers, want 20", dup, len(*r.answers))
+		}
+		lead, fol := r.replica(1), r.replica(2)
+		if fol.LEO != 20 || lead.HW != 20 {
+			t.Fatalf("dup=%v: follower LEO %d, leader HW %d, want 20", dup, fol.LEO, lead.HW)
+		}
+		if lv, fv := logValues(lead.Log), logValues(fol.Log); lv != fv {
+			t.Fatalf("dup=%v: follower log %s differs from the leader's %s", dup, fv, lv)
+		}
+	}
+}
+
+// logValues lists a log's records as offset=value pairs.
+func logValues(l *storage.Log) string {
+	var b strings.Builder
+	for _, batch := range l.Read(l.LogStartOffset(), 1<<30) {
+		for _, r := range batch.Records {
+			fmt.Fprintf(&b, "%d=%s ", r.Offset, r.Value)
+		}
+	}
+	return b.String()
 }

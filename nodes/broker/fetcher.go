@@ -18,6 +18,12 @@ type fetcher struct {
 	sentAt   time.Duration
 	timeout  sim.TimerID // armed lazily: at most one per fetcher
 	backoff  sim.TimerID
+	// last is the request this fetcher built last, and reusable says
+	// nothing can read it any more (it was never sent, or its answer came
+	// back over a link that never delivered a message twice), so the
+	// next fetch reuses its memory (model.ReuseFetchRequest).
+	last     *model.FetchRequest
+	reusable bool
 }
 
 func (b *Broker) startFollowing(p *partition) {
@@ -65,7 +71,13 @@ func (b *Broker) sendFetch(f *fetcher) {
 		return
 	}
 	kc := b.cfg.Kafka
-	req := model.NewFetchRequest(len(f.tps))
+	var req *model.FetchRequest
+	if f.reusable {
+		req = model.ReuseFetchRequest(f.last, len(f.tps))
+	} else {
+		req = model.NewFetchRequest(len(f.tps))
+	}
+	f.last, f.reusable = req, true // until it is sent
 	req.ReplicaID = b.cfg.ID
 	req.BrokerEpoch = b.brokerEpoch
 	req.MaxWait = kc.Broker.ReplicaFetchWaitMax
@@ -96,7 +108,7 @@ func (b *Broker) sendFetch(f *fetcher) {
 	}
 	f.corr = b.nextCorr()
 	req.CorrelationID = f.corr
-	f.inflight = true
+	f.inflight, f.reusable = true, false
 	f.sentAt = b.now()
 	if f.timeout == 0 {
 		f.timeout = b.env.After(b.fetchTimeout(), timerFetcherTimeout, int64(f.leader))
@@ -188,6 +200,13 @@ func (b *Broker) handleFetchResponse(from model.BrokerID, m *model.FetchResponse
 			p.fetchBlocked = true
 			failed = true
 		}
+	}
+	// The answer to f.last is handled, and a leader keeps nothing of a
+	// fetch it answered: the next fetch takes its memory, unless the link
+	// ever delivered a message twice, which could bring this one back, or
+	// handling the answer already sent the next fetch.
+	if !f.inflight {
+		f.reusable = !b.env.Duplicated(sim.NodeID(from))
 	}
 	if failed {
 		b.fetcherBackoff(f)
