@@ -239,13 +239,19 @@ func (b *Broker) wakeFetches(p *partition) {
 	if len(p.delayed) == 0 {
 		return
 	}
+	b.filterDelayed(p, true)
+}
+
+// filterDelayed drops the answered fetches from a partition's delayed
+// list, and with answer also answers and drops those that are ready now.
+func (b *Broker) filterDelayed(p *partition, answer bool) {
 	k := 0
 	for _, df := range p.delayed {
 		if df.done {
 			b.unlinkFetch(df)
 			continue
 		}
-		if b.fetchReady(df.req) {
+		if answer && b.fetchReady(df.req) {
 			resp, _ := b.readFetch(df.req)
 			b.finishFetch(df, resp)
 			b.unlinkFetch(df)
@@ -274,19 +280,7 @@ func (b *Broker) finishFetch(df *delayedFetch, resp *model.FetchResponse) {
 }
 
 // sweepDelayed drops the answered fetches from a partition's delayed list.
-func (b *Broker) sweepDelayed(p *partition) {
-	k := 0
-	for _, df := range p.delayed {
-		if df.done {
-			b.unlinkFetch(df)
-			continue
-		}
-		p.delayed[k] = df
-		k++
-	}
-	clear(p.delayed[k:])
-	p.delayed = p.delayed[:k]
-}
+func (b *Broker) sweepDelayed(p *partition) { b.filterDelayed(p, false) }
 
 // expireFetches answers every parked fetch whose wait ran out, with
 // whatever there is (usually nothing but the current high watermark), in

@@ -505,6 +505,20 @@ func (w *world) ops(f model.OpF) []model.Op {
 	return out
 }
 
+// sendsOK returns when each send was invoked, by value, and reports any
+// send that did not end ok.
+func (w *world) sendsOK() map[string]time.Duration {
+	w.t.Helper()
+	invoked := map[string]time.Duration{}
+	for _, op := range w.ops(model.FSend) {
+		if op.Type != model.OpOK {
+			w.t.Errorf("send %s, want ok", op.String())
+		}
+		invoked[op.Value] = op.Time
+	}
+	return invoked
+}
+
 func dump(h model.History) string {
 	var b strings.Builder
 	for i := range h {

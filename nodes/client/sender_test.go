@@ -272,13 +272,7 @@ func TestProducerLingerBetweenTicks(t *testing.T) {
 	})
 	w.run(time.Second)
 
-	invoked := map[string]time.Duration{}
-	for _, op := range w.ops(model.FSend) {
-		if op.Type != model.OpOK {
-			t.Errorf("send %s, want ok", op.String())
-		}
-		invoked[op.Value] = op.Time
-	}
+	invoked := w.sendsOK()
 	ps := w.c.produces()
 	if len(ps) < 15 {
 		t.Fatalf("%d produce requests for 40 records two ms apart with linger.ms=3, want about 20", len(ps))

@@ -26,13 +26,7 @@ func TestProducerLingerRidesTheWorkloadTick(t *testing.T) {
 	})
 	w.run(time.Second)
 
-	invoked := map[string]time.Duration{}
-	for _, op := range w.ops(model.FSend) {
-		if op.Type != model.OpOK {
-			t.Errorf("send %s, want ok", op.String())
-		}
-		invoked[op.Value] = op.Time
-	}
+	invoked := w.sendsOK()
 	if len(invoked) != 30 {
 		t.Fatalf("%d sends, want 30", len(invoked))
 	}
