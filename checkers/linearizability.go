@@ -52,28 +52,95 @@ func (w writers) free(from, to model.Offset) bool {
 	return i == len(w) || w[i] >= to
 }
 
-func logModel(w writers) porcupine.Model {
+// logIndex answers the model's two questions without searching or
+// allocating: porcupine calls Step for every candidate linearization, and a
+// binary search over the writers plus a new boxed state per step were most
+// of a chaos run's checking. Offsets below dense have a table entry;
+// others, in a history whose offsets are sparse, fall back to the search
+// and a new box.
+type logIndex struct {
+	w     writers
+	dense model.Offset
+	// next[o] is the smallest offset a send wrote at or after o, or
+	// maxOffset when none did.
+	next []model.Offset
+	// states[n] is the state n, boxed the first time a step reaches it.
+	states []any
+}
+
+// maxOffset stands for "no writer at or after this offset" in next.
+const maxOffset = model.Offset(1<<63 - 1)
+
+// denseLimit bounds the tables: a history's offsets are usually dense, but
+// one recorded elsewhere may start at any offset.
+func denseLimit(ops int) model.Offset { return model.Offset(4*ops + 4096) }
+
+func newLogIndex(w writers, ops []porcupine.Operation) *logIndex {
+	top := model.Offset(0)
+	for _, o := range ops {
+		top = max(top, o.Input.(*logOp).offset+2)
+	}
+	x := &logIndex{w: w, dense: min(top, denseLimit(len(ops)))}
+	if x.dense < 0 {
+		x.dense = 0
+	}
+	x.next = make([]model.Offset, x.dense)
+	x.states = make([]any, x.dense)
+	k := len(w)
+	for o := x.dense - 1; o >= 0; o-- {
+		for k > 0 && w[k-1] >= o {
+			k--
+		}
+		x.next[o] = maxOffset
+		if k < len(w) {
+			x.next[o] = w[k]
+		}
+	}
+	return x
+}
+
+// free reports whether no send wrote an offset in [from, to).
+func (x *logIndex) free(from, to model.Offset) bool {
+	if from >= 0 && from < x.dense {
+		return x.next[from] >= to
+	}
+	return x.w.free(from, to)
+}
+
+// state returns n as a model state.
+func (x *logIndex) state(n model.Offset) any {
+	if n < 0 || n >= x.dense {
+		return n
+	}
+	if s := x.states[n]; s != nil {
+		return s
+	}
+	x.states[n] = n
+	return x.states[n]
+}
+
+func logModel(x *logIndex) porcupine.Model {
 	return porcupine.Model{
-		Init: func() any { return model.Offset(0) },
+		Init: func() any { return x.state(0) },
 		Step: func(state, input, _ any) (bool, any) {
-			n, in := state.(model.Offset), input.(logOp)
+			n, in := state.(model.Offset), input.(*logOp)
 			if in.send {
-				if n > in.offset || !w.free(n, in.offset) {
-					return false, n
+				if n > in.offset || !x.free(n, in.offset) {
+					return false, state
 				}
-				return true, in.offset + 1
+				return true, x.state(in.offset + 1)
 			}
 			if n > in.offset {
-				return true, n
+				return true, state
 			}
-			if !w.free(n, in.offset+1) {
-				return false, n
+			if !x.free(n, in.offset+1) {
+				return false, state
 			}
-			return true, in.offset + 1
+			return true, x.state(in.offset + 1)
 		},
 		Hash: func(state any) uint64 { return uint64(state.(model.Offset)) },
 		DescribeOperation: func(input, _ any) string {
-			in := input.(logOp)
+			in := input.(*logOp)
 			if in.send {
 				return fmt.Sprintf("op %d: send %s → %d", in.op, in.value, in.offset)
 			}
@@ -114,12 +181,12 @@ func (a *analysis) linearizability(opts *Options, r *Result) {
 		}
 		var w writers
 		for _, o := range ops {
-			if in := o.Input.(logOp); in.send {
+			if in := o.Input.(*logOp); in.send {
 				w = append(w, in.offset)
 			}
 		}
 		slices.Sort(w)
-		m := logModel(w)
+		m := logModel(newLogIndex(w, ops))
 		var res porcupine.CheckResult
 		var info porcupine.LinearizationInfo
 		if opts.OutDir != "" {
@@ -196,7 +263,7 @@ func (a *analysis) linOps(horizon time.Duration) map[*partition][]porcupine.Oper
 			}
 			out[p] = append(out[p], porcupine.Operation{
 				ClientId: lane(p, op.Process), Call: int64(op.Time), Return: int64(ret),
-				Input: logOp{send: true, offset: o, op: i, value: op.Value},
+				Input: &logOp{send: true, offset: o, op: i, value: op.Value},
 			})
 		case model.FPoll:
 			for _, pr := range op.Records {
@@ -214,7 +281,7 @@ func (a *analysis) linOps(horizon time.Duration) map[*partition][]porcupine.Oper
 				}
 				out[p] = append(out[p], porcupine.Operation{
 					ClientId: lane(p, op.Process), Call: int64(op.Time), Return: int64(ret),
-					Input: logOp{offset: hi, op: i},
+					Input: &logOp{offset: hi, op: i},
 				})
 			}
 		}
@@ -239,7 +306,7 @@ func witness(ops []porcupine.Operation) (witnessed, bool) {
 	}
 	var ws []w
 	for _, o := range ops {
-		if in := o.Input.(logOp); in.send {
+		if in := o.Input.(*logOp); in.send {
 			ws = append(ws, w{in.offset, o.Call, in.op})
 		}
 	}
@@ -253,7 +320,7 @@ func witness(ops []porcupine.Operation) (witnessed, bool) {
 		}
 	}
 	for _, o := range ops {
-		in := o.Input.(logOp)
+		in := o.Input.(*logOp)
 		// The writers this op depends on: offsets below a send's, up to and
 		// including a poll's.
 		limit := in.offset
