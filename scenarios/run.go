@@ -233,6 +233,11 @@ func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override 
 	if sc.Until > 0 {
 		s.safety = sc.Until
 	}
+	if sc.ProduceUntil > 0 {
+		// Before the schedule is written: a schedule may probe the run
+		// for the moment its faults must start (see Scripted.probe).
+		s.StopProducingAt(sc.ProduceUntil)
+	}
 	switch {
 	case override != nil:
 		s.schedule = *override
@@ -248,9 +253,6 @@ func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override 
 		return nil, "", err
 	}
 	s.nemesis = nem
-	if sc.ProduceUntil > 0 {
-		s.At(sc.ProduceUntil, "stop producing", s.Work.Stop)
-	}
 	s.Sim.Run(s.safety)
 	liveness := ""
 	if sc.LivenessBound > 0 {

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -28,6 +29,10 @@ type Scripted struct {
 	ready, safety time.Duration
 	schedule      faults.Schedule
 	nemesis       *faults.Nemesis
+	// opts and produceUntil are how the fixture was built and set up
+	// before its schedule was written, for probe.
+	opts         ScriptOptions
+	produceUntil time.Duration
 }
 
 // ScriptOptions shape a scripted run.
@@ -68,7 +73,7 @@ func NewScripted(o ScriptOptions) (*Scripted, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scripted{Cluster: c, Work: &cluster.Sequence{Topic: "t", Partitions: o.Partitions, Prefix: "v"}}
+	s := &Scripted{Cluster: c, Work: &cluster.Sequence{Topic: "t", Partitions: o.Partitions, Prefix: "v"}, opts: o}
 	for p := int32(0); p < o.Partitions; p++ {
 		s.TPs = append(s.TPs, model.TP("t", p))
 	}
@@ -94,6 +99,31 @@ func NewScripted(o ScriptOptions) (*Scripted, error) {
 
 // At schedules a named step.
 func (s *Scripted) At(t time.Duration, name string, fn func()) { s.Sim.At(t, name, fn) }
+
+// StopProducingAt stops the producer at virtual time t.
+func (s *Scripted) StopProducingAt(t time.Duration) {
+	s.produceUntil = t
+	s.At(t, "stop producing", s.Work.Stop)
+}
+
+// probe builds a twin of the fixture as it stood when it became ready:
+// same options and seed, so the same run. A schedule that must start at a
+// moment only the run reveals (a commit whose high watermark a follower
+// has not heard yet) runs the twin on to find it, and the fixture itself
+// gets its faults at the time it became ready, as a replay of the written
+// schedule does: so the replay gives the same trace, event for event.
+func (s *Scripted) probe() *Scripted {
+	o := s.opts
+	o.Trace = sim.Config{}
+	p, err := NewScripted(o)
+	if err != nil {
+		panic(fmt.Sprintf("scenarios: the twin of a fixture that was built fails: %v", err))
+	}
+	if s.produceUntil > 0 {
+		p.StopProducingAt(s.produceUntil)
+	}
+	return p
+}
 
 // LostAcked lists acknowledged values missing, at the offset they were
 // acknowledged with, from their partition leader's final log.
