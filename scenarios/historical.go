@@ -231,12 +231,53 @@ from %v to 30s crash %v
 // jepsen2013Schedule: the leader is cut off from its followers; the ISR
 // shrinks to it alone at the first isr-expiration check after
 // replica.lag.time.max.ms (by 50 s), it acknowledges writes, and crashes.
+// The cut comes at 2 s, or once every replica has caught up (caughtUp).
 func jepsen2013Schedule(s *Scripted) faults.Schedule {
+	at := caughtUp(s, s.TPs[0], 2*time.Second)
 	a, _ := s.LeaderAndFollowers(s.TPs[0])
 	return schedule("jepsen-2013", `
-from 2s to 75s partition isolate %v from brokers
+from %v to 75s partition isolate %v from brokers
 from 55s to 85s crash %v
-`, a, a)
+`, at, a, a)
+}
+
+// caughtUp returns the first time from t on at which every replica of tp
+// holds the leader's whole log and the leader's high watermark covers it,
+// found on a twin of the fixture (Scripted.probe); t itself when they
+// already do, t+10s at the latest. A follower whose first fetch reached
+// the leader before the leader knew it led waits replica.fetch.backoff.ms
+// (1 s) before it fetches again, as in Kafka, and may not have started
+// replicating by t: a leader cut off then had acknowledged nothing, and
+// the bug had nothing to lose (one seed in 200).
+func caughtUp(s *Scripted, tp model.TopicPartition, t time.Duration) time.Duration {
+	p := s.probe()
+	p.Sim.Run(t)
+	for p.Sim.Now() < t+10*time.Second && !replicated(p, tp) {
+		p.Sim.Run(p.Sim.Now() + time.Millisecond)
+	}
+	return p.Sim.Now()
+}
+
+// replicated reports whether every replica of tp holds its leader's log
+// and the leader's high watermark is at its log end.
+func replicated(s *Scripted, tp model.TopicPartition) bool {
+	a, _ := s.LeaderAndFollowers(tp)
+	reps := s.Replicas(tp)
+	leo := model.NoOffset
+	for _, r := range reps {
+		if r.Broker == a {
+			if r.HW != r.LEO {
+				return false
+			}
+			leo = r.LEO
+		}
+	}
+	for _, r := range reps {
+		if r.LEO != leo {
+			return false
+		}
+	}
+	return leo != model.NoOffset
 }
 
 // acks1Schedule: the followers are cut off, the leader acknowledges writes
@@ -253,13 +294,16 @@ from 3s to 20s crash %v
 // in the ISR) is elected and writes at the same offsets under a new epoch,
 // then crashes; A restarts and is elected uncleanly, writing under a third
 // epoch; B restarts as A's follower and must find where they diverge.
+// The cut comes at 2 s, or once both replicas have caught up (caughtUp),
+// and the crashes keep their distance from it.
 func kip279Schedule(s *Scripted) faults.Schedule {
+	at := caughtUp(s, s.TPs[0], 2*time.Second)
 	a, f := s.LeaderAndFollowers(s.TPs[0])
 	return schedule("kip279-divergence", `
-from 2s to 40s partition isolate %v from brokers
-from 3s to 32s crash %v
-from 20s to 40s crash %v
-`, a, a, f[0])
+from %v to 40s partition isolate %v from brokers
+from %v to 32s crash %v
+from %v to 40s crash %v
+`, at, a, at+time.Second, a, at+18*time.Second, f[0])
 }
 
 // kip966Schedule: writes commit with the full ISR; the followers are cut
