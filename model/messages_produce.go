@@ -16,6 +16,58 @@ type ProduceRequest struct {
 	TP      TopicPartition
 	// Batch is as the producer sealed it: offsets from 0, no leader epoch.
 	Batch Batch
+
+	// room is the allocation NewProduceRequest made for the request and
+	// its answer, nil in a request built otherwise.
+	room *produceRequestBox
+}
+
+// A producer sends one produce request per batch attempt, and a leader
+// answers each: the most frequent messages after fetches. A request from
+// NewProduceRequest brings the room for its answer in the same
+// allocation, as a fetch does (see NewFetchRequest), and
+// ReuseProduceRequest lets a producer send it again once its answer is
+// handled. The room is not part of the message (no field, String or
+// Digest sees it). Receivers accept both the value and the pointer form.
+type produceRequestBox struct {
+	req      ProduceRequest
+	answer   ProduceResponse
+	answered bool // an answer took the room
+}
+
+// NewProduceRequest returns an empty ProduceRequest with room for its
+// answer.
+func NewProduceRequest() *ProduceRequest {
+	bx := &produceRequestBox{}
+	bx.req.room = bx
+	return &bx.req
+}
+
+// ReuseProduceRequest returns req emptied, with its answer's room free,
+// keeping its memory; a request not made by NewProduceRequest is not
+// reused. The caller must know that nothing can read req or its answer any
+// more: the answer has arrived and been handled, and req can never be
+// delivered again (sim.Env.Duplicated is false for its link). A leader
+// keeps nothing of a request it has answered.
+func ReuseProduceRequest(req *ProduceRequest) *ProduceRequest {
+	bx := req.room
+	if bx == nil {
+		return NewProduceRequest()
+	}
+	*bx = produceRequestBox{}
+	bx.req.room = bx
+	return &bx.req
+}
+
+// NewProduceResponseFor returns the answer to req, zeroed: in the room req
+// brought for it when it has one no earlier answer took, else a new one.
+func NewProduceResponseFor(req *ProduceRequest) *ProduceResponse {
+	if bx := req.room; bx != nil && !bx.answered {
+		bx.answered = true
+		bx.answer = ProduceResponse{}
+		return &bx.answer
+	}
+	return &ProduceResponse{}
 }
 
 // String reads "Produce t/0 acks=all n=3 pid=7:0 seq=4 corr=12".

@@ -230,8 +230,10 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	}
 	src := model.BrokerID(from)
 	switch m := m.(type) {
-	case model.ProduceRequest:
+	case *model.ProduceRequest:
 		b.handleProduce(src, m)
+	case model.ProduceRequest:
+		b.handleProduce(src, &m)
 	case *model.FetchRequest:
 		b.handleFetch(src, m)
 	case *model.FetchResponse:

@@ -64,8 +64,11 @@ type producerDouble struct {
 
 func (p *producerDouble) Start(env *sim.Env) {}
 func (p *producerDouble) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
-	if r, ok := m.(model.ProduceResponse); ok {
+	switch r := m.(type) {
+	case model.ProduceResponse:
 		*p.answers = append(*p.answers, r)
+	case *model.ProduceResponse:
+		*p.answers = append(*p.answers, *r)
 	}
 }
 func (p *producerDouble) Fire(env *sim.Env, t sim.Timer)             {}

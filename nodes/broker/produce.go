@@ -9,7 +9,11 @@ import (
 // pendingProduce is an acks=all request waiting for the high watermark to
 // pass its batch (Kafka's DelayedProduce in the produce purgatory).
 type pendingProduce struct {
-	from     model.BrokerID
+	from model.BrokerID
+	// req is the request, whose room takes the answer (see
+	// model.NewProduceResponseFor); nil once answered, since the producer
+	// may reuse it from then on.
+	req      *model.ProduceRequest
 	corr     int32
 	tp       model.TopicPartition
 	base     model.Offset
@@ -20,7 +24,7 @@ type pendingProduce struct {
 
 // handleProduce appends a producer's batch as leader
 // (Partition.appendRecordsToLeader) and answers per acks.
-func (b *Broker) handleProduce(from model.BrokerID, m model.ProduceRequest) {
+func (b *Broker) handleProduce(from model.BrokerID, m *model.ProduceRequest) {
 	reply := func(code model.ErrorCode, base model.Offset) {
 		if m.Acks == model.AcksNone {
 			return // acks=0 gets no response, not even an error
@@ -29,7 +33,9 @@ func (b *Broker) handleProduce(from model.BrokerID, m model.ProduceRequest) {
 		if p := b.part(m.TP); p != nil {
 			ls = p.log.LogStartOffset()
 		}
-		b.send(from, model.ProduceResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code, BaseOffset: base, LogStartOffset: ls})
+		resp := model.NewProduceResponseFor(m)
+		*resp = model.ProduceResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code, BaseOffset: base, LogStartOffset: ls}
+		b.send(from, resp)
 	}
 	p := b.part(m.TP)
 	switch {
@@ -73,7 +79,7 @@ func (b *Broker) handleProduce(from model.BrokerID, m model.ProduceRequest) {
 		reply(model.NoError, base)
 		return
 	}
-	pp := pendingProduce{from: from, corr: m.CorrelationID, tp: m.TP, base: base, required: required}
+	pp := pendingProduce{from: from, req: m, corr: m.CorrelationID, tp: m.TP, base: base, required: required}
 	if p.hw >= required {
 		b.answerProduce(p, &pp)
 		return
@@ -153,7 +159,10 @@ func (b *Broker) finishProduce(pp *pendingProduce, code model.ErrorCode) {
 	if code != model.NoError {
 		base = model.NoOffset
 	}
-	b.send(pp.from, model.ProduceResponse{CorrelationID: pp.corr, TP: pp.tp, Error: code, BaseOffset: base})
+	resp := model.NewProduceResponseFor(pp.req)
+	*resp = model.ProduceResponse{CorrelationID: pp.corr, TP: pp.tp, Error: code, BaseOffset: base}
+	pp.req = nil
+	b.send(pp.from, resp)
 }
 
 // completeProduces answers, in order, every waiting request the high

@@ -134,10 +134,13 @@ type fakeCluster struct {
 	// deaf makes brokers ignore disconnects: they still send what they owed
 	// a crashed client, to its next incarnation (a broken broker).
 	deaf bool
+	// requestObjects are the distinct produce request objects received.
+	requestObjects map[*model.ProduceRequest]bool
 }
 
 func newFakeCluster(brokers ...model.BrokerID) *fakeCluster {
-	return &fakeCluster{brokers: brokers, topics: map[string]int32{}, parts: map[model.TopicPartition]*fakePart{}, nextPID: 7}
+	return &fakeCluster{brokers: brokers, topics: map[string]int32{}, parts: map[model.TopicPartition]*fakePart{}, nextPID: 7,
+		requestObjects: map[*model.ProduceRequest]bool{}}
 }
 
 // topic creates a topic whose partition i is led by leaders[i] at epoch 1.
@@ -230,6 +233,10 @@ func (b *fakeBroker) Fire(env *sim.Env, t sim.Timer) {
 
 func (b *fakeBroker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	c := b.c
+	if r, ok := m.(*model.ProduceRequest); ok {
+		c.requestObjects[r] = true
+		m = *r // a copy: the producer reuses the request once answered
+	}
 	c.received = append(c.received, received{at: env.ObserverNow(), broker: b.id, msg: m})
 	switch r := m.(type) {
 	case model.ApiVersionsRequest:

@@ -68,6 +68,9 @@ type Producer struct {
 	// answered says completeBatch found its answer quiet: Receive skips
 	// the pass.
 	answered bool
+	// reqPool holds produce requests whose answers came back, for the
+	// next attempts to reuse (see produceAnswered).
+	reqPool []*model.ProduceRequest
 	// runEveryEvent turns appendQuiet and answerQuiet off, so that a test
 	// can compare a run with a sender pass after every event against one
 	// without.
@@ -289,10 +292,10 @@ func (p *Producer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		if req := p.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqInitProducerID {
 			p.handleInitProducerID(env, r)
 		}
+	case *model.ProduceResponse:
+		p.produceAnswered(env, broker, *r) // a copy: r lives in a request that may be reused
 	case model.ProduceResponse:
-		if req := p.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqProduce {
-			p.completeBatch(env, req.batch, r.Error, r.BaseOffset, r.LogStartOffset)
-		}
+		p.produceAnswered(env, broker, r)
 	}
 	if p.answered {
 		p.answered = false

@@ -238,7 +238,42 @@ func (p *Producer) sendBatch(env *sim.Env, leader model.BrokerID, b *batch) {
 	r := &b.attempt
 	corr := p.net.track(env, r, leader, reqProduce, p.cl.RequestTimeout)
 	r.batch = b
-	env.Send(sim.NodeID(leader), model.ProduceRequest{CorrelationID: corr, Acks: p.cfg.Acks, Timeout: p.cl.RequestTimeout, TP: b.tp, Batch: wire})
+	m := p.produceRequest()
+	m.CorrelationID, m.Acks, m.Timeout, m.TP, m.Batch = corr, p.cfg.Acks, p.cl.RequestTimeout, b.tp, wire
+	r.msg = m
+	env.Send(sim.NodeID(leader), m)
+}
+
+// reqPoolMax bounds the produce requests kept for reuse: about as many as
+// can be in flight.
+const reqPoolMax = 16
+
+// produceRequest returns a produce request to fill in: one whose answer
+// came back (produceAnswered), or a new one.
+func (p *Producer) produceRequest() *model.ProduceRequest {
+	if n := len(p.reqPool); n > 0 {
+		m := p.reqPool[n-1]
+		p.reqPool[n-1] = nil
+		p.reqPool = p.reqPool[:n-1]
+		return model.ReuseProduceRequest(m)
+	}
+	return model.NewProduceRequest()
+}
+
+// produceAnswered handles a leader's answer to a produce request. The
+// request's memory (which holds the answer too) is then free, unless the
+// link ever delivered a message twice and could bring it back: the next
+// attempt of any batch reuses it.
+func (p *Producer) produceAnswered(env *sim.Env, broker model.BrokerID, r model.ProduceResponse) {
+	req := p.net.complete(broker, r.CorrelationID)
+	if req == nil || req.kind != reqProduce {
+		return
+	}
+	m := req.msg // completeBatch may release the batch, and req with it
+	p.completeBatch(env, req.batch, r.Error, r.BaseOffset, r.LogStartOffset)
+	if m != nil && len(p.reqPool) < reqPoolMax && !env.Duplicated(sim.NodeID(broker)) {
+		p.reqPool = append(p.reqPool, m)
+	}
 }
 
 // completeBatch handles one answer (or one failure) of a batch's attempt:

@@ -288,3 +288,31 @@ func TestProducerLingerBetweenTicks(t *testing.T) {
 		t.Errorf("no append skipped the sender pass")
 	}
 }
+
+// The producer reuses a produce request once its answer is handled, over a
+// connection, and never over a link that has delivered a message twice:
+// there every attempt is a new object. Every send is acknowledged either
+// way.
+func TestProducerReusesItsRequestOnlyOverALinkThatNeverDuplicated(t *testing.T) {
+	for _, dup := range []bool{false, true} {
+		w := newWorld(t, 1)
+		w.c.topic("t", 1)
+		w.producer(cfg(t, "linger.ms=0"), func(o *ProducerOptions) {
+			o.Workload, o.SendInterval = &countWorkload{n: 40}, 5*ms
+		})
+		if dup { // before the first produce request, which waits for metadata
+			w.s.SetLink(clientID, 1, sim.LinkConfig{Latency: sim.Fixed(ms), Datagram: &sim.Datagram{DupProb: 1}})
+		}
+		w.run(2 * time.Second)
+		if got := len(w.sendsOK()); got != 40 {
+			t.Fatalf("dup=%v: %d sends ok, want 40", dup, got)
+		}
+		objects, produces := len(w.c.requestObjects), len(w.c.produces())
+		switch {
+		case !dup && (produces < 40 || objects > 2):
+			t.Errorf("over a connection: %d produce requests in %d objects, want at least 40 in at most 2", produces, objects)
+		case dup && objects != produces/2:
+			t.Errorf("over a duplicating link: %d objects for %d deliveries (each twice), want every attempt its own", objects, produces)
+		}
+	}
+}
