@@ -134,10 +134,6 @@ func chaosRun(t *testing.T, seed uint64, a model.Assignor) {
 // a restart's subscribe op ends the holds of the previous incarnation at
 // its crash.
 func overlapsAcrossRestarts(h model.History, crashes map[int][]time.Duration) string {
-	type hold struct {
-		process  int
-		from, to time.Duration
-	}
 	holds := map[model.TopicPartition][]hold{}
 	open := map[model.TopicPartition]map[int]int{}
 	end := func(process int, at time.Duration) {
@@ -175,18 +171,7 @@ func overlapsAcrossRestarts(h model.History, crashes map[int][]time.Duration) st
 			}
 		}
 	}
-	for p := int32(0); p < 6; p++ {
-		tp := model.TP("t", p)
-		hs := holds[tp]
-		for i := range hs {
-			for j := range hs {
-				if i != j && hs[i].process != hs[j].process && hs[i].from <= hs[j].from && hs[j].from < hs[i].to {
-					return fmt.Sprintf("%v: p%d gained it at %v while p%d held it since %v", tp, hs[j].process, hs[j].from, hs[i].process, hs[i].from)
-				}
-			}
-		}
-	}
-	return ""
+	return firstOverlap(holds, 6)
 }
 
 // readAfterHandover names the first poll of a partition by a member after

@@ -108,14 +108,34 @@ func covered(as map[sim.NodeID][]model.TopicPartition) int {
 	return n
 }
 
+// hold is one member's ownership of a partition, from the rebalance that
+// gave it to the one that took it (model.Never while it lasts).
+type hold struct {
+	process  int
+	from, to time.Duration
+}
+
+// firstOverlap names the first partition of topic "t" (of parts) that a
+// member gained while another member held it.
+func firstOverlap(holds map[model.TopicPartition][]hold, parts int32) string {
+	for p := int32(0); p < parts; p++ {
+		tp := model.TP("t", p)
+		hs := holds[tp]
+		for i := range hs {
+			for j := range hs {
+				if i != j && hs[i].process != hs[j].process && hs[i].from <= hs[j].from && hs[j].from < hs[i].to {
+					return fmt.Sprintf("%v: p%d gained it at %v while p%d held it since %v", tp, hs[j].process, hs[j].from, hs[i].process, hs[i].from)
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // overlaps replays the history's rebalance ops into ownership intervals
 // per process and names the first partition gained by one member while
 // another still owned it. A crashed member's hold ends at its crash.
 func overlaps(h model.History, crashedAt map[int]time.Duration) string {
-	type hold struct {
-		process  int
-		from, to time.Duration
-	}
 	holds := map[model.TopicPartition][]hold{}
 	open := map[model.TopicPartition]map[int]int{}
 	for _, op := range h {
@@ -140,18 +160,7 @@ func overlaps(h model.History, crashedAt map[int]time.Duration) string {
 			holds[tp] = append(holds[tp], hold{process: op.Process, from: op.Time, to: to})
 		}
 	}
-	for p := int32(0); p < 6; p++ {
-		tp := model.TP("t", p)
-		hs := holds[tp]
-		for i := range hs {
-			for j := range hs {
-				if i != j && hs[i].process != hs[j].process && hs[i].from <= hs[j].from && hs[j].from < hs[i].to {
-					return fmt.Sprintf("%v: p%d gained it at %v while p%d held it since %v", tp, hs[j].process, hs[j].from, hs[i].process, hs[i].from)
-				}
-			}
-		}
-	}
-	return ""
+	return firstOverlap(holds, 6)
 }
 
 // unownedPoll names the first poll that returned records of a partition
