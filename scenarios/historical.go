@@ -214,11 +214,7 @@ func schedule(name, format string, args ...any) faults.Schedule {
 // written for that moment.
 func kip101Schedule(s *Scripted) faults.Schedule {
 	tp := s.TPs[0]
-	p := s.probe()
-	p.Sim.Run(2100 * time.Millisecond)
-	for p.Sim.Now() < 10*time.Second && !unaware(p, tp) {
-		p.Sim.Run(p.Sim.Now() + time.Millisecond)
-	}
+	p := s.probeUntil(2100*time.Millisecond, 10*time.Second, func(p *Scripted) bool { return unaware(p, tp) })
 	at := p.Sim.Now()
 	a, f := p.LeaderAndFollowers(tp)
 	return schedule("kip101-hw-truncation", `
@@ -250,11 +246,7 @@ from 55s to 85s crash %v
 // replicating by t: a leader cut off then had acknowledged nothing, and
 // the bug had nothing to lose (one seed in 200).
 func caughtUp(s *Scripted, tp model.TopicPartition, t time.Duration) time.Duration {
-	p := s.probe()
-	p.Sim.Run(t)
-	for p.Sim.Now() < t+10*time.Second && !replicated(p, tp) {
-		p.Sim.Run(p.Sim.Now() + time.Millisecond)
-	}
+	p := s.probeUntil(t, t+10*time.Second, func(p *Scripted) bool { return replicated(p, tp) })
 	return p.Sim.Now()
 }
 
@@ -370,16 +362,17 @@ from 12s to 42s partition %d | coordinator-of g
 // fixture meets the same moment, and the schedule replays unchanged.
 func offsetCommitLostSchedule(s *Scripted) faults.Schedule {
 	tp := model.TP(broker.OffsetsTopic, broker.PartitionFor("g", s.Config.Group.OffsetsTopicPartitions))
-	p := s.probe()
-	p.Sim.Run(15 * time.Second)
-	for seen := len(p.Cluster.Groups.Committed); p.Sim.Now() < 25*time.Second; {
-		p.Sim.Run(p.Sim.Now() + time.Millisecond)
+	seen := -1 // commits observed up to the last look
+	p := s.probeUntil(15*time.Second, 25*time.Second, func(p *Scripted) bool {
 		obs := p.Cluster.Groups.Committed
-		if slices.ContainsFunc(obs[seen:], func(o cluster.CommittedObservation) bool { return o.Group == "g" }) && unaware(p, tp) {
-			break
+		if seen < 0 { // the first look, at 15 s: nothing is new yet
+			seen = len(obs)
+			return false
 		}
+		fresh := obs[seen:]
 		seen = len(obs)
-	}
+		return slices.ContainsFunc(fresh, func(o cluster.CommittedObservation) bool { return o.Group == "g" }) && unaware(p, tp)
+	})
 	at := p.Sim.Now()
 	a, f := p.LeaderAndFollowers(tp)
 	return schedule("offset-commit-lost", `

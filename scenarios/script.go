@@ -125,6 +125,18 @@ func (s *Scripted) probe() *Scripted {
 	return p
 }
 
+// probeUntil runs a twin of the fixture (probe) to from, then on a
+// millisecond at a time until ready says it is the moment or limit is
+// reached, and returns the twin as it stands then.
+func (s *Scripted) probeUntil(from, limit time.Duration, ready func(p *Scripted) bool) *Scripted {
+	p := s.probe()
+	p.Sim.Run(from)
+	for !ready(p) && p.Sim.Now() < limit {
+		p.Sim.Run(p.Sim.Now() + time.Millisecond)
+	}
+	return p
+}
+
 // LostAcked lists acknowledged values missing, at the offset they were
 // acknowledged with, from their partition leader's final log.
 func (s *Scripted) LostAcked() []string {
