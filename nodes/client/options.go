@@ -28,7 +28,8 @@ type Message struct {
 }
 
 // Workload feeds a producer from the harness. The producer calls Next every
-// ProducerOptions.SendInterval of its own clock and sends what it returns;
+// ProducerOptions.SendInterval of its own clock (SendBurst times in a row)
+// and sends what it returns;
 // ok=false ends the workload for this incarnation of the producer (the
 // ticking stops; a restart starts it again and Next decides). The workload
 // lives outside the node, so it survives crashes, which is what lets it
@@ -59,6 +60,12 @@ type ProducerOptions struct {
 	// positive).
 	Workload     Workload
 	SendInterval time.Duration
+	// SendBurst is how many records each tick takes from the Workload and
+	// sends back to back; 0 means 1. Kafka's load generator paces this
+	// way: ProducerPerformance's ThroughputThrottler sleeps only once 2 ms
+	// of sleep is owed, so kafka-producer-perf-test --throughput 1000
+	// sends two records every 2 ms.
+	SendBurst int
 	// MaxBlock is Kafka's max.block.ms, which the model's configuration does
 	// not carry: how long a send waits for its topic's metadata before it
 	// fails. 0 means Kafka's default, 60 s.
@@ -146,6 +153,9 @@ func checkProducer(o *ProducerOptions) {
 	}
 	if o.Workload != nil && o.SendInterval <= 0 {
 		bad = append(bad, "a Workload needs a positive SendInterval")
+	}
+	if o.SendBurst < 0 {
+		bad = append(bad, fmt.Sprintf("SendBurst %d is negative", o.SendBurst))
 	}
 	if len(bad) > 0 {
 		panic(fmt.Sprintf("client.NewProducer: %v", bad))

@@ -322,14 +322,37 @@ func (p *Producer) Fire(env *sim.Env, t sim.Timer) {
 			p.tickAt = env.Now() + p.opts.SendInterval
 			p.run(env)
 		}
-		if m, ok := p.opts.Workload.Next(env); ok {
-			p.armTick(env)
-			p.Send(env, m)
+		if p.tickBurst(env) {
 			return
 		}
 		p.tickID = 0
 	}
 	p.run(env)
+}
+
+// tickBurst takes up to SendBurst records from the workload and sends
+// them back to back, arming the next tick once the first is there. It
+// reports whether the workload gave any; when it ends partway through a
+// burst, the armed tick is cancelled, since ok=false ends the workload for
+// this incarnation.
+func (p *Producer) tickBurst(env *sim.Env) bool {
+	burst := max(p.opts.SendBurst, 1)
+	for i := range burst {
+		m, ok := p.opts.Workload.Next(env)
+		if !ok {
+			if i > 0 {
+				env.Cancel(p.tickID)
+				p.tickID = 0
+				p.run(env)
+			}
+			return i > 0
+		}
+		if i == 0 {
+			p.armTick(env)
+		}
+		p.Send(env, m)
+	}
+	return true
 }
 
 // armTick arms the workload's next tick.

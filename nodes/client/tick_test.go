@@ -72,3 +72,48 @@ func TestProducerLingerRidesTheWorkloadTick(t *testing.T) {
 		t.Errorf("no wake after the workload ended: the last batch should leave at its linger deadline")
 	}
 }
+
+// With SendBurst, each tick takes that many records from the workload, all
+// invoked at the tick, and the ticks keep SendInterval apart. A workload
+// that ends partway through a burst ends the ticking there: Next is not
+// called again, and the last batch still leaves at its linger deadline.
+func TestProducerSendsABurstEachTick(t *testing.T) {
+	for _, n := range []int{30, 31} {
+		t.Run(fmt.Sprintf("%d records", n), func(t *testing.T) {
+			s := sim.New(sim.Config{Seed: 1, EventLimit: 2_000_000, Record: true,
+				Link: sim.LinkConfig{Latency: sim.Fixed(time.Millisecond)}})
+			w := &world{t: t, s: s, c: newFakeCluster(1), rec: &model.Recorder{}}
+			s.AddNode(1, "b1", func() sim.Node { return &fakeBroker{id: 1, c: w.c} })
+			w.c.topic("t", 1)
+			wl := &countWorkload{n: n}
+			w.producer(cfg(t, "linger.ms=5"), func(o *ProducerOptions) {
+				o.Workload, o.SendInterval, o.SendBurst = wl, 2*ms, 2
+			})
+			w.run(time.Second)
+
+			invoked := w.sendsOK()
+			if len(invoked) != n {
+				t.Fatalf("%d sends ok, want %d", len(invoked), n)
+			}
+			first := invoked["w1"]
+			for i := 1; i <= n; i++ {
+				want := first + time.Duration((i-1)/2)*2*ms
+				if at := invoked[fmt.Sprintf("w%d", i)]; at != want {
+					t.Errorf("w%d invoked at %v, want %v (two a tick, a tick every 2ms)", i, at, want)
+				}
+			}
+			// The workload said no once, on the call after the last record
+			// (within the last burst for an odd count), and was not asked again.
+			if wl.calls != n+1 {
+				t.Errorf("workload asked %d times for %d records, want %d", wl.calls, n, n+1)
+			}
+			produced := 0
+			for _, r := range w.c.produces() {
+				produced += len(batchValues(r.msg))
+			}
+			if produced != n {
+				t.Errorf("%d records produced, want %d", produced, n)
+			}
+		})
+	}
+}
