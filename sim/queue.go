@@ -105,8 +105,12 @@ func (q *queue) peek() (time.Duration, bool) {
 	return q.heap[0].at, true
 }
 
-// pop removes the earliest event, copying it out and recycling its slot.
-func (q *queue) pop() (key, event) {
+// pop removes the earliest event from the order and returns its key. The
+// event stays in its slot, q.slab[k.idx], until release: the dispatcher
+// reads it there rather than copying a hundred-odd bytes out and passing
+// them down by value, once per event. Events pushed meanwhile cannot take
+// the slot, and should the slab grow, the old array still holds it.
+func (q *queue) pop() key {
 	h := q.heap
 	top := h[0]
 	n := len(h) - 1
@@ -132,8 +136,12 @@ func (q *queue) pop() (key, event) {
 		h[i] = last
 	}
 	q.heap = h
-	ev := q.slab[top.idx]
-	q.slab[top.idx] = event{} // drop references for the garbage collector
-	q.free = append(q.free, top.idx)
-	return top, ev
+	return top
+}
+
+// release recycles the slot of an event that pop returned and that has
+// been handled.
+func (q *queue) release(idx int32) {
+	q.slab[idx] = event{} // drop references for the garbage collector
+	q.free = append(q.free, idx)
 }

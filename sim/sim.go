@@ -236,15 +236,16 @@ func (s *Sim) Run(deadline time.Duration) (reason StopReason) {
 			s.now = deadline
 			return StopTimeLimit
 		}
-		k, ev := s.q.pop()
+		k := s.q.pop()
 		s.now = k.at
 		s.stats.Events++
-		s.dispatch(ev)
+		s.dispatch(&s.q.slab[k.idx])
+		s.q.release(k.idx)
 	}
 }
 
 // dispatch hands one due event to its node (or runs a harness action).
-func (s *Sim) dispatch(ev event) {
+func (s *Sim) dispatch(ev *event) {
 	if ev.kind == evControl {
 		s.traceKind(-1, "control", kindControlDigest, fnv64(ev.name), s.detailString(ev.name))
 		ev.fn()
@@ -276,14 +277,14 @@ func (s *Sim) dispatch(ev event) {
 		}
 	}
 	if n.status == statusPaused {
-		n.held = append(n.held, ev)
+		n.held = append(n.held, *ev)
 		return
 	}
 	s.deliver(n, ev)
 }
 
 // deliver calls the node's handler for an event that is due and valid.
-func (s *Sim) deliver(n *nodeState, ev event) {
+func (s *Sim) deliver(n *nodeState, ev *event) {
 	env := n.env
 	switch ev.kind {
 	case evDeliver:
@@ -294,7 +295,7 @@ func (s *Sim) deliver(n *nodeState, ev event) {
 	case evFire, evSync:
 		s.stats.Fired++
 		n.timers.release(ev.timer)
-		s.traceKind(n.id, "fire", kindFireDigest, fnv64(ev.tkind)^uint64(ev.arg), s.detailTimer(ev))
+		s.traceKind(n.id, "fire", kindFireDigest, fnv64(ev.tkind)^uint64(ev.arg), s.detailTimer(ev.tkind, ev.arg))
 		n.node.Fire(env, Timer{ID: ev.timer, Kind: ev.tkind, Arg: ev.arg})
 	case evDisconnect:
 		peer := s.nodes[ev.peer].id
@@ -319,11 +320,11 @@ func (s *Sim) detailMsg(from, to NodeID, m Message) func() string {
 	return func() string { return fmt.Sprintf("%v->%v %v", from, to, m) }
 }
 
-func (s *Sim) detailTimer(ev event) func() string {
+func (s *Sim) detailTimer(kind string, arg int64) func() string {
 	if s.rec == nil {
 		return nil
 	}
-	return func() string { return fmt.Sprintf("%s(%d)", ev.tkind, ev.arg) }
+	return func() string { return fmt.Sprintf("%s(%d)", kind, arg) }
 }
 
 // controlTrace folds a kernel-level action (crash, cut, ...) into the hash.
