@@ -55,7 +55,7 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 	if !p.isLeader {
 		return
 	}
-	kc := b.cfg.Kafka
+	kc := &b.cfg.Kafka // not a copy of the whole configuration on every fetch
 	if kc.Controller.EligibleLeaderReplicas && int32(len(p.isr)) < kc.Topic.MinInsyncReplicas {
 		return
 	}
