@@ -92,6 +92,8 @@ type Broker struct {
 	fetches     []*delayedFetch // parked fetches, in the order they were parked
 	freeFetches []*delayedFetch // answered ones no list holds, for reuse
 	nextWaitID  int64
+	// fetchRead is what readFetch last read, before it is an answer.
+	fetchRead []model.FetchPartitionResponse
 	// fetchTimer fires at the earliest parked fetch's deadline; one timer
 	// for the whole fetch purgatory (see expireFetches).
 	fetchTimer sim.TimerID
