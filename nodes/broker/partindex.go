@@ -19,6 +19,15 @@ import (
 type partIndex struct {
 	topics []string       // sorted
 	byNum  [][]*partition // byNum[i][n] is partition n of topics[i], nil if not hosted
+	// hit is the topic the last lookup that missed found, and hitParts
+	// its replicas then, so that the usual lookup, in the topic the last
+	// one was in, is a comparison and an index inlined into the caller.
+	// hitParts shares its array with byNum's slice: add fills a hole in
+	// place, which the hit sees, or grows the slice into a new array, and
+	// then a partition past the hit's end misses and is looked up again.
+	// The zero hit is "", no topic's name (add refuses it).
+	hit      string
+	hitParts []*partition
 }
 
 // partIndexLinear is how many topics are scanned one by one before a lookup
@@ -49,13 +58,22 @@ func (x *partIndex) topic(name string) int {
 
 // get is the replica of partition n of topic, or nil.
 func (x *partIndex) get(topic string, n int32) *partition {
+	if topic == x.hit && uint32(n) < uint32(len(x.hitParts)) { // also rejects a negative n
+		return x.hitParts[n]
+	}
+	return x.miss(topic, n)
+}
+
+// miss is get when the hit does not answer: it finds the topic, which
+// becomes the hit.
+func (x *partIndex) miss(topic string, n int32) *partition {
 	i := x.topic(topic)
 	if i < 0 {
 		return nil
 	}
-	ps := x.byNum[i]
-	if uint32(n) < uint32(len(ps)) { // also rejects a negative n
-		return ps[n]
+	x.hit, x.hitParts = x.topics[i], x.byNum[i]
+	if uint32(n) < uint32(len(x.hitParts)) {
+		return x.hitParts[n]
 	}
 	return nil
 }
@@ -63,6 +81,9 @@ func (x *partIndex) get(topic string, n int32) *partition {
 // add makes p findable under its topic-partition, which must be new.
 func (x *partIndex) add(p *partition) {
 	n := p.tp.Partition
+	if p.tp.Topic == "" {
+		panic(fmt.Sprintf("broker: partition %v has no topic name", p.tp))
+	}
 	if n < 0 || n >= partNumMax {
 		panic(fmt.Sprintf("broker: partition %v: number out of range", p.tp))
 	}

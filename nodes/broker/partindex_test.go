@@ -60,6 +60,7 @@ func TestPartIndexRefusesBadAdds(t *testing.T) {
 		{"twice", []model.TopicPartition{model.TP("t", 1), model.TP("t", 1)}},
 		{"negative", []model.TopicPartition{model.TP("t", -1)}},
 		{"huge", []model.TopicPartition{model.TP("t", partNumMax)}},
+		{"no topic", []model.TopicPartition{model.TP("", 0)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			defer func() {
@@ -72,5 +73,32 @@ func TestPartIndexRefusesBadAdds(t *testing.T) {
 				x.add(&partition{tp: tp})
 			}
 		})
+	}
+}
+
+// The index remembers the topic of a lookup and that topic's replicas. A
+// partition opened after that, in a hole of the topic's slice or past its
+// end (a new array), must be found all the same, and so must a partition
+// of another topic opened meanwhile.
+func TestPartIndexFindsPartitionsAddedAfterALookup(t *testing.T) {
+	var x partIndex
+	p0, p2 := &partition{tp: model.TP("t", 0)}, &partition{tp: model.TP("t", 2)}
+	x.add(p2)
+	if x.get("t", 2) != p2 || x.get("t", 0) != nil || x.get("t", 5) != nil {
+		t.Fatal("setup lookups wrong")
+	}
+	x.add(p0) // a hole in t's slice
+	if got := x.get("t", 0); got != p0 {
+		t.Fatalf("t/0 added after a lookup of t: got %v", got)
+	}
+	p5 := &partition{tp: model.TP("t", 5)} // grows t's slice
+	x.add(p5)
+	if got := x.get("t", 5); got != p5 {
+		t.Fatalf("t/5 added after a lookup of t: got %v", got)
+	}
+	q := &partition{tp: model.TP("a", 0)} // moves t to the second place
+	x.add(q)
+	if x.get("t", 5) != p5 || x.get("a", 0) != q || x.get("t", 0) != p0 || x.get("", 0) != nil {
+		t.Fatal("lookups wrong after a topic was added in front")
 	}
 }
