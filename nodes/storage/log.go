@@ -410,31 +410,6 @@ func (l *Log) ReadUpTo(from model.Offset, maxBytes int, end model.Offset) []*mod
 	return nil
 }
 
-// HasReadable reports whether ReadUpTo(from, maxBytes, end) would return
-// at least one batch, for any maxBytes, without building the slice: a
-// parked fetch asks it every time its partition changes.
-func (l *Log) HasReadable(from, end model.Offset) bool {
-	if end > l.leo {
-		end = l.leo
-	}
-	if from < l.logStart || from >= end {
-		return false
-	}
-	if end == l.leo {
-		// Whatever batch holds from ends at the log end at the latest: a
-		// follower's parked fetch, checked at every append, needs no
-		// search.
-		return true
-	}
-	for si := l.segIndex(from); si < len(l.segs); si++ {
-		s := l.segs[si]
-		if i := s.find(from); i < s.count() {
-			return s.at(i).NextOffset() <= end
-		}
-	}
-	return false
-}
-
 // BatchAt returns the batch that holds offset off, if off is in the log
 // (at or after the log start offset, before the end).
 func (l *Log) BatchAt(off model.Offset) (model.Batch, bool) {
