@@ -296,6 +296,26 @@ func (b *Batch) AppendSealed(dst []byte) []byte {
 	return dst
 }
 
+// RestampFrame moves the batch encoded in frame (a frame as AppendBatch
+// writes it, of a batch whose records carry consecutive offsets from its
+// base, as Valid requires) to base under leaderEpoch, in place: it
+// rewrites the two fields and the CRC, and returns the new CRC. The frame
+// is then the one AppendSealed writes for the batch Rebase(base,
+// leaderEpoch) returns: offsets are encoded as deltas from the base, so no
+// record's bytes change. A leader has just encoded a producer's batch to
+// check it (AppendValidBatch) and stamps it next; this spares it a second
+// encoding.
+func RestampFrame(frame []byte, base Offset, leaderEpoch Epoch) uint32 {
+	if len(frame) < 4+minFrameLength {
+		panic(fmt.Sprintf("model: RestampFrame of %d bytes, shorter than any frame", len(frame)))
+	}
+	binary.BigEndian.PutUint64(frame[frameHeaderBytes:], uint64(base))
+	binary.BigEndian.PutUint32(frame[frameHeaderBytes+8:], uint32(leaderEpoch))
+	crc := crc32.Checksum(frame[frameHeaderBytes:], castagnoli)
+	binary.BigEndian.PutUint32(frame[4:], crc)
+	return crc
+}
+
 func appendFrame(dst []byte, b *Batch) []byte {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0) // length and crc, filled below

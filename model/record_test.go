@@ -319,3 +319,42 @@ func TestNewBatchOfEqualsNewBatch(t *testing.T) {
 		t.Fatalf("empty NewBatchOf = %+v", empty)
 	}
 }
+
+// TestRestampFrameEqualsRebase checks that moving an encoded batch in
+// place gives the very frame and CRC that encoding the rebased batch
+// gives, for a producer's batch (base 0, no epoch) and for one already
+// placed elsewhere, including a base and epoch whose encodings differ in
+// every byte from the old ones.
+func TestRestampFrameEqualsRebase(t *testing.T) {
+	producer := NewBatch(7, 1, 4,
+		Record{Timestamp: 10 * time.Millisecond, Key: "k1", Value: "v1"},
+		Record{Timestamp: -3, Value: "v2"},
+		Record{Timestamp: 1 << 40, Key: "k3"},
+	)
+	for _, tc := range []struct {
+		name  string
+		b     Batch
+		base  Offset
+		epoch Epoch
+	}{
+		{"producer's", producer, 98765, 3},
+		{"placed", producer.Rebase(17, 2), 1 << 50, 0x7fffffff},
+		{"back to zero", producer.Rebase(17, 2), 0, 0},
+	} {
+		frame, ok := AppendValidBatch([]byte("prefix"), &tc.b)
+		if !ok {
+			t.Fatalf("%s: test batch not valid", tc.name)
+		}
+		crc := RestampFrame(frame[6:], tc.base, tc.epoch)
+		want := tc.b.Rebase(tc.base, tc.epoch)
+		if crc != want.CRC {
+			t.Errorf("%s: CRC %08x, Rebase's %08x", tc.name, crc, want.CRC)
+		}
+		if string(frame[6:]) != string(AppendBatch(nil, want)) {
+			t.Errorf("%s: restamped frame differs from the rebased batch's", tc.name)
+		}
+		if string(frame[:6]) != "prefix" {
+			t.Errorf("%s: bytes before the frame changed", tc.name)
+		}
+	}
+}

@@ -81,11 +81,10 @@ type Broker struct {
 	metaTPs  []model.TopicPartition // sorted keys of meta
 	topicsOf map[string][]model.TopicPartition
 
-	// Replicas hosted here: plist[i] is the replica of tps[i]. Every
-	// message names partitions, and a binary search of a few sorted
-	// entries costs less than hashing a topic name.
+	// Replicas hosted here: tps lists them in sorted order, for whatever
+	// walks them all, and parts finds one by name (see partIndex).
 	tps   []model.TopicPartition // sorted
-	plist []*partition
+	parts partIndex
 
 	fetchers map[model.BrokerID]*fetcher
 
@@ -93,6 +92,8 @@ type Broker struct {
 	fetches     []*delayedFetch // parked fetches, in the order they were parked
 	freeFetches []*delayedFetch // answered ones no list holds, for reuse
 	nextWaitID  int64
+	// fetchRead is what readFetch last read, before it is an answer.
+	fetchRead []model.FetchPartitionResponse
 	// fetchTimer fires at the earliest parked fetch's deadline; one timer
 	// for the whole fetch purgatory (see expireFetches).
 	fetchTimer sim.TimerID
@@ -154,7 +155,7 @@ func (b *Broker) Start(env *sim.Env) {
 	b.live = map[model.BrokerID]bool{}
 	b.meta = map[model.TopicPartition]model.PartitionState{}
 	b.topicsOf = map[string][]model.TopicPartition{}
-	b.plist = nil
+	b.parts = partIndex{}
 	b.fetchers = map[model.BrokerID]*fetcher{}
 	b.metadataOffset = -1
 	b.incarnation = env.Rand().Uint64()
@@ -376,19 +377,7 @@ func partitionDir(tp model.TopicPartition) string {
 
 // part is the replica of tp hosted here, or nil.
 func (b *Broker) part(tp model.TopicPartition) *partition {
-	lo, hi := 0, len(b.tps)
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if b.tps[h].Compare(tp) < 0 {
-			lo = h + 1
-		} else {
-			hi = h
-		}
-	}
-	if lo < len(b.tps) && b.tps[lo] == tp {
-		return b.plist[lo]
-	}
-	return nil
+	return b.parts.get(tp.Topic, tp.Partition)
 }
 
 // insertSorted adds tp to a sorted list if absent.

@@ -52,9 +52,8 @@ func (b *Broker) handleFetch(from model.BrokerID, m *model.FetchRequest) {
 			b.maybeIncrementHW(p)
 		}
 	}
-	if m.MaxWait <= 0 || b.fetchReady(m) {
-		resp, _ := b.readFetch(m)
-		b.send(from, resp)
+	if ready := b.readFetch(m); m.MaxWait <= 0 || ready {
+		b.send(from, b.fetchAnswer(m))
 		return
 	}
 	b.nextWaitID++
@@ -113,13 +112,16 @@ func (b *Broker) armFetchWait(deadline time.Duration) {
 	b.fetchTimer = b.env.After(deadline-b.now(), timerFetchWait, 0)
 }
 
-// readFetch builds the answer to a fetch from the current state. ready is
-// true when the answer should go now: it carries records, an error or a
-// divergence.
-func (b *Broker) readFetch(m *model.FetchRequest) (*model.FetchResponse, bool) {
+// readFetch reads the answer to a fetch from the current state into
+// b.fetchRead, and reports whether it should go now: it carries records,
+// an error or a divergence. fetchAnswer then makes it the answer. A parked
+// fetch is read again whenever its partition changes, and most reads find
+// nothing to send yet: reading into the broker's own list rather than an
+// answer leaves the room the request brought for its answer (see
+// model.NewFetchResponseFor) to the answer that is sent.
+func (b *Broker) readFetch(m *model.FetchRequest) bool {
 	follower := m.ReplicaID != model.NoBroker
-	resp := model.NewFetchResponseFor(m, len(m.Partitions))
-	resp.CorrelationID = m.CorrelationID
+	parts := b.fetchRead[:0]
 	ready := false
 	for i := range m.Partitions {
 		fp := &m.Partitions[i]
@@ -135,7 +137,7 @@ func (b *Broker) readFetch(m *model.FetchRequest) (*model.FetchResponse, bool) {
 		}
 		if pr.Error != model.NoError {
 			ready = true
-			resp.Partitions = append(resp.Partitions, pr)
+			parts = append(parts, pr)
 			continue
 		}
 		pr.HighWatermark = p.hw
@@ -145,7 +147,7 @@ func (b *Broker) readFetch(m *model.FetchRequest) (*model.FetchResponse, bool) {
 				pr.HasDiverging = true
 				pr.DivergingEpoch = div
 				ready = true
-				resp.Partitions = append(resp.Partitions, pr)
+				parts = append(parts, pr)
 				continue
 			}
 		}
@@ -168,40 +170,20 @@ func (b *Broker) readFetch(m *model.FetchRequest) (*model.FetchResponse, bool) {
 				ready = true
 			}
 		}
-		resp.Partitions = append(resp.Partitions, pr)
+		parts = append(parts, pr)
 	}
-	return resp, ready
+	b.fetchRead = parts
+	return ready
 }
 
-// fetchReady is the ready result of readFetch without building the
-// answer: a parked fetch is re-checked whenever its partition changes, and
-// most checks find nothing to send yet. It must follow readFetch's
-// decisions exactly.
-func (b *Broker) fetchReady(m *model.FetchRequest) bool {
-	follower := m.ReplicaID != model.NoBroker
-	for i := range m.Partitions {
-		fp := &m.Partitions[i]
-		p := b.part(fp.TP)
-		if p == nil || !p.isLeader || b.fenceCheck(p, fp.CurrentLeaderEpoch) != model.NoError {
-			return true // an error answer
-		}
-		if follower {
-			if _, diverged := b.divergence(p, fp); diverged {
-				return true
-			}
-		}
-		end := p.hw
-		if follower {
-			end = p.log.LEO()
-		}
-		if fp.FetchOffset < p.log.LogStartOffset() || fp.FetchOffset > p.log.LEO() {
-			return true // OFFSET_OUT_OF_RANGE
-		}
-		if fp.FetchOffset < end && p.log.HasReadable(fp.FetchOffset, end) {
-			return true
-		}
-	}
-	return false
+// fetchAnswer is the answer to m that the last readFetch of m read.
+func (b *Broker) fetchAnswer(m *model.FetchRequest) *model.FetchResponse {
+	resp := model.NewFetchResponseFor(m, len(b.fetchRead))
+	resp.CorrelationID = m.CorrelationID
+	resp.Partitions = append(resp.Partitions, b.fetchRead...)
+	clear(b.fetchRead) // the batches read are the answer's now
+	b.fetchRead = b.fetchRead[:0]
+	return resp
 }
 
 // fenceCheck compares the requester's idea of the leader epoch with ours
@@ -251,9 +233,8 @@ func (b *Broker) filterDelayed(p *partition, answer bool) {
 			b.unlinkFetch(df)
 			continue
 		}
-		if answer && b.fetchReady(df.req) {
-			resp, _ := b.readFetch(df.req)
-			b.finishFetch(df, resp)
+		if answer && b.readFetch(df.req) {
+			b.finishFetch(df, b.fetchAnswer(df.req))
 			b.unlinkFetch(df)
 			continue
 		}
@@ -300,8 +281,8 @@ func (b *Broker) expireFetches() {
 			break
 		}
 		req := first.req // finishing may free first
-		resp, _ := b.readFetch(req)
-		b.finishFetch(first, resp)
+		b.readFetch(req)
+		b.finishFetch(first, b.fetchAnswer(req))
 		for i := range req.Partitions {
 			if p := b.part(req.Partitions[i].TP); p != nil {
 				b.sweepDelayed(p)

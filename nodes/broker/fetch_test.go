@@ -210,3 +210,28 @@ func logValues(l *storage.Log) string {
 	}
 	return b.String()
 }
+
+// The broker reads every fetch into one list of its own before it makes
+// an answer of it (readFetch, fetchAnswer). An answer must not share that
+// list: here a fetch answered at once is followed, before its answer is
+// delivered, by one that reads nothing and parks, and the first answer
+// must still carry what it read.
+func TestAnAnswerKeepsWhatItsFetchRead(t *testing.T) {
+	r := newRig(t, testConfig())
+	r.produce(time.Second, 1, model.AcksAll, "v0")
+	r.consumerFetch(2*time.Second, 1, 0, 0)                    // reads the batch at 0
+	r.consumerFetch(2*time.Second, 2, 1, 500*time.Millisecond) // at the end: parks
+	r.s.Run(2*time.Second + 100*time.Millisecond)
+
+	got := *r.fetched
+	if len(got) != 1 {
+		t.Fatalf("got %d answers, want 1 (the second fetch is parked)", len(got))
+	}
+	a := got[0]
+	if a.CorrelationID != 1 || len(a.Partitions) != 1 {
+		t.Fatalf("answer %v", a)
+	}
+	if p := a.Partitions[0]; p.Error != model.NoError || len(p.Batches) != 1 || p.Batches[0].BaseOffset != 0 || p.HighWatermark != 1 {
+		t.Fatalf("the answer to the first fetch carries %+v, want the batch at 0", p)
+	}
+}

@@ -70,7 +70,7 @@ func (b *Broker) sendFetch(f *fetcher) {
 	if f.inflight || f.backoff != 0 {
 		return
 	}
-	kc := b.cfg.Kafka
+	kc := &b.cfg.Kafka // not a copy: a fetch goes out every few milliseconds
 	var req *model.FetchRequest
 	if f.reusable {
 		req = model.ReuseFetchRequest(f.last, len(f.tps))

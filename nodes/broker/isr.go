@@ -55,7 +55,7 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 	if !p.isLeader {
 		return
 	}
-	kc := b.cfg.Kafka
+	kc := &b.cfg.Kafka // not a copy of the whole configuration on every fetch
 	if kc.Controller.EligibleLeaderReplicas && int32(len(p.isr)) < kc.Topic.MinInsyncReplicas {
 		return
 	}
@@ -68,8 +68,12 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 		if r == b.cfg.ID || fs == nil {
 			continue
 		}
-		waitForJoin := fs.caughtUp(leo, now, kc.Broker.ReplicaLagTimeMax) && b.live[r]
-		if fs.leo < hw && (containsBroker(maximal, r) || waitForJoin) {
+		// Only a follower behind hw can hold it back; whether it is about
+		// to join (caught up and alive, a map lookup) is asked last.
+		if fs.leo >= hw {
+			continue
+		}
+		if containsBroker(maximal, r) || (fs.caughtUp(leo, now, kc.Broker.ReplicaLagTimeMax) && b.live[r]) {
 			hw = fs.leo
 		}
 	}

@@ -92,7 +92,7 @@ func (b *Broker) openPartition(tp model.TopicPartition) *partition {
 	}
 	i, _ := slices.BinarySearchFunc(b.tps, tp, model.TopicPartition.Compare)
 	b.tps = slices.Insert(b.tps, i, tp)
-	b.plist = slices.Insert(b.plist, i, p)
+	b.parts.add(p)
 	return p
 }
 

@@ -67,3 +67,65 @@ func TestAppendAsLeaderStoresWhatRebaseAndAppendStore(t *testing.T) {
 		t.Fatalf("after a crash: LEO %d, values %v", reopened.LEO(), values(reopened))
 	}
 }
+
+// A leader checks a batch (Valid) and then appends it, and AppendAsLeader
+// restamps the frame Valid left rather than encode the batch again. That
+// is right only while the frame is b's as b is now: each case below puts
+// something between the check and the append that must make the log
+// encode afresh, and the stored batch must still be exactly what Rebase
+// makes (valid, with Rebase's CRC).
+func TestAppendAsLeaderRestampsOnlyTheCheckedFrame(t *testing.T) {
+	mk := func(seq int32, values ...string) model.Batch {
+		recs := make([]model.Record, len(values))
+		for i, v := range values {
+			recs[i] = model.Record{Timestamp: 5, Value: v}
+		}
+		return model.NewBatch(7, 0, seq, recs...)
+	}
+	for _, tc := range []struct {
+		name    string
+		between func(l *Log, b *model.Batch)
+	}{
+		{"nothing", func(*Log, *model.Batch) {}},
+		{"another batch checked", func(l *Log, _ *model.Batch) {
+			other := mk(50, "other", "values", "here")
+			l.Valid(&other)
+		}},
+		{"an invalid batch checked", func(l *Log, _ *model.Batch) {
+			other := mk(50, "other")
+			other.Records[0].Value = "changed after sealing"
+			if l.Valid(&other) {
+				t.Fatal("setup: corrupted batch is valid")
+			}
+		}},
+		{"a follower's append", func(l *Log, _ *model.Batch) {
+			l.Append(mk(50, "appended", "as", "follower").Rebase(l.LEO(), 1), 0)
+		}},
+		{"resealed with another sequence", func(_ *Log, b *model.Batch) {
+			b.BaseSequence += 3
+			b.Seal()
+		}},
+		{"records replaced and resealed", func(_ *Log, b *model.Batch) {
+			b.Records = append([]model.Record(nil), b.Records...)
+			b.Records[1].Value = "a longer value than before"
+			b.Seal()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, 1)
+			l, _ := w.open(smallSegments(1 << 20))
+			appendPlain(l, 1, 2, 2, 0) // the log does not start at 0
+			b := mk(10, "a", "bb", "ccc")
+			if !l.Valid(&b) {
+				t.Fatal("setup: batch not valid")
+			}
+			tc.between(l, &b)
+			base := l.LEO()
+			got := l.AppendAsLeader(&b, 4, 0)
+			if want := b.Rebase(base, 4); !reflect.DeepEqual(*got, want) || !got.Valid() {
+				t.Fatalf("stored %v crc %08x (valid %v), want %v crc %08x", got, got.CRC, got.Valid(), want, want.CRC)
+			}
+			checkInvariants(t, l)
+		})
+	}
+}

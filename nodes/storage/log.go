@@ -95,9 +95,15 @@ type Log struct {
 	// folded is where the producer state stops: the batches from it to
 	// the log end are still to be recorded in it (see foldProducers).
 	folded model.Offset
-	buf    []byte  // encoding scratch, reused across appends
-	hdrs   headers // where Append keeps the headers of its batches
-	recs   records // where AppendAsLeader keeps the records of its batches
+	buf    []byte // encoding scratch, reused across appends
+	// checked is the batch Valid last found valid while buf still holds
+	// its frame, and checkedAs that batch's fields then: AppendAsLeader
+	// restamps that frame rather than encode the batch again (see
+	// framesChecked). Whatever else writes buf clears it.
+	checked   *model.Batch
+	checkedAs model.Batch
+	hdrs      headers // where Append keeps the headers of its batches
+	recs      records // where AppendAsLeader keeps the records of its batches
 }
 
 // Dir is the log's folder on the disk, ending in "/".
@@ -221,7 +227,30 @@ func (l *Log) AppendShared(b *model.Batch, now time.Duration) {
 func (l *Log) Valid(b *model.Batch) bool {
 	var ok bool
 	l.buf, ok = model.AppendValidBatch(l.buf[:0], b)
+	l.checked, l.checkedAs = nil, model.Batch{}
+	if ok {
+		l.checked, l.checkedAs = b, *b
+	}
 	return ok
+}
+
+// framesChecked reports whether buf holds the frame of b as it is now:
+// Valid encoded it last, and b still has the fields it had then. Its
+// records are not compared: once sent a batch's records never change
+// (model.Batch), and the check could not see a record changed in place
+// without encoding them again. The batch's CRC covers them all the same,
+// so a batch changed that way and sealed again does not pass; one changed
+// without sealing gets the CRC of what Valid checked, and fails the next
+// check of its bytes (a follower's append) rather than getting a fresh
+// CRC over corrupted content.
+func (l *Log) framesChecked(b *model.Batch) bool {
+	if l.checked != b {
+		return false
+	}
+	c := &l.checkedAs
+	return c.BaseOffset == b.BaseOffset && c.LeaderEpoch == b.LeaderEpoch && c.CRC == b.CRC &&
+		c.ProducerID == b.ProducerID && c.ProducerEpoch == b.ProducerEpoch && c.BaseSequence == b.BaseSequence &&
+		len(c.Records) == len(b.Records) && (len(b.Records) == 0 || &c.Records[0] == &b.Records[0])
 }
 
 // AppendAsLeader stamps a producer's batch and appends it, as a leader
@@ -240,6 +269,8 @@ func (l *Log) AppendAsLeader(b *model.Batch, leaderEpoch model.Epoch, now time.D
 	if leaderEpoch < 0 {
 		panic(fmt.Sprintf("storage: %s: append of %s under no leader epoch", l.dir, b.String()))
 	}
+	restamp := l.framesChecked(b)
+	l.checked, l.checkedAs = nil, model.Batch{}
 	h := l.hdrs.put(b)
 	h.BaseOffset, h.LeaderEpoch = l.leo, leaderEpoch
 	h.Records = l.recs.take(len(b.Records))
@@ -248,8 +279,15 @@ func (l *Log) AppendAsLeader(b *model.Batch, leaderEpoch model.Epoch, now time.D
 		h.Records[i] = r
 	}
 	// Sealed as it is encoded: its CRC is computed from the very bytes
-	// the disk is told about, so there is nothing to check again.
-	l.buf = h.AppendSealed(l.buf[:0])
+	// the disk is told about, so there is nothing to check again. The
+	// leader has nearly always just checked b (Valid), and the frame
+	// that left in buf differs from the stamped batch's only in the
+	// base offset and the epoch.
+	if restamp {
+		h.CRC = model.RestampFrame(l.buf, h.BaseOffset, h.LeaderEpoch)
+	} else {
+		l.buf = h.AppendSealed(l.buf[:0])
+	}
 	l.write(h, now)
 	return h
 }
@@ -266,6 +304,7 @@ func (l *Log) append(b *model.Batch, now time.Duration) {
 		panic(fmt.Sprintf("storage: %s: append of %v without a leader epoch (a leader must Rebase)", l.dir, b))
 	}
 	var valid bool
+	l.checked, l.checkedAs = nil, model.Batch{}
 	l.buf, valid = model.AppendValidBatch(l.buf[:0], b)
 	if !valid {
 		panic(fmt.Sprintf("storage: %s: append of %v, which fails its CRC or offset check", l.dir, b))
@@ -369,31 +408,6 @@ func (l *Log) ReadUpTo(from model.Offset, maxBytes int, end model.Offset) []*mod
 		return s.span(i, j)
 	}
 	return nil
-}
-
-// HasReadable reports whether ReadUpTo(from, maxBytes, end) would return
-// at least one batch, for any maxBytes, without building the slice: a
-// parked fetch asks it every time its partition changes.
-func (l *Log) HasReadable(from, end model.Offset) bool {
-	if end > l.leo {
-		end = l.leo
-	}
-	if from < l.logStart || from >= end {
-		return false
-	}
-	if end == l.leo {
-		// Whatever batch holds from ends at the log end at the latest: a
-		// follower's parked fetch, checked at every append, needs no
-		// search.
-		return true
-	}
-	for si := l.segIndex(from); si < len(l.segs); si++ {
-		s := l.segs[si]
-		if i := s.find(from); i < s.count() {
-			return s.at(i).NextOffset() <= end
-		}
-	}
-	return false
 }
 
 // BatchAt returns the batch that holds offset off, if off is in the log

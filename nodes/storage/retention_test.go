@@ -174,3 +174,35 @@ func TestLogStartOffsetSurvivesRestart(t *testing.T) {
 		t.Fatalf("segment 0 not deleted by recovery")
 	}
 }
+
+// TestRetentionTimeFollowsAppendsAndTruncation checks the segment's
+// largest timestamp, which retention folds in only when it asks: a batch
+// appended after a check counts at the next one, and a truncation that
+// cuts the batch holding the largest timestamp takes it away, even though
+// an earlier check had folded it in.
+func TestRetentionTimeFollowsAppendsAndTruncation(t *testing.T) {
+	w := newWorld(t, 1)
+	cfg := smallSegments(1 << 20) // one segment throughout
+	cfg.RetentionTime = 50 * time.Second
+	l, _ := w.open(cfg)
+	add := func(ts time.Duration) {
+		l.Append(batch(l.LEO(), 0, model.NoProducerID, model.NoEpoch, model.NoSequence, 1, ts), ts)
+	}
+	add(1 * time.Second)
+	if n := l.ApplyRetention(30*time.Second, l.LEO()); n != 0 {
+		t.Fatalf("deleted %d segments at 30s, newest record at 1s", n)
+	}
+	// Appended after the check: it keeps the segment at 60s.
+	add(100 * time.Second)
+	add(2 * time.Second)
+	if n := l.ApplyRetention(120*time.Second, l.LEO()); n != 0 {
+		t.Fatalf("deleted %d segments at 120s, newest record at 100s", n)
+	}
+	// The 100s record goes: the segment's newest record is now at 1s,
+	// 119s old.
+	l.TruncateTo(1)
+	if n := l.ApplyRetention(120*time.Second, l.LEO()); n != 1 {
+		t.Fatalf("deleted %d segments at 120s after truncating the 100s record, want 1", n)
+	}
+	checkInvariants(t, l)
+}

@@ -33,10 +33,14 @@ type segment struct {
 	ends    [][]int64
 	n       int   // number of batches
 	size    int64 // the file's length: the last batch's end, or 0
-	// maxTime is the largest record timestamp in the segment, what
-	// time-based retention compares (valid when hasTime).
+	// maxTime is the largest record timestamp of the first timed
+	// batches (valid when hasTime), what time-based retention compares.
+	// largestTimestamp folds the rest in when retention asks, every
+	// log.retention.check.interval.ms, rather than add on every append:
+	// that walked every record of every batch once more per replica.
 	maxTime time.Duration
 	hasTime bool
+	timed   int
 	// modified is when the segment last changed: Kafka falls back to the
 	// file's last-modified time when a segment has no record timestamp.
 	modified time.Duration
@@ -182,7 +186,6 @@ func (s *segment) add(b *model.Batch, n int64, now time.Duration) {
 	s.batches[c] = append(s.batches[c], b)
 	s.ends[c] = append(s.ends[c], s.size)
 	s.n++
-	s.noteTime(b)
 	s.modified = now
 }
 
@@ -248,9 +251,10 @@ func (s *segment) keep(k int, now time.Duration) {
 		}
 	}
 	s.n = k
-	s.maxTime, s.hasTime = 0, false
-	for i := 0; i < s.n; i++ {
-		s.noteTime(s.at(i))
+	if k < s.timed {
+		// A batch folded into maxTime may be gone: fold again from the
+		// start when asked.
+		s.maxTime, s.hasTime, s.timed = 0, false, 0
 	}
 	s.modified = now
 }
@@ -259,6 +263,9 @@ func (s *segment) keep(k int, now time.Duration) {
 // Kafka's LogSegment.largestTimestamp: the largest record timestamp, or the
 // last change when the segment holds no record.
 func (s *segment) largestTimestamp() time.Duration {
+	for ; s.timed < s.n; s.timed++ {
+		s.noteTime(s.at(s.timed))
+	}
 	if s.hasTime {
 		return s.maxTime
 	}
