@@ -235,7 +235,12 @@ func (b *fakeBroker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	c := b.c
 	if r, ok := m.(*model.ProduceRequest); ok {
 		c.requestObjects[r] = true
-		m = *r // a copy: the producer reuses the request once answered
+		// A copy, records included: the producer reuses the request and
+		// its records' memory once answered, as a broker keeps nothing
+		// of a request it has answered.
+		cp := *r
+		cp.Batch.Records = slices.Clone(r.Batch.Records)
+		m = cp
 	}
 	c.received = append(c.received, received{at: env.ObserverNow(), broker: b.id, msg: m})
 	switch r := m.(type) {
