@@ -104,6 +104,10 @@ type accumulator struct {
 	tps       []model.TopicPartition // partitions with a queue, sorted
 	queues    []*[]*batch            // the queue of each of tps
 	drainIdx  map[model.BrokerID]int // per-broker round-robin start (lookup only)
+	// last is the position index found last: a producer's records come
+	// in runs for one partition (sticky, or a burst to one key), so it is
+	// checked before a search.
+	last int
 	// free holds batches that ended and that nothing refers to any more
 	// (see release), for append to reuse, with their record arrays when
 	// nothing can read those either: a busy producer then allocates
@@ -143,11 +147,15 @@ func (a *accumulator) queue(tp model.TopicPartition) *[]*batch {
 
 // index is the position of tp's queue, which it adds if missing.
 func (a *accumulator) index(tp model.TopicPartition) int {
+	if i := a.last; i < len(a.tps) && a.tps[i] == tp {
+		return i
+	}
 	i, found := slices.BinarySearchFunc(a.tps, tp, model.TopicPartition.Compare)
 	if !found {
 		a.tps = slices.Insert(a.tps, i, tp)
 		a.queues = slices.Insert(a.queues, i, &[]*batch{})
 	}
+	a.last = i
 	return i
 }
 
