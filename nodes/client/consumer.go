@@ -38,6 +38,12 @@ type Consumer struct {
 	// after an empty answer (see handleFetch).
 	fetchWait []brokerTime
 	pollNext  int // rotation of the partition polls start from
+	// fetchBuf is sendFetches' scratch list; fetchFree and recFree hold
+	// the fetch requests and request records of answered fetches, for
+	// the next ones to reuse (see fetchAnswered).
+	fetchBuf  []fetchTarget
+	fetchFree []*model.FetchRequest
+	recFree   []*request
 
 	wakeID sim.TimerID
 	wakeAt time.Duration
@@ -328,10 +334,12 @@ func (c *Consumer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	case *model.FetchResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqFetch {
 			c.handleFetch(env, req, r)
+			c.fetchAnswered(env, broker, req)
 		}
 	case model.FetchResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqFetch {
 			c.handleFetch(env, req, &r)
+			c.fetchAnswered(env, broker, req)
 		}
 	case model.ListOffsetsResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqListOffsets {

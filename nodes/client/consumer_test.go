@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/sim"
 )
 
 var t0 = model.TP("t", 0)
@@ -327,5 +328,50 @@ func TestConsumerRestartReassigns(t *testing.T) {
 	}
 	if exp := []string{"assign", "reset", "poll", "assign", "reset", "poll"}; !slices.Equal(fs, exp) {
 		t.Errorf("ops %v, want %v", fs, exp)
+	}
+}
+
+// The consumer reuses a fetch request once its answer is handled, over a
+// connection, and never over a link that has delivered a message twice:
+// there every fetch is a new object, and each is delivered exactly twice
+// with what it was sent with (a reused one would be rewritten while its
+// duplicate is on the way, which would then arrive as a third delivery
+// of the next fetch). Every record is polled either way.
+func TestConsumerReusesItsFetchOnlyOverALinkThatNeverDuplicated(t *testing.T) {
+	for _, dup := range []bool{false, true} {
+		w := newWorld(t, 1)
+		w.c.topic("t", 1)
+		w.consumer(cfg(t, "auto.offset.reset=earliest", "fetch.max.wait.ms=5"), assignT0)
+		p := w.c.part(t0)
+		for i := 0; i < 50; i++ {
+			w.at(time.Duration(10+10*i)*ms, func() { p.appendValues(fmt.Sprintf("a%d", i)) })
+		}
+		if dup { // before the first fetch, which waits for metadata and a position
+			w.s.SetLink(clientID, 1, sim.LinkConfig{Latency: sim.Latency{Min: ms, Max: 20 * ms}, Datagram: &sim.Datagram{DupProb: 1}})
+		}
+		w.run(time.Second)
+		if got := w.polled(t0); !slices.Equal(got, want(0, 50, "a")) {
+			t.Fatalf("dup=%v: polled %v, want a0..a49 at offsets 0..49", dup, got)
+		}
+		deliveries := map[int32]int{}
+		for _, r := range w.c.received {
+			if f, ok := r.msg.(model.FetchRequest); ok {
+				deliveries[f.CorrelationID]++
+			}
+		}
+		fetches := 0
+		for corr, n := range deliveries {
+			fetches += n
+			if dup && n != 2 {
+				t.Errorf("over a duplicating link: fetch corr=%d delivered %d times, want twice", corr, n)
+			}
+		}
+		objects := len(w.c.fetchObjects)
+		switch {
+		case !dup && (fetches < 40 || objects > 2):
+			t.Errorf("over a connection: %d fetches in %d objects, want at least 40 in at most 2", fetches, objects)
+		case dup && objects != len(deliveries):
+			t.Errorf("over a duplicating link: %d objects for %d fetches, want each its own", objects, len(deliveries))
+		}
 	}
 }
