@@ -122,11 +122,13 @@ type accumulator struct {
 // hold its peak of batches for the rest of the run.
 const freeMax = 64
 
-// recsCap is the room a batch without reusable arrays starts with: a
-// few milliseconds of a test workload's records. An open batch that
-// outgrows it moves to a larger array, as Kafka's growing
-// ByteBufferOutputStream does.
-const recsCap = 16
+// recsCap is the room a batch without reusable arrays starts with. An open
+// batch that outgrows it moves to arrays twice as large, as Kafka's
+// growing ByteBufferOutputStream does; arrays handed on by release keep
+// their size, so a busy producer soon stops growing them. Small, so that
+// a run whose batches can rarely hand their arrays on (retries, a
+// duplicating network) pays little more than their records.
+const recsCap = 4
 
 // recsKeepMax bounds the records a released batch's arrays may hold to be
 // kept for reuse, so that one huge batch does not keep its arrays, up to
