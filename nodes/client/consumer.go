@@ -34,6 +34,9 @@ type Consumer struct {
 	md    metadata
 	parts map[model.TopicPartition]*partState // lookup only, never iterated
 	order []model.TopicPartition              // the assignment, sorted
+	// states[i] is parts[order[i]]: every pass walks the assignment, and
+	// hashing each partition's topic name to find its state showed.
+	states []*partState
 	// fetchWait holds, per broker, the earliest time of its next fetch
 	// after an empty answer (see handleFetch).
 	fetchWait []brokerTime
@@ -189,6 +192,11 @@ func (c *Consumer) setAssignment(env *sim.Env, tps []model.TopicPartition) {
 		}
 	}
 	c.order = tps
+	// A new array, as order is: a walk over the old one is left as it was.
+	c.states = make([]*partState, len(tps))
+	for i, tp := range tps {
+		c.states[i] = c.parts[tp]
+	}
 	c.setInterest()
 }
 
@@ -274,8 +282,7 @@ func (c *Consumer) poll(env *sim.Env) {
 	if c.pollsPaused() {
 		return
 	}
-	for _, tp := range c.order {
-		ps := c.parts[tp]
+	for _, ps := range c.states {
 		if ps.errNext == "" {
 			continue
 		}
@@ -283,7 +290,7 @@ func (c *Consumer) poll(env *sim.Env) {
 		// nothing else.
 		if c.rec != nil {
 			i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
-			c.rec.Fail(i, at, ps.errNext+" "+tp.String())
+			c.rec.Fail(i, at, ps.errNext+" "+ps.tp.String())
 		}
 		ps.errNext = ""
 		return
@@ -292,7 +299,7 @@ func (c *Consumer) poll(env *sim.Env) {
 	var out []model.PartitionRecords
 	n := len(c.order)
 	for i := 0; i < n && budget > 0; i++ {
-		ps := c.parts[c.order[(c.pollNext+i)%n]]
+		ps := c.states[(c.pollNext+i)%n]
 		if ps.state != stateFetching || len(ps.buf) == 0 {
 			continue
 		}
@@ -327,8 +334,8 @@ func (c *Consumer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	case model.MetadataResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqMetadata {
 			c.md.apply(r, env.Now())
-			for _, tp := range c.order {
-				c.parts[tp].staleMeta = false
+			for _, ps := range c.states {
+				ps.staleMeta = false
 			}
 		}
 	case *model.FetchResponse:
@@ -390,8 +397,8 @@ func (c *Consumer) run(env *sim.Env) {
 		c.brokerFailed(env, b)
 	}
 	c.groupRun(env)
-	for _, tp := range c.order {
-		c.updatePosition(env, c.parts[tp])
+	for _, ps := range c.states {
+		c.updatePosition(env, ps)
 	}
 	c.sendFetches(env)
 	c.md.maybeSend(env, &c.net)
@@ -440,8 +447,8 @@ func (c *Consumer) nextDeadline(now time.Duration) time.Duration {
 	later(c.net.nextDeadline())
 	later(c.md.dueAt())
 	later(c.net.nextUnblock(now))
-	for _, tp := range c.order {
-		later(c.parts[tp].retryAt)
+	for _, ps := range c.states {
+		later(ps.retryAt)
 	}
 	for _, w := range c.fetchWait {
 		later(w.at)

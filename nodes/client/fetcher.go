@@ -19,12 +19,11 @@ import (
 func (c *Consumer) sendFetches(env *sim.Env) {
 	now := env.Now()
 	targets := c.fetchBuf[:0]
-	for _, tp := range c.order {
-		ps := c.parts[tp]
+	for _, ps := range c.states {
 		if ps.state != stateFetching || len(ps.buf) > 0 || ps.staleMeta {
 			continue
 		}
-		leader, epoch := c.md.leader(tp)
+		leader, epoch := c.md.leader(ps.tp)
 		if leader == model.NoBroker || c.net.inFlightKind(leader, reqFetch) ||
 			!c.net.ready(leader, now) || c.fetchWaitUntil(leader) > now {
 			continue
