@@ -295,24 +295,38 @@ func (c *Consumer) poll(env *sim.Env) {
 		ps.errNext = ""
 		return
 	}
-	budget := int(c.cfg.MaxPollRecords)
+	// Count first what the poll returns, so that its records (which the
+	// history keeps) take one array, and the list of partitions another,
+	// whatever the number of partitions.
+	n := len(c.states)
+	parts, total := 0, 0
+	for i, budget := 0, int(c.cfg.MaxPollRecords); i < n && budget > 0; i++ {
+		if take := c.states[(c.pollNext+i)%n].pollable(budget); take > 0 {
+			parts, total, budget = parts+1, total+take, budget-take
+		}
+	}
 	var out []model.PartitionRecords
-	n := len(c.order)
-	for i := 0; i < n && budget > 0; i++ {
-		ps := c.states[(c.pollNext+i)%n]
-		if ps.state != stateFetching || len(ps.buf) == 0 {
-			continue
+	if parts > 0 {
+		out = make([]model.PartitionRecords, 0, parts)
+		all := make([]model.OffsetValue, total)
+		for i := 0; i < n && len(all) > 0; i++ {
+			ps := c.states[(c.pollNext+i)%n]
+			take := ps.pollable(len(all))
+			if take == 0 {
+				continue
+			}
+			// Capped, so that nothing appending to one partition's
+			// records can write over the next one's.
+			recs := all[:take:take]
+			all = all[take:]
+			for j, r := range ps.buf[:take] {
+				recs[j] = model.OffsetValue{Offset: r.offset, Value: r.value}
+			}
+			last := ps.buf[take-1]
+			ps.position, ps.positionEpoch = last.offset+1, last.epoch
+			ps.buf = slices.Delete(ps.buf, 0, take)
+			out = append(out, model.PartitionRecords{TP: ps.tp, Records: recs})
 		}
-		take := min(budget, len(ps.buf))
-		recs := make([]model.OffsetValue, take)
-		for j, r := range ps.buf[:take] {
-			recs[j] = model.OffsetValue{Offset: r.offset, Value: r.value}
-		}
-		last := ps.buf[take-1]
-		ps.position, ps.positionEpoch = last.offset+1, last.epoch
-		ps.buf = slices.Delete(ps.buf, 0, take)
-		budget -= take
-		out = append(out, model.PartitionRecords{TP: ps.tp, Records: recs})
 	}
 	if n > 0 {
 		c.pollNext = (c.pollNext + 1) % n
@@ -321,6 +335,15 @@ func (c *Consumer) poll(env *sim.Env) {
 		i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
 		c.rec.PollOK(i, at, out)
 	}
+}
+
+// pollable is how many of the partition's buffered records a poll with
+// room for budget more returns.
+func (ps *partState) pollable(budget int) int {
+	if ps.state != stateFetching {
+		return 0
+	}
+	return min(budget, len(ps.buf))
 }
 
 // Receive handles a broker's answer.

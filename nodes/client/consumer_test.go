@@ -375,3 +375,44 @@ func TestConsumerReusesItsFetchOnlyOverALinkThatNeverDuplicated(t *testing.T) {
 		}
 	}
 }
+
+// A poll takes up to max.poll.records from the partitions in turn, each
+// poll starting one partition further, and returns each partition's
+// records in a list of its own, although they share one array: appending
+// to one partition's records leaves the next one's alone.
+func TestConsumerPollSharesOneArrayAcrossPartitions(t *testing.T) {
+	w := newWorld(t, 1)
+	w.c.topic("t", 1, 1, 1)
+	tps := []model.TopicPartition{model.TP("t", 0), model.TP("t", 1), model.TP("t", 2)}
+	for i, tp := range tps {
+		w.c.part(tp).appendValues(values(fmt.Sprintf("p%d-", i), 0, 4)...)
+	}
+	w.consumer(cfg(t, "auto.offset.reset=earliest", "max.poll.records=5"), func(o *ConsumerOptions) { o.Assignment = tps })
+	w.run(2 * time.Second)
+	for i, tp := range tps {
+		if got, want := w.polled(tp), want(0, 4, fmt.Sprintf("p%d-", i)); !slices.Equal(got, want) {
+			t.Errorf("%v: polled %v, want %v", tp, got, want)
+		}
+	}
+	shared := 0
+	for _, op := range w.ops(model.FPoll) {
+		if n := 0; len(op.Records) > 1 {
+			for _, pr := range op.Records {
+				n += len(pr.Records)
+			}
+			if n > 5 {
+				t.Errorf("poll %s returned %d records, want at most max.poll.records=5", op.String(), n)
+			}
+			shared++
+			first, next := op.Records[0].Records, op.Records[1].Records
+			before := next[0]
+			_ = append(first, model.OffsetValue{Offset: -1, Value: "overwritten"})
+			if next[0] != before {
+				t.Fatalf("appending to %v's records of poll %s changed %v's first record to %v", op.Records[0].TP, op.String(), op.Records[1].TP, next[0])
+			}
+		}
+	}
+	if shared == 0 {
+		t.Fatalf("no poll returned records of several partitions: the test needs one")
+	}
+}
