@@ -34,9 +34,11 @@ type pendingRecord struct {
 type batch struct {
 	tp model.TopicPartition
 	// recs are the records as they go on the wire, numbered from 0, and
-	// ops[i] is the history op of recs[i]; both live in the partition's
-	// recArena. Once the batch is drained (full) they never change, and
-	// every attempt's wire batch shares them.
+	// ops[i] is the history op of recs[i]. The batch owns both arrays:
+	// only an open batch, never sent, appends to them (and may move them
+	// when they grow). Once the batch is drained (full) they never
+	// change, and every attempt's wire batch shares recs; they are
+	// written again only after release hands them on (see release).
 	recs    []model.Record
 	ops     []int
 	bytes   int
@@ -101,56 +103,37 @@ type accumulator struct {
 	linger    time.Duration
 	tps       []model.TopicPartition // partitions with a queue, sorted
 	queues    []*[]*batch            // the queue of each of tps
-	arenas    []*recArena            // the records of each of tps
 	drainIdx  map[model.BrokerID]int // per-broker round-robin start (lookup only)
+	// last is the position index found last: a producer's records come
+	// in runs for one partition (sticky, or a burst to one key), so it is
+	// checked before a search.
+	last int
 	// free holds batches that ended and that nothing refers to any more
-	// (see release), for append to reuse: a busy producer then allocates
-	// no batch at all.
+	// (see release), for append to reuse, with their record arrays when
+	// nothing can read those either: a busy producer then allocates
+	// neither batches nor records.
 	free []*batch
+	// recsReused counts the batches that took a released batch's record
+	// arrays (for tests).
+	recsReused int
 }
 
 // freeMax bounds the batches kept for reuse, so that a burst does not
 // hold its peak of batches for the rest of the run.
 const freeMax = 64
 
-// recArena holds the records of one partition's batches, and their history
-// ops, in chunks that batches take in turn, so that a batch costs no
-// allocation for its records: Kafka's producer draws its batches' buffers
-// from a pool (BufferPool) for the same reason. Only the open last batch
-// of a queue takes more records, and its records are always the last ones
-// taken from the current chunk, so it grows in place; when the chunk is
-// full, they move to the start of a new one (an open batch was never sent,
-// so no message shares them). A chunk is never written again once its
-// records are taken, and it lives as long as a batch or a message in
-// flight refers to it.
-type recArena struct {
-	recs []model.Record
-	ops  []int
-}
+// recsCap is the room a batch without reusable arrays starts with. An open
+// batch that outgrows it moves to arrays twice as large, as Kafka's
+// growing ByteBufferOutputStream does; arrays handed on by release keep
+// their size, so a busy producer soon stops growing them. Small, so that
+// a run whose batches can rarely hand their arrays on (retries, a
+// duplicating network) pays little more than their records.
+const recsCap = 4
 
-// arenaChunk is how many records a chunk holds: many batches' worth for a
-// workload of small batches, and reallocated every few dozen records.
-const arenaChunk = 64
-
-// add appends a record and its op to b, whose records are the last ones
-// taken from the arena (none for a new batch), and points b at them.
-func (ar *recArena) add(b *batch, rec model.Record, op int) {
-	n := len(b.recs)
-	if len(ar.recs) == cap(ar.recs) {
-		size := max(arenaChunk, 2*(n+1))
-		recs, ops := make([]model.Record, n, size), make([]int, n, size)
-		copy(recs, b.recs)
-		copy(ops, b.ops)
-		ar.recs, ar.ops = recs, ops
-	}
-	ar.recs = append(ar.recs, rec)
-	ar.ops = append(ar.ops, op)
-	end := len(ar.recs)
-	// Capped at the end, so that nothing appending to a batch's slices
-	// can write over the next batch's records.
-	b.recs = ar.recs[end-n-1 : end : end]
-	b.ops = ar.ops[end-n-1 : end : end]
-}
+// recsKeepMax bounds the records a released batch's arrays may hold to be
+// kept for reuse, so that one huge batch does not keep its arrays, up to
+// freeMax times, for the rest of the run.
+const recsKeepMax = 1024
 
 func newAccumulator(p model.ProducerConfig) accumulator {
 	return accumulator{
@@ -166,12 +149,15 @@ func (a *accumulator) queue(tp model.TopicPartition) *[]*batch {
 
 // index is the position of tp's queue, which it adds if missing.
 func (a *accumulator) index(tp model.TopicPartition) int {
+	if i := a.last; i < len(a.tps) && a.tps[i] == tp {
+		return i
+	}
 	i, found := slices.BinarySearchFunc(a.tps, tp, model.TopicPartition.Compare)
 	if !found {
 		a.tps = slices.Insert(a.tps, i, tp)
 		a.queues = slices.Insert(a.queues, i, &[]*batch{})
-		a.arenas = slices.Insert(a.arenas, i, &recArena{})
 	}
+	a.last = i
 	return i
 }
 
@@ -197,13 +183,14 @@ const (
 // always fits an empty batch, however large, as in Kafka.
 func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.Duration) appended {
 	i := a.index(tp)
-	q, ar := a.queues[i], a.arenas[i]
+	q := a.queues[i]
 	size := recordBytes(r.key, r.value)
 	if n := len(*q); n > 0 {
 		last := (*q)[n-1]
 		if !last.full && last.seq == model.NoSequence && last.attempts == 0 {
 			if last.bytes+size <= a.batchSize {
-				ar.add(last, model.Record{Offset: model.Offset(len(last.recs)), Timestamp: r.ts, Key: r.key, Value: r.value}, r.op)
+				last.recs = append(last.recs, model.Record{Offset: model.Offset(len(last.recs)), Timestamp: r.ts, Key: r.key, Value: r.value})
+				last.ops = append(last.ops, r.op)
 				last.bytes += size
 				return appendedOpen
 			}
@@ -211,11 +198,18 @@ func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.
 		}
 	}
 	b := a.newBatch()
+	recs, ops := b.recs, b.ops // empty, with room when reused (see release)
+	if recs == nil {
+		recs, ops = make([]model.Record, 0, recsCap), make([]int, 0, recsCap)
+	} else {
+		a.recsReused++
+	}
 	*b = batch{
 		tp: tp, bytes: batchOverhead + size, created: now,
 		retryEpoch: model.NoEpoch, pid: model.NoProducerID, epoch: model.NoEpoch, seq: model.NoSequence,
+		recs: append(recs, model.Record{Timestamp: r.ts, Key: r.key, Value: r.value}),
+		ops:  append(ops, r.op),
 	}
-	ar.add(b, model.Record{Timestamp: r.ts, Key: r.key, Value: r.value}, r.op)
 	b.full = b.bytes >= a.batchSize
 	*q = append(*q, b)
 	if b.full || len(*q) > 1 {
@@ -238,10 +232,21 @@ func (a *accumulator) newBatch() *batch {
 // release hands back a batch that ended, for a later append to reuse. The
 // caller guarantees nothing refers to it any more: no queue, no request in
 // flight (its own attempt included), no idempotent partition's list of
-// batches in flight. Its records stay where they are, untouched, for the
-// messages that may still carry them.
-func (a *accumulator) release(b *batch) {
+// batches in flight. Its records are another matter: every attempt's
+// request carries them, and a request may be read after the producer is
+// done with it (a duplicate still on its way, an attempt that timed out
+// but may yet arrive). recsFree says none can be read any more; only then
+// does the batch keep its arrays, for its next use to write over.
+// Otherwise they stay untouched, for the messages that may still carry
+// them, and the batch's next use takes new ones.
+func (a *accumulator) release(b *batch, recsFree bool) {
+	recs, ops := b.recs[:0], b.ops[:0]
 	*b = batch{}
+	if recsFree && cap(recs) <= recsKeepMax {
+		// The old records' strings stay referenced until overwritten: the
+		// history keeps every value to the end of the run anyway.
+		b.recs, b.ops = recs, ops
+	}
 	if len(a.free) < freeMax {
 		a.free = append(a.free, b)
 	}

@@ -27,11 +27,11 @@ func wireValues(w model.Batch) []string {
 	return out
 }
 
-// A batch's records live in its partition's arena, shared with every
-// attempt's wire batch. Whatever the accumulator does afterwards (more
-// batches, new chunks, an open batch moved to a new chunk, released
-// batches reused), a sent batch's records stay as they were sent: a
-// message in flight still carries them.
+// A sent batch's records are shared with every attempt's wire batch.
+// Whatever the accumulator does afterwards (more batches, open batches
+// that grow, released batches reused), a batch released with its records
+// still readable keeps them as they were sent: a message in flight still
+// carries them.
 func TestAccumulatorRecordsOutliveTheirBatch(t *testing.T) {
 	c := model.DefaultConfig().Producer
 	c.BatchSize = int32(batchOverhead + 5*recordBytes("", "v000")) // 5 records a batch
@@ -44,9 +44,7 @@ func TestAccumulatorRecordsOutliveTheirBatch(t *testing.T) {
 	var wires []sent
 	op := 0
 	for round := 0; round < 60; round++ {
-		// Records interleave over both partitions, and each partition's
-		// open batch spans chunk boundaries now and then (5 does not
-		// divide arenaChunk).
+		// Records interleave over both partitions.
 		for _, tp := range tps {
 			for k := 0; k < 1+round%4; k++ {
 				a.append(tp, pendingRecord{op: op, value: fmt.Sprintf("v%03d", op%1000), ts: time.Duration(op)}, 0)
@@ -64,7 +62,7 @@ func TestAccumulatorRecordsOutliveTheirBatch(t *testing.T) {
 					}
 				}
 				wires = append(wires, sent{wire: w, want: wireValues(w)})
-				a.release(b)
+				a.release(b, false)
 			}
 		}
 	}
@@ -78,12 +76,13 @@ func TestAccumulatorRecordsOutliveTheirBatch(t *testing.T) {
 	}
 }
 
-// An open batch that outgrows its chunk moves to a new one whole: its
-// records stay in order, numbered from 0, with their ops.
-func TestAccumulatorOpenBatchMovesToANewChunk(t *testing.T) {
+// An open batch that outgrows its arrays moves to larger ones whole: its
+// records stay in order, numbered from 0, with their ops, and its wire
+// batch leaves no room beyond them.
+func TestAccumulatorOpenBatchGrows(t *testing.T) {
 	a := newAccumulator(model.DefaultConfig().Producer) // batch.size 16384: one open batch
 	tp := model.TP("t", 0)
-	n := 3*arenaChunk + 5
+	n := 3*recsCap + 5
 	for i := 0; i < n; i++ {
 		a.append(tp, pendingRecord{op: 100 + i, value: fmt.Sprintf("v%d", i)}, 0)
 	}
@@ -100,31 +99,46 @@ func TestAccumulatorOpenBatchMovesToANewChunk(t *testing.T) {
 			t.Fatalf("record %d is %+v with op %d", i, b.recs[i], b.ops[i])
 		}
 	}
-	if cap(b.recs) != len(b.recs) {
-		t.Errorf("the batch's records have room beyond them (cap %d, len %d): an append to them would write over the arena", cap(b.recs), len(b.recs))
+	if w := b.wire(); cap(w.Records) != len(w.Records) {
+		t.Errorf("the wire batch's records have room beyond them (cap %d, len %d): an append to them would write over the batch's", cap(w.Records), len(w.Records))
 	}
 }
 
-// A producer that releases its batches as they complete appends without
-// allocating, but for a chunk of records now and then.
+// A producer that releases its batches with their records free appends
+// without allocating at all; one that releases them with their records
+// still readable never writes over them, and pays a pair of arrays per
+// batch.
 func TestAccumulatorReusesReleasedBatches(t *testing.T) {
 	c := model.DefaultConfig().Producer
 	c.BatchSize = int32(batchOverhead + 2*recordBytes("", "v0")) // 2 records a batch
-	a := newAccumulator(c)
-	tp := model.TP("t", 0)
-	rec := pendingRecord{op: 1, value: "v0"}
-	round := func() {
-		for k := 0; k < 4; k++ {
-			a.append(tp, rec, 0)
+	for _, free := range []bool{true, false} {
+		a := newAccumulator(c)
+		tp := model.TP("t", 0)
+		rec := pendingRecord{op: 1, value: "v0"}
+		var sent []*model.Record // the first record of each released batch
+		round := func() {
+			for k := 0; k < 4; k++ {
+				a.append(tp, rec, 0)
+			}
+			for len(*a.queue(tp)) > 1 {
+				b, _ := drainHead(&a, tp)
+				sent = append(sent, &b.recs[0])
+				a.release(b, free)
+			}
 		}
-		for len(*a.queue(tp)) > 1 {
-			b, _ := drainHead(&a, tp)
-			a.release(b)
+		round()
+		avg := testing.AllocsPerRun(160, round)
+		arrays := map[*model.Record]bool{}
+		for _, r := range sent {
+			arrays[r] = true
 		}
-	}
-	round()
-	// 4 records a round: a chunk of records and one of ops every 16 rounds.
-	if avg := testing.AllocsPerRun(160, round); avg > 2.0/16+0.01 {
-		t.Errorf("%.3f allocations per round of 4 records in 2-record batches, want at most %.3f (two chunks per %d records, no batch)", avg, 2.0/16, arenaChunk)
+		switch {
+		case free && avg != 0:
+			t.Errorf("records free: %.3f allocations per round of 4 records in 2-record batches, want none", avg)
+		case free && len(arrays) > 3:
+			t.Errorf("records free: %d batches sent from %d arrays, want the same few", len(sent), len(arrays))
+		case !free && len(arrays) != len(sent):
+			t.Errorf("records readable: %d batches sent from %d arrays, want each its own", len(sent), len(arrays))
+		}
 	}
 }

@@ -34,10 +34,19 @@ type Consumer struct {
 	md    metadata
 	parts map[model.TopicPartition]*partState // lookup only, never iterated
 	order []model.TopicPartition              // the assignment, sorted
+	// states[i] is parts[order[i]]: every pass walks the assignment, and
+	// hashing each partition's topic name to find its state showed.
+	states []*partState
 	// fetchWait holds, per broker, the earliest time of its next fetch
 	// after an empty answer (see handleFetch).
 	fetchWait []brokerTime
 	pollNext  int // rotation of the partition polls start from
+	// fetchBuf is sendFetches' scratch list; fetchFree and recFree hold
+	// the fetch requests and request records of answered fetches, for
+	// the next ones to reuse (see fetchAnswered).
+	fetchBuf  []fetchTarget
+	fetchFree []*model.FetchRequest
+	recFree   []*request
 
 	wakeID sim.TimerID
 	wakeAt time.Duration
@@ -183,6 +192,11 @@ func (c *Consumer) setAssignment(env *sim.Env, tps []model.TopicPartition) {
 		}
 	}
 	c.order = tps
+	// A new array, as order is: a walk over the old one is left as it was.
+	c.states = make([]*partState, len(tps))
+	for i, tp := range tps {
+		c.states[i] = c.parts[tp]
+	}
 	c.setInterest()
 }
 
@@ -268,8 +282,7 @@ func (c *Consumer) poll(env *sim.Env) {
 	if c.pollsPaused() {
 		return
 	}
-	for _, tp := range c.order {
-		ps := c.parts[tp]
+	for _, ps := range c.states {
 		if ps.errNext == "" {
 			continue
 		}
@@ -277,29 +290,43 @@ func (c *Consumer) poll(env *sim.Env) {
 		// nothing else.
 		if c.rec != nil {
 			i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
-			c.rec.Fail(i, at, ps.errNext+" "+tp.String())
+			c.rec.Fail(i, at, ps.errNext+" "+ps.tp.String())
 		}
 		ps.errNext = ""
 		return
 	}
-	budget := int(c.cfg.MaxPollRecords)
+	// Count first what the poll returns, so that its records (which the
+	// history keeps) take one array, and the list of partitions another,
+	// whatever the number of partitions.
+	n := len(c.states)
+	parts, total := 0, 0
+	for i, budget := 0, int(c.cfg.MaxPollRecords); i < n && budget > 0; i++ {
+		if take := c.states[(c.pollNext+i)%n].pollable(budget); take > 0 {
+			parts, total, budget = parts+1, total+take, budget-take
+		}
+	}
 	var out []model.PartitionRecords
-	n := len(c.order)
-	for i := 0; i < n && budget > 0; i++ {
-		ps := c.parts[c.order[(c.pollNext+i)%n]]
-		if ps.state != stateFetching || len(ps.buf) == 0 {
-			continue
+	if parts > 0 {
+		out = make([]model.PartitionRecords, 0, parts)
+		all := make([]model.OffsetValue, total)
+		for i := 0; i < n && len(all) > 0; i++ {
+			ps := c.states[(c.pollNext+i)%n]
+			take := ps.pollable(len(all))
+			if take == 0 {
+				continue
+			}
+			// Capped, so that nothing appending to one partition's
+			// records can write over the next one's.
+			recs := all[:take:take]
+			all = all[take:]
+			for j, r := range ps.buf[:take] {
+				recs[j] = model.OffsetValue{Offset: r.offset, Value: r.value}
+			}
+			last := ps.buf[take-1]
+			ps.position, ps.positionEpoch = last.offset+1, last.epoch
+			ps.buf = slices.Delete(ps.buf, 0, take)
+			out = append(out, model.PartitionRecords{TP: ps.tp, Records: recs})
 		}
-		take := min(budget, len(ps.buf))
-		recs := make([]model.OffsetValue, take)
-		for j, r := range ps.buf[:take] {
-			recs[j] = model.OffsetValue{Offset: r.offset, Value: r.value}
-		}
-		last := ps.buf[take-1]
-		ps.position, ps.positionEpoch = last.offset+1, last.epoch
-		ps.buf = slices.Delete(ps.buf, 0, take)
-		budget -= take
-		out = append(out, model.PartitionRecords{TP: ps.tp, Records: recs})
 	}
 	if n > 0 {
 		c.pollNext = (c.pollNext + 1) % n
@@ -308,6 +335,15 @@ func (c *Consumer) poll(env *sim.Env) {
 		i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
 		c.rec.PollOK(i, at, out)
 	}
+}
+
+// pollable is how many of the partition's buffered records a poll with
+// room for budget more returns.
+func (ps *partState) pollable(budget int) int {
+	if ps.state != stateFetching {
+		return 0
+	}
+	return min(budget, len(ps.buf))
 }
 
 // Receive handles a broker's answer.
@@ -321,17 +357,19 @@ func (c *Consumer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	case model.MetadataResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqMetadata {
 			c.md.apply(r, env.Now())
-			for _, tp := range c.order {
-				c.parts[tp].staleMeta = false
+			for _, ps := range c.states {
+				ps.staleMeta = false
 			}
 		}
 	case *model.FetchResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqFetch {
 			c.handleFetch(env, req, r)
+			c.fetchAnswered(env, broker, req)
 		}
 	case model.FetchResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqFetch {
 			c.handleFetch(env, req, &r)
+			c.fetchAnswered(env, broker, req)
 		}
 	case model.ListOffsetsResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqListOffsets {
@@ -382,8 +420,8 @@ func (c *Consumer) run(env *sim.Env) {
 		c.brokerFailed(env, b)
 	}
 	c.groupRun(env)
-	for _, tp := range c.order {
-		c.updatePosition(env, c.parts[tp])
+	for _, ps := range c.states {
+		c.updatePosition(env, ps)
 	}
 	c.sendFetches(env)
 	c.md.maybeSend(env, &c.net)
@@ -432,8 +470,8 @@ func (c *Consumer) nextDeadline(now time.Duration) time.Duration {
 	later(c.net.nextDeadline())
 	later(c.md.dueAt())
 	later(c.net.nextUnblock(now))
-	for _, tp := range c.order {
-		later(c.parts[tp].retryAt)
+	for _, ps := range c.states {
+		later(ps.retryAt)
 	}
 	for _, w := range c.fetchWait {
 		later(w.at)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/sim"
 )
 
 var t0 = model.TP("t", 0)
@@ -327,5 +328,91 @@ func TestConsumerRestartReassigns(t *testing.T) {
 	}
 	if exp := []string{"assign", "reset", "poll", "assign", "reset", "poll"}; !slices.Equal(fs, exp) {
 		t.Errorf("ops %v, want %v", fs, exp)
+	}
+}
+
+// The consumer reuses a fetch request once its answer is handled, over a
+// connection, and never over a link that has delivered a message twice:
+// there every fetch is a new object, and each is delivered exactly twice
+// with what it was sent with (a reused one would be rewritten while its
+// duplicate is on the way, which would then arrive as a third delivery
+// of the next fetch). Every record is polled either way.
+func TestConsumerReusesItsFetchOnlyOverALinkThatNeverDuplicated(t *testing.T) {
+	for _, dup := range []bool{false, true} {
+		w := newWorld(t, 1)
+		w.c.topic("t", 1)
+		w.consumer(cfg(t, "auto.offset.reset=earliest", "fetch.max.wait.ms=5"), assignT0)
+		p := w.c.part(t0)
+		for i := 0; i < 50; i++ {
+			w.at(time.Duration(10+10*i)*ms, func() { p.appendValues(fmt.Sprintf("a%d", i)) })
+		}
+		if dup { // before the first fetch, which waits for metadata and a position
+			w.s.SetLink(clientID, 1, sim.LinkConfig{Latency: sim.Latency{Min: ms, Max: 20 * ms}, Datagram: &sim.Datagram{DupProb: 1}})
+		}
+		w.run(time.Second)
+		if got := w.polled(t0); !slices.Equal(got, want(0, 50, "a")) {
+			t.Fatalf("dup=%v: polled %v, want a0..a49 at offsets 0..49", dup, got)
+		}
+		deliveries := map[int32]int{}
+		for _, r := range w.c.received {
+			if f, ok := r.msg.(model.FetchRequest); ok {
+				deliveries[f.CorrelationID]++
+			}
+		}
+		fetches := 0
+		for corr, n := range deliveries {
+			fetches += n
+			if dup && n != 2 {
+				t.Errorf("over a duplicating link: fetch corr=%d delivered %d times, want twice", corr, n)
+			}
+		}
+		objects := len(w.c.fetchObjects)
+		switch {
+		case !dup && (fetches < 40 || objects > 2):
+			t.Errorf("over a connection: %d fetches in %d objects, want at least 40 in at most 2", fetches, objects)
+		case dup && objects != len(deliveries):
+			t.Errorf("over a duplicating link: %d objects for %d fetches, want each its own", objects, len(deliveries))
+		}
+	}
+}
+
+// A poll takes up to max.poll.records from the partitions in turn, each
+// poll starting one partition further, and returns each partition's
+// records in a list of its own, although they share one array: appending
+// to one partition's records leaves the next one's alone.
+func TestConsumerPollSharesOneArrayAcrossPartitions(t *testing.T) {
+	w := newWorld(t, 1)
+	w.c.topic("t", 1, 1, 1)
+	tps := []model.TopicPartition{model.TP("t", 0), model.TP("t", 1), model.TP("t", 2)}
+	for i, tp := range tps {
+		w.c.part(tp).appendValues(values(fmt.Sprintf("p%d-", i), 0, 4)...)
+	}
+	w.consumer(cfg(t, "auto.offset.reset=earliest", "max.poll.records=5"), func(o *ConsumerOptions) { o.Assignment = tps })
+	w.run(2 * time.Second)
+	for i, tp := range tps {
+		if got, want := w.polled(tp), want(0, 4, fmt.Sprintf("p%d-", i)); !slices.Equal(got, want) {
+			t.Errorf("%v: polled %v, want %v", tp, got, want)
+		}
+	}
+	shared := 0
+	for _, op := range w.ops(model.FPoll) {
+		if n := 0; len(op.Records) > 1 {
+			for _, pr := range op.Records {
+				n += len(pr.Records)
+			}
+			if n > 5 {
+				t.Errorf("poll %s returned %d records, want at most max.poll.records=5", op.String(), n)
+			}
+			shared++
+			first, next := op.Records[0].Records, op.Records[1].Records
+			before := next[0]
+			_ = append(first, model.OffsetValue{Offset: -1, Value: "overwritten"})
+			if next[0] != before {
+				t.Fatalf("appending to %v's records of poll %s changed %v's first record to %v", op.Records[0].TP, op.String(), op.Records[1].TP, next[0])
+			}
+		}
+	}
+	if shared == 0 {
+		t.Fatalf("no poll returned records of several partitions: the test needs one")
 	}
 }

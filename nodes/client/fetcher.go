@@ -18,45 +18,106 @@ import (
 // is available.
 func (c *Consumer) sendFetches(env *sim.Env) {
 	now := env.Now()
-	type group struct {
-		broker model.BrokerID
-		asked  []fetchedAt
-		parts  []model.FetchPartition
-	}
-	var groups []group // sorted by broker
-	for _, tp := range c.order {
-		ps := c.parts[tp]
+	targets := c.fetchBuf[:0]
+	for _, ps := range c.states {
 		if ps.state != stateFetching || len(ps.buf) > 0 || ps.staleMeta {
 			continue
 		}
-		leader, epoch := c.md.leader(tp)
+		leader, epoch := c.md.leader(ps.tp)
 		if leader == model.NoBroker || c.net.inFlightKind(leader, reqFetch) ||
 			!c.net.ready(leader, now) || c.fetchWaitUntil(leader) > now {
 			continue
 		}
-		i, found := slices.BinarySearchFunc(groups, leader, func(g group, b model.BrokerID) int { return int(g.broker) - int(b) })
-		if !found {
-			groups = slices.Insert(groups, i, group{broker: leader})
+		targets = append(targets, fetchTarget{broker: leader, epoch: epoch, ps: ps})
+	}
+	c.fetchBuf = targets
+	// One request per leader, leaders in increasing order, each with its
+	// partitions in assignment order.
+	slices.SortStableFunc(targets, func(x, y fetchTarget) int { return int(x.broker) - int(y.broker) })
+	for len(targets) > 0 {
+		n := 1
+		for n < len(targets) && targets[n].broker == targets[0].broker {
+			n++
 		}
-		g := &groups[i]
-		g.asked = append(g.asked, fetchedAt{tp: tp, offset: ps.position})
-		g.parts = append(g.parts, model.FetchPartition{
-			TP: tp, FetchOffset: ps.position, CurrentLeaderEpoch: epoch,
+		c.sendFetch(env, targets[0].broker, targets[:n])
+		targets = targets[n:]
+	}
+	clear(c.fetchBuf) // it holds partition states
+}
+
+// fetchTarget is one partition sendFetches will fetch, from its leader.
+type fetchTarget struct {
+	broker model.BrokerID
+	epoch  model.Epoch
+	ps     *partState
+}
+
+// sendFetch sends one FetchRequest to a leader for the targets it leads.
+// The request and its record come from earlier fetches when they can be
+// reused (see fetchAnswered).
+func (c *Consumer) sendFetch(env *sim.Env, broker model.BrokerID, targets []fetchTarget) {
+	m := c.fetchRequest(len(targets))
+	r := c.fetchRecord()
+	asked := r.fetch[:0]
+	for _, t := range targets {
+		asked = append(asked, fetchedAt{tp: t.ps.tp, offset: t.ps.position})
+		m.Partitions = append(m.Partitions, model.FetchPartition{
+			TP: t.ps.tp, FetchOffset: t.ps.position, CurrentLeaderEpoch: t.epoch,
 			LastFetchedEpoch: model.NoEpoch, LogStartOffset: model.NoOffset, MaxBytes: partitionFetchMaxBytes,
 		})
 	}
-	for _, g := range groups {
-		parts := g.parts
-		// A long poll may be held fetch.max.wait.ms before the broker
-		// answers, so the wait is not held against the request timeout.
-		r := c.net.send(env, g.broker, reqFetch, satAdd(c.cl.RequestTimeout, c.cfg.FetchMaxWait), func(corr int32) sim.Message {
-			return model.FetchRequest{
-				CorrelationID: corr, ReplicaID: model.NoBroker, BrokerEpoch: model.NoEpoch,
-				MaxWait: c.cfg.FetchMaxWait, MinBytes: c.cfg.FetchMinBytes, MaxBytes: fetchMaxBytes,
-				Partitions: parts,
-			}
-		})
-		r.fetch = g.asked
+	c.net.open(env, broker)
+	// A long poll may be held fetch.max.wait.ms before the broker
+	// answers, so the wait is not held against the request timeout.
+	corr := c.net.track(env, r, broker, reqFetch, satAdd(c.cl.RequestTimeout, c.cfg.FetchMaxWait))
+	r.fetch, r.fetchMsg = asked, m
+	m.CorrelationID, m.ReplicaID, m.BrokerEpoch = corr, model.NoBroker, model.NoEpoch
+	m.MaxWait, m.MinBytes, m.MaxBytes = c.cfg.FetchMaxWait, c.cfg.FetchMinBytes, fetchMaxBytes
+	env.Send(sim.NodeID(broker), m)
+}
+
+// fetchPoolMax bounds the fetch requests and records kept for reuse: a
+// consumer has at most one fetch in flight per broker.
+const fetchPoolMax = 8
+
+// fetchRequest returns a fetch request with room for n partitions: one
+// whose answer came back (fetchAnswered), or a new one.
+func (c *Consumer) fetchRequest(n int) *model.FetchRequest {
+	if k := len(c.fetchFree); k > 0 {
+		m := c.fetchFree[k-1]
+		c.fetchFree[k-1] = nil
+		c.fetchFree = c.fetchFree[:k-1]
+		return model.ReuseFetchRequest(m, n)
+	}
+	return model.NewFetchRequest(n)
+}
+
+// fetchRecord returns a request record for a fetch, with the offsets-asked
+// array of an earlier one when there is one.
+func (c *Consumer) fetchRecord() *request {
+	if k := len(c.recFree); k > 0 {
+		r := c.recFree[k-1]
+		c.recFree[k-1] = nil
+		c.recFree = c.recFree[:k-1]
+		return r
+	}
+	return &request{}
+}
+
+// fetchAnswered hands back the memory of a fetch whose answer was just
+// handled: its record, which the network no longer holds and nothing else
+// refers to, and its request (which holds the answer too), unless the link
+// ever delivered a message twice and could bring it back. A leader keeps
+// nothing of a request it has answered. A fetch that failed (a timeout, a
+// disconnect) keeps both: its request may still reach the leader.
+func (c *Consumer) fetchAnswered(env *sim.Env, broker model.BrokerID, r *request) {
+	m := r.fetchMsg
+	if m != nil && len(c.fetchFree) < fetchPoolMax && !env.Duplicated(sim.NodeID(broker)) {
+		c.fetchFree = append(c.fetchFree, m)
+	}
+	if len(c.recFree) < fetchPoolMax {
+		*r = request{fetch: r.fetch[:0]}
+		c.recFree = append(c.recFree, r)
 	}
 }
 

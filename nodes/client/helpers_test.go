@@ -136,11 +136,13 @@ type fakeCluster struct {
 	deaf bool
 	// requestObjects are the distinct produce request objects received.
 	requestObjects map[*model.ProduceRequest]bool
+	// fetchObjects are the distinct fetch request objects received.
+	fetchObjects map[*model.FetchRequest]bool
 }
 
 func newFakeCluster(brokers ...model.BrokerID) *fakeCluster {
 	return &fakeCluster{brokers: brokers, topics: map[string]int32{}, parts: map[model.TopicPartition]*fakePart{}, nextPID: 7,
-		requestObjects: map[*model.ProduceRequest]bool{}}
+		requestObjects: map[*model.ProduceRequest]bool{}, fetchObjects: map[*model.FetchRequest]bool{}}
 }
 
 // topic creates a topic whose partition i is led by leaders[i] at epoch 1.
@@ -235,7 +237,20 @@ func (b *fakeBroker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	c := b.c
 	if r, ok := m.(*model.ProduceRequest); ok {
 		c.requestObjects[r] = true
-		m = *r // a copy: the producer reuses the request once answered
+		// A copy, records included: the producer reuses the request and
+		// its records' memory once answered, as a broker keeps nothing
+		// of a request it has answered.
+		cp := *r
+		cp.Batch.Records = slices.Clone(r.Batch.Records)
+		m = cp
+	}
+	if r, ok := m.(*model.FetchRequest); ok {
+		c.fetchObjects[r] = true
+		// A copy, partitions included: the consumer reuses the request
+		// once answered.
+		cp := *r
+		cp.Partitions = slices.Clone(r.Partitions)
+		m = cp
 	}
 	c.received = append(c.received, received{at: env.ObserverNow(), broker: b.id, msg: m})
 	switch r := m.(type) {

@@ -31,11 +31,12 @@ type request struct {
 	sent     time.Duration // node clock
 	deadline time.Duration // node clock: sent + the request's timeout
 
-	batch *batch                // reqProduce
-	msg   *model.ProduceRequest // reqProduce: the attempt's message
-	fetch []fetchedAt           // reqFetch: the offsets asked, by partition
-	tp    model.TopicPartition  // reqListOffsets, reqOffsetsForEpoch
-	gen   uint64                // the partition's generation when sent
+	batch    *batch                // reqProduce
+	msg      *model.ProduceRequest // reqProduce: the attempt's message
+	fetch    []fetchedAt           // reqFetch: the offsets asked, by partition
+	fetchMsg *model.FetchRequest   // reqFetch: the request's message
+	tp       model.TopicPartition  // reqListOffsets, reqOffsetsForEpoch
+	gen      uint64                // the partition's generation when sent
 }
 
 // fetchedAt is one partition of an in-flight fetch and the offset asked, so

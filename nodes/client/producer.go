@@ -27,6 +27,7 @@ type Producer struct {
 	acc     accumulator
 	idem    idempotence
 	sticky  map[string]*sticky // per topic (lookup only)
+	topic   topicCache         // what Send looked up for the last record's topic
 	waiting []waitingSend      // sends whose topic's metadata is not known yet
 	muted   map[model.TopicPartition]bool
 
@@ -78,6 +79,68 @@ type Producer struct {
 	// passesSkipped and answersSkipped count the passes appendQuiet and
 	// answerQuiet skipped (for tests).
 	passesSkipped, answersSkipped int
+}
+
+// topicCache is what Send looks up by name for the topic of the last
+// record it handled: the partition count as metadata version ver gave it
+// (known false when it gave none), the sticky partitioner's state (nil
+// until a keyless record asked), and whether the topic is known to be
+// one of interest (a producer's topics never stop being). A producer
+// sends to one topic or a few, and hashing the name or comparing it with
+// others three times per record shows in profiles. Each entry holds only
+// while name is the record's topic.
+type topicCache struct {
+	name     string
+	set      bool // count and known were read at ver
+	ver      uint64
+	count    int32
+	known    bool
+	sticky   *sticky
+	interest bool
+}
+
+// cached returns the cache, emptied first unless it is topic's.
+func (p *Producer) cached(topic string) *topicCache {
+	c := &p.topic
+	if c.name != topic {
+		*c = topicCache{name: topic}
+	}
+	return c
+}
+
+// partitions is p.md.partitions(topic), from the cache while the metadata
+// is the version it was read from.
+func (p *Producer) partitions(topic string) (int32, bool) {
+	c := p.cached(topic)
+	if !c.set || c.ver != p.md.ver {
+		c.count, c.known = p.md.partitions(topic)
+		c.set, c.ver = true, p.md.ver
+	}
+	return c.count, c.known
+}
+
+// stickyFor returns the topic's sticky partitioner state, creating it.
+func (p *Producer) stickyFor(topic string) *sticky {
+	c := p.cached(topic)
+	if c.sticky == nil {
+		c.sticky = p.sticky[topic]
+		if c.sticky == nil {
+			c.sticky = &sticky{part: -1}
+			p.sticky[topic] = c.sticky
+		}
+	}
+	return c.sticky
+}
+
+// addTopic is p.md.addTopic(topic), skipped for a topic the cache knows
+// to be one of interest already.
+func (p *Producer) addTopic(topic string) bool {
+	c := p.cached(topic)
+	if c.interest {
+		return false
+	}
+	c.interest = true
+	return p.md.addTopic(topic)
 }
 
 // queueLeader is the leader and leader epoch of one accumulator queue.
@@ -184,7 +247,7 @@ func (p *Producer) Send(env *sim.Env, m Message) int {
 	op := -1
 	var tp model.TopicPartition
 	known := false
-	if n, ok := p.md.partitions(m.Topic); ok {
+	if n, ok := p.partitions(m.Topic); ok {
 		tp, known = p.partition(env, m, n)
 	} else if m.HasPartition {
 		tp = model.TP(m.Topic, m.Partition)
@@ -224,11 +287,7 @@ func (p *Producer) partition(env *sim.Env, m Message, n int32) (model.TopicParti
 	case m.Key != "":
 		return model.TP(m.Topic, keyPartition(m.Key, n)), true
 	}
-	st := p.sticky[m.Topic]
-	if st == nil {
-		st = &sticky{part: -1}
-		p.sticky[m.Topic] = st
-	}
+	st := p.stickyFor(m.Topic)
 	part := st.partition(env, &p.md, m.Topic, n, p.acc.batchSize)
 	st.bytes += recordBytes(m.Key, m.Value)
 	return model.TP(m.Topic, part), true
@@ -237,7 +296,7 @@ func (p *Producer) partition(env *sim.Env, m Message, n int32) (model.TopicParti
 // appendRecord adds a record to its partition's queue and says what that
 // did to the queue (see appended).
 func (p *Producer) appendRecord(env *sim.Env, tp model.TopicPartition, r pendingRecord) appended {
-	if p.md.addTopic(tp.Topic) {
+	if p.addTopic(tp.Topic) {
 		p.settled = false // a metadata refresh is due
 	}
 	now := env.Now()

@@ -684,3 +684,48 @@ func brokersOf(rs []received) []model.BrokerID {
 	}
 	return out
 }
+
+// The producer keeps what it looks up by topic name for the last record's
+// topic, and must look again when the topic changes or metadata moves on:
+// keyed records to two topics of different sizes, sent in turn, each land
+// on their own topic's murmur2 partition, and once a topic grows (and
+// metadata.max.age.ms brought the news), on its new partition count.
+func TestProducerTopicLookupsFollowTopicAndMetadata(t *testing.T) {
+	w := newWorld(t, 1)
+	w.c.topic("a", 1)
+	w.c.topic("b", 1, 1, 1, 1, 1)
+	w.producer(cfg(t, "linger.ms=0", "metadata.max.age.ms=100"), nil)
+	keys := []string{"21", "foobar", "abc", "a-little-bit-long-string", "k1", "k2", "k3"}
+	want := map[string]model.TopicPartition{}
+	for i, k := range keys {
+		for _, topic := range []string{"b", "a"} { // a last, for the cache
+			v := fmt.Sprintf("%s-before-%d", topic, i)
+			w.send(5*ms, Message{Topic: topic, Key: k, Value: v})
+			want[v] = model.TP(topic, keyPartition(k, w.c.topics[topic]))
+		}
+	}
+	w.at(300*ms, func() { // a grows to 3 partitions
+		w.c.topics["a"] = 3
+		for i := int32(1); i < 3; i++ {
+			w.c.parts[model.TP("a", i)] = &fakePart{leader: 1, epoch: 1, dedup: map[[3]int64]model.Offset{}}
+		}
+	})
+	for i, k := range keys {
+		v := fmt.Sprintf("a-after-%d", i)
+		w.send(600*ms, Message{Topic: "a", Key: k, Value: v})
+		want[v] = model.TP("a", keyPartition(k, 3))
+	}
+	w.run(time.Second)
+	moved := 0
+	for v, tp := range want {
+		if op := w.sendOp(v); op.Type != model.OpOK || op.TP != tp {
+			t.Errorf("send %s: %s, want ok on %v", v, op.String(), tp)
+		}
+		if tp.Topic == "a" && tp.Partition != 0 {
+			moved++
+		}
+	}
+	if moved == 0 {
+		t.Fatalf("no key moves off a/0 when a grows: the test needs other keys")
+	}
+}

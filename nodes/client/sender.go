@@ -263,15 +263,19 @@ func (p *Producer) produceRequest() *model.ProduceRequest {
 // produceAnswered handles a leader's answer to a produce request. The
 // request's memory (which holds the answer too) is then free, unless the
 // link ever delivered a message twice and could bring it back: the next
-// attempt of any batch reuses it.
+// attempt of any batch reuses it. The same goes for the batch's records,
+// which every attempt carried, if this was its only attempt: an earlier
+// one, failed by a timeout or a disconnect rather than answered, may
+// still be on its way to a broker.
 func (p *Producer) produceAnswered(env *sim.Env, broker model.BrokerID, r model.ProduceResponse) {
 	req := p.net.complete(broker, r.CorrelationID)
 	if req == nil || req.kind != reqProduce {
 		return
 	}
 	m := req.msg // completeBatch may release the batch, and req with it
-	p.completeBatch(env, req.batch, r.Error, r.BaseOffset, r.LogStartOffset)
-	if m != nil && len(p.reqPool) < reqPoolMax && !env.Duplicated(sim.NodeID(broker)) {
+	once := !env.Duplicated(sim.NodeID(broker))
+	p.completeBatch(env, req.batch, r.Error, r.BaseOffset, r.LogStartOffset, once && req.batch.attempts == 0)
+	if m != nil && len(p.reqPool) < reqPoolMax && once {
 		p.reqPool = append(p.reqPool, m)
 	}
 }
@@ -279,8 +283,11 @@ func (p *Producer) produceAnswered(env *sim.Env, broker model.BrokerID, r model.
 // completeBatch handles one answer (or one failure) of a batch's attempt:
 // Sender.completeBatch. Success records each record's offset (base offset
 // plus its index); a retriable error puts the batch back in the queue while
-// retries and delivery time remain; anything else ends it.
-func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, base, logStart model.Offset) {
+// retries and delivery time remain; anything else ends it. recsFree says
+// that no request carrying the batch's records can be read any more (see
+// produceAnswered), so that a batch that ends here may hand its records'
+// memory on.
+func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, base, logStart model.Offset, recsFree bool) {
 	b.inFlight = false
 	if p.cfg.MaxInFlight == 1 {
 		delete(p.muted, b.tp)
@@ -314,7 +321,7 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 		// Nothing refers to the batch any more: its attempt came back (the
 		// caller took it off the network's list), a batch in flight is in
 		// no queue, and completed took it off the idempotent list.
-		p.acc.release(b)
+		p.acc.release(b, recsFree)
 		return
 	}
 	if mayHaveAppended(err) {
@@ -442,7 +449,8 @@ func (p *Producer) brokerFailed(env *sim.Env, broker model.BrokerID, code model.
 		case reqProduce:
 			// The request may have reached the leader and been appended.
 			r.batch.maybeAppended = true
-			p.completeBatch(env, r.batch, code, model.NoOffset, model.NoOffset)
+			// It may also still arrive: its records stay as they are.
+			p.completeBatch(env, r.batch, code, model.NoOffset, model.NoOffset, false)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -314,5 +315,115 @@ func TestProducerReusesItsRequestOnlyOverALinkThatNeverDuplicated(t *testing.T) 
 		case dup && objects != produces/2:
 			t.Errorf("over a duplicating link: %d objects for %d deliveries (each twice), want every attempt its own", objects, produces)
 		}
+	}
+}
+
+// sameRecordsPerAttempt checks that every delivery of one produce attempt
+// (its broker and correlation id: a duplicate, or the original) and of one
+// batch (its producer id, epoch and sequence: a retry, or a late first
+// attempt) carried the same records, as the fake cluster copied them on
+// delivery. It returns how many deliveries repeated an earlier one.
+func sameRecordsPerAttempt(t *testing.T, ps []received) int {
+	t.Helper()
+	type attempt struct {
+		broker model.BrokerID
+		corr   int32
+	}
+	byAttempt := map[attempt][]string{}
+	byBatch := map[[3]int64][]string{}
+	repeats := 0
+	for _, r := range ps {
+		req := r.msg.(model.ProduceRequest)
+		if req.Batch.ProducerID == model.NoProducerID {
+			t.Fatalf("produce request %v without a producer id: the test needs idempotence", req)
+		}
+		vals := batchValues(r.msg)
+		a := attempt{r.broker, req.CorrelationID}
+		b := [3]int64{int64(req.Batch.ProducerID), int64(req.Batch.ProducerEpoch), int64(req.Batch.BaseSequence)}
+		for _, prev := range [][]string{byAttempt[a], byBatch[b]} {
+			if prev != nil {
+				repeats++
+				if !slices.Equal(prev, vals) {
+					t.Errorf("b%d got %v at %v, an earlier delivery of the same attempt or batch carried %v", r.broker, vals, r.at, prev)
+				}
+			}
+		}
+		byAttempt[a], byBatch[b] = vals, vals
+	}
+	return repeats
+}
+
+// A batch answered over a link that delivers messages twice keeps its
+// records to itself: a duplicate of its request, drawn a longer latency
+// than the original and its answer, may still be on its way and must
+// carry what the original did. Over a plain connection the records'
+// memory goes to later batches.
+func TestProducerReusesRecordsOnlyOverALinkThatNeverDuplicated(t *testing.T) {
+	for _, dup := range []bool{false, true} {
+		w := newWorld(t, 1)
+		w.c.topic("t", 1)
+		w.producer(cfg(t, "linger.ms=0"), func(o *ProducerOptions) {
+			o.Workload, o.SendInterval = &countWorkload{n: 200}, ms
+		})
+		if dup { // before the first produce request, which waits for metadata
+			w.s.SetLink(clientID, 1, sim.LinkConfig{Latency: sim.Latency{Min: ms, Max: 20 * ms}, Datagram: &sim.Datagram{DupProb: 1}})
+		}
+		w.run(2 * time.Second)
+		if got := len(w.sendsOK()); got != 200 {
+			t.Fatalf("dup=%v: %d sends ok, want 200", dup, got)
+		}
+		ps := w.c.produces()
+		repeats := sameRecordsPerAttempt(t, ps)
+		if dup && repeats < len(ps)/2 {
+			t.Errorf("over a duplicating link: %d deliveries repeat another of %d, want every attempt twice", repeats, len(ps))
+		}
+		if reused := w.prod().acc.recsReused; dup != (reused == 0) {
+			t.Errorf("dup=%v: %d batches took a released batch's records", dup, reused)
+		}
+	}
+}
+
+// A retried batch keeps its records to itself even once answered: its
+// first attempt, clogged on the way to the old leader and given up after
+// request.timeout.ms, still arrives there seconds after the retry was
+// acknowledged by the new leader, and must carry the same records. The
+// new leader holds its answers for a while, so that several batches are
+// in flight at once and later batches take the released batches' records
+// several deep, the retried ones' included were they free.
+func TestProducerKeepsRecordsAnAttemptInFlightMayRead(t *testing.T) {
+	w := newWorld(t, 2)
+	w.c.topic("t", 1)
+	w.c.hold = 20 * ms
+	w.c.produce = func(b model.BrokerID, _ model.ProduceRequest) (action, model.ErrorCode) {
+		if b == 2 {
+			return actHold, 0
+		}
+		return actOK, 0
+	}
+	w.producer(cfg(t, "linger.ms=0", "request.timeout.ms=500", "retry.backoff.ms=10"), func(o *ProducerOptions) {
+		o.Workload, o.SendInterval = &countWorkload{n: 200}, 5*ms
+	})
+	w.at(300*ms, func() {
+		w.s.Clog(clientID, 1, 3*time.Second, 20*ms)
+		p := w.c.part(model.TP("t", 0))
+		p.leader, p.epoch = 2, 2
+	})
+	w.run(5 * time.Second)
+	if got := len(w.sendsOK()); got != 200 {
+		t.Fatalf("%d sends ok, want 200", got)
+	}
+	ps := w.c.produces()
+	late := 0
+	for _, r := range ps {
+		if r.broker == 1 && r.at > 3*time.Second {
+			late++
+		}
+	}
+	repeats := sameRecordsPerAttempt(t, ps)
+	if late == 0 || repeats < late {
+		t.Errorf("%d attempts reached the old leader late, %d deliveries repeat a batch: the test needs late first attempts of batches retried on the new leader", late, repeats)
+	}
+	if w.prod().acc.recsReused == 0 {
+		t.Errorf("no batch took a released batch's records")
 	}
 }

@@ -62,22 +62,43 @@ func (w *Sequence) value(n int) string {
 	return w.block[start:w.ends[i]]
 }
 
-// fill writes the block of values from n on, no further than Count.
+// fill writes the block of values from n on, no further than Count. It
+// counts in decimal digits rather than formatting each number: a block's
+// values are consecutive, and the producer takes one every millisecond or
+// so of a run.
 func (w *Sequence) fill(n int) {
 	k := sequenceBlock
 	if w.Count > 0 {
 		k = min(k, w.Count-n)
 	}
-	var digits [20]byte
+	var buf, last [20]byte // room for any int64 in decimal
+	digits := strconv.AppendInt(buf[:0], int64(n), 10)
 	var b strings.Builder
-	b.Grow(k * (len(w.Prefix) + len(strconv.AppendInt(digits[:0], int64(n+k), 10))))
+	b.Grow(k * (len(w.Prefix) + len(strconv.AppendInt(last[:0], int64(n+k), 10))))
 	w.ends = w.ends[:0]
-	for v := n; v < n+k; v++ {
+	for range k {
 		b.WriteString(w.Prefix)
-		b.Write(strconv.AppendInt(digits[:0], int64(v), 10))
+		b.Write(digits)
 		w.ends = append(w.ends, b.Len())
+		digits = increment(digits)
 	}
 	w.block, w.first = b.String(), n
+}
+
+// increment adds one to a non-negative decimal number written in digits,
+// in place: a number that gains a digit (all nines, now all zeros) takes
+// one more byte of digits' array, or a new one without room.
+func increment(digits []byte) []byte {
+	for i := len(digits) - 1; i >= 0; i-- {
+		if digits[i] != '9' {
+			digits[i]++
+			return digits
+		}
+		digits[i] = '0'
+	}
+	digits = append(digits, '0')
+	digits[0] = '1'
+	return digits
 }
 
 // Stop ends the workload: the producer sends nothing more.

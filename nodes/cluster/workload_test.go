@@ -47,3 +47,15 @@ func TestSequenceAllocations(t *testing.T) {
 		t.Errorf("%.4f allocations per value, want about 1 per %d values", avg, sequenceBlock)
 	}
 }
+
+// increment counts in decimal as strconv does, across the numbers that
+// gain a digit.
+func TestSequenceIncrement(t *testing.T) {
+	for _, n := range []int64{0, 8, 9, 10, 99, 199, 999, 1009, 99999, 999999999999999999, 1<<62 - 1} {
+		var buf [20]byte
+		got := string(increment(strconv.AppendInt(buf[:0], n, 10)))
+		if want := strconv.FormatInt(n+1, 10); got != want {
+			t.Errorf("increment(%d) = %s, want %s", n, got, want)
+		}
+	}
+}
