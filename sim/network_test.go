@@ -207,7 +207,12 @@ func TestDuplicatedTellsWhenALinkRedelivered(t *testing.T) {
 	if !env(0).Duplicated(1) {
 		t.Fatal("Duplicated went back to false")
 	}
-	if env(1).Duplicated(0) || env(0).Duplicated(2) {
-		t.Fatal("Duplicated is true for a direction that never duplicated")
+	// The answers come back the other way: a duplicate either way counts
+	// for both ends, and a pair whose links never duplicated stays false.
+	if !env(1).Duplicated(0) {
+		t.Fatal("Duplicated is false at the receiving end of a link that duplicated")
+	}
+	if env(0).Duplicated(2) || env(2).Duplicated(0) || env(1).Duplicated(2) {
+		t.Fatal("Duplicated is true for a pair whose links never duplicated")
 	}
 }

@@ -295,14 +295,22 @@ func TestProducerLingerBetweenTicks(t *testing.T) {
 // there every attempt is a new object. Every send is acknowledged either
 // way.
 func TestProducerReusesItsRequestOnlyOverALinkThatNeverDuplicated(t *testing.T) {
-	for _, dup := range []bool{false, true} {
+	// dup: none, the requests' link, or the answers' link (an answer is
+	// written into its request's room, so a duplicated answer must not
+	// find the room reused either).
+	for _, dup := range []string{"none", "requests", "answers"} {
 		w := newWorld(t, 1)
 		w.c.topic("t", 1)
 		w.producer(cfg(t, "linger.ms=0"), func(o *ProducerOptions) {
 			o.Workload, o.SendInterval = &countWorkload{n: 40}, 5*ms
 		})
-		if dup { // before the first produce request, which waits for metadata
-			w.s.SetLink(clientID, 1, sim.LinkConfig{Latency: sim.Fixed(ms), Datagram: &sim.Datagram{DupProb: 1}})
+		// Set before the first produce request, which waits for metadata.
+		duplicating := sim.LinkConfig{Latency: sim.Fixed(ms), Datagram: &sim.Datagram{DupProb: 1}}
+		switch dup {
+		case "requests":
+			w.s.SetLink(clientID, 1, duplicating)
+		case "answers":
+			w.s.SetLink(1, clientID, duplicating)
 		}
 		w.run(2 * time.Second)
 		if got := len(w.sendsOK()); got != 40 {
@@ -310,10 +318,12 @@ func TestProducerReusesItsRequestOnlyOverALinkThatNeverDuplicated(t *testing.T) 
 		}
 		objects, produces := len(w.c.requestObjects), len(w.c.produces())
 		switch {
-		case !dup && (produces < 40 || objects > 2):
+		case dup == "none" && (produces < 40 || objects > 2):
 			t.Errorf("over a connection: %d produce requests in %d objects, want at least 40 in at most 2", produces, objects)
-		case dup && objects != produces/2:
+		case dup == "requests" && objects != produces/2:
 			t.Errorf("over a duplicating link: %d objects for %d deliveries (each twice), want every attempt its own", objects, produces)
+		case dup == "answers" && objects != produces:
+			t.Errorf("with duplicated answers: %d objects for %d requests, want every attempt its own", objects, produces)
 		}
 	}
 }
