@@ -28,8 +28,6 @@ const (
 	// hashMul is an odd constant with well-spread bits (SplitMix64's first
 	// multiplier); odd makes the multiplication a bijection mod 2^64.
 	hashMul Hash = 0xbf58476d1ce4e5b9
-	// fnvPrime is FNV-1a's 64-bit prime, used for string bytes.
-	fnvPrime Hash = 1099511628211
 )
 
 // NewHash starts a digest with a kind tag, so that two message types with
@@ -63,12 +61,27 @@ func (h Hash) Bool(b bool) Hash {
 	return h.Uint64(0)
 }
 
-// Str folds a string: its length, then its bytes FNV-1a style. Indexing the
-// string byte by byte needs no conversion to []byte, so nothing allocates.
+// Str folds a string: its length, then its bytes eight at a time as
+// little-endian words, the last one padded with zeros (the length already
+// tells the padding from data). Each word is one Uint64 step, so a
+// string that differs in one byte from another of its length always gets
+// a different digest. A record value is a few bytes, and every message
+// that carries records folds them: one step for most values, where a step
+// per byte took a tenth of a cluster run. Indexing the string needs no
+// conversion to []byte, so nothing allocates.
 func (h Hash) Str(s string) Hash {
 	h = h.Uint64(uint64(len(s)))
-	for i := 0; i < len(s); i++ {
-		h = (h ^ Hash(s[i])) * fnvPrime
+	for len(s) >= 8 {
+		h = h.Uint64(uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56)
+		s = s[8:]
+	}
+	if len(s) > 0 {
+		var w uint64
+		for i := len(s) - 1; i >= 0; i-- {
+			w = w<<8 | uint64(s[i])
+		}
+		h = h.Uint64(w)
 	}
 	return h
 }
