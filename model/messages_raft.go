@@ -1,7 +1,6 @@
 package model
 
 import (
-	"encoding/binary"
 	"strconv"
 	"strings"
 	"time"
@@ -46,24 +45,6 @@ type QuorumBatch struct {
 
 // LastOffset is the offset of the batch's last entry.
 func (b *QuorumBatch) LastOffset() int64 { return b.BaseOffset + int64(len(b.Entries)) - 1 }
-
-// Bytes folds a byte slice as Str folds a string: its length, then eight
-// bytes at a time, the last word padded with zeros; nothing allocates.
-func (h Hash) Bytes(p []byte) Hash {
-	h = h.Uint64(uint64(len(p)))
-	for len(p) >= 8 {
-		h = h.Uint64(binary.LittleEndian.Uint64(p))
-		p = p[8:]
-	}
-	if len(p) > 0 {
-		var w uint64
-		for i := len(p) - 1; i >= 0; i-- {
-			w = w<<8 | uint64(p[i])
-		}
-		h = h.Uint64(w)
-	}
-	return h
-}
 
 func (h Hash) quorumBatches(bs []QuorumBatch) Hash {
 	h = h.Int(len(bs))

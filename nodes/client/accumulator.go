@@ -220,10 +220,7 @@ func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.
 
 // newBatch returns a batch to fill in: a released one, or a new one.
 func (a *accumulator) newBatch() *batch {
-	if n := len(a.free); n > 0 {
-		b := a.free[n-1]
-		a.free[n-1] = nil
-		a.free = a.free[:n-1]
+	if b := popFree(&a.free); b != nil {
 		return b
 	}
 	return new(batch)

@@ -29,6 +29,8 @@
 //     callbacks, auto and manual commits, committed offsets as starting
 //     positions, and kafkasim's consumer.self.fencing switch
 //     (AbstractCoordinator, ConsumerCoordinator).
+//   - freelist.go: the free lists that let answered requests and released
+//     batches be reused, once no delivery can read them again.
 //
 // # Outcomes in the history
 //

@@ -83,10 +83,7 @@ const fetchPoolMax = 8
 // fetchRequest returns a fetch request with room for n partitions: one
 // whose answer came back (fetchAnswered), or a new one.
 func (c *Consumer) fetchRequest(n int) *model.FetchRequest {
-	if k := len(c.fetchFree); k > 0 {
-		m := c.fetchFree[k-1]
-		c.fetchFree[k-1] = nil
-		c.fetchFree = c.fetchFree[:k-1]
+	if m := popFree(&c.fetchFree); m != nil {
 		return model.ReuseFetchRequest(m, n)
 	}
 	return model.NewFetchRequest(n)
@@ -95,10 +92,7 @@ func (c *Consumer) fetchRequest(n int) *model.FetchRequest {
 // fetchRecord returns a request record for a fetch, with the offsets-asked
 // array of an earlier one when there is one.
 func (c *Consumer) fetchRecord() *request {
-	if k := len(c.recFree); k > 0 {
-		r := c.recFree[k-1]
-		c.recFree[k-1] = nil
-		c.recFree = c.recFree[:k-1]
+	if r := popFree(&c.recFree); r != nil {
 		return r
 	}
 	return &request{}

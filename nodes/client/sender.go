@@ -251,10 +251,7 @@ const reqPoolMax = 16
 // produceRequest returns a produce request to fill in: one whose answer
 // came back (produceAnswered), or a new one.
 func (p *Producer) produceRequest() *model.ProduceRequest {
-	if n := len(p.reqPool); n > 0 {
-		m := p.reqPool[n-1]
-		p.reqPool[n-1] = nil
-		p.reqPool = p.reqPool[:n-1]
+	if m := popFree(&p.reqPool); m != nil {
 		return model.ReuseProduceRequest(m)
 	}
 	return model.NewProduceRequest()
