@@ -83,14 +83,26 @@ func (b *batch) lastSeq() int32 {
 // attempt, because a sent model.Batch is shared and immutable while the
 // producer's batch may get a new sequence after an epoch bump; the records
 // themselves are closed to appends once drained, so every attempt shares
-// them with the producer's batch.
-func (b *batch) wire() model.Batch {
-	// NewBatchOf numbers the records from 0, as they already are.
-	rs := b.recs[:len(b.recs):len(b.recs)]
-	if b.seq == model.NoSequence {
-		return model.NewBatchOf(model.NoProducerID, model.NoEpoch, model.NoSequence, rs)
+// them with the producer's batch. The seal encodes the batch into *buf, a
+// buffer the producer keeps for it (see model.Batch.SealInto): nothing
+// reads the bytes afterwards, so one buffer serves every batch.
+func (b *batch) wire(buf *[]byte) model.Batch {
+	// The records are numbered from 0 as they are appended (see append),
+	// as model.NewBatchOf would number them.
+	w := model.Batch{
+		LeaderEpoch:   model.NoEpoch,
+		ProducerID:    model.NoProducerID,
+		ProducerEpoch: model.NoEpoch,
+		BaseSequence:  model.NoSequence,
 	}
-	return model.NewBatchOf(b.pid, b.epoch, b.seq, rs)
+	if b.seq != model.NoSequence {
+		w.ProducerID, w.ProducerEpoch, w.BaseSequence = b.pid, b.epoch, b.seq
+	}
+	if len(b.recs) > 0 {
+		w.Records = b.recs[:len(b.recs):len(b.recs)]
+	}
+	*buf = w.SealInto(*buf)
+	return w
 }
 
 // accumulator holds the batches waiting to be sent, one queue per

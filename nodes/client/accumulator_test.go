@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -10,13 +11,14 @@ import (
 )
 
 // drainHead takes the head batch of tp's queue as the sender does: closed
-// for appends, with its wire batch built.
-func drainHead(a *accumulator, tp model.TopicPartition) (*batch, model.Batch) {
+// for appends, with its wire batch built and sealed in *seal, as the
+// producer's sealBuf.
+func drainHead(a *accumulator, tp model.TopicPartition, seal *[]byte) (*batch, model.Batch) {
 	q := a.queue(tp)
 	b := (*q)[0]
 	*q = slices.Delete(*q, 0, 1)
 	b.full = true
-	return b, b.wire()
+	return b, b.wire(seal)
 }
 
 func wireValues(w model.Batch) []string {
@@ -42,6 +44,7 @@ func TestAccumulatorRecordsOutliveTheirBatch(t *testing.T) {
 		want []string
 	}
 	var wires []sent
+	var seal []byte
 	op := 0
 	for round := 0; round < 60; round++ {
 		// Records interleave over both partitions.
@@ -52,7 +55,7 @@ func TestAccumulatorRecordsOutliveTheirBatch(t *testing.T) {
 			}
 			q := a.queue(tp)
 			if len(*q) > 1 { // the head was closed by the record that did not fit
-				b, w := drainHead(&a, tp)
+				b, w := drainHead(&a, tp, &seal)
 				if !w.Valid() {
 					t.Fatalf("round %d: wire batch %v is not valid", round, w)
 				}
@@ -99,7 +102,8 @@ func TestAccumulatorOpenBatchGrows(t *testing.T) {
 			t.Fatalf("record %d is %+v with op %d", i, b.recs[i], b.ops[i])
 		}
 	}
-	if w := b.wire(); cap(w.Records) != len(w.Records) {
+	var buf []byte
+	if w := b.wire(&buf); cap(w.Records) != len(w.Records) {
 		t.Errorf("the wire batch's records have room beyond them (cap %d, len %d): an append to them would write over the batch's", cap(w.Records), len(w.Records))
 	}
 }
@@ -116,12 +120,13 @@ func TestAccumulatorReusesReleasedBatches(t *testing.T) {
 		tp := model.TP("t", 0)
 		rec := pendingRecord{op: 1, value: "v0"}
 		var sent []*model.Record // the first record of each released batch
+		var seal []byte
 		round := func() {
 			for k := 0; k < 4; k++ {
 				a.append(tp, rec, 0)
 			}
 			for len(*a.queue(tp)) > 1 {
-				b, _ := drainHead(&a, tp)
+				b, _ := drainHead(&a, tp, &seal)
 				sent = append(sent, &b.recs[0])
 				a.release(b, free)
 			}
@@ -139,6 +144,30 @@ func TestAccumulatorReusesReleasedBatches(t *testing.T) {
 			t.Errorf("records free: %d batches sent from %d arrays, want the same few", len(sent), len(arrays))
 		case !free && len(arrays) != len(sent):
 			t.Errorf("records readable: %d batches sent from %d arrays, want each its own", len(sent), len(arrays))
+		}
+	}
+}
+
+// The wire batch is the one model.NewBatchOf builds from the batch's
+// identity and records, CRC included, with or without idempotence, when
+// one seal buffer serves batches of every size in turn.
+func TestWireMatchesNewBatchOf(t *testing.T) {
+	var seal []byte
+	for i, n := range []int{3, 1, 40, 2, 0} {
+		b := &batch{pid: model.NoProducerID, epoch: model.NoEpoch, seq: model.NoSequence}
+		for k := 0; k < n; k++ {
+			b.recs = append(b.recs, model.Record{Offset: model.Offset(k), Timestamp: time.Duration(k), Value: fmt.Sprintf("v%d", k*k)})
+		}
+		for _, idem := range []bool{false, true} {
+			pid, epoch, seq := model.NoProducerID, model.NoEpoch, model.NoSequence
+			if idem {
+				pid, epoch, seq = 9, 2, int32(7*i)
+				b.pid, b.epoch, b.seq = pid, epoch, seq
+			}
+			want := model.NewBatch(pid, epoch, seq, b.recs...)
+			if got := b.wire(&seal); !reflect.DeepEqual(got, want) {
+				t.Fatalf("batch of %d, idempotent %v: wire %+v, NewBatch %+v", n, idem, got, want)
+			}
 		}
 	}
 }

@@ -55,6 +55,9 @@ type Producer struct {
 	// Scratch slices reused by drain and drainNode.
 	leadersBuf []model.BrokerID
 	partsBuf   []int
+	// sealBuf is the buffer every wire batch is encoded into to compute
+	// its CRC (see batch.wire).
+	sealBuf []byte
 
 	// What the last sender pass (run) left, for appendQuiet and
 	// answerQuiet: nextAt is the deadline it computed (nothing is due

@@ -218,7 +218,7 @@ func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 // sendBatch sends one attempt of a batch to the leader.
 func (p *Producer) sendBatch(env *sim.Env, leader model.BrokerID, b *batch) {
 	b.full = true // closed for appends once drained
-	wire := b.wire()
+	wire := b.wire(&p.sealBuf)
 	if p.cfg.Acks == model.AcksNone {
 		// acks=0: the broker never answers, and Kafka completes the batch
 		// as soon as it is sent, without an offset. Whether it was written
