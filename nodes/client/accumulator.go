@@ -102,8 +102,16 @@ func (b *batch) wire(buf *[]byte) model.Batch {
 		w.Records = b.recs[:len(b.recs):len(b.recs)]
 	}
 	*buf = w.SealInto(*buf)
+	if cap(*buf) > sealKeepMax {
+		*buf = nil // one huge record: do not keep its room for the rest of the run
+	}
 	return w
 }
+
+// sealKeepMax bounds the seal buffer a producer keeps between batches:
+// batch.size bounds a batch, except one record larger than it, which goes
+// alone in a batch of its own size (as in Kafka).
+const sealKeepMax = 64 << 10
 
 // accumulator holds the batches waiting to be sent, one queue per
 // partition, after Kafka's RecordAccumulator. Partitions are kept in a

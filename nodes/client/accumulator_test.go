@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,13 +151,21 @@ func TestAccumulatorReusesReleasedBatches(t *testing.T) {
 
 // The wire batch is the one model.NewBatchOf builds from the batch's
 // identity and records, CRC included, with or without idempotence, when
-// one seal buffer serves batches of every size in turn.
+// one seal buffer serves batches of every size in turn; and it stays so
+// once the buffer has served later batches (nothing sent refers to it).
+// A batch too large for the buffer to be kept leaves it empty.
 func TestWireMatchesNewBatchOf(t *testing.T) {
 	var seal []byte
-	for i, n := range []int{3, 1, 40, 2, 0} {
+	var sent, wants []model.Batch
+	huge := strings.Repeat("h", sealKeepMax)
+	for i, n := range []int{3, 1, 40, 2, 0, 1} {
 		b := &batch{pid: model.NoProducerID, epoch: model.NoEpoch, seq: model.NoSequence}
 		for k := 0; k < n; k++ {
-			b.recs = append(b.recs, model.Record{Offset: model.Offset(k), Timestamp: time.Duration(k), Value: fmt.Sprintf("v%d", k*k)})
+			v := fmt.Sprintf("v%d", k*k)
+			if i == 5 {
+				v = huge
+			}
+			b.recs = append(b.recs, model.Record{Offset: model.Offset(k), Timestamp: time.Duration(k), Value: v})
 		}
 		for _, idem := range []bool{false, true} {
 			pid, epoch, seq := model.NoProducerID, model.NoEpoch, model.NoSequence
@@ -165,9 +174,19 @@ func TestWireMatchesNewBatchOf(t *testing.T) {
 				b.pid, b.epoch, b.seq = pid, epoch, seq
 			}
 			want := model.NewBatch(pid, epoch, seq, b.recs...)
-			if got := b.wire(&seal); !reflect.DeepEqual(got, want) {
+			got := b.wire(&seal)
+			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("batch of %d, idempotent %v: wire %+v, NewBatch %+v", n, idem, got, want)
 			}
+			sent, wants = append(sent, got), append(wants, want)
+			if i == 5 && seal != nil {
+				t.Fatalf("the seal buffer kept %d bytes of room after a batch of one %d-byte record, want none past %d", cap(seal), len(huge), sealKeepMax)
+			}
+		}
+	}
+	for i := range sent {
+		if !sent[i].Valid() || !reflect.DeepEqual(sent[i], wants[i]) {
+			t.Fatalf("wire batch %d changed once the seal buffer served later batches: %+v, want %+v", i, sent[i], wants[i])
 		}
 	}
 }
