@@ -72,6 +72,9 @@ type partState struct {
 	// gen counts position changes; an answer to a request sent under an
 	// older generation is stale and dropped.
 	gen uint64
+	// md caches what the metadata says of the partition's leader (see
+	// Consumer.leaderOf).
+	md partLeader
 
 	reqPending  bool          // a ListOffsets or OffsetsForLeaderEpoch is in flight
 	retryAt     time.Duration // no request before (node clock)
@@ -82,6 +85,27 @@ type partState struct {
 
 	buf     []bufRecord // fetched, not yet returned by poll
 	errNext string      // an error the next poll raises (auto.offset.reset=none)
+}
+
+// partLeader is md.leader of a partition as metadata version ver gave it;
+// set says it was read.
+type partLeader struct {
+	set    bool
+	ver    uint64
+	leader model.BrokerID
+	epoch  model.Epoch
+}
+
+// leaderOf is c.md.leader(ps.tp), from ps's cache while the metadata is
+// the version it was read from (md.ver bumps with every answer applied).
+// run looks up every partition's leader twice after every event the
+// consumer handles, and a lookup is a binary search comparing topic names.
+func (c *Consumer) leaderOf(ps *partState) (model.BrokerID, model.Epoch) {
+	if m := &ps.md; !m.set || m.ver != c.md.ver {
+		m.leader, m.epoch = c.md.leader(ps.tp)
+		m.set, m.ver = true, c.md.ver
+	}
+	return ps.md.leader, ps.md.epoch
 }
 
 type posState uint8

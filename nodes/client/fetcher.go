@@ -23,7 +23,7 @@ func (c *Consumer) sendFetches(env *sim.Env) {
 		if ps.state != stateFetching || len(ps.buf) > 0 || ps.staleMeta {
 			continue
 		}
-		leader, epoch := c.md.leader(ps.tp)
+		leader, epoch := c.leaderOf(ps)
 		if leader == model.NoBroker || c.net.inFlightKind(leader, reqFetch) ||
 			!c.net.ready(leader, now) || c.fetchWaitUntil(leader) > now {
 			continue

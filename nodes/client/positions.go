@@ -19,7 +19,7 @@ import (
 // failed instead, and the next poll raises the error.
 func (c *Consumer) updatePosition(env *sim.Env, ps *partState) {
 	now := env.Now()
-	leader, epoch := c.md.leader(ps.tp)
+	leader, epoch := c.leaderOf(ps)
 	switch ps.state {
 	case stateInit:
 		c.initPosition(env, ps)
