@@ -145,17 +145,22 @@ func (rc *Recorder) pack(op *Op, t opType) opRec {
 		r.typ |= flagExtProcess
 	}
 	rc.setTopic(&r, op.TP.Topic)
-	if k := rc.kinds.index(string(op.F)); k <= 0xff {
-		r.f = uint8(k)
-	} else {
-		r.extra().f = op.F
-		r.typ |= flagExtKind
-	}
+	rc.setKind(&r, op.F)
 	if op.Key != "" {
 		rc.keys = append(rc.keys, op.Key)
 		r.key = uint32(len(rc.keys))
 	}
 	return r
+}
+
+// setKind sets the op's kind, inline when its index fits.
+func (rc *Recorder) setKind(r *opRec, f OpF) {
+	if k := rc.kinds.index(string(f)); k <= 0xff {
+		r.f = uint8(k)
+	} else {
+		r.extra().f = f
+		r.typ |= flagExtKind
+	}
 }
 
 // setTopic sets the op's topic, inline when its index fits.
@@ -202,12 +207,15 @@ func (r *opRec) extra() *opExt {
 	return r.ext
 }
 
-func (r *Recorder) add(op *Op, t opType) int {
+func (r *Recorder) add(op *Op, t opType) int { return r.addRec(r.pack(op, t)) }
+
+// addRec appends an op in its compact form and returns its index.
+func (r *Recorder) addRec(rec opRec) int {
 	if r.n%recorderChunk == 0 {
 		r.chunks = append(r.chunks, make([]opRec, 0, recorderChunk))
 	}
 	c := &r.chunks[len(r.chunks)-1]
-	*c = append(*c, r.pack(op, t))
+	*c = append(*c, rec)
 	r.n++
 	return r.n - 1
 }
@@ -225,6 +233,28 @@ func (r *Recorder) Invoke(op Op) int {
 	}
 	op.Records = nil
 	return r.add(&op, typeInvoke)
+}
+
+// InvokeSend records the start of a send, as Invoke(Op{Process: process,
+// F: FSend, Time: at, TP: tp, Key: key, Value: value}) does, and returns
+// its index. A send is nearly every op of a history, and a producer
+// records one per record: this packs it directly rather than passing a
+// whole Op, hundreds of bytes, by value and copying it again.
+func (r *Recorder) InvokeSend(process int, at time.Duration, tp TopicPartition, key, value string) int {
+	rec := opRec{time: at, value: value, offset: NoOffset, part: tp.Partition, typ: typeInvoke}
+	if p := int32(process); int(p) == process {
+		rec.process = p
+	} else {
+		rec.extra().process = process
+		rec.typ |= flagExtProcess
+	}
+	r.setTopic(&rec, tp.Topic)
+	r.setKind(&rec, FSend)
+	if key != "" {
+		r.keys = append(r.keys, key)
+		rec.key = uint32(len(r.keys))
+	}
+	return r.addRec(rec)
 }
 
 // Event records an operation that starts and ends at one instant, such as

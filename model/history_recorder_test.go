@@ -2,10 +2,10 @@ package model
 
 import (
 	"fmt"
-	"unsafe"
-
 	"reflect"
 	"testing"
+	"time"
+	"unsafe"
 )
 
 // fullOp returns an Op with every field set to a non-zero value, found by
@@ -156,5 +156,42 @@ func TestRecorderOversizedFieldsGoToExt(t *testing.T) {
 func TestRecorderOpIs64Bytes(t *testing.T) {
 	if got := unsafe.Sizeof(opRec{}); got != 64 {
 		t.Fatalf("opRec is %d bytes, want 64", got)
+	}
+}
+
+// InvokeSend records exactly what Invoke records for the same send: with
+// and without a key, a process id past int32, topics past the inline
+// range and back, and once completed.
+func TestInvokeSendIsInvokeOfASend(t *testing.T) {
+	var viaOp, direct Recorder
+	type send struct {
+		process int
+		at      time.Duration
+		tp      TopicPartition
+		key     string
+		value   string
+	}
+	var sends []send
+	sends = append(sends, send{1, 1, TP("t", 0), "", "a"}, send{1 << 40, 2, TP("t", 1), "k", "b"}, send{3, 3, TP("", 0), "", "c"})
+	for i := range 1<<16 + 2 {
+		sends = append(sends, send{2, time.Duration(i), TP(fmt.Sprintf("topic-%d", i), int32(i%3)), fmt.Sprint(i % 2), fmt.Sprintf("v%d", i)})
+	}
+	sends = append(sends, send{4, 9, TP("t", 2), "", "last"})
+	for _, s := range sends {
+		i := viaOp.Invoke(Op{Process: s.process, F: FSend, Time: s.at, TP: s.tp, Key: s.key, Value: s.value})
+		j := direct.InvokeSend(s.process, s.at, s.tp, s.key, s.value)
+		if i != j {
+			t.Fatalf("%+v: index %d by Invoke, %d by InvokeSend", s, i, j)
+		}
+		if i%2 == 0 {
+			viaOp.SendOK(i, s.at+1, s.tp, Offset(i))
+			direct.SendOK(j, s.at+1, s.tp, Offset(i))
+		}
+	}
+	a, b := viaOp.History(), direct.History()
+	for k := range a {
+		if !reflect.DeepEqual(a[k], b[k]) {
+			t.Fatalf("op %d:\n Invoke     %+v\n InvokeSend %+v", k, a[k], b[k])
+		}
 	}
 }

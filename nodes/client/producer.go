@@ -256,10 +256,7 @@ func (p *Producer) Send(env *sim.Env, m Message) int {
 		tp = model.TP(m.Topic, m.Partition)
 	}
 	if p.rec != nil {
-		op = p.rec.Invoke(model.Op{
-			Process: p.process, F: model.FSend, Time: env.ObserverNow(),
-			TP: tp, Key: m.Key, Value: m.Value,
-		})
+		op = p.rec.InvokeSend(p.process, env.ObserverNow(), tp, m.Key, m.Value)
 	}
 	switch {
 	case p.idem.state == idemFatal:
