@@ -99,7 +99,10 @@ type Log struct {
 	// checked is the batch Valid last found valid while buf still holds
 	// its frame, and checkedAs that batch's fields then: AppendAsLeader
 	// restamps that frame rather than encode the batch again (see
-	// framesChecked). Whatever else writes buf clears it.
+	// framesChecked). Whatever else writes buf clears checked, and only
+	// checked: checkedAs means nothing without it, and zeroing a whole
+	// batch header on every follower append cost more than the append's
+	// own bookkeeping.
 	checked   *model.Batch
 	checkedAs model.Batch
 	hdrs      headers // where Append keeps the headers of its batches
@@ -227,7 +230,7 @@ func (l *Log) AppendShared(b *model.Batch, now time.Duration) {
 func (l *Log) Valid(b *model.Batch) bool {
 	var ok bool
 	l.buf, ok = model.AppendValidBatch(l.buf[:0], b)
-	l.checked, l.checkedAs = nil, model.Batch{}
+	l.checked = nil
 	if ok {
 		l.checked, l.checkedAs = b, *b
 	}
@@ -270,7 +273,7 @@ func (l *Log) AppendAsLeader(b *model.Batch, leaderEpoch model.Epoch, now time.D
 		panic(fmt.Sprintf("storage: %s: append of %s under no leader epoch", l.dir, b.String()))
 	}
 	restamp := l.framesChecked(b)
-	l.checked, l.checkedAs = nil, model.Batch{}
+	l.checked = nil
 	h := l.hdrs.put(b)
 	h.BaseOffset, h.LeaderEpoch = l.leo, leaderEpoch
 	h.Records = l.recs.take(len(b.Records))
@@ -304,7 +307,7 @@ func (l *Log) append(b *model.Batch, now time.Duration) {
 		panic(fmt.Sprintf("storage: %s: append of %v without a leader epoch (a leader must Rebase)", l.dir, b))
 	}
 	var valid bool
-	l.checked, l.checkedAs = nil, model.Batch{}
+	l.checked = nil
 	l.buf, valid = model.AppendValidBatch(l.buf[:0], b)
 	if !valid {
 		panic(fmt.Sprintf("storage: %s: append of %v, which fails its CRC or offset check", l.dir, b))
@@ -316,7 +319,9 @@ func (l *Log) append(b *model.Batch, now time.Duration) {
 // and l.buf holds its encoding.
 func (l *Log) write(b *model.Batch, now time.Duration) {
 	l.clock = now
-	l.epochs.Assign(b.LeaderEpoch, b.BaseOffset)
+	if !l.epochs.holds(b.LeaderEpoch, b.BaseOffset) {
+		l.epochs.Assign(b.LeaderEpoch, b.BaseOffset)
+	}
 	n := int64(len(l.buf))
 	s := l.active()
 	// Kafka's shouldRoll: the batch would overflow the segment. An empty
