@@ -63,17 +63,16 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 	hw := leo
 	maximal := p.maximalISR()
 	now := b.now()
-	for _, r := range p.replicas {
-		fs := p.follower(r)
-		if r == b.cfg.ID || fs == nil {
-			continue
-		}
+	// The followers that are still replicas, walked in the followers'
+	// order rather than looked up replica by replica: hw is a minimum,
+	// which no order changes.
+	for _, fs := range p.followers {
 		// Only a follower behind hw can hold it back; whether it is about
 		// to join (caught up and alive, a map lookup) is asked last.
-		if fs.leo >= hw {
+		if fs.leo >= hw || !containsBroker(p.replicas, fs.id) {
 			continue
 		}
-		if containsBroker(maximal, r) || (fs.caughtUp(leo, now, kc.Broker.ReplicaLagTimeMax) && b.live[r]) {
+		if containsBroker(maximal, fs.id) || (fs.caughtUp(leo, now, kc.Broker.ReplicaLagTimeMax) && b.live[fs.id]) {
 			hw = fs.leo
 		}
 	}
