@@ -145,18 +145,44 @@ const foldAfter = 512
 // entry, cold by the next append of the partition, once per batch per
 // replica. Whatever reads the state folds first (Producers), and so does
 // retention before it deletes batches, so that nothing can tell.
+//
+// It reads the run from its newest batch back (ProducerState.noteOlder):
+// the state keeps a producer's last few batches only, so most of a run
+// needs no more than a look at each batch's producer. A run with too many
+// producers for that goes forward, batch by batch.
 func (l *Log) foldProducers() {
 	if l.folded >= l.leo {
 		return
 	}
 	from := max(l.folded, l.logStart)
-	for si := l.segIndex(from); si < len(l.segs); si++ {
-		s := l.segs[si]
-		for i := s.find(from); i < s.count(); i++ {
-			l.producers.update(s.at(i))
+	first := l.segIndex(from)
+	if l.foldBack(first, from) {
+		l.producers.endFold()
+	} else {
+		l.producers.abortFold()
+		for si := first; si < len(l.segs); si++ {
+			s := l.segs[si]
+			for i := s.find(from); i < s.count(); i++ {
+				l.producers.update(s.at(i))
+			}
 		}
 	}
 	l.folded = l.leo
+}
+
+// foldBack hands the batches from the one holding from (in segment first)
+// to the log end to noteOlder, newest first, and reports whether it took
+// them all.
+func (l *Log) foldBack(first int, from model.Offset) bool {
+	for si := len(l.segs) - 1; si >= first; si-- {
+		s := l.segs[si]
+		for i, lo := s.count()-1, s.find(from); i >= lo; i-- {
+			if !l.producers.noteOlder(s.at(i)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // EndOffsetFor is the leader-epoch cache's EndOffsetFor with this log's end
@@ -359,6 +385,11 @@ func (l *Log) roll(now time.Duration) *segment {
 // segIndex is the index of the segment that holds off: the last one based
 // at or before it (0 if off precedes them all).
 func (l *Log) segIndex(off model.Offset) int {
+	// Nearly every read and every fold of the producer state is in the
+	// active segment: asked first, it spares the search's calls.
+	if n := len(l.segs); l.segs[n-1].base <= off {
+		return n - 1
+	}
 	i := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].base > off }) - 1
 	if i < 0 {
 		return 0

@@ -199,3 +199,67 @@ func TestProducerStateMatchesModel(t *testing.T) {
 		})
 	})
 }
+
+// TestFoldingBackMatchesUpdatingForward feeds one producer state a run of
+// batches through update, oldest first, as Kafka does, and another the
+// same run through noteOlder, newest first, and endFold, as the log folds
+// (foldProducers); both start from the same earlier batches. The runs mix
+// many producers (past foldRunsMax, where folding back gives up), batches
+// without a producer, epoch changes both ways and runs longer than what a
+// producer retains, and the two states must agree on every producer.
+func TestFoldingBackMatchesUpdatingForward(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		producers := rapid.IntRange(1, foldRunsMax+3).Draw(rt, "producers")
+		batch := func(rt *rapid.T, off model.Offset) *model.Batch {
+			pid := model.ProducerID(rapid.IntRange(0, producers).Draw(rt, "producer"))
+			if pid == 0 {
+				pid = model.NoProducerID
+			}
+			b := model.NewBatch(pid, model.Epoch(rapid.IntRange(0, 2).Draw(rt, "epoch")), int32(rapid.IntRange(0, 50).Draw(rt, "sequence")),
+				model.Record{Timestamp: time.Duration(rapid.IntRange(0, 9).Draw(rt, "timestamp"))})
+			b = b.Rebase(off, 0)
+			return &b
+		}
+		fwd, back := newProducerState(), newProducerState()
+		var off model.Offset
+		for range rapid.IntRange(0, 12).Draw(rt, "earlier batches") {
+			b := batch(rt, off)
+			fwd.update(b)
+			back.update(b)
+			off = b.NextOffset()
+		}
+		var run []*model.Batch
+		for range rapid.IntRange(0, 40).Draw(rt, "run") {
+			run = append(run, batch(rt, off))
+			off = run[len(run)-1].NextOffset()
+		}
+		for _, b := range run {
+			fwd.update(b)
+		}
+		took := true
+		for i := len(run) - 1; i >= 0 && took; i-- {
+			took = back.noteOlder(run[i])
+		}
+		if took {
+			back.endFold()
+		} else {
+			back.abortFold()
+			for _, b := range run {
+				back.update(b)
+			}
+		}
+		if len(back.runs) != 0 {
+			rt.Fatalf("%d runs left after the fold", len(back.runs))
+		}
+		if got, want := back.IDs(), fwd.IDs(); !reflect.DeepEqual(got, want) {
+			rt.Fatalf("producers %v folding back, %v forward", got, want)
+		}
+		for _, pid := range fwd.IDs() {
+			got, _ := back.Lookup(pid)
+			want, _ := fwd.Lookup(pid)
+			if !reflect.DeepEqual(got, want) {
+				rt.Fatalf("producer %d: %+v folding back, %+v forward", pid, got, want)
+			}
+		}
+	})
+}
