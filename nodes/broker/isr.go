@@ -52,14 +52,20 @@ func (p *partition) maximalISR() []model.BrokerID {
 // It never moves back. With ELR on (KIP-966) it does not move while the ISR
 // is below min.insync.replicas.
 func (b *Broker) maybeIncrementHW(p *partition) {
-	if !p.isLeader {
+	// The high watermark is at most the log end, so one already there has
+	// nowhere to go: the answer for every idle partition of every follower
+	// fetch (a follower fetches all it follows on this leader, with
+	// consumer groups the fifty partitions of the offsets topic among
+	// them), asked before anything else. Nothing below has another effect
+	// when the high watermark does not move.
+	leo := p.log.LEO()
+	if !p.isLeader || p.hw >= leo {
 		return
 	}
 	kc := &b.cfg.Kafka // not a copy of the whole configuration on every fetch
 	if kc.Controller.EligibleLeaderReplicas && int32(len(p.isr)) < kc.Topic.MinInsyncReplicas {
 		return
 	}
-	leo := p.log.LEO()
 	hw := leo
 	maximal := p.maximalISR()
 	now := b.now()
