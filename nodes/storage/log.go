@@ -146,17 +146,21 @@ const foldAfter = 512
 // replica. Whatever reads the state folds first (Producers), and so does
 // retention before it deletes batches, so that nothing can tell.
 //
-// It reads the run from its newest batch back (ProducerState.noteOlder):
-// the state keeps a producer's last few batches only, so most of a run
-// needs no more than a look at each batch's producer. A run with too many
-// producers for that goes forward, batch by batch.
+// A long run is read from its newest batch back (ProducerState.noteOlder):
+// the state keeps a producer's last few batches only, so most of such a
+// run needs no more than a look at each batch's producer. A short one (a
+// leader folds the batch or two appended since the last produce request
+// of an idempotent producer) or one with too many producers for that goes
+// forward, batch by batch; both ways give the same state.
 func (l *Log) foldProducers() {
 	if l.folded >= l.leo {
 		return
 	}
 	from := max(l.folded, l.logStart)
 	first := l.segIndex(from)
-	if l.foldBack(first, from) {
+	s := l.segs[first]
+	short := first == len(l.segs)-1 && s.count()-s.find(from) <= BatchesRetained
+	if !short && l.foldBack(first, from) {
 		l.producers.endFold()
 	} else {
 		l.producers.abortFold()

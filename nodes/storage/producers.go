@@ -259,7 +259,7 @@ func (p *ProducerState) noteOlder(b *model.Batch) bool {
 func (p *ProducerState) endFold() {
 	for i := range p.runs {
 		r := &p.runs[i]
-		e := p.producers[r.pid]
+		e := p.entry(r.pid)
 		if e == nil {
 			e = &producerEntry{epoch: r.epoch}
 			p.producers[r.pid] = e

@@ -87,7 +87,9 @@ func (m producerModel) check(pid model.ProducerID, pepoch model.Epoch, first, la
 // producer state with two producers: leader appends that it must
 // validate (mostly the next sequence, retries of retained and of forgotten
 // batches, gaps, fenced and new producer epochs), follower appends that
-// it records without validation, truncations to a batch boundary and
+// it records without validation (one at a time, and in runs longer than
+// a producer retains, which the log folds from the newest back),
+// truncations to a batch boundary and
 // reopens after a crash (both rebuild the state from the log), and
 // compares every answer of CheckAppend and every producer's state with the
 // model.
@@ -170,6 +172,21 @@ func TestProducerStateMatchesModel(t *testing.T) {
 					pepoch, seq = e.ProducerEpoch, e.Batches[len(e.Batches)-1].LastSeq+1
 				}
 				appendBatch(newBatch(pid, pepoch, seq, rapid.IntRange(1, 3).Draw(rt, "records")))
+			},
+			"replicate a run": func(rt *rapid.T) {
+				// More batches than a producer retains before the state is
+				// read again: the log folds them from the newest back.
+				for range rapid.IntRange(BatchesRetained+1, 12).Draw(rt, "batches") {
+					pid := pids.Draw(rt, "producer")
+					pepoch, seq := model.Epoch(rapid.IntRange(0, 1).Draw(rt, "producer epoch")), int32(0)
+					if e, ok := m.entry(pid); ok {
+						seq = e.Batches[len(e.Batches)-1].LastSeq + 1
+						if rapid.IntRange(0, 4).Draw(rt, "same epoch") > 0 {
+							pepoch = e.ProducerEpoch
+						}
+					}
+					appendBatch(newBatch(pid, pepoch, seq, rapid.IntRange(1, 3).Draw(rt, "records")))
+				}
 			},
 			"truncate": func(rt *rapid.T) {
 				k := rapid.IntRange(0, len(m)).Draw(rt, "batches kept")
