@@ -157,21 +157,27 @@ func (l *Log) foldProducers() {
 		return
 	}
 	from := max(l.folded, l.logStart)
+	l.folded = l.leo
 	first := l.segIndex(from)
-	s := l.segs[first]
-	short := first == len(l.segs)-1 && s.count()-s.find(from) <= BatchesRetained
-	if !short && l.foldBack(first, from) {
-		l.producers.endFold()
-	} else {
-		l.producers.abortFold()
-		for si := first; si < len(l.segs); si++ {
-			s := l.segs[si]
-			for i := s.find(from); i < s.count(); i++ {
+	if s := l.segs[first]; first == len(l.segs)-1 {
+		if i := s.find(from); s.count()-i <= BatchesRetained {
+			for ; i < s.count(); i++ {
 				l.producers.update(s.at(i))
 			}
+			return
 		}
 	}
-	l.folded = l.leo
+	if l.foldBack(first, from) {
+		l.producers.endFold()
+		return
+	}
+	l.producers.abortFold()
+	for si := first; si < len(l.segs); si++ {
+		s := l.segs[si]
+		for i := s.find(from); i < s.count(); i++ {
+			l.producers.update(s.at(i))
+		}
+	}
 }
 
 // foldBack hands the batches from the one holding from (in segment first)
