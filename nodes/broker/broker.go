@@ -104,6 +104,7 @@ type Broker struct {
 	purgeAt    time.Duration
 
 	hwCheckpoint map[model.TopicPartition]model.Offset // read at start
+	hwBuf        []byte                                // the last high-watermark checkpoint written, reused
 
 	producerIDs producerIDAllocator
 	corr        int32

@@ -12,12 +12,16 @@ import (
 // writeHWCheckpoint saves every hosted partition's high watermark, as
 // Kafka does every replica.high.watermark.checkpoint.interval.ms. Before
 // KIP-101 a restarting follower truncated to this file's value.
+//
+// The lines go straight into a buffer the broker keeps for the next write
+// (see storage.WriteCheckpointEntries).
 func (b *Broker) writeHWCheckpoint() {
-	lines := make([]string, 0, len(b.tps))
-	for _, tp := range b.tps {
-		lines = append(lines, tp.Topic+" "+itoa(int64(tp.Partition))+" "+itoa(int64(b.part(tp).hw)))
-	}
-	storage.WriteCheckpoint(b.env.Disk(), hwCheckpointFile, lines)
+	b.hwBuf = storage.WriteCheckpointEntries(b.env.Disk(), hwCheckpointFile, b.hwBuf, len(b.tps), func(dst []byte, i int) []byte {
+		tp := b.tps[i]
+		dst = append(append(dst, tp.Topic...), ' ')
+		dst = append(strconv.AppendInt(dst, int64(tp.Partition), 10), ' ')
+		return strconv.AppendInt(dst, int64(b.part(tp).hw), 10)
+	})
 }
 
 // readHWCheckpoint loads the high-watermark checkpoint; a missing or

@@ -125,7 +125,9 @@ func (b *Broker) readFetch(m *model.FetchRequest) bool {
 	ready := false
 	for i := range m.Partitions {
 		fp := &m.Partitions[i]
-		pr := model.FetchPartitionResponse{TP: fp.TP, HighWatermark: model.NoOffset, LogStartOffset: model.NoOffset}
+		// Filled where it lies rather than built and copied in.
+		parts = append(parts, model.FetchPartitionResponse{TP: fp.TP, HighWatermark: model.NoOffset, LogStartOffset: model.NoOffset})
+		pr := &parts[len(parts)-1]
 		p := b.part(fp.TP)
 		switch {
 		case p == nil && !b.knows(fp.TP):
@@ -137,7 +139,6 @@ func (b *Broker) readFetch(m *model.FetchRequest) bool {
 		}
 		if pr.Error != model.NoError {
 			ready = true
-			parts = append(parts, pr)
 			continue
 		}
 		pr.HighWatermark = p.hw
@@ -147,7 +148,6 @@ func (b *Broker) readFetch(m *model.FetchRequest) bool {
 				pr.HasDiverging = true
 				pr.DivergingEpoch = div
 				ready = true
-				parts = append(parts, pr)
 				continue
 			}
 		}
@@ -170,7 +170,6 @@ func (b *Broker) readFetch(m *model.FetchRequest) bool {
 				ready = true
 			}
 		}
-		parts = append(parts, pr)
 	}
 	b.fetchRead = parts
 	return ready

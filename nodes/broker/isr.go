@@ -52,28 +52,33 @@ func (p *partition) maximalISR() []model.BrokerID {
 // It never moves back. With ELR on (KIP-966) it does not move while the ISR
 // is below min.insync.replicas.
 func (b *Broker) maybeIncrementHW(p *partition) {
-	if !p.isLeader {
+	// The high watermark is at most the log end, so one already there has
+	// nowhere to go: the answer for every idle partition of every follower
+	// fetch (a follower fetches all it follows on this leader, with
+	// consumer groups the fifty partitions of the offsets topic among
+	// them), asked before anything else. Nothing below has another effect
+	// when the high watermark does not move.
+	leo := p.log.LEO()
+	if !p.isLeader || p.hw >= leo {
 		return
 	}
 	kc := &b.cfg.Kafka // not a copy of the whole configuration on every fetch
 	if kc.Controller.EligibleLeaderReplicas && int32(len(p.isr)) < kc.Topic.MinInsyncReplicas {
 		return
 	}
-	leo := p.log.LEO()
 	hw := leo
 	maximal := p.maximalISR()
 	now := b.now()
-	for _, r := range p.replicas {
-		fs := p.follower(r)
-		if r == b.cfg.ID || fs == nil {
-			continue
-		}
+	// The followers that are still replicas, walked in the followers'
+	// order rather than looked up replica by replica: hw is a minimum,
+	// which no order changes.
+	for _, fs := range p.followers {
 		// Only a follower behind hw can hold it back; whether it is about
 		// to join (caught up and alive, a map lookup) is asked last.
-		if fs.leo >= hw {
+		if fs.leo >= hw || !containsBroker(p.replicas, fs.id) {
 			continue
 		}
-		if containsBroker(maximal, r) || (fs.caughtUp(leo, now, kc.Broker.ReplicaLagTimeMax) && b.live[r]) {
+		if containsBroker(maximal, fs.id) || (fs.caughtUp(leo, now, kc.Broker.ReplicaLagTimeMax) && b.live[fs.id]) {
 			hw = fs.leo
 		}
 	}

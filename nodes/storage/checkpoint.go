@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -22,27 +23,42 @@ const checkpointVersion = 0
 // The format is Kafka's: a version line, a count line, then one line per
 // entry. Lines must not contain a newline.
 func WriteCheckpoint(disk *sim.Disk, name string, lines []string) {
-	var b strings.Builder
-	b.WriteString(strconv.Itoa(checkpointVersion))
-	b.WriteByte('\n')
-	b.WriteString(strconv.Itoa(len(lines)))
-	b.WriteByte('\n')
-	for _, l := range lines {
-		if strings.ContainsRune(l, '\n') {
-			panic(fmt.Sprintf("storage: checkpoint %s: entry %q contains a newline", name, l))
+	WriteCheckpointEntries(disk, name, nil, len(lines), func(dst []byte, i int) []byte {
+		return append(dst, lines[i]...)
+	})
+}
+
+// WriteCheckpointEntries is WriteCheckpoint of n entries that entry appends
+// to the file's content one at a time (i from 0 to n-1) rather than of
+// lines made first: a broker writes the high watermark of every partition
+// it hosts every few seconds, fifty-odd lines with the offsets topic, and
+// making each one a string was most of what that cost. buf is scratch
+// space the caller may keep from one write to the next (nil at first); the
+// disk copies what it is given, so the buffer, returned possibly grown,
+// can be written over at once.
+func WriteCheckpointEntries(disk *sim.Disk, name string, buf []byte, n int, entry func(dst []byte, i int) []byte) []byte {
+	buf = strconv.AppendInt(buf[:0], checkpointVersion, 10)
+	buf = append(buf, '\n')
+	buf = strconv.AppendInt(buf, int64(n), 10)
+	buf = append(buf, '\n')
+	for i := 0; i < n; i++ {
+		start := len(buf)
+		buf = entry(buf, i)
+		if bytes.IndexByte(buf[start:], '\n') >= 0 {
+			panic(fmt.Sprintf("storage: checkpoint %s: entry %q contains a newline", name, buf[start:]))
 		}
-		b.WriteString(l)
-		b.WriteByte('\n')
+		buf = append(buf, '\n')
 	}
 	tmp := name + ".tmp"
 	disk.Create(tmp)
-	disk.Append(tmp, []byte(b.String()))
+	disk.Append(tmp, buf)
 	// The sync must come before the rename: a rename made durable before the
 	// content would let a power loss leave an empty or torn file under the
 	// real name.
 	disk.Sync(tmp)
 	disk.Rename(tmp, name)
 	disk.SyncDir()
+	return buf
 }
 
 // ReadCheckpoint reads a file written by WriteCheckpoint. It returns the

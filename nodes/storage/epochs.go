@@ -104,6 +104,15 @@ func (c *EpochCache) Assign(epoch model.Epoch, start model.Offset) {
 	}
 }
 
+// holds reports whether the latest entry already covers a batch of epoch
+// at start, so that Assign would change nothing: the answer for every
+// batch of an epoch but the first, which an append can ask for without
+// a call (Assign, with its checks, does not inline).
+func (c *EpochCache) holds(epoch model.Epoch, start model.Offset) bool {
+	n := len(c.entries)
+	return n > 0 && epoch == c.entries[n-1].Epoch && start >= c.entries[n-1].StartOffset
+}
+
 // assign is Assign without the write; it reports whether the cache changed.
 func (c *EpochCache) assign(e EpochEntry) bool {
 	if n := len(c.entries); n > 0 {

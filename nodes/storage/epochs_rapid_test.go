@@ -163,6 +163,15 @@ func TestEpochCacheMatchesModel(t *testing.T) {
 				if l, ok := m.latest(); (ok && (le != l.Epoch || lo != l.StartOffset)) || (!ok && (le != model.NoEpoch || lo != model.NoOffset)) {
 					rt.Fatalf("Latest() = %d@%d, model %v", le, lo, m)
 				}
+				// holds, which lets an append skip Assign, must say
+				// "nothing would change" exactly when nothing would.
+				for e := model.Epoch(0); e <= 10; e++ {
+					for start := model.Offset(0); start <= 42; start++ {
+						if same := reflect.DeepEqual(m.assign(e, start), m); c.holds(e, start) != same {
+							rt.Fatalf("holds(%d, %d) = %v, want %v; cache %v", e, start, !same, same, c)
+						}
+					}
+				}
 				leo := model.Offset(40)
 				if l, ok := m.latest(); ok {
 					leo = l.StartOffset + model.Offset(rapid.IntRange(0, 5).Draw(rt, "log end past the latest start"))

@@ -99,7 +99,10 @@ type Log struct {
 	// checked is the batch Valid last found valid while buf still holds
 	// its frame, and checkedAs that batch's fields then: AppendAsLeader
 	// restamps that frame rather than encode the batch again (see
-	// framesChecked). Whatever else writes buf clears it.
+	// framesChecked). Whatever else writes buf clears checked, and only
+	// checked: checkedAs means nothing without it, and zeroing a whole
+	// batch header on every follower append cost more than the append's
+	// own bookkeeping.
 	checked   *model.Batch
 	checkedAs model.Batch
 	hdrs      headers // where Append keeps the headers of its batches
@@ -142,18 +145,54 @@ const foldAfter = 512
 // entry, cold by the next append of the partition, once per batch per
 // replica. Whatever reads the state folds first (Producers), and so does
 // retention before it deletes batches, so that nothing can tell.
+//
+// A long run is read from its newest batch back (ProducerState.noteOlder):
+// the state keeps a producer's last few batches only, so most of such a
+// run needs no more than a look at each batch's producer. A short one (a
+// leader folds the batch or two appended since the last produce request
+// of an idempotent producer) or one with too many producers for that goes
+// forward, batch by batch; both ways give the same state.
 func (l *Log) foldProducers() {
 	if l.folded >= l.leo {
 		return
 	}
 	from := max(l.folded, l.logStart)
-	for si := l.segIndex(from); si < len(l.segs); si++ {
+	l.folded = l.leo
+	first := l.segIndex(from)
+	if s := l.segs[first]; first == len(l.segs)-1 {
+		if i := s.find(from); s.count()-i <= BatchesRetained {
+			for ; i < s.count(); i++ {
+				l.producers.update(s.at(i))
+			}
+			return
+		}
+	}
+	if l.foldBack(first, from) {
+		l.producers.endFold()
+		return
+	}
+	l.producers.abortFold()
+	for si := first; si < len(l.segs); si++ {
 		s := l.segs[si]
 		for i := s.find(from); i < s.count(); i++ {
 			l.producers.update(s.at(i))
 		}
 	}
-	l.folded = l.leo
+}
+
+// foldBack hands the batches from the one holding from (in segment first)
+// to the log end to noteOlder, newest first, and reports whether it took
+// them all.
+func (l *Log) foldBack(first int, from model.Offset) bool {
+	for si := len(l.segs) - 1; si >= first; si-- {
+		s := l.segs[si]
+		for i, lo := s.count()-1, s.find(from); i >= lo; i-- {
+			if !l.producers.noteOlder(s.at(i)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // EndOffsetFor is the leader-epoch cache's EndOffsetFor with this log's end
@@ -227,7 +266,7 @@ func (l *Log) AppendShared(b *model.Batch, now time.Duration) {
 func (l *Log) Valid(b *model.Batch) bool {
 	var ok bool
 	l.buf, ok = model.AppendValidBatch(l.buf[:0], b)
-	l.checked, l.checkedAs = nil, model.Batch{}
+	l.checked = nil
 	if ok {
 		l.checked, l.checkedAs = b, *b
 	}
@@ -270,7 +309,7 @@ func (l *Log) AppendAsLeader(b *model.Batch, leaderEpoch model.Epoch, now time.D
 		panic(fmt.Sprintf("storage: %s: append of %s under no leader epoch", l.dir, b.String()))
 	}
 	restamp := l.framesChecked(b)
-	l.checked, l.checkedAs = nil, model.Batch{}
+	l.checked = nil
 	h := l.hdrs.put(b)
 	h.BaseOffset, h.LeaderEpoch = l.leo, leaderEpoch
 	h.Records = l.recs.take(len(b.Records))
@@ -304,7 +343,7 @@ func (l *Log) append(b *model.Batch, now time.Duration) {
 		panic(fmt.Sprintf("storage: %s: append of %v without a leader epoch (a leader must Rebase)", l.dir, b))
 	}
 	var valid bool
-	l.checked, l.checkedAs = nil, model.Batch{}
+	l.checked = nil
 	l.buf, valid = model.AppendValidBatch(l.buf[:0], b)
 	if !valid {
 		panic(fmt.Sprintf("storage: %s: append of %v, which fails its CRC or offset check", l.dir, b))
@@ -316,7 +355,9 @@ func (l *Log) append(b *model.Batch, now time.Duration) {
 // and l.buf holds its encoding.
 func (l *Log) write(b *model.Batch, now time.Duration) {
 	l.clock = now
-	l.epochs.Assign(b.LeaderEpoch, b.BaseOffset)
+	if !l.epochs.holds(b.LeaderEpoch, b.BaseOffset) {
+		l.epochs.Assign(b.LeaderEpoch, b.BaseOffset)
+	}
 	n := int64(len(l.buf))
 	s := l.active()
 	// Kafka's shouldRoll: the batch would overflow the segment. An empty
@@ -354,6 +395,11 @@ func (l *Log) roll(now time.Duration) *segment {
 // segIndex is the index of the segment that holds off: the last one based
 // at or before it (0 if off precedes them all).
 func (l *Log) segIndex(off model.Offset) int {
+	// Nearly every read and every fold of the producer state is in the
+	// active segment: asked first, it spares the search's calls.
+	if n := len(l.segs); l.segs[n-1].base <= off {
+		return n - 1
+	}
 	i := sort.Search(len(l.segs), func(i int) bool { return l.segs[i].base > off }) - 1
 	if i < 0 {
 		return 0

@@ -78,6 +78,19 @@ func TestSegmentRollsAndReadsStopAtSegmentEnd(t *testing.T) {
 	if got := values(l); !reflect.DeepEqual(got, want(0, 14)) {
 		t.Fatalf("values across segments %v", got)
 	}
+	// segIndex answers the active segment without a search when it can:
+	// every offset still maps to the last segment based at or before it.
+	for off := model.Offset(-1); off <= l.LEO()+1; off++ {
+		want := 0
+		for i, s := range segs {
+			if s.Base <= off {
+				want = i
+			}
+		}
+		if got := l.segIndex(off); got != want {
+			t.Fatalf("segIndex(%d) = %d, want %d", off, got, want)
+		}
+	}
 	// Kafka flushes the rolled segment: the first two are durable, and the
 	// directory with them.
 	if l.RecoveryPoint() != 12 {

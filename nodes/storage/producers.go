@@ -82,6 +82,10 @@ type ProducerState struct {
 	// has few producers, and every append of every replica looks one up.
 	lastID model.ProducerID
 	last   *producerEntry
+	// runs is what a fold from the newest batch back has gathered so far
+	// (see noteOlder), reused from one fold to the next.
+	runs []foldRun
+	hit  int // the run noteOlder found last
 }
 
 func newProducerState() *ProducerState {
@@ -178,13 +182,102 @@ func (p *ProducerState) update(b *model.Batch) {
 		e.epoch = b.ProducerEpoch
 		e.head, e.n = 0, 0
 	}
-	e.add(BatchMeta{
+	e.add(batchMeta(b))
+}
+
+// batchMeta is what the state retains of an appended batch.
+func batchMeta(b *model.Batch) BatchMeta {
+	return BatchMeta{
 		FirstSeq:    b.BaseSequence,
 		LastSeq:     b.LastSequence(),
 		FirstOffset: b.BaseOffset,
 		LastOffset:  b.LastOffset(),
 		Timestamp:   maxTimestamp(b),
-	})
+	}
+}
+
+// foldRun is what a run of batches, read from its newest back, leaves of
+// one producer in the state: the epoch of its newest batch, and that
+// epoch's newest batches, up to BatchesRetained, newest first.
+type foldRun struct {
+	pid    model.ProducerID
+	epoch  model.Epoch
+	newest [BatchesRetained]*model.Batch
+	n      int
+	// cut says an older batch of the run has another epoch: update
+	// starts the producer over there, so nothing older counts.
+	cut bool
+}
+
+// foldRunsMax bounds the producers one fold tracks going back; a run with
+// more goes forward through update instead (see noteOlder).
+const foldRunsMax = 16
+
+// noteOlder takes the next batch of a run read from its newest batch back
+// to its oldest, which endFold then records as update would have, had it
+// been given them oldest first. Going back, a producer's batches stop
+// mattering once BatchesRetained of them are kept or another epoch shows
+// up, so a long run costs a comparison per batch rather than an update.
+// It reports false when the run has more than foldRunsMax producers; the
+// caller then drops what was gathered (abortFold) and updates forward.
+func (p *ProducerState) noteOlder(b *model.Batch) bool {
+	if b.ProducerID == model.NoProducerID {
+		return true
+	}
+	if p.hit >= len(p.runs) || p.runs[p.hit].pid != b.ProducerID {
+		p.hit = -1
+		for i := range p.runs {
+			if p.runs[i].pid == b.ProducerID {
+				p.hit = i
+				break
+			}
+		}
+		if p.hit < 0 {
+			if len(p.runs) == foldRunsMax {
+				return false
+			}
+			p.runs = append(p.runs, foldRun{pid: b.ProducerID, epoch: b.ProducerEpoch})
+			p.hit = len(p.runs) - 1
+		}
+	}
+	r := &p.runs[p.hit]
+	switch {
+	case r.cut || r.n == BatchesRetained:
+	case b.ProducerEpoch != r.epoch:
+		r.cut = true
+	default:
+		r.newest[r.n] = b
+		r.n++
+	}
+	return true
+}
+
+// endFold records what noteOlder gathered. A producer whose run was cut
+// by another epoch, or that has BatchesRetained batches in it, or whose
+// state has another epoch, starts over (as update does on an epoch
+// change); otherwise the run's batches follow those it retains.
+func (p *ProducerState) endFold() {
+	for i := range p.runs {
+		r := &p.runs[i]
+		e := p.entry(r.pid)
+		if e == nil {
+			e = &producerEntry{epoch: r.epoch}
+			p.producers[r.pid] = e
+		}
+		if r.cut || r.n == BatchesRetained || e.epoch != r.epoch {
+			e.epoch, e.head, e.n = r.epoch, 0, 0
+		}
+		for j := r.n - 1; j >= 0; j-- {
+			e.add(batchMeta(r.newest[j]))
+		}
+	}
+	p.abortFold()
+}
+
+// abortFold drops what noteOlder gathered.
+func (p *ProducerState) abortFold() {
+	clear(p.runs) // no batch stays reachable from here
+	p.runs, p.hit = p.runs[:0], 0
 }
 
 // reset forgets every producer, before a rebuild from the log.

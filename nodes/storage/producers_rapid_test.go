@@ -87,7 +87,9 @@ func (m producerModel) check(pid model.ProducerID, pepoch model.Epoch, first, la
 // producer state with two producers: leader appends that it must
 // validate (mostly the next sequence, retries of retained and of forgotten
 // batches, gaps, fenced and new producer epochs), follower appends that
-// it records without validation, truncations to a batch boundary and
+// it records without validation (one at a time, and in runs longer than
+// a producer retains, which the log folds from the newest back),
+// truncations to a batch boundary and
 // reopens after a crash (both rebuild the state from the log), and
 // compares every answer of CheckAppend and every producer's state with the
 // model.
@@ -171,6 +173,21 @@ func TestProducerStateMatchesModel(t *testing.T) {
 				}
 				appendBatch(newBatch(pid, pepoch, seq, rapid.IntRange(1, 3).Draw(rt, "records")))
 			},
+			"replicate a run": func(rt *rapid.T) {
+				// More batches than a producer retains before the state is
+				// read again: the log folds them from the newest back.
+				for range rapid.IntRange(BatchesRetained+1, 12).Draw(rt, "batches") {
+					pid := pids.Draw(rt, "producer")
+					pepoch, seq := model.Epoch(rapid.IntRange(0, 1).Draw(rt, "producer epoch")), int32(0)
+					if e, ok := m.entry(pid); ok {
+						seq = e.Batches[len(e.Batches)-1].LastSeq + 1
+						if rapid.IntRange(0, 4).Draw(rt, "same epoch") > 0 {
+							pepoch = e.ProducerEpoch
+						}
+					}
+					appendBatch(newBatch(pid, pepoch, seq, rapid.IntRange(1, 3).Draw(rt, "records")))
+				}
+			},
 			"truncate": func(rt *rapid.T) {
 				k := rapid.IntRange(0, len(m)).Draw(rt, "batches kept")
 				off := l.LogStartOffset()
@@ -197,5 +214,69 @@ func TestProducerStateMatchesModel(t *testing.T) {
 				}
 			},
 		})
+	})
+}
+
+// TestFoldingBackMatchesUpdatingForward feeds one producer state a run of
+// batches through update, oldest first, as Kafka does, and another the
+// same run through noteOlder, newest first, and endFold, as the log folds
+// (foldProducers); both start from the same earlier batches. The runs mix
+// many producers (past foldRunsMax, where folding back gives up), batches
+// without a producer, epoch changes both ways and runs longer than what a
+// producer retains, and the two states must agree on every producer.
+func TestFoldingBackMatchesUpdatingForward(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		producers := rapid.IntRange(1, foldRunsMax+3).Draw(rt, "producers")
+		batch := func(rt *rapid.T, off model.Offset) *model.Batch {
+			pid := model.ProducerID(rapid.IntRange(0, producers).Draw(rt, "producer"))
+			if pid == 0 {
+				pid = model.NoProducerID
+			}
+			b := model.NewBatch(pid, model.Epoch(rapid.IntRange(0, 2).Draw(rt, "epoch")), int32(rapid.IntRange(0, 50).Draw(rt, "sequence")),
+				model.Record{Timestamp: time.Duration(rapid.IntRange(0, 9).Draw(rt, "timestamp"))})
+			b = b.Rebase(off, 0)
+			return &b
+		}
+		fwd, back := newProducerState(), newProducerState()
+		var off model.Offset
+		for range rapid.IntRange(0, 12).Draw(rt, "earlier batches") {
+			b := batch(rt, off)
+			fwd.update(b)
+			back.update(b)
+			off = b.NextOffset()
+		}
+		var run []*model.Batch
+		for range rapid.IntRange(0, 40).Draw(rt, "run") {
+			run = append(run, batch(rt, off))
+			off = run[len(run)-1].NextOffset()
+		}
+		for _, b := range run {
+			fwd.update(b)
+		}
+		took := true
+		for i := len(run) - 1; i >= 0 && took; i-- {
+			took = back.noteOlder(run[i])
+		}
+		if took {
+			back.endFold()
+		} else {
+			back.abortFold()
+			for _, b := range run {
+				back.update(b)
+			}
+		}
+		if len(back.runs) != 0 {
+			rt.Fatalf("%d runs left after the fold", len(back.runs))
+		}
+		if got, want := back.IDs(), fwd.IDs(); !reflect.DeepEqual(got, want) {
+			rt.Fatalf("producers %v folding back, %v forward", got, want)
+		}
+		for _, pid := range fwd.IDs() {
+			got, _ := back.Lookup(pid)
+			want, _ := fwd.Lookup(pid)
+			if !reflect.DeepEqual(got, want) {
+				rt.Fatalf("producer %d: %+v folding back, %+v forward", pid, got, want)
+			}
+		}
 	})
 }
