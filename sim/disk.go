@@ -270,7 +270,7 @@ type spanList = chunked[appendSpan]
 // synced (Kafka's default) gathers a span per write for the whole run, and
 // one slice would be copied whole every time it grew.
 type chunked[T any] struct {
-	chunks [][]T // every chunk but the last holds spanChunk items
+	chunks [][]T // every chunk but the last holds spanChunk items (the first grows to it)
 	head   int   // items already dropped from chunks[0]
 	// spare is a chunk dropped from the front, emptied, for the next push
 	// that needs one: a file written back as it is appended to (see
@@ -281,6 +281,12 @@ type chunked[T any] struct {
 
 // spanChunk is how many spans one chunk of a spanList holds.
 const spanChunk = 1024
+
+// firstChunk is the room a list's first chunk starts with; it grows by
+// append up to spanChunk. Most files are short-lived (a checkpoint's
+// temporary file takes one write and a rename), and a full chunk for each
+// was most of the bytes a cluster run's checkpoints allocated.
+const firstChunk = 16
 
 func (l *chunked[T]) len() int {
 	if len(l.chunks) == 0 {
@@ -301,7 +307,11 @@ func (l *chunked[T]) push(sp T) {
 		c := l.spare
 		l.spare = nil
 		if c == nil {
-			c = make([]T, 0, spanChunk)
+			room := spanChunk
+			if n == 0 {
+				room = firstChunk
+			}
+			c = make([]T, 0, room)
 		}
 		l.chunks = append(l.chunks, c)
 		n++

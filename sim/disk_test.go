@@ -600,3 +600,24 @@ func TestDeferredWritebackMatchesEager(t *testing.T) {
 		}
 	}
 }
+
+// A list's first chunk starts small and grows to a full one, and the items
+// stay where at finds them as it grows and as later chunks follow.
+func TestSpanListFirstChunkStartsSmall(t *testing.T) {
+	var l spanList
+	l.push(appendSpan{end: 0})
+	if c := cap(l.chunks[0]); c != firstChunk {
+		t.Fatalf("first chunk has room for %d spans, want %d", c, firstChunk)
+	}
+	for i := 1; i < 3*spanChunk+5; i++ {
+		l.push(appendSpan{end: i})
+	}
+	if len(l.chunks) != 4 || len(l.chunks[0]) != spanChunk {
+		t.Fatalf("%d chunks, the first holding %d, want 4 with %d in the first", len(l.chunks), len(l.chunks[0]), spanChunk)
+	}
+	for i := 0; i < l.len(); i++ {
+		if l.at(i).end != i {
+			t.Fatalf("at(%d) = %d", i, l.at(i).end)
+		}
+	}
+}
