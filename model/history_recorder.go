@@ -138,19 +138,29 @@ func (rc *Recorder) pack(op *Op, t opType) opRec {
 			group: op.Group, generation: op.Generation, offsets: op.Offsets, gained: op.Gained, lost: op.Lost,
 		}
 	}
-	if p := int32(op.Process); int(p) == op.Process {
-		r.process = p
-	} else {
-		r.extra().process = op.Process
-		r.typ |= flagExtProcess
-	}
+	r.setProcess(op.Process)
 	rc.setTopic(&r, op.TP.Topic)
 	rc.setKind(&r, op.F)
-	if op.Key != "" {
-		rc.keys = append(rc.keys, op.Key)
+	rc.setKey(&r, op.Key)
+	return r
+}
+
+// setProcess sets the op's process, inline when it fits an int32.
+func (r *opRec) setProcess(process int) {
+	if p := int32(process); int(p) == process {
+		r.process = p
+	} else {
+		r.extra().process = process
+		r.typ |= flagExtProcess
+	}
+}
+
+// setKey keeps the op's key in the side table, if it has one.
+func (rc *Recorder) setKey(r *opRec, key string) {
+	if key != "" {
+		rc.keys = append(rc.keys, key)
 		r.key = uint32(len(rc.keys))
 	}
-	return r
 }
 
 // setKind sets the op's kind, inline when its index fits.
@@ -242,18 +252,10 @@ func (r *Recorder) Invoke(op Op) int {
 // whole Op, hundreds of bytes, by value and copying it again.
 func (r *Recorder) InvokeSend(process int, at time.Duration, tp TopicPartition, key, value string) int {
 	rec := opRec{time: at, value: value, offset: NoOffset, part: tp.Partition, typ: typeInvoke}
-	if p := int32(process); int(p) == process {
-		rec.process = p
-	} else {
-		rec.extra().process = process
-		rec.typ |= flagExtProcess
-	}
+	rec.setProcess(process)
 	r.setTopic(&rec, tp.Topic)
 	r.setKind(&rec, FSend)
-	if key != "" {
-		r.keys = append(r.keys, key)
-		rec.key = uint32(len(r.keys))
-	}
+	r.setKey(&rec, key)
 	return r.addRec(rec)
 }
 

@@ -249,7 +249,8 @@ func TestKillHookSeesTheNodeBeforeItIsDiscarded(t *testing.T) {
 // schedules thousands of events (so the slab grows and the free slots are
 // all taken) must still leave every event to arrive intact and in order:
 // each message reaches its node with its own payload, and each timer
-// fires with its own argument.
+// fires with its own argument. A slot recycled before its handler runs
+// would hand the handler an emptied event, and nothing would arrive.
 func TestEventsScheduledWhileOneIsHandledArriveIntact(t *testing.T) {
 	const fanout = 5000
 	var got []int64
