@@ -2,6 +2,7 @@ package client
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +116,29 @@ func TestProducerSendsABurstEachTick(t *testing.T) {
 				t.Errorf("%d records produced, want %d", produced, n)
 			}
 		})
+	}
+}
+
+// NewProducer rejects a workload it cannot pace: no SendInterval, or a
+// negative SendBurst, naming what is wrong.
+func TestNewProducerRejectsABadPace(t *testing.T) {
+	for _, c := range []struct {
+		interval time.Duration
+		burst    int
+		want     string
+	}{
+		{0, 1, "positive SendInterval"},
+		{ms, -1, "SendBurst -1 is negative"},
+	} {
+		func() {
+			defer func() {
+				msg := fmt.Sprint(recover())
+				if !strings.Contains(msg, c.want) {
+					t.Errorf("interval %v burst %d: panic %q, want one naming %q", c.interval, c.burst, msg, c.want)
+				}
+			}()
+			NewProducer(ProducerOptions{Bootstrap: []model.BrokerID{1}, Config: model.DefaultConfig(),
+				Workload: &countWorkload{n: 1}, SendInterval: c.interval, SendBurst: c.burst})
+		}()
 	}
 }
