@@ -149,6 +149,15 @@ type Op struct {
 	// rebalance: what the member gained and lost in Generation.
 	Gained []TopicPartition
 	Lost   []TopicPartition
+
+	// Txn ties together the micro-operations of one client operation that
+	// did several things at once: a Jepsen :txn, or a :send or :poll with
+	// several micro-operations. Ops with the same Txn > 0 are one
+	// operation, stored as consecutive Ops in micro-operation order, with
+	// the operation's Process, Type, Time and End; its outcome is theirs
+	// together (an aborted transaction is fail for all its parts). Txn 0
+	// (every op of a kafkasim run today) is an operation of its own.
+	Txn int
 }
 
 // Completed reports whether the operation finished with a known or unknown
@@ -228,6 +237,9 @@ func (op *Op) validate(i int) error {
 	}
 	if op.Completed() && op.End < op.Time {
 		return fmt.Errorf("ends at %v before it starts at %v", op.End, op.Time)
+	}
+	if op.Txn < 0 {
+		return fmt.Errorf("negative txn %d", op.Txn)
 	}
 	switch op.F {
 	case FSend:
