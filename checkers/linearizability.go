@@ -209,8 +209,10 @@ func (a *analysis) linearizability(opts *Options, r *Result) {
 				} else if err := porcupine.VisualizePath(m, info, path); err != nil {
 					r.Notes = append(r.Notes, fmt.Sprintf("linearizability: writing %s: %v", path, err))
 				} else {
+					// The path is in the partition's verdict, not in the
+					// finding: a finding is the same wherever the run was
+					// written (a re-check of a saved run compares them).
 					pc.Visualization = path
-					v.Detail += "; see " + path
 				}
 			}
 			r.Violations = append(r.Violations, v)
