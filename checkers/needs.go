@@ -96,7 +96,9 @@ var clusterChecks = []clusterCheck{
 	{Requirement{Name: "replica agreement", Anomalies: []string{ReplicaDivergence, InconsistentOffsets, AckedWriteLost}, Needs: []InputPart{PartReplicas}},
 		func(a *analysis, in *Input, opts *Options) []Violation { return a.replicaLogs(in, opts) }},
 	{Requirement{Name: "high-watermark monotonicity", Anomalies: []string{HWRegression, ReadAboveHW}, Needs: []InputPart{PartHighWatermarks}},
-		func(a *analysis, in *Input, _ *Options) []Violation { return a.highWatermarks(in.Observations.HighWatermarks) }},
+		func(a *analysis, in *Input, _ *Options) []Violation {
+			return a.highWatermarks(in.Observations.HighWatermarks)
+		}},
 	{Requirement{Name: "leader-epoch uniqueness", Anomalies: []string{SplitBrain, EpochRegression}, Needs: []InputPart{PartLeaders}},
 		func(_ *analysis, in *Input, _ *Options) []Violation { return leaders(in.Observations.Leaders) }},
 	{Requirement{Name: "partition ownership"},
