@@ -84,6 +84,19 @@ type Result struct {
 	// faults hit, for a timeline of the run; not in the JSON.
 	Observed checkers.Observations `json:"-"`
 	Faults   []FaultWindow         `json:"-"`
+
+	// What the run was given and the rest of what the checkers judged, so
+	// that SaveRun can write a run directory that CheckRun judges again to
+	// the same verdict; not in the JSON. Set is every -set as given;
+	// ScheduleGiven says a schedule file replaced the scenario's faults;
+	// Config is the configuration after Set; CheckOptions are the options
+	// the checkers ran with (without OutDir).
+	Set           []string               `json:"-"`
+	ScheduleGiven bool                   `json:"-"`
+	Config        model.Config           `json:"-"`
+	CheckOptions  checkers.Options       `json:"-"`
+	Replicas      []checkers.ReplicaLog  `json:"-"`
+	DiskLost      []model.TopicPartition `json:"-"`
 }
 
 // ConfigFor applies a scenario's configuration and the -set overrides,
@@ -144,6 +157,10 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 	res.Failovers = MeasureFailovers(res.History, in.Observations.Leaders, s.nemesis.Log())
 	res.ControllerFailovers = MeasureControllerFailovers(in.Observations.Quorum, s.nemesis.Log())
 	res.Observed = in.Observations
+	res.Set, res.ScheduleGiven, res.Config = slices.Clone(opts.Set), opts.Schedule != nil, kc
+	res.CheckOptions = copts
+	res.CheckOptions.OutDir = ""
+	res.Replicas, res.DiskLost = in.Replicas, in.DiskLost
 	res.Faults = faultWindows(s.nemesis.Log(), s.Sim.Now())
 	res.Stats = s.stats(res.History, start, time.Since(wallStart))
 	res.TraceHash = strconv.FormatUint(s.Sim.Hash(), 16)

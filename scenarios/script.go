@@ -246,3 +246,11 @@ func CheckOptions(kc model.Config) checkers.Options {
 		LinearizabilityBudget: 5 * time.Second,
 	}
 }
+
+// CheckSettings are the configuration names CheckOptions reads, sorted:
+// what a saved run must record for its re-check, and what kafkasim check
+// -history says it assumed when a history alone does not tell
+// (TestCheckSettingsAreWhatCheckOptionsReads keeps the two in step).
+func CheckSettings() []string {
+	return []string{"acks", "auto.offset.reset", "enable.idempotence", "max.in.flight.requests.per.connection", "min.insync.replicas", "unclean.leader.election.enable"}
+}

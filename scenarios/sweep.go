@@ -140,6 +140,7 @@ func Sweep(o SweepOptions) (SweepResult, error) {
 		}
 		oc.res.History = nil // a sweep keeps results, not every history
 		oc.res.Observed, oc.res.Faults = checkers.Observations{}, nil
+		oc.res.Replicas, oc.res.DiskLost = nil, nil
 		out.Results[oc.pos] = oc.res
 		if oc.nondet != "" {
 			out.Nondeterminism = append(out.Nondeterminism, oc.nondet)
