@@ -40,7 +40,7 @@ func (p InputPart) String() string {
 	case PartQuorum:
 		return "the metadata quorum's reports"
 	case PartDiskLost:
-		return "which partitions lost the disks of every ISR and ELR replica"
+		return "the partitions where every ISR and ELR replica lost its disk"
 	}
 	return "an unknown input part"
 }
@@ -84,7 +84,7 @@ type Requirement struct {
 	Excuse bool
 }
 
-// cluster checks are the checks Check runs after linearizability, in their
+// clusterChecks are the checks Check runs after linearizability, in their
 // report order. Those with no Needs judge the history alone; they sit in
 // the table so that the order stays the one the report has always had.
 type clusterCheck struct {

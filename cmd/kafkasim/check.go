@@ -16,6 +16,7 @@ import (
 
 	"kafkasim/checkers"
 	"kafkasim/model"
+	"kafkasim/scenarios"
 )
 
 func init() {
@@ -25,25 +26,30 @@ func init() {
 	}
 }
 
-// runCheck is `kafkasim check`. Bad input (flags, an unreadable or
-// malformed file) exits 2 with the file, line and reason on stderr and
+// runCheck is `kafkasim check`: -history judges a recorded history,
+// -run judges a saved run directory again. Bad input (flags, an unreadable
+// or malformed file) exits 2 with the file, line and reason on stderr and
 // nothing on stdout; a judged history exits 0 when valid and 1 otherwise
 // (violations, or a linearizability check that ran out of time).
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("history", "", "history `file` to judge (required)")
+	path := fs.String("history", "", "history `file` to judge")
+	runPath := fs.String("run", "", "run `dir`ectory to judge again (written by kafkasim run -out), with the settings it recorded")
 	format := fs.String("format", "", "history format: jsonl or jepsen (default: jepsen for .edn files, else jsonl)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	out := fs.String("out", "", "`dir`ectory for porcupine's visualization of a non-linearizable partition")
-	idempotent := fs.Bool("idempotent", true, "the producers used enable.idempotence (duplicates and reordered sends are errors)")
+	var sets setFlags
+	fs.Var(&sets, "set", "a setting of the cluster the history was recorded on, by Kafka's name as run takes it, `key=value` (repeatable); the checks read "+strings.Join(scenarios.CheckSettings(), ", "))
+	idempotent := fs.Bool("idempotent", true, "short for -set enable.idempotence=BOOL")
 	subscribe := fs.Bool("subscribe", false, "the consumers used subscribe (skips and rewinds across polls are allowed)")
-	acks := fs.String("acks", "all", "the producers' acks: all, 1 or 0 (lost writes are errors only with all)")
-	reset := fs.String("reset", "earliest", "the consumers' auto.offset.reset: earliest, latest or none (with latest, unread records are allowed)")
-	minISR := fs.Int("min-isr", 0, "min.insync.replicas (0: not stated, the durability promise is assumed)")
-	budget := fs.Duration("budget", 10*time.Second, "porcupine's time budget (negative: skip linearizability)")
+	acks := fs.String("acks", "all", "short for -set acks=VALUE: all, 1 or 0 (lost writes are errors only with all)")
+	reset := fs.String("reset", "earliest", "short for -set auto.offset.reset=VALUE: earliest, latest or none (with latest, unread records are allowed)")
+	minISR := fs.Int("min-isr", 0, "short for -set min.insync.replicas=N (0: not stated, the durability promise is assumed)")
+	budget := fs.Duration("budget", 10*time.Second, "porcupine's time budget (negative: skip linearizability); with -run, the run's own unless given")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE [-format jsonl|jepsen] [-json] [-out DIR] [-idempotent=true] [-subscribe]")
+		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE [-format jsonl|jepsen] [-set key=value ...] [-subscribe] [-json] [-out DIR]")
+		fmt.Fprintln(stderr, "       kafkasim check -run DIR [-json] [-out DIR]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -52,12 +58,30 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "kafkasim check: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if *path == "" {
-		fmt.Fprintln(stderr, "kafkasim check: -history FILE is required")
+	switch {
+	case *path != "" && *runPath != "":
+		fmt.Fprintln(stderr, "kafkasim check: give -history FILE or -run DIR, not both")
+		return 2
+	case *runPath != "":
+		for _, name := range []string{"format", "set", "idempotent", "subscribe", "acks", "reset", "min-isr"} {
+			if given[name] {
+				fmt.Fprintf(stderr, "kafkasim check: -%s applies to -history; a run directory records its settings\n", name)
+				return 2
+			}
+		}
+		var b *time.Duration
+		if given["budget"] {
+			b = budget
+		}
+		return checkRunDir(*runPath, b, *out, *asJSON, stdout, stderr)
+	case *path == "":
+		fmt.Fprintln(stderr, "kafkasim check: -history FILE or -run DIR is required")
 		fs.Usage()
 		return 2
 	}
@@ -89,6 +113,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim check: unknown -reset %q (want earliest, latest or none)\n", *reset)
 		return 2
 	}
+	kc, settings, unread, err := historySettings(append(shorthandPairs(given, *idempotent, *acks, *reset, *minISR), sets...))
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
+		return 2
+	}
 	f, err := os.Open(*path)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
@@ -101,42 +130,72 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	res := checkers.Check(checkers.Input{History: h}, checkers.Options{
-		Idempotent:            *idempotent,
-		Subscribe:             *subscribe,
-		AutoOffsetReset:       *reset,
-		Acks:                  *acks,
-		MinInsyncReplicas:     *minISR,
-		LinearizabilityBudget: *budget,
-		OutDir:                *out,
-	})
-	// Render to a buffer first, so that a failure to render leaves no
-	// partial report behind.
-	var buf bytes.Buffer
-	if *asJSON {
-		err = writeCheckJSON(&buf, res)
-	} else {
-		err = writeCheckTable(&buf, res, len(h))
+	opts := scenarios.CheckOptions(kc)
+	opts.Subscribe = *subscribe
+	opts.LinearizabilityBudget = *budget
+	opts.OutDir = *out
+	in := checkers.Input{History: h}
+	res := checkers.Check(in, opts)
+	rep := checkReport{res: res, ops: len(h), missing: checkers.Missing(&in), settings: settings, unread: unread}
+	if code := printCheck(stdout, stderr, &rep, *asJSON); code != 0 {
+		return code
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
-		return 2
-	}
-	stdout.Write(buf.Bytes())
+	return verdictExit(res)
+}
+
+// verdictExit is the exit code of a judged history: 0 valid, 1 otherwise.
+func verdictExit(res checkers.Result) int {
 	if res.Valid != checkers.ValidOK {
 		return 1
 	}
 	return 0
 }
 
+// checkReport is what check prints: the verdict, and what it rests on.
+type checkReport struct {
+	res checkers.Result
+	ops int
+	// missing are the checks and excuses the input had nothing for.
+	missing []checkers.Requirement
+	// settings are the values of what the checks read; unread the given
+	// settings they do not read.
+	settings []settingValue
+	unread   []string
+	// run, for -run: the saved run and how the re-check compares.
+	run *scenarios.RunCheck
+}
+
+// printCheck renders the report to a buffer first, so that a failure to
+// render leaves no partial report behind; it returns 2 on such a failure.
+func printCheck(stdout, stderr io.Writer, rep *checkReport, asJSON bool) int {
+	var buf bytes.Buffer
+	var err error
+	if asJSON {
+		err = writeCheckJSON(&buf, rep)
+	} else {
+		err = writeCheckTable(&buf, rep)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
+		return 2
+	}
+	stdout.Write(buf.Bytes())
+	return 0
+}
+
 // checkJSON is the -json report: ok, and the violations with the fields a
-// script needs.
+// script needs; what the verdict rests on (the checks the input had
+// nothing for, the settings); and, for -run, the saved run.
 type checkJSON struct {
 	OK              bool                      `json:"ok"`
 	Valid           checkers.Valid            `json:"valid"`
 	Violations      []violationJSON           `json:"violations"`
 	Linearizability []checkers.PartitionCheck `json:"linearizability,omitempty"`
 	Notes           []string                  `json:"notes,omitempty"`
+	NotChecked      []requirementJSON         `json:"not_checked"`
+	Settings        []settingValue            `json:"settings"`
+	UnreadSettings  []string                  `json:"unread_settings,omitempty"`
+	Run             *runJSON                  `json:"run,omitempty"`
 }
 
 type violationJSON struct {
@@ -151,6 +210,29 @@ type violationJSON struct {
 	Detail    string         `json:"detail"`
 }
 
+// requirementJSON is a check (or excuse) the input had nothing for, and
+// the parts it lacked.
+type requirementJSON struct {
+	Name      string   `json:"name"`
+	Excuse    bool     `json:"excuse"`
+	Anomalies []string `json:"anomalies"`
+	Needs     []string `json:"needs"`
+}
+
+// runJSON is the saved run a -run report judged again.
+type runJSON struct {
+	Scenario      string          `json:"scenario"`
+	Seed          uint64          `json:"seed"`
+	Version       string          `json:"kafkasim_version"`
+	Set           []string        `json:"set"`
+	ScheduleGiven bool            `json:"schedule_given"`
+	Liveness      string          `json:"liveness,omitempty"`
+	RecordedValid checkers.Valid  `json:"recorded_valid"`
+	SameAsRun     bool            `json:"same_as_run"`
+	Added         []violationJSON `json:"added,omitempty"`
+	Removed       []violationJSON `json:"removed,omitempty"`
+}
+
 func partitionName(tp model.TopicPartition) string {
 	if tp.Topic == "" {
 		return "" // a group- or cluster-wide finding
@@ -158,26 +240,75 @@ func partitionName(tp model.TopicPartition) string {
 	return tp.String()
 }
 
-func writeCheckJSON(w io.Writer, res checkers.Result) error {
+func findingJSON(f scenarios.Finding) violationJSON {
+	return violationJSON{
+		Checker: f.Checker, Anomaly: f.Anomaly, Partition: f.Partition,
+		Error: f.Error, Promise: f.Promise, Offsets: f.Offsets, Values: f.Values, Ops: f.Ops, Detail: f.Detail,
+	}
+}
+
+func writeCheckJSON(w io.Writer, rep *checkReport) error {
+	res := rep.res
 	out := checkJSON{
 		OK:              res.Valid == checkers.ValidOK,
 		Valid:           res.Valid,
 		Violations:      []violationJSON{},
 		Linearizability: res.Linearizability,
 		Notes:           res.Notes,
+		NotChecked:      []requirementJSON{},
+		Settings:        rep.settings,
+		UnreadSettings:  rep.unread,
 	}
 	for _, v := range res.Violations {
-		out.Violations = append(out.Violations, violationJSON{
-			Checker: v.Checker, Anomaly: v.Anomaly, Partition: partitionName(v.Partition),
-			Error: v.Error, Promise: v.Promise, Offsets: v.Offsets, Values: v.Values, Ops: v.Ops, Detail: v.Detail,
-		})
+		out.Violations = append(out.Violations, findingJSON(scenarios.FindingOf(v)))
+	}
+	in := rep.input()
+	for _, r := range rep.missing {
+		rj := requirementJSON{Name: r.Name, Excuse: r.Excuse, Anomalies: r.Anomalies}
+		for _, p := range r.MissingParts(in) {
+			rj.Needs = append(rj.Needs, p.String())
+		}
+		out.NotChecked = append(out.NotChecked, rj)
+	}
+	if rc := rep.run; rc != nil {
+		m := &rc.Run.Manifest
+		rj := &runJSON{Scenario: m.Scenario, Seed: m.Seed, Version: m.Version, Set: m.Set, ScheduleGiven: m.ScheduleGiven,
+			Liveness: m.Liveness, RecordedValid: m.Valid, SameAsRun: rc.Same}
+		for _, f := range rc.Added {
+			rj.Added = append(rj.Added, findingJSON(f))
+		}
+		for _, f := range rc.Removed {
+			rj.Removed = append(rj.Removed, findingJSON(f))
+		}
+		out.Run = rj
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }
 
-func writeCheckTable(w io.Writer, res checkers.Result, ops int) error {
+// input is what the report's checks were given, for naming what was
+// missing.
+func (rep *checkReport) input() *checkers.Input {
+	if rep.run != nil {
+		return &rep.run.Run.Input
+	}
+	return &checkers.Input{}
+}
+
+func writeCheckTable(w io.Writer, rep *checkReport) error {
+	res := rep.res
+	if rc := rep.run; rc != nil {
+		m := &rc.Run.Manifest
+		fmt.Fprintf(w, "run: %s seed %d, kafkasim %s", m.Scenario, m.Seed, m.Version)
+		for _, kv := range m.Set {
+			fmt.Fprintf(w, " -set %s", kv)
+		}
+		if m.ScheduleGiven {
+			fmt.Fprint(w, ", faults from a schedule file")
+		}
+		fmt.Fprintln(w)
+	}
 	if len(res.Violations) > 0 {
 		t := tablewriter.NewTable(w,
 			tablewriter.WithRowAutoWrap(tw.WrapNormal),
@@ -217,10 +348,103 @@ func writeCheckTable(w io.Writer, res checkers.Result, ops int) error {
 	if len(res.Linearizability) > 0 {
 		fmt.Fprintf(w, "linearizability: %d partitions, %d not linearizable, %d unknown\n", len(res.Linearizability), illegal, unknown)
 	}
+	for _, pc := range res.Linearizability {
+		if pc.Visualization != "" {
+			fmt.Fprintf(w, "linearizability of %s: see %s\n", pc.TP, pc.Visualization)
+		}
+	}
 	for _, n := range res.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+	writeCoverage(w, rep)
+	writeSettings(w, rep)
 	errs := len(res.Errors())
-	fmt.Fprintf(w, "%d ops: %s (%d errors, %d allowed findings)\n", ops, res.Valid, errs, len(res.Violations)-errs)
+	fmt.Fprintf(w, "%d ops: %s (%d errors, %d allowed findings)\n", rep.ops, res.Valid, errs, len(res.Violations)-errs)
+	if rc := rep.run; rc != nil {
+		writeRunComparison(w, rc)
+	}
 	return nil
+}
+
+// writeCoverage names each check the input had nothing for, and each
+// excuse it could not apply, with what it would have read.
+func writeCoverage(w io.Writer, rep *checkReport) {
+	in := rep.input()
+	var checks, excuses []checkers.Requirement
+	for _, r := range rep.missing {
+		if r.Excuse {
+			excuses = append(excuses, r)
+		} else {
+			checks = append(checks, r)
+		}
+	}
+	line := func(r checkers.Requirement) {
+		var needs []string
+		for _, p := range r.MissingParts(in) {
+			needs = append(needs, p.String())
+		}
+		fmt.Fprintf(w, "  %s (%s): needs %s\n", r.Name, strings.Join(r.Anomalies, ", "), strings.Join(needs, " and "))
+	}
+	if len(checks) > 0 {
+		if rep.run == nil {
+			fmt.Fprintln(w, "not checked: a history alone does not hold what these read (check a run directory with -run):")
+		} else {
+			fmt.Fprintln(w, "not checked: the run recorded nothing of what these read:")
+		}
+		for _, r := range checks {
+			line(r)
+		}
+	}
+	if len(excuses) > 0 {
+		if rep.run == nil {
+			fmt.Fprintln(w, "not applied: without what these read, the findings they excuse stay errors:")
+		} else {
+			fmt.Fprintln(w, "not applied: the run recorded nothing of what these read:")
+		}
+		for _, r := range excuses {
+			line(r)
+		}
+	}
+}
+
+// writeSettings says what each setting the checks read was taken to be.
+func writeSettings(w io.Writer, rep *checkReport) {
+	if rep.run != nil {
+		fmt.Fprintln(w, "settings the checks read, as the run recorded them:")
+	} else {
+		fmt.Fprintln(w, "settings the checks read (state the cluster's with -set NAME=VALUE):")
+	}
+	for _, s := range rep.settings {
+		fmt.Fprintf(w, "  %s=%s (%s", s.Name, s.Value, s.Source)
+		if s.Why != "" {
+			fmt.Fprintf(w, ", %s", s.Why)
+		}
+		fmt.Fprintln(w, ")")
+	}
+	if len(rep.unread) > 0 {
+		fmt.Fprintf(w, "  given but not read by any check: %s\n", strings.Join(rep.unread, ", "))
+	}
+}
+
+// writeRunComparison says whether the re-check reached the run's verdict,
+// and what was recorded but not judged again.
+func writeRunComparison(w io.Writer, rc *scenarios.RunCheck) {
+	m := &rc.Run.Manifest
+	if m.Liveness != "" {
+		fmt.Fprintf(w, "liveness (judged on the live cluster, recorded, not judged again): %s\n", m.Liveness)
+	}
+	if rc.Same {
+		fmt.Fprintf(w, "the run's own verdict: %s, with the same %d findings\n", m.Valid, len(m.Violations))
+		return
+	}
+	fmt.Fprintf(w, "DIFFERS from the run's own verdict: the run found %s with %d findings\n", m.Valid, len(m.Violations))
+	for _, f := range rc.Added {
+		fmt.Fprintf(w, "  only now: %s/%s %s: %s\n", f.Checker, f.Anomaly, f.Partition, f.Detail)
+	}
+	for _, f := range rc.Removed {
+		fmt.Fprintf(w, "  only in the run: %s/%s %s: %s\n", f.Checker, f.Anomaly, f.Partition, f.Detail)
+	}
+	if len(rc.Added) == 0 && len(rc.Removed) == 0 {
+		fmt.Fprintln(w, "  the same findings, in another order")
+	}
 }

@@ -109,7 +109,7 @@ func TestCheckCommandBadInput(t *testing.T) {
 	}{
 		{[]string{"check", "-history", bad}, `bad.jsonl:4: unknown op type "okk"`},
 		{[]string{"check", "-history", filepath.Join(t.TempDir(), "missing.jsonl")}, "missing.jsonl"},
-		{[]string{"check"}, "-history FILE is required"},
+		{[]string{"check"}, "-history FILE or -run DIR is required"},
 		{[]string{"check", "-history", bad, "-format", "xml"}, `unknown -format "xml"`},
 		{[]string{"check", "-nosuchflag"}, "flag provided but not defined"},
 		{[]string{"check", "-history", bad, "-acks", "2"}, `unknown -acks "2"`},

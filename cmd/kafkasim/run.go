@@ -14,7 +14,6 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"kafkasim/faults"
-	"kafkasim/model"
 	"kafkasim/reports"
 	"kafkasim/scenarios"
 )
@@ -67,7 +66,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "the run's seed")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
-	out := fs.String("out", "", "`dir`ectory for the run's history, schedule, result, timeline plot, Chrome trace (trace.json) and artifacts")
+	out := fs.String("out", "", "new `dir`ectory for the run: what the checkers judged (check it again with kafkasim check -run), the schedule, result, timeline plot, Chrome trace (trace.json) and artifacts; refused if it exists and is not an empty directory")
 	schedFile := fs.String("schedule", "", "run the faults of this schedule `file` instead of the scenario's")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	fs.Usage = func() {
@@ -103,20 +102,30 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 		opts.Schedule = &sched
 	}
+	var outDir *runDir
 	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
+		d, err := newRunDir(*out)
+		if err != nil {
 			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 			return 2
 		}
-		opts.OutDir = *out
+		outDir = d
+		opts.OutDir = d.tmp
 	}
 	res, err := scenarios.Run(sc, *seed, opts)
 	if err != nil {
+		outDir.discard()
 		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 		return 2
 	}
-	if *out != "" {
-		if err := writeRunArtifacts(*out, res); err != nil {
+	if outDir != nil {
+		outDir.relocate(res.Artifacts)
+		if err := writeRunArtifacts(outDir.tmp, res); err != nil {
+			outDir.discard()
+			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+			return 2
+		}
+		if err := outDir.commit(); err != nil {
 			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 			return 2
 		}
@@ -139,9 +148,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// writeRunArtifacts writes the history and the result into dir. Each file
-// is written to a temporary name and renamed, so a failure leaves no
-// half-written file behind.
+// writeRunArtifacts writes a run directory into dir: the files
+// scenarios.SaveRun writes (what the checkers judged), the schedule, the
+// fault log, the result, the timeline and the trace. Each file is written
+// to a temporary name and renamed, so a failure leaves no half-written
+// file behind.
 func writeRunArtifacts(dir string, res scenarios.Result) error {
 	write := func(name string, fill func(io.Writer) error) error {
 		tmp := filepath.Join(dir, "."+name+".tmp")
@@ -160,7 +171,8 @@ func writeRunArtifacts(dir string, res scenarios.Result) error {
 		}
 		return os.Rename(tmp, filepath.Join(dir, name))
 	}
-	if err := write("history.jsonl", func(w io.Writer) error { return model.WriteHistory(w, res.History) }); err != nil {
+	// What the checkers judged, for kafkasim check -run.
+	if err := scenarios.SaveRun(dir, res); err != nil {
 		return err
 	}
 	if err := write("schedule.txt", func(w io.Writer) error {
