@@ -1,6 +1,8 @@
 // Package scenarios wires a cluster, a workload, a fault policy and the
 // checkers into named, runnable scenarios, and holds the
-// `go test ./scenarios -seed N` harness and the property-based tests.
+// `go test ./scenarios -seed N` harness and the property-based tests. A
+// run can be saved to a run directory (SaveRun) and judged again from it
+// alone (CheckRun).
 //
 // A scenario run is single-threaded and deterministic; parallelism exists
 // only across runs, in the sweep runner. It must never let wall-clock time

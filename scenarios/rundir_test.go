@@ -226,3 +226,23 @@ func TestCheckSettingsAreWhatCheckOptionsReads(t *testing.T) {
 		}
 	}
 }
+
+// TestARunDirectoryIsTheSameBytesEveryTime: two runs of one seed write
+// identical run directories (no map order, no wall-clock time).
+func TestARunDirectoryIsTheSameBytesEveryTime(t *testing.T) {
+	_, a := savedRun(t, "group-rebalance", 2)
+	_, b := savedRun(t, "group-rebalance", 2)
+	for _, name := range []string{RunFile, HistoryFile, ReplicasFile, ObservationsFile} {
+		x, err := os.ReadFile(filepath.Join(a, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := os.ReadFile(filepath.Join(b, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(x) != string(y) || len(x) == 0 {
+			t.Errorf("%s: the two runs wrote different bytes (%d and %d)", name, len(x), len(y))
+		}
+	}
+}

@@ -21,7 +21,7 @@ import (
 
 func init() {
 	commands["check"] = command{
-		summary: "judge a recorded history (kafkasim JSON lines or Jepsen history.edn)",
+		summary: "judge a recorded history (kafkasim JSON lines or Jepsen history.edn), or a saved run directory again",
 		run:     runCheck,
 	}
 }
