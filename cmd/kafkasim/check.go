@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,6 +133,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 	opts := scenarios.CheckOptions(kc)
 	opts.Subscribe = *subscribe
+	// Not a configuration value, but what the consumers did, which the
+	// order checks read as well.
+	sub := settingValue{Name: "subscribe", Value: strconv.FormatBool(*subscribe), Source: "assumed", Why: "consumers assign their partitions unless -subscribe says they subscribed"}
+	if given["subscribe"] {
+		sub.Source, sub.Why = "given", ""
+	}
+	settings = append(settings, sub)
 	opts.LinearizabilityBudget = *budget
 	opts.OutDir = *out
 	in := checkers.Input{History: h}
