@@ -234,6 +234,9 @@ func writeRunTable(w io.Writer, res scenarios.Result) error {
 	if res.Liveness != "" {
 		fmt.Fprintf(w, "liveness: %s\n", res.Liveness)
 	}
+	for _, a := range res.Artifacts {
+		fmt.Fprintf(w, "see %s\n", a)
+	}
 	n := 0
 	for _, v := range res.Violations {
 		if n == 20 {
