@@ -31,7 +31,8 @@ func init() {
 // -run judges a saved run directory again. Bad input (flags, an unreadable
 // or malformed file) exits 2 with the file, line and reason on stderr and
 // nothing on stdout; a judged history exits 0 when valid and 1 otherwise
-// (violations, or a linearizability check that ran out of time).
+// (violations, or a linearizability check that ran out of time; for -run,
+// also a recorded liveness failure).
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
