@@ -21,7 +21,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("conformance", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	root := fs.String("root", "", "the repository's root (default: the nearest directory above the working directory with a go.mod)")
-	out := fs.String("out", "docs/conformance.md", "the document to write, relative to the root")
+	out := fs.String("out", "docs/conformance.md", "the document to write (a relative path is relative to the root)")
 	check := fs.Bool("check", false, "write nothing; exit 1 if the document differs from what would be written")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s [-check] [-root DIR] [-out FILE]\n\n", command)
@@ -53,7 +53,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "conformance: %v\n", err)
 		return 2
 	}
-	target := filepath.Join(*root, *out)
+	target := *out
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(*root, target)
+	}
 	if err := checkTarget(target); err != nil {
 		fmt.Fprintf(stderr, "conformance: %v\n", err)
 		return 2
