@@ -43,10 +43,11 @@ var testFunc = regexp.MustCompile(`^Test([^a-z].*)?$`)
 
 // scanAnnotations parses every *_test.go file under root (skipping
 // directories go ignores: testdata, and names starting with "." or "_")
-// and returns the annotations, in file and line order. An annotation-like
-// line that is malformed, or that is not in the doc comment of a
-// top-level Test function, is an error: it would otherwise be silently
-// left out of the table.
+// and returns the annotations, in file and line order. A "Kafka:" line in
+// a Test function's doc comment that is not exactly an annotation, and an
+// exact annotation anywhere else, are errors: either would otherwise be
+// silently left out of the table. Other comments may talk about Kafka
+// freely ("// Kafka: the leader epoch stays").
 func scanAnnotations(root string) ([]Annotation, []InputError, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -126,13 +127,15 @@ func fileAnnotations(rel string, src []byte) ([]Annotation, []InputError) {
 			}
 			line := fset.Position(c.Slash).Line
 			m := annotationLine.FindStringSubmatch(text)
-			if m == nil {
+			fn, inDoc := owner[g]
+			switch {
+			case m == nil && inDoc:
 				errs = append(errs, InputError{rel, line,
 					fmt.Sprintf("malformed annotation %q: want exactly \"// Kafka: <TestClass>.<testMethod>\"", c.Text)})
 				continue
-			}
-			fn, ok := owner[g]
-			if !ok {
+			case m == nil:
+				continue // prose about Kafka in some other comment
+			case !inDoc:
 				errs = append(errs, InputError{rel, line,
 					fmt.Sprintf("annotation %q is not in the doc comment of a top-level Test function", c.Text)})
 				continue

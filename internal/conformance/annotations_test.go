@@ -42,12 +42,21 @@ func TestFileAnnotationsFindsDocCommentLines(t *testing.T) {
 	}
 }
 
+func TestFileAnnotationsIgnoresProseOutsideTestDocs(t *testing.T) {
+	src := "package p\n\n// helper is Kafka's too.\n// Kafka: leaderRecoveryState RECOVERING\nfunc helper() {}\n\nvar x int // Kafka: the same as before.\n"
+	anns, errs := fileAnnotations("p_test.go", []byte(src))
+	if len(anns) != 0 || len(errs) != 0 {
+		t.Fatalf("got %v, %v; want neither annotations nor errors", anns, errs)
+	}
+}
+
 func TestFileAnnotationsRejectsMisplacedAndMalformed(t *testing.T) {
 	cases := []struct{ name, src, want string }{
 		{"helper's doc comment", "package p\n\n// Kafka: A.b\nfunc helper() {}\n", "p_test.go:3: annotation \"// Kafka: A.b\" is not in the doc comment of a top-level Test function"},
 		{"not a test name", "package p\n\nimport \"testing\"\n\n// Kafka: A.b\nfunc Testify(t *testing.T) {}\n", "p_test.go:5: annotation"},
 		{"method", "package p\n\ntype s struct{}\n\n// Kafka: A.b\nfunc (s) TestX() {}\n", "p_test.go:5: annotation"},
 		{"inside a body", "package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {\n\t// Kafka: A.b\n}\n", "p_test.go:6: annotation"},
+		{"trailing comment", "package p\n\nvar x int // Kafka: A.b\n", "p_test.go:3: annotation"},
 		{"no method", "package p\n\nimport \"testing\"\n\n// Kafka: RangeAssignorTest\nfunc TestX(t *testing.T) {}\n", "p_test.go:5: malformed annotation"},
 		{"trailing words", "package p\n\nimport \"testing\"\n\n// Kafka: A.b covers it\nfunc TestX(t *testing.T) {}\n", "p_test.go:5: malformed annotation"},
 		{"no space", "package p\n\nimport \"testing\"\n\n// Kafka:A.b\nfunc TestX(t *testing.T) {}\n", "p_test.go:5: malformed annotation"},
