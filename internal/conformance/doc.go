@@ -18,6 +18,12 @@
 //
 //	go run ./internal/conformance          # rewrite docs/conformance.md
 //	go run ./internal/conformance -check   # exit 1 if it is out of date
+//	go run ./internal/conformance -kafka ../kafka   # also compare each file with its Kafka source
+//
+// With -kafka, each class file must list exactly the methods marked @Test or
+// @ParameterizedTest in its source file (the header's path) in that copy of
+// Apache Kafka, a checkout or a git repository read at HEAD; a missing or
+// extra method is bad input like any other.
 //
 // A case passes when every Go test annotated with it passed; where such a
 // test has subtests named after the Kafka method, those subtests' results

@@ -23,8 +23,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root := fs.String("root", "", "the repository's root (default: the nearest directory above the working directory with a go.mod)")
 	out := fs.String("out", "docs/conformance.md", "the document to write (a relative path is relative to the root)")
 	check := fs.Bool("check", false, "write nothing; exit 1 if the document differs from what would be written")
+	kafka := fs.String("kafka", "", "also check that each class file lists exactly the test methods of its source in this copy of Apache Kafka (a checkout, or a git repository read at HEAD)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s [-check] [-root DIR] [-out FILE]\n\n", command)
+		fmt.Fprintf(stderr, "usage: %s [-check] [-kafka DIR] [-root DIR] [-out FILE]\n\n", command)
 		fmt.Fprintln(stderr, "Builds the conformance table from docs/conformance/*.tsv and the Go tests'")
 		fmt.Fprintln(stderr, "\"// Kafka: Class.method\" annotations, running the annotated tests.")
 		fmt.Fprintln(stderr)
@@ -66,6 +67,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "conformance: %v\n", err)
 		return 2
+	}
+	if *kafka != "" {
+		inputErrs = append(inputErrs, checkAgainstKafka(t, *kafka)...)
+		sortErrors(inputErrs)
 	}
 	if len(inputErrs) > 0 {
 		for _, e := range inputErrs {
