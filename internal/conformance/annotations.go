@@ -28,9 +28,15 @@ type Annotation struct {
 	Line int
 }
 
-// GoTest is a top-level Go test function: the package directory (relative
-// to the repository root, slash-separated, "." for the root) and its name.
+// GoTest is a top-level Go test or benchmark function: the package
+// directory (relative to the repository root, slash-separated, "." for the
+// root) and its name.
 type GoTest struct{ Dir, Func string }
+
+// IsBenchmark tells a benchmark from a test. A benchmark may carry the
+// annotation of a Kafka case it measures (a large assignment, say), but
+// only tests say whether a case passes.
+func (g GoTest) IsBenchmark() bool { return benchFunc.MatchString(g.Func) }
 
 // annotationPrefix starts an annotation line, after "//" and one space.
 const annotationPrefix = "Kafka:"
@@ -38,13 +44,17 @@ const annotationPrefix = "Kafka:"
 // annotationLine is the whole form of one.
 var annotationLine = regexp.MustCompile(`^Kafka: ([A-Za-z_$][A-Za-z0-9_$]*)\.([A-Za-z_$][A-Za-z0-9_$]*)$`)
 
-// testFunc is the name of a function go test runs as a test.
-var testFunc = regexp.MustCompile(`^Test([^a-z].*)?$`)
+// testFunc and benchFunc are the names of the functions go test runs as
+// tests and benchmarks.
+var (
+	testFunc  = regexp.MustCompile(`^Test([^a-z].*)?$`)
+	benchFunc = regexp.MustCompile(`^Benchmark([^a-z].*)?$`)
+)
 
 // scanAnnotations parses every *_test.go file under root (skipping
 // directories go ignores: testdata, and names starting with "." or "_")
 // and returns the annotations, in file and line order. A "Kafka:" line in
-// a Test function's doc comment that is not exactly an annotation, and an
+// a Test or Benchmark function's doc comment that is not exactly an annotation, and an
 // exact annotation anywhere else, are errors: either would otherwise be
 // silently left out of the table. Other comments may talk about Kafka
 // freely ("// Kafka: the leader epoch stays").
@@ -109,7 +119,7 @@ func fileAnnotations(rel string, src []byte) ([]Annotation, []InputError) {
 	owner := map[*ast.CommentGroup]string{}
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
-		if ok && fd.Recv == nil && fd.Doc != nil && testFunc.MatchString(fd.Name.Name) {
+		if ok && fd.Recv == nil && fd.Doc != nil && (testFunc.MatchString(fd.Name.Name) || benchFunc.MatchString(fd.Name.Name)) {
 			owner[fd.Doc] = fd.Name.Name
 		}
 	}
@@ -137,7 +147,7 @@ func fileAnnotations(rel string, src []byte) ([]Annotation, []InputError) {
 				continue // prose about Kafka in some other comment
 			case !inDoc:
 				errs = append(errs, InputError{rel, line,
-					fmt.Sprintf("annotation %q is not in the doc comment of a top-level Test function", c.Text)})
+					fmt.Sprintf("annotation %q is not in the doc comment of a top-level Test or Benchmark function", c.Text)})
 				continue
 			}
 			anns = append(anns, Annotation{Case{m[1], m[2]}, GoTest{dir, fn}, rel, line})

@@ -21,6 +21,9 @@ func TestRangeTwoTopics(t *testing.T) {
 // TestX_underscore is a test too.
 // Kafka: RoundRobinAssignorTest.testOneConsumerNoTopic
 func TestX_underscore(t *testing.T) {}
+
+// Kafka: RangeAssignorTest.testOneConsumerOneTopic
+func BenchmarkRange(b *testing.B) {}
 `
 
 func TestFileAnnotationsFindsDocCommentLines(t *testing.T) {
@@ -36,9 +39,13 @@ func TestFileAnnotationsFindsDocCommentLines(t *testing.T) {
 		"RangeAssignorTest.testTwoTopicsOneConsumer@nodes/group.TestRangeTwoTopics:nodes/group/range_test.go:7",
 		"RangeAssignorTest.testTwoConsumersTwoTopicsSixPartitions@nodes/group.TestRangeTwoTopics:nodes/group/range_test.go:8",
 		"RoundRobinAssignorTest.testOneConsumerNoTopic@nodes/group.TestX_underscore:nodes/group/range_test.go:14",
+		"RangeAssignorTest.testOneConsumerOneTopic@nodes/group.BenchmarkRange:nodes/group/range_test.go:17",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if anns[0].Test.IsBenchmark() || !anns[3].Test.IsBenchmark() {
+		t.Fatal("TestRangeTwoTopics is a test and BenchmarkRange a benchmark")
 	}
 }
 
@@ -52,7 +59,7 @@ func TestFileAnnotationsIgnoresProseOutsideTestDocs(t *testing.T) {
 
 func TestFileAnnotationsRejectsMisplacedAndMalformed(t *testing.T) {
 	cases := []struct{ name, src, want string }{
-		{"helper's doc comment", "package p\n\n// Kafka: A.b\nfunc helper() {}\n", "p_test.go:3: annotation \"// Kafka: A.b\" is not in the doc comment of a top-level Test function"},
+		{"helper's doc comment", "package p\n\n// Kafka: A.b\nfunc helper() {}\n", "p_test.go:3: annotation \"// Kafka: A.b\" is not in the doc comment of a top-level Test or Benchmark function"},
 		{"not a test name", "package p\n\nimport \"testing\"\n\n// Kafka: A.b\nfunc Testify(t *testing.T) {}\n", "p_test.go:5: annotation"},
 		{"method", "package p\n\ntype s struct{}\n\n// Kafka: A.b\nfunc (s) TestX() {}\n", "p_test.go:5: annotation"},
 		{"inside a body", "package p\n\nimport \"testing\"\n\nfunc TestX(t *testing.T) {\n\t// Kafka: A.b\n}\n", "p_test.go:6: annotation"},

@@ -41,7 +41,12 @@ func TestOutcomeReadsTestsAndSubtests(t *testing.T) {
 		// Without a subtest of that name, the whole test decides.
 		{"testOther", []Annotation{g("TestRange")}, Failed},
 		{"testOther", []Annotation{g("TestWhole")}, Passed},
-		{"testOther", []Annotation{g("TestSkipped")}, Failed},
+		{"testOther", []Annotation{g("TestSkipped")}, Skipped},
+		{"testOther", []Annotation{g("TestWhole"), g("TestSkipped")}, Skipped},
+		{"testOther", []Annotation{g("TestSkipped"), g("TestMissing")}, NotRun},
+		{"testOther", []Annotation{g("TestMissing"), g("TestRange")}, Failed},
+		// Benchmarks carry annotations but do not decide.
+		{"testOther", []Annotation{g("TestWhole"), g("BenchmarkWhole")}, Passed},
 		// Every annotated test must pass; packages are kept apart.
 		{"testOther", []Annotation{g("TestWhole"), c("TestWhole")}, Failed},
 		// No result at all is not a pass.

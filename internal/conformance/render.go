@@ -16,8 +16,9 @@ type outcomes map[Case]Outcome
 // unknownCell stands for a passing count that needs the tests run.
 const unknownCell = "?"
 
-// failingHeading starts the section that lists failing ported cases.
-const failingHeading = "## Ported cases that fail"
+// failingHeading starts the section that lists the ported cases that did
+// not pass.
+const failingHeading = "## Ported cases that do not pass"
 
 // render writes the document. Its bytes depend only on the table and the
 // outcomes: every list is in class and method order.
@@ -69,8 +70,11 @@ func render(t Table, out outcomes) []byte {
 					continue
 				}
 				why := "failed"
-				if out[c] == NotRun {
+				switch out[c] {
+				case NotRun:
 					why = "no result (its package's tests did not build or run)"
+				case Skipped:
+					why = "skipped (its test needs a flag or a condition the table's run does not give)"
 				}
 				failing = append(failing, fmt.Sprintf("- `%s`: %s (%s)\n", c, why, testList(ct.Tests[r.Method])))
 			}
@@ -116,7 +120,11 @@ func passingCell(known bool, n int) string {
 func testList(anns []Annotation) string {
 	var parts []string
 	for _, a := range anns {
-		parts = append(parts, fmt.Sprintf("`%s` %s", a.Test.Dir, a.Test.Func))
+		kind := ""
+		if a.Test.IsBenchmark() {
+			kind = " (benchmark)"
+		}
+		parts = append(parts, fmt.Sprintf("`%s` %s%s", a.Test.Dir, a.Test.Func, kind))
 	}
 	return strings.Join(parts, ", ")
 }

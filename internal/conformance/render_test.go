@@ -19,6 +19,10 @@ func sampleTable(t *testing.T) Table {
 
 func TestRenderCountsAndLists(t *testing.T) {
 	doc := string(render(sampleTable(t), outcomes{{"ATest", "testA"}: Passed, {"ATest", "testC"}: Failed}))
+	skipped := string(render(sampleTable(t), outcomes{{"ATest", "testA"}: Skipped, {"ATest", "testC"}: Passed}))
+	if !strings.Contains(skipped, "- `ATest.testA`: skipped") || !strings.Contains(skipped, "| total | 3 | 2 | 1 | 1 |") {
+		t.Errorf("a skipped case is listed and not counted as passing:\n%s", skipped)
+	}
 	for _, want := range []string{
 		"| [ATest](conformance/ATest.tsv) | 3 | 2 | 1 | 1 |\n",
 		"| total | 3 | 2 | 1 | 1 |\n",

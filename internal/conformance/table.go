@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 )
 
@@ -110,9 +111,17 @@ func join(files []ClassFile, anns []Annotation) (Table, []InputError) {
 	}
 	for _, ct := range t.Classes {
 		for _, r := range ct.File.Rows {
-			if r.Status == Ported && len(ct.Tests[r.Method]) == 0 {
+			if r.Status != Ported {
+				continue
+			}
+			anns := ct.Tests[r.Method]
+			switch {
+			case len(anns) == 0:
 				errs = append(errs, InputError{ct.File.Path, r.Line,
 					fmt.Sprintf("%s.%s is ported, but no Go test's doc comment says \"// Kafka: %s.%s\"", ct.File.Class, r.Method, ct.File.Class, r.Method)})
+			case !slices.ContainsFunc(anns, func(a Annotation) bool { return !a.Test.IsBenchmark() }):
+				errs = append(errs, InputError{ct.File.Path, r.Line,
+					fmt.Sprintf("%s.%s is carried only by benchmarks; a ported case needs a Go test that checks it", ct.File.Class, r.Method)})
 			}
 		}
 	}

@@ -48,6 +48,19 @@ func TestJoinAcceptsAgreeingInputs(t *testing.T) {
 	}
 }
 
+func TestJoinWantsATestBesideBenchmarks(t *testing.T) {
+	files := []ClassFile{classFile(t, "ATest", "testA ported", "testB ported")}
+	anns := []Annotation{
+		ann("ATest", "testA", "nodes/group", "BenchmarkA", 3),
+		ann("ATest", "testB", "nodes/group", "BenchmarkB", 5),
+		ann("ATest", "testB", "nodes/group", "TestB", 7),
+	}
+	_, errs := join(files, anns)
+	if len(errs) != 1 || errs[0].Error() != "docs/conformance/ATest.tsv:2: ATest.testA is carried only by benchmarks; a ported case needs a Go test that checks it" {
+		t.Fatalf("got %v", errs)
+	}
+}
+
 func TestJoinReportsDisagreement(t *testing.T) {
 	files := []ClassFile{classFile(t, "ATest", "testA ported", "testB not-expressible racks (not modelled)", "testC ported")}
 	anns := []Annotation{
