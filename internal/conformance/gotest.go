@@ -143,12 +143,11 @@ func modulePath(root string) (string, error) {
 	return strings.Trim(string(m[1]), `"`), nil
 }
 
-// runTests runs every annotated Go test once, in one go test invocation
-// over the packages that hold them, and returns what it reported. A
-// failing test is a result, not an error; an error is go test not running
-// or not speaking test2json. What go test wrote to stderr (a package that
-// did not build) goes to stderr.
-func runTests(root string, t Table, stderr io.Writer) (results, error) {
+// testArgs is the go command line that runs every annotated test once:
+// one go test invocation over the packages that hold them, with -run
+// matching exactly their names (benchmarks are not run). It is empty when
+// nothing is annotated.
+func testArgs(t Table) []string {
 	dirs := map[string]bool{}
 	funcs := map[string]bool{}
 	for _, ct := range t.Classes {
@@ -163,7 +162,7 @@ func runTests(root string, t Table, stderr io.Writer) (results, error) {
 		}
 	}
 	if len(funcs) == 0 {
-		return results{}, nil
+		return nil
 	}
 	names := sortedKeys(funcs)
 	for i, n := range names {
@@ -172,6 +171,18 @@ func runTests(root string, t Table, stderr io.Writer) (results, error) {
 	args := []string{"test", "-json", "-run", "^(" + strings.Join(names, "|") + ")$"}
 	for _, d := range sortedKeys(dirs) {
 		args = append(args, "./"+d)
+	}
+	return args
+}
+
+// runTests runs the annotated tests (testArgs) from root and returns what
+// they reported. A failing test is a result, not an error; an error is go
+// test not running or not speaking test2json. What go test wrote to
+// stderr (a package that did not build) goes to stderr.
+func runTests(root string, t Table, stderr io.Writer) (results, error) {
+	args := testArgs(t)
+	if args == nil {
+		return results{}, nil
 	}
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
@@ -184,11 +195,7 @@ func runTests(root string, t Table, stderr io.Writer) (results, error) {
 	if _, exited := runErr.(*exec.ExitError); runErr != nil && !exited {
 		return nil, fmt.Errorf("go %s: %v", strings.Join(args, " "), runErr)
 	}
-	res, err := readResults(&out)
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+	return readResults(&out)
 }
 
 func sortedKeys(m map[string]bool) []string {

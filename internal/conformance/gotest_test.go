@@ -78,3 +78,24 @@ func TestImportPath(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+func TestTestArgsRunEachAnnotatedTestOnce(t *testing.T) {
+	files := []ClassFile{classFile(t, "ATest", "testA ported", "testB ported"), classFile(t, "BTest", "testA ported")}
+	anns := []Annotation{
+		ann("ATest", "testA", "nodes/group", "TestRange", 3),
+		ann("ATest", "testA", "nodes/group", "BenchmarkRange", 4),
+		ann("ATest", "testB", "nodes/group", "TestRange", 5),
+		ann("BTest", "testA", "nodes/controller", "TestElect_X", 9),
+	}
+	tab, errs := join(files, anns)
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	got := strings.Join(testArgs(tab), " ")
+	if want := "test -json -run ^(TestElect_X|TestRange)$ ./nodes/controller ./nodes/group"; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if args := testArgs(Table{}); args != nil {
+		t.Fatalf("nothing annotated: %v, want no run", args)
+	}
+}
