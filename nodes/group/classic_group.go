@@ -144,6 +144,34 @@ func newClassicGroup(id string) *classicGroup {
 
 func (g *classicGroup) isPending(id string) bool { return g.pending[id] != nil }
 
+// addPending remembers a KIP-394 member id handed out with
+// MEMBER_ID_REQUIRED until d. An id that is already a member's is a
+// coordinator bug (ClassicGroup.addPendingMember throws).
+func (g *classicGroup) addPending(id string, d *deadline) {
+	if g.members[id] != nil {
+		panic("group " + g.id + ": pending member " + id + " is already a member")
+	}
+	g.pending[id] = d
+}
+
+// addPendingSync and removePendingSync track the members that have not
+// sent SyncGroup in this generation. Either on an id that is not a member
+// is a coordinator bug (ClassicGroup.addPendingSyncMember and
+// removePendingSyncMember throw).
+func (g *classicGroup) addPendingSync(id string) {
+	if g.members[id] == nil {
+		panic("group " + g.id + ": pending sync of unknown member " + id)
+	}
+	g.pendingSync[id] = true
+}
+
+func (g *classicGroup) removePendingSync(id string) {
+	if g.members[id] == nil {
+		panic("group " + g.id + ": pending sync of unknown member " + id)
+	}
+	delete(g.pendingSync, id)
+}
+
 // all walks the members in join order.
 func (g *classicGroup) all() []*member {
 	ms := make([]*member, len(g.order))
@@ -153,8 +181,17 @@ func (g *classicGroup) all() []*member {
 	return ms
 }
 
-// add makes m a member; the first member of a group leads it.
+// add makes m a member; the first member of a group leads it. Adding a
+// member id or a group.instance.id the group already has is a coordinator
+// bug and panics, as ClassicGroup.add throws IllegalStateException for a
+// static member already present.
 func (g *classicGroup) add(m *member) {
+	if g.members[m.id] != nil {
+		panic("group " + g.id + ": member " + m.id + " added twice")
+	}
+	if _, ok := g.static[m.instanceID]; ok && m.instanceID != "" {
+		panic("group " + g.id + ": static member " + m.instanceID + " is already a member")
+	}
 	delete(g.pending, m.id)
 	g.members[m.id] = m
 	g.order = append(g.order, m.id)
@@ -166,9 +203,11 @@ func (g *classicGroup) add(m *member) {
 	}
 }
 
-// remove drops a member; a departing leader is replaced by the first
-// remaining member.
+// remove drops a member, or forgets a pending member id (as
+// ClassicGroup.remove clears both); a departing leader is replaced by the
+// first remaining member.
 func (g *classicGroup) remove(id string) {
+	delete(g.pending, id)
 	m := g.members[id]
 	if m == nil {
 		return
@@ -188,9 +227,15 @@ func (g *classicGroup) remove(id string) {
 }
 
 // replaceStatic gives a static member a new member id, keeping its place,
-// its assignment and its leadership (ClassicGroup.replaceStaticMember).
+// its assignment and its leadership (ClassicGroup.replaceStaticMember). It
+// panics if there is no such member.
 func (g *classicGroup) replaceStatic(oldID, newID string) *member {
 	m := g.members[oldID]
+	if m == nil {
+		// Kafka throws IllegalArgumentException ("Cannot replace
+		// non-existing member id").
+		panic("group " + g.id + ": cannot replace non-existing member " + oldID)
+	}
 	delete(g.members, oldID)
 	delete(g.pendingSync, oldID)
 	m.id = newID
@@ -258,11 +303,13 @@ func (g *classicGroup) supportsProtocols(assignors []model.Assignor) bool {
 // supports, each member votes for the first in its own preference order,
 // and the most votes win. Kafka breaks a tie by hash-map order; here the
 // first member's preference breaks it, so that the choice is
-// deterministic.
+// deterministic. It panics on a group without members.
 func (g *classicGroup) selectProtocol() model.Assignor {
 	ms := g.all()
 	if len(ms) == 0 {
-		return ""
+		// Kafka throws IllegalStateException: a generation without
+		// members has no protocol, and initNextGeneration never asks.
+		panic("group " + g.id + ": selectProtocol with no members")
 	}
 	var candidates []model.Assignor
 	for _, a := range ms[0].assignors {
@@ -313,12 +360,28 @@ func (g *classicGroup) validateMember(memberID, instanceID string) model.ErrorCo
 	return model.NoError
 }
 
-// transition moves the group to a new state and traces it.
+// validPrevious lists, for each state, the states it may be entered from
+// (ClassicGroupState's validPreviousStates). Dead may be entered again: a
+// group being unloaded is marked Dead whatever it was.
+var validPrevious = map[State][]State{
+	Empty:               {PreparingRebalance},
+	PreparingRebalance:  {Stable, CompletingRebalance, Empty},
+	CompletingRebalance: {PreparingRebalance},
+	Stable:              {CompletingRebalance},
+	Dead:                {Stable, PreparingRebalance, CompletingRebalance, Empty, Dead},
+}
+
+// transition moves the group to a new state and traces it. A transition
+// the state machine does not have is a coordinator bug, and panics, as
+// Kafka's ClassicGroup.transitionTo throws IllegalStateException
+// (assertValidTransition).
 func (c *Coordinator) transition(g *classicGroup, to State) {
-	if g.state == to {
-		return
+	if !slices.Contains(validPrevious[to], g.state) {
+		panic("group " + g.id + ": illegal transition " + string(g.state) + " -> " + string(to))
 	}
-	c.trace("group-state", g.id+" "+string(g.state)+"->"+string(to)+" gen="+itoa(int64(g.generation)))
+	if g.state != to {
+		c.trace("group-state", g.id+" "+string(g.state)+"->"+string(to)+" gen="+itoa(int64(g.generation)))
+	}
 	g.prevState, g.state = g.state, to
 }
 

@@ -57,7 +57,7 @@ func (c *Coordinator) joinNewMember(g *classicGroup, from model.BrokerID, r mode
 		// must come back with it within its session timeout.
 		d := &deadline{}
 		d.set(c.now + r.SessionTimeout)
-		g.pending[id] = d
+		g.addPending(id, d)
 		c.reply(from, model.JoinGroupResponse{CorrelationID: r.CorrelationID, Error: model.MemberIDRequired, GenerationID: model.NoEpoch, MemberID: id})
 		return
 	}
@@ -185,7 +185,7 @@ func (c *Coordinator) replaceStaticMember(g *classicGroup, oldID, newID string, 
 	wasPendingSync := g.pendingSync[oldID]
 	m := g.replaceStatic(oldID, newID)
 	if wasPendingSync {
-		g.pendingSync[newID] = true
+		g.addPendingSync(newID)
 	}
 	unchanged := slices.Equal(m.topics, r.Topics)
 	setMetadata(m, r)
@@ -365,7 +365,7 @@ func (c *Coordinator) completeJoinPhase(g *classicGroup) {
 		}
 		m.heartbeat.set(c.now + m.sessionTimeout)
 		m.isNew = false
-		g.pendingSync[m.id] = true
+		g.addPendingSync(m.id)
 	}
 	g.syncExpiry.set(c.now + g.rebalanceTimeout())
 }

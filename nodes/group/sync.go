@@ -42,12 +42,12 @@ func (c *Coordinator) HandleSyncGroup(now time.Duration, from model.BrokerID, r 
 				m.sync.dropped = true // superseded by this request
 			}
 			m.sync = &parked{to: from, corr: r.CorrelationID}
-			delete(g.pendingSync, m.id)
+			g.removePendingSync(m.id)
 			if g.leader == m.id {
 				c.storeAssignment(g, r)
 			}
 		case Stable:
-			delete(g.pendingSync, m.id)
+			g.removePendingSync(m.id)
 			c.reply(from, model.SyncGroupResponse{CorrelationID: r.CorrelationID, Partitions: slices.Clone(m.assignment)})
 		default:
 			fail(model.UnknownMemberID)
