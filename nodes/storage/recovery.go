@@ -117,7 +117,7 @@ func Open(disk *sim.Disk, dir string, cfg Config, now time.Duration) (*Log, Reco
 		rec.CheckpointErrs = append(rec.CheckpointErrs, err)
 	}
 	if startOver {
-		l.epochs.clear() // as Kafka: no epoch of the deleted data applies
+		l.epochs.Clear() // as Kafka: no epoch of the deleted data applies
 	}
 	l.recoverEpochs()
 	l.rebuildProducers()

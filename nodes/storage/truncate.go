@@ -84,7 +84,7 @@ func (l *Log) TruncateFullyAndStartAt(off model.Offset) {
 	l.disk.Create(s.name)
 	l.segs = []*segment{s}
 	l.leo, l.logStart, l.recoveryPoint = off, off, off
-	l.epochs.clear()
+	l.epochs.Clear()
 	l.producers.reset()
 	l.folded = off
 	l.writeLogStart()
