@@ -35,6 +35,8 @@ func TestDefaultConfig(t *testing.T) {
 		"log.flush.interval.ms":                         "never",
 		"log.segment.bytes":                             "1073741824",
 		"max.in.flight.requests.per.connection":         "5",
+		"producer.id.expiration.check.interval.ms":      "10m0s",
+		"producer.id.expiration.ms":                     "24h0m0s",
 		"max.poll.interval.ms":                          "5m0s",
 		"max.poll.records":                              "500",
 		"metadata.max.age.ms":                           "5m0s",
