@@ -20,9 +20,9 @@ import (
 // says otherwise; its clock starts at psmNow.
 
 const (
-	psmPID model.ProducerID = 1
-	psmNow                  = 1000 * time.Hour
-	psmExpiry               = 24 * time.Hour // PRODUCER_ID_EXPIRATION_MS_DEFAULT
+	psmPID    model.ProducerID = 1
+	psmNow                     = 1000 * time.Hour
+	psmExpiry                  = 24 * time.Hour // PRODUCER_ID_EXPIRATION_MS_DEFAULT
 )
 
 func newTestState(t *testing.T) (*ProducerState, *world) {

@@ -333,4 +333,3 @@ func TestFoldingBackMatchesUpdatingForward(t *testing.T) {
 		}
 	})
 }
-
