@@ -75,6 +75,17 @@ type BrokerConfig struct {
 	// a follower finds where its log diverges from the leader's: see
 	// TruncationMode.
 	Truncation TruncationMode `kafka:"truncation"`
+	// ProducerSnapshotLastBatchOnly is kafkasim's own switch (not a Kafka
+	// setting) for what a producer-state snapshot keeps of each producer.
+	// True is Kafka's format (ProducerSnapshot holds one BatchMetadata per
+	// producer): after a restart or a truncation reloads a snapshot, only
+	// a retry of a producer's newest batch is recognised, a retry of an
+	// older batch still in flight is answered OUT_OF_ORDER_SEQUENCE_NUMBER,
+	// and the producer's epoch bump (KIP-360) then appends it a second
+	// time. False, the default, keeps the five batches the live state
+	// retains, so that a reload deduplicates as the state before it did
+	// and the catalog's idempotence promise holds across restarts.
+	ProducerSnapshotLastBatchOnly bool `kafka:"producer.snapshot.last.batch.only"`
 }
 
 // TopicConfig holds the per-topic settings, applied to every topic.

@@ -39,6 +39,10 @@ type Config struct {
 	// broker's periodic check and when a snapshot is loaded. Zero or less
 	// never expires one.
 	ProducerIDExpiration time.Duration
+	// SnapshotLastBatchOnly writes producer-state snapshots in Kafka's
+	// format, one batch per producer, rather than kafkasim's default of
+	// every retained batch (model.BrokerConfig.ProducerSnapshotLastBatchOnly).
+	SnapshotLastBatchOnly bool
 
 	_ struct{} // keeps literals keyed
 }
@@ -65,6 +69,7 @@ func ConfigFrom(b model.BrokerConfig, t model.TopicConfig) Config {
 		FlushIntervalMessages: b.LogFlushIntervalMessages,
 		FlushInterval:         b.LogFlushInterval,
 		ProducerIDExpiration:  b.ProducerIDExpiration,
+		SnapshotLastBatchOnly: b.ProducerSnapshotLastBatchOnly,
 	}
 }
 

@@ -144,7 +144,7 @@ func TestAPowerLossDropsSnapshotsPastTheRecoveredEnd(t *testing.T) {
 		t.Fatalf("snapshots after the power loss: %v, want only the one at 8", got)
 	}
 	e, ok := l2.Producers().Lookup(pid)
-	if !ok || len(e.Batches) != 1 || e.Batches[0].LastOffset != 7 || e.Batches[0].LastSeq != 7 {
-		t.Fatalf("state %+v (%v), want the snapshot at 8's last batch, sequences 6-7 at 6-7", e, ok)
+	if !ok || len(e.Batches) != 4 || e.Batches[3].LastOffset != 7 || e.Batches[3].LastSeq != 7 {
+		t.Fatalf("state %+v (%v), want the snapshot at 8's four batches, the last at 6-7", e, ok)
 	}
 }

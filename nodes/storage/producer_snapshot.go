@@ -15,17 +15,25 @@ import (
 // (ProducerStateManager.writeSnapshot, LogFileUtils.producerSnapshotFile):
 // every producer's state as of the offset in its name, so that a restart
 // loads the latest snapshot and replays only the batches after it instead
-// of the whole log. Like Kafka's, it keeps of each producer its epoch and
-// its last batch only (lastSequence, lastOffset, offsetDelta, timestamp),
-// not the five a live state keeps: after a reload, only a retry of a
-// producer's newest batch is recognised until it appends more. The
-// transactional fields (coordinatorEpoch, currentTxnFirstOffset) are not
-// kept, as transactions are not modelled.
+// of the whole log.
+//
+// Kafka's keeps of each producer its epoch and its last batch only
+// (ProducerSnapshot's lastSequence, lastOffset, offsetDelta, timestamp).
+// By default kafkasim's keeps every batch the live state retains, up to
+// five, one line each: with Kafka's format a reload forgets the four older
+// batches, a retry of one of them still in flight gets
+// OUT_OF_ORDER_SEQUENCE_NUMBER, and the producer's epoch bump (KIP-360,
+// TransactionManager.canRetry) appends it again, which broke the
+// idempotence promise of the catalog's failover scenarios. Kafka's format
+// is the switch producer.snapshot.last.batch.only. The transactional
+// fields (coordinatorEpoch, currentTxnFirstOffset) are not kept, as
+// transactions are not modelled.
 //
 // The format is kafkasim's own text, not Kafka's binary schema, with the
 // same protection: a CRC-32C over the entries, so that a torn, emptied or
 // damaged file reads as corrupt and is deleted, and the next older
-// snapshot is tried (ProducerStateManager.loadFromSnapshot).
+// snapshot is tried (ProducerStateManager.loadFromSnapshot). Lines are
+// sorted by producer id, then oldest batch first.
 //
 //	kafkasim-producer-snapshot 1
 //	<crc32c of what follows, in hex>
@@ -151,19 +159,29 @@ func (p *ProducerState) snapshotEntries() []SnapshotEntry {
 		if e.n == 0 {
 			continue
 		}
-		m := e.at(e.n - 1)
-		out = append(out, SnapshotEntry{
-			ProducerID: id, ProducerEpoch: e.epoch, LastSeq: m.LastSeq, LastOffset: m.LastOffset,
-			OffsetDelta: int32(m.LastOffset - m.FirstOffset), Timestamp: m.Timestamp,
-		})
+		from := 0
+		if p.lastBatchOnly {
+			from = e.n - 1
+		}
+		for i := from; i < e.n; i++ {
+			m := e.at(i)
+			out = append(out, SnapshotEntry{
+				ProducerID: id, ProducerEpoch: e.epoch, LastSeq: m.LastSeq, LastOffset: m.LastOffset,
+				OffsetDelta: int32(m.LastOffset - m.FirstOffset), Timestamp: m.Timestamp,
+			})
+		}
 	}
 	return out
 }
 
-// loadEntry puts a producer read from a snapshot into the state
-// (ProducerStateManager.loadProducerEntry): its epoch and its last batch.
+// loadEntry puts a batch of a producer read from a snapshot into the state
+// (ProducerStateManager.loadProducerEntry): a producer's first line starts
+// its entry, with its epoch, and the others follow.
 func (p *ProducerState) loadEntry(s SnapshotEntry) {
-	e := &producerEntry{epoch: s.ProducerEpoch}
+	e := p.producers[s.ProducerID]
+	if e == nil || e.epoch != s.ProducerEpoch {
+		e = &producerEntry{epoch: s.ProducerEpoch}
+	}
 	e.add(BatchMeta{
 		FirstSeq: model.DecrementSequence(s.LastSeq, s.OffsetDelta), LastSeq: s.LastSeq,
 		FirstOffset: s.LastOffset - model.Offset(s.OffsetDelta), LastOffset: s.LastOffset,
@@ -312,10 +330,19 @@ func (p *ProducerState) loadFromSnapshot(logStart model.Offset, now time.Duratio
 			p.removeSnapshot(off)
 			continue
 		}
-		for _, e := range entries {
-			if !p.expired(now, e.Timestamp) {
-				p.loadEntry(e)
+		for i := 0; i < len(entries); {
+			// A producer's lines are together, its newest batch last:
+			// that one's timestamp says whether it expired.
+			j := i + 1
+			for j < len(entries) && entries[j].ProducerID == entries[i].ProducerID {
+				j++
 			}
+			if !p.expired(now, entries[j-1].Timestamp) {
+				for _, e := range entries[i:j] {
+					p.loadEntry(e)
+				}
+			}
+			i = j
 		}
 		p.lastSnap, p.mapEnd = off, off
 		return errs

@@ -74,9 +74,8 @@ func (e *producerEntry) add(m BatchMeta) {
 // load or truncation (UnifiedLog.rebuildProducerState); a load starts from
 // the newest snapshot it trusts and replays the log after it. So a
 // producer stays known after retention deleted all its batches, until
-// producer.id.expiration.ms after its last batch; and a reloaded producer
-// is known by its last batch only, as a snapshot keeps no more (see
-// producer_snapshot.go).
+// producer.id.expiration.ms after its last batch. What a snapshot keeps of
+// a producer is kafkasim's choice, see producer_snapshot.go.
 type ProducerState struct {
 	producers map[model.ProducerID]*producerEntry
 	// last is the entry of lastID, the producer seen last: a partition
@@ -99,6 +98,9 @@ type ProducerState struct {
 	mapEnd, lastSnap model.Offset
 	// expiration is producer.id.expiration.ms; zero or less never expires.
 	expiration time.Duration
+	// lastBatchOnly writes snapshots as Kafka does, with each producer's
+	// last batch only (see producer_snapshot.go).
+	lastBatchOnly bool
 }
 
 func newProducerState(disk *sim.Disk, dir string, expiration time.Duration) *ProducerState {

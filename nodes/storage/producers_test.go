@@ -160,14 +160,36 @@ func TestCrashWithoutASnapshotRebuildsFromTheLog(t *testing.T) {
 	}
 }
 
-// A crash after segment rolls loads the snapshot of the last roll, which
-// keeps each producer's last batch only, and replays the batches after
-// it; truncating and fetching the same batches again then reloads from the
-// newest snapshot at or below the cut and replays the rest.
+// A crash after segment rolls loads the snapshot of the last roll and
+// replays the batches after it. By default the snapshot keeps every
+// retained batch, so the state is the one before the crash.
+func TestProducerStateReloadKeepsTheRetainedBatches(t *testing.T) {
+	w := newWorld(t, 1)
+	size := int64(len(model.AppendBatch(nil, batch(0, 0, 1, 0, 0, 2, 0))))
+	cfg := smallSegments(4 * size) // four batches, eight offsets, per segment
+	l, _ := w.open(cfg)
+	threeProducers(l)
+	before := producerSnapshot(l.Producers())
+	w.crash()
+	l2, _ := w.open(cfg)
+	if after := producerSnapshot(l2.Producers()); !reflect.DeepEqual(after, before) {
+		t.Fatalf("after reopen:\n%+v\nwant\n%+v", after, before)
+	}
+	if dup, code := l2.Producers().CheckAppend(seqBatchOf(1, 1, 2, 2)); dup == nil || code != model.NoError || dup.FirstOffset != 36 {
+		t.Fatalf("retry of round 6 after the reload: %v %v, want the duplicate at 36", dup, code)
+	}
+}
+
+// With Kafka's snapshot format (producer.snapshot.last.batch.only), the
+// snapshot of the last roll keeps each producer's last batch only, and
+// the load replays the batches after it; truncating and fetching the same
+// batches again then reloads from the newest snapshot at or below the cut
+// and replays the rest.
 func TestProducerStateReloadsFromTheNewestSnapshot(t *testing.T) {
 	w := newWorld(t, 1)
 	size := int64(len(model.AppendBatch(nil, batch(0, 0, 1, 0, 0, 2, 0))))
 	cfg := smallSegments(4 * size) // four batches, eight offsets, per segment
+	cfg.SnapshotLastBatchOnly = true
 	l, _ := w.open(cfg)
 	threeProducers(l)
 	before := producerSnapshot(l.Producers())

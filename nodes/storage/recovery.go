@@ -98,6 +98,7 @@ func open(disk *sim.Disk, dir string, cfg Config, now time.Duration, clean bool)
 		dir += "/"
 	}
 	l := &Log{disk: disk, dir: dir, cfg: cfg, clock: now, lastFlush: now, producers: newProducerState(disk, dir, cfg.ProducerIDExpiration)}
+	l.producers.lastBatchOnly = cfg.SnapshotLastBatchOnly
 	var rec Recovery
 
 	startCkpt, err := l.readLogStart()
