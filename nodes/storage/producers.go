@@ -319,7 +319,7 @@ func (p *ProducerState) abortFold() {
 	p.runs, p.hit = p.runs[:0], 0
 }
 
-// reset forgets every producer, before a rebuild from the log.
+// reset forgets every producer, before a reload from a snapshot and the log.
 func (p *ProducerState) reset() {
 	p.producers = map[model.ProducerID]*producerEntry{}
 	p.lastID, p.last = 0, nil
