@@ -188,7 +188,9 @@ func (b *Broker) Start(env *sim.Env) {
 	// Kafka schedules the check per log (UnifiedLog's
 	// PeriodicProducerExpirationCheck); one timer for every partition the
 	// broker hosts checks at the same interval.
-	env.After(kc.Broker.ProducerIDExpirationCheckInterval, timerProducerExpiry, 0)
+	if kc.Broker.ProducerIDExpirationCheckInterval > 0 { // a configuration built without it never checks
+		env.After(kc.Broker.ProducerIDExpirationCheckInterval, timerProducerExpiry, 0)
+	}
 }
 
 // Stop is a clean shutdown. It first tells the controller it is going (a
