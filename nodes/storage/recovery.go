@@ -31,7 +31,7 @@ type Recovery struct {
 	// and those wholly below the log start offset.
 	SegmentsDropped int
 	// CheckpointErrs lists checkpoint files that were malformed and read
-	// as absent.
+	// as absent, and producer snapshots that were damaged and deleted.
 	CheckpointErrs []error
 	// LogStartOffset and LogEndOffset are the recovered log's bounds.
 	LogStartOffset, LogEndOffset model.Offset
@@ -146,9 +146,7 @@ func open(disk *sim.Disk, dir string, cfg Config, now time.Duration, clean bool)
 		bases[i] = s.base
 	}
 	l.producers.removeStraySnapshots(bases)
-	for _, err := range l.rebuildProducerState(l.leo, clean) {
-		rec.CheckpointErrs = append(rec.CheckpointErrs, err)
-	}
+	rec.CheckpointErrs = append(rec.CheckpointErrs, l.rebuildProducerState(l.leo, clean)...)
 
 	for _, s := range l.segs {
 		rec.Batches += s.count()
