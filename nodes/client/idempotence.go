@@ -166,7 +166,7 @@ func (s *idempotence) assign(b *batch) {
 		s.startAtZero(b.tp) // maybeUpdateProducerIdAndEpoch
 	}
 	b.pid, b.epoch, b.seq = s.pid, s.epoch, p.nextSeq
-	// TransactionManager.incrementSequenceNumber: after 2147483647 comes 0.
+	// TxnPartitionEntry.incrementSequence: after 2147483647 comes 0.
 	p.nextSeq = model.IncrementSequence(p.nextSeq, b.count())
 	s.addInflight(p, b)
 }
