@@ -63,10 +63,29 @@ type BrokerConfig struct {
 	// LogSegmentBytes is the size at which a partition log rolls to a new
 	// segment file.
 	LogSegmentBytes int64 `kafka:"log.segment.bytes" min:"1"`
+	// ProducerIDExpiration is how long a partition remembers an idempotent
+	// producer after its last batch (by the batch's timestamp); after it,
+	// the producer's next batch is accepted at any sequence, as a new
+	// producer's is, and a retry is no longer recognised as a duplicate.
+	ProducerIDExpiration time.Duration `kafka:"producer.id.expiration.ms" min:"1ms"`
+	// ProducerIDExpirationCheckInterval is how often a broker looks for
+	// expired producers in each partition it hosts.
+	ProducerIDExpirationCheckInterval time.Duration `kafka:"producer.id.expiration.check.interval.ms" min:"1ms"`
 	// Truncation is kafkasim's own switch (not a Kafka setting) choosing how
 	// a follower finds where its log diverges from the leader's: see
 	// TruncationMode.
 	Truncation TruncationMode `kafka:"truncation"`
+	// ProducerSnapshotLastBatchOnly is kafkasim's own switch (not a Kafka
+	// setting) for what a producer-state snapshot keeps of each producer.
+	// True is Kafka's format (ProducerSnapshot holds one BatchMetadata per
+	// producer): after a restart or a truncation reloads a snapshot, only
+	// a retry of a producer's newest batch is recognised, a retry of an
+	// older batch still in flight is answered OUT_OF_ORDER_SEQUENCE_NUMBER,
+	// and the producer's epoch bump (KIP-360) then appends it a second
+	// time. False, the default, keeps the five batches the live state
+	// retains, so that a reload deduplicates as the state before it did
+	// and the catalog's idempotence promise holds across restarts.
+	ProducerSnapshotLastBatchOnly bool `kafka:"producer.snapshot.last.batch.only"`
 }
 
 // TopicConfig holds the per-topic settings, applied to every topic.
@@ -216,17 +235,19 @@ const Never = time.Duration(math.MaxInt64)
 func DefaultConfig() Config {
 	return Config{
 		Broker: BrokerConfig{
-			DefaultReplicationFactor:        1,
-			ReplicaLagTimeMax:               30 * time.Second,
-			ReplicaFetchWaitMax:             500 * time.Millisecond,
-			ReplicaFetchMaxBytes:            1 << 20,
-			ReplicaFetchMinBytes:            1,
-			ReplicaFetchBackoff:             time.Second,
-			HighWatermarkCheckpointInterval: 5 * time.Second,
-			LogFlushIntervalMessages:        math.MaxInt64,
-			LogFlushInterval:                Never,
-			LogSegmentBytes:                 1 << 30,
-			Truncation:                      TruncateLeaderEpoch,
+			DefaultReplicationFactor:          1,
+			ReplicaLagTimeMax:                 30 * time.Second,
+			ReplicaFetchWaitMax:               500 * time.Millisecond,
+			ReplicaFetchMaxBytes:              1 << 20,
+			ReplicaFetchMinBytes:              1,
+			ReplicaFetchBackoff:               time.Second,
+			HighWatermarkCheckpointInterval:   5 * time.Second,
+			LogFlushIntervalMessages:          math.MaxInt64,
+			LogFlushInterval:                  Never,
+			LogSegmentBytes:                   1 << 30,
+			ProducerIDExpiration:              24 * time.Hour,
+			ProducerIDExpirationCheckInterval: 10 * time.Minute,
+			Truncation:                        TruncateLeaderEpoch,
 		},
 		Topic: TopicConfig{
 			MinInsyncReplicas:     1,

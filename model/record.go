@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"strconv"
 	"time"
 )
@@ -114,12 +115,35 @@ func (b Batch) LastOffset() Offset { return b.BaseOffset + Offset(len(b.Records)
 func (b Batch) NextOffset() Offset { return b.BaseOffset + Offset(len(b.Records)) }
 
 // LastSequence is the sequence number of the last record, or NoSequence for
-// a batch without one.
+// a batch without one. Sequences wrap from the largest int32 to 0, so a
+// batch that starts near the top ends low (Kafka's
+// DefaultRecordBatch.lastSequence through incrementSequence).
 func (b Batch) LastSequence() int32 {
 	if b.BaseSequence == NoSequence || len(b.Records) == 0 {
 		return NoSequence
 	}
-	return b.BaseSequence + int32(len(b.Records)) - 1
+	return IncrementSequence(b.BaseSequence, int32(len(b.Records))-1)
+}
+
+// IncrementSequence is sequence plus increment, wrapping from the largest
+// int32 to 0 rather than to a negative number, as Kafka's
+// DefaultRecordBatch.incrementSequence: a producer's sequence after
+// 2147483647 is 0. increment must not be negative.
+func IncrementSequence(sequence, increment int32) int32 {
+	if sequence > math.MaxInt32-increment {
+		return increment - (math.MaxInt32 - sequence) - 1
+	}
+	return sequence + increment
+}
+
+// DecrementSequence undoes IncrementSequence, wrapping from 0 back to the
+// largest int32 (Kafka's DefaultRecordBatch.decrementSequence): the first
+// sequence of a batch from its last one and its record count less one.
+func DecrementSequence(sequence, decrement int32) int32 {
+	if sequence < decrement {
+		return math.MaxInt32 - (decrement - sequence) + 1
+	}
+	return sequence - decrement
 }
 
 // castagnoli is the CRC32C table, the polynomial Kafka uses for v2 batches.

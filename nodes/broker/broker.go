@@ -135,6 +135,7 @@ const (
 	timerHWCheckpoint    = "hw-checkpoint"
 	timerFlush           = "log-flush"
 	timerRetention       = "log-retention"
+	timerProducerExpiry  = "producer-expiration"
 	timerProduceTimeout  = "produce-timeout"
 	timerFetchWait       = "fetch-wait"
 	timerFetcherBackoff  = "fetcher-backoff"
@@ -184,13 +185,20 @@ func (b *Broker) Start(env *sim.Env) {
 		env.After(flushCheckPeriod, timerFlush, 0)
 	}
 	env.After(retentionCheckPeriod, timerRetention, 0)
+	// Kafka schedules the check per log (UnifiedLog's
+	// PeriodicProducerExpirationCheck); one timer for every partition the
+	// broker hosts checks at the same interval.
+	if kc.Broker.ProducerIDExpirationCheckInterval > 0 { // a configuration built without it never checks
+		env.After(kc.Broker.ProducerIDExpirationCheckInterval, timerProducerExpiry, 0)
+	}
 }
 
 // Stop is a clean shutdown. It first tells the controller it is going (a
 // heartbeat with WantShutdown, KRaft's controlled shutdown) so that its
 // leaderships move at once rather than after broker.session.timeout.ms;
-// then it flushes every log and writes the high watermarks and the
-// clean-shutdown marker, as Kafka's LogManager.shutdown does. (Kafka's
+// then it flushes and closes every log (which snapshots its producer
+// state) and writes the high watermarks and the clean-shutdown marker, as
+// Kafka's LogManager.shutdown does. (Kafka's
 // broker waits for the controller's answer before it stops; here the
 // kernel delivers the request as the connection closes, and the
 // controller fences the broker on receipt, which moves the same
@@ -206,7 +214,11 @@ func (b *Broker) Stop(env *sim.Env) {
 		})
 	}
 	for _, tp := range b.tps {
-		b.part(tp).log.Flush()
+		// LogManager.shutdown: flush, then close, which snapshots the
+		// producer state at the log end (UnifiedLog.close).
+		l := b.part(tp).log
+		l.Flush()
+		l.Close()
 	}
 	b.writeHWCheckpoint()
 	if !b.registered {
@@ -301,6 +313,11 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 	case timerRetention:
 		b.applyRetention()
 		env.After(retentionCheckPeriod, timerRetention, 0)
+	case timerProducerExpiry:
+		for _, tp := range b.tps {
+			b.part(tp).log.RemoveExpiredProducers(env.Now())
+		}
+		env.After(b.cfg.Kafka.Broker.ProducerIDExpirationCheckInterval, timerProducerExpiry, 0)
 	case timerProduceTimeout:
 		b.expireProduces()
 	case timerFetchWait:

@@ -70,7 +70,13 @@ type alterState struct {
 
 func (b *Broker) openPartition(tp model.TopicPartition) *partition {
 	kc := b.cfg.Kafka
-	log, rec := storage.Open(b.env.Disk(), partitionDir(tp), storage.ConfigFrom(kc.Broker, kc.Topic), b.env.Now())
+	open := storage.Open
+	if b.cleanStart {
+		// LogLoader's hadCleanShutdown: it decides whether a log with no
+		// producer snapshot must be replayed (see storage.OpenAfterCleanShutdown).
+		open = storage.OpenAfterCleanShutdown
+	}
+	log, rec := open(b.env.Disk(), partitionDir(tp), storage.ConfigFrom(kc.Broker, kc.Topic), b.env.Now())
 	if !rec.Clean() {
 		b.env.Trace("log-recovered", tp.String()+": "+rec.String())
 	}

@@ -76,6 +76,10 @@ func (b *batch) lastSeq() int32 {
 	if b.seq == model.NoSequence {
 		return model.NoSequence
 	}
+	// As Kafka's ProducerBatch.lastSequence, without the wrap at
+	// 2147483647 that the next sequence has (and so are the comparisons
+	// with the last acknowledged sequence, TxnPartitionEntry's): a
+	// producer would need 2^31 records to one partition to tell.
 	return b.seq + b.count() - 1
 }
 

@@ -166,7 +166,8 @@ func (s *idempotence) assign(b *batch) {
 		s.startAtZero(b.tp) // maybeUpdateProducerIdAndEpoch
 	}
 	b.pid, b.epoch, b.seq = s.pid, s.epoch, p.nextSeq
-	p.nextSeq += b.count()
+	// TxnPartitionEntry.incrementSequence: after 2147483647 comes 0.
+	p.nextSeq = model.IncrementSequence(p.nextSeq, b.count())
 	s.addInflight(p, b)
 }
 
@@ -243,7 +244,7 @@ func (s *idempotence) resolveSequences() {
 			continue
 		}
 		p := s.part(tp)
-		if p.nextSeq-p.lastAcked != 1 {
+		if p.nextSeq != model.IncrementSequence(p.lastAcked, 1) {
 			s.requestBump(tp)
 		}
 		s.resolve(tp)

@@ -2,16 +2,20 @@
 // simulated disk, as Kafka's storage module keeps it: the partition log in
 // segment files (UnifiedLog, LocalLog, LogSegment), the leader-epoch cache
 // and its checkpoint file (LeaderEpochFileCache), the idempotent producers'
-// deduplication state (ProducerStateManager, ProducerStateEntry), and the
-// atomic small-file write Kafka uses for every checkpoint (CheckpointFile).
+// deduplication state and its snapshot files (ProducerStateManager,
+// ProducerStateEntry, ProducerAppendInfo), and the atomic small-file write
+// Kafka uses for every checkpoint (CheckpointFile).
 //
 // A broker opens one Log per partition replica it hosts, in a folder of its
 // sim.Disk such as "t-0/", and drives it: a leader checks a produce batch
 // (Valid, then against the producer state) and has the log stamp and append
 // it (AppendAsLeader); a follower appends what it fetched as it is
-// (AppendShared); both truncate on divergence and apply retention. The package decides nothing about replication: it
-// knows no high watermark except the one a caller passes to retention, no
-// ISR and no leader.
+// (AppendShared); both truncate on divergence and apply retention. At a
+// clean shutdown the broker closes each log (Close: a producer-state
+// snapshot at its end), and at start it tells Open whether it found its
+// clean-shutdown marker (OpenAfterCleanShutdown). The package decides
+// nothing about replication: it knows no high watermark except the one a
+// caller passes to retention, no ISR and no leader.
 //
 // Durability follows Kafka, not what would be safest. A write reaches the
 // page cache and survives a process crash; it survives a power loss only

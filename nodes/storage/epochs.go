@@ -139,6 +139,102 @@ func (c *EpochCache) Latest() (model.Epoch, model.Offset) {
 	return e.Epoch, e.StartOffset
 }
 
+// LatestEntry is the latest entry, false for an empty cache
+// (LeaderEpochFileCache.latestEntry).
+func (c *EpochCache) LatestEntry() (EpochEntry, bool) {
+	if len(c.entries) == 0 {
+		return EpochEntry{}, false
+	}
+	return c.entries[len(c.entries)-1], true
+}
+
+// EarliestEntry is the oldest entry, false for an empty cache
+// (LeaderEpochFileCache.earliestEntry).
+func (c *EpochCache) EarliestEntry() (EpochEntry, bool) {
+	if len(c.entries) == 0 {
+		return EpochEntry{}, false
+	}
+	return c.entries[0], true
+}
+
+// PreviousEpoch is the epoch of the entry before the latest one, false if
+// the cache holds fewer than two (LeaderEpochFileCache.previousEpoch()).
+func (c *EpochCache) PreviousEpoch() (model.Epoch, bool) {
+	if len(c.entries) < 2 {
+		return model.NoEpoch, false
+	}
+	return c.entries[len(c.entries)-2].Epoch, true
+}
+
+// EntryBefore is the entry of the largest epoch below epoch, whether or not
+// epoch itself has one (LeaderEpochFileCache.previousEntry, a TreeMap's
+// lowerEntry).
+func (c *EpochCache) EntryBefore(epoch model.Epoch) (EpochEntry, bool) {
+	i := c.search(epoch) // the first entry at or above epoch
+	if i == 0 {
+		return EpochEntry{}, false
+	}
+	return c.entries[i-1], true
+}
+
+// EpochBefore is EntryBefore's epoch (LeaderEpochFileCache.previousEpoch(int)).
+func (c *EpochCache) EpochBefore(epoch model.Epoch) (model.Epoch, bool) {
+	e, ok := c.EntryBefore(epoch)
+	if !ok {
+		return model.NoEpoch, false
+	}
+	return e.Epoch, true
+}
+
+// EpochAfter is the smallest epoch above epoch that has an entry
+// (LeaderEpochFileCache.nextEpoch, a TreeMap's higherKey).
+func (c *EpochCache) EpochAfter(epoch model.Epoch) (model.Epoch, bool) {
+	i := c.search(epoch)
+	if i < len(c.entries) && c.entries[i].Epoch == epoch {
+		i++
+	}
+	if i == len(c.entries) {
+		return model.NoEpoch, false
+	}
+	return c.entries[i].Epoch, true
+}
+
+// Entry is epoch's own entry, false if it has none
+// (LeaderEpochFileCache.epochEntry).
+func (c *EpochCache) Entry(epoch model.Epoch) (EpochEntry, bool) {
+	i := c.search(epoch)
+	if i < len(c.entries) && c.entries[i].Epoch == epoch {
+		return c.entries[i], true
+	}
+	return EpochEntry{}, false
+}
+
+// EpochForOffset is the epoch that wrote offset: that of the last entry
+// starting at or before it; false if offset precedes every entry
+// (LeaderEpochFileCache.epochForOffset). Offsets past the log end get the
+// latest epoch, as in Kafka, which does not know the log end here.
+func (c *EpochCache) EpochForOffset(offset model.Offset) (model.Epoch, bool) {
+	i := len(c.entries)
+	for i > 0 && c.entries[i-1].StartOffset > offset {
+		i--
+	}
+	if i == 0 {
+		return model.NoEpoch, false
+	}
+	return c.entries[i-1].Epoch, true
+}
+
+// search is the index of the first entry whose epoch is at or above
+// epoch, len(entries) if none is. The cache has a few entries, one per
+// leader change, so a scan is all it needs.
+func (c *EpochCache) search(epoch model.Epoch) int {
+	i := 0
+	for i < len(c.entries) && c.entries[i].Epoch < epoch {
+		i++
+	}
+	return i
+}
+
 // EndOffsetFor answers an OffsetsForLeaderEpoch question: where does epoch
 // end in this log? Following LeaderEpochFileCache.endOffsetFor:
 //
@@ -220,8 +316,9 @@ func (c *EpochCache) truncateFromStart(start model.Offset) bool {
 	return changed
 }
 
-// clear empties the cache, for a log that starts over at a new offset.
-func (c *EpochCache) clear() {
+// Clear empties the cache and writes the empty checkpoint, for a log that
+// starts over at a new offset (LeaderEpochFileCache.clearAndFlush).
+func (c *EpochCache) Clear() {
 	c.entries = nil
 	c.write()
 }

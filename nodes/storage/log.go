@@ -34,12 +34,21 @@ type Config struct {
 	// last flush is at least this old. Zero or less, or model.Never
 	// (Kafka's default, unset), never syncs on time.
 	FlushInterval time.Duration
+	// ProducerIDExpiration is producer.id.expiration.ms: a producer idle
+	// this long (by its last batch's timestamp) is forgotten, at the
+	// broker's periodic check and when a snapshot is loaded. Zero or less
+	// never expires one.
+	ProducerIDExpiration time.Duration
+	// SnapshotLastBatchOnly writes producer-state snapshots in Kafka's
+	// format, one batch per producer, rather than kafkasim's default of
+	// every retained batch (model.BrokerConfig.ProducerSnapshotLastBatchOnly).
+	SnapshotLastBatchOnly bool
 
 	_ struct{} // keeps literals keyed
 }
 
 // DefaultConfig is Kafka's defaults: 1 GiB segments, 7 days of retention,
-// no size limit, and no fsync at all.
+// no size limit, no fsync at all, and producers forgotten after a day idle.
 func DefaultConfig() Config {
 	return Config{
 		SegmentBytes:          1 << 30,
@@ -47,6 +56,7 @@ func DefaultConfig() Config {
 		RetentionBytes:        -1,
 		FlushIntervalMessages: math.MaxInt64,
 		FlushInterval:         model.Never,
+		ProducerIDExpiration:  24 * time.Hour,
 	}
 }
 
@@ -58,6 +68,8 @@ func ConfigFrom(b model.BrokerConfig, t model.TopicConfig) Config {
 		RetentionBytes:        t.RetentionBytes,
 		FlushIntervalMessages: b.LogFlushIntervalMessages,
 		FlushInterval:         b.LogFlushInterval,
+		ProducerIDExpiration:  b.ProducerIDExpiration,
+		SnapshotLastBatchOnly: b.ProducerSnapshotLastBatchOnly,
 	}
 }
 
@@ -90,12 +102,12 @@ type Log struct {
 	lastFlush     time.Duration // when a flush last advanced the recovery point
 	clock         time.Duration // the latest time a caller passed
 
-	epochs    *EpochCache
+	epochs *EpochCache
+	// producers is the producer state; its map end offset is where it
+	// stops: the batches from there to the log end are still to be
+	// recorded in it (see foldProducers).
 	producers *ProducerState
-	// folded is where the producer state stops: the batches from it to
-	// the log end are still to be recorded in it (see foldProducers).
-	folded model.Offset
-	buf    []byte // encoding scratch, reused across appends
+	buf       []byte // encoding scratch, reused across appends
 	// checked is the batch Valid last found valid while buf still holds
 	// its frame, and checkedAs that batch's fields then: AppendAsLeader
 	// restamps that frame rather than encode the batch again (see
@@ -138,7 +150,8 @@ func (l *Log) Producers() *ProducerState {
 // state before it records them all (see foldProducers).
 const foldAfter = 512
 
-// foldProducers records the batches from folded to the log end in the
+// foldProducers records the batches from the producer state's map end
+// offset to the log end in the
 // producer state. Appends leave it to this, for a run of batches at a
 // time: recording each batch as it comes (Kafka's
 // ProducerStateManager.update on every append) touched the producer's
@@ -153,11 +166,11 @@ const foldAfter = 512
 // of an idempotent producer) or one with too many producers for that goes
 // forward, batch by batch; both ways give the same state.
 func (l *Log) foldProducers() {
-	if l.folded >= l.leo {
+	if l.producers.mapEnd >= l.leo {
 		return
 	}
-	from := max(l.folded, l.logStart)
-	l.folded = l.leo
+	from := max(l.producers.mapEnd, l.logStart)
+	l.producers.mapEnd = l.leo
 	first := l.segIndex(from)
 	if s := l.segs[first]; first == len(l.segs)-1 {
 		if i := s.find(from); s.count()-i <= BatchesRetained {
@@ -371,7 +384,7 @@ func (l *Log) write(b *model.Batch, now time.Duration) {
 	// again only if they are ever needed (see segment.AppendItems).
 	l.disk.AppendLazyRef(&s.ref, s.name, int(n), s, s.count()-1)
 	l.leo = b.NextOffset()
-	if l.leo-l.folded >= foldAfter {
+	if l.leo-l.producers.mapEnd >= foldAfter {
 		l.foldProducers()
 	}
 	if l.cfg.flushOnCount() && int64(l.leo-l.recoveryPoint) >= l.cfg.FlushIntervalMessages {
@@ -380,12 +393,20 @@ func (l *Log) write(b *model.Batch, now time.Duration) {
 }
 
 // roll starts a new active segment at LEO. As Kafka's UnifiedLog.roll it
-// then flushes everything before the new segment: Kafka schedules that
+// snapshots the producer state there, then flushes everything before the
+// new segment: Kafka schedules that
 // flush at once on a background thread, modelled here as done in place.
 // The new file's name is not synced to the directory yet; unless the flush
 // syncs the directory, a power loss before the next one loses the file.
 func (l *Log) roll(now time.Duration) *segment {
 	s := &segment{base: l.leo, name: segmentName(l.dir, l.leo), modified: now}
+	// A snapshot of the producer state at the new segment's base, so that
+	// a load can start there (UnifiedLog.roll). Kafka writes it unsynced
+	// and syncs it in the roll's scheduled flush, just before the
+	// segments; that flush is done in place here, so the snapshot is
+	// synced at once.
+	l.foldProducers()
+	l.producers.takeSnapshot(true)
 	l.disk.Create(s.name)
 	l.segs = append(l.segs, s)
 	l.flush(s.base, false)
@@ -468,12 +489,4 @@ func (l *Log) BatchAt(off model.Offset) (model.Batch, bool) {
 		return model.Batch{}, false
 	}
 	return *s.at(i), true
-}
-
-// rebuildProducers replays the retained log into a fresh producer state,
-// as Kafka's rebuildProducerState does from its latest snapshot.
-func (l *Log) rebuildProducers() {
-	l.producers.reset()
-	l.folded = l.logStart
-	l.foldProducers()
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/sim"
 )
 
 // BatchesRetained is how many of a producer's latest batches a partition
@@ -65,17 +66,16 @@ func (e *producerEntry) add(m BatchMeta) {
 
 // ProducerState is a partition's idempotent-producer state (KIP-98), Kafka's
 // ProducerStateManager without transactions: per producer id, its epoch and
-// its last five batches.
+// its last five batches, and the snapshot files that let a restart or a
+// truncation start from a recent state instead of the log start.
 //
-// It is rebuilt from the log (on Open and after every truncation) rather
-// than saved in snapshot files as Kafka does: a follower that replays the
-// leader's batches arrives at the same state, which is why deduplication
-// survives a leader change, and for the log sizes of a simulated run a
-// replay costs less than keeping snapshots consistent. One consequence is
-// that a producer whose every batch was deleted by retention is forgotten
-// at the next rebuild, where Kafka's snapshots would remember it until
-// producer.id.expiration.ms; a forgotten producer is accepted at any
-// sequence, as Kafka accepts one whose state has expired.
+// As in Kafka, a snapshot is taken at every segment roll (UnifiedLog.roll),
+// at a clean shutdown (Log.Close, UnifiedLog.close) and at the end of every
+// load or truncation (UnifiedLog.rebuildProducerState); a load starts from
+// the newest snapshot it trusts and replays the log after it. So a
+// producer stays known after retention deleted all its batches, until
+// producer.id.expiration.ms after its last batch. What a snapshot keeps of
+// a producer is kafkasim's choice, see producer_snapshot.go.
 type ProducerState struct {
 	producers map[model.ProducerID]*producerEntry
 	// last is the entry of lastID, the producer seen last: a partition
@@ -86,10 +86,25 @@ type ProducerState struct {
 	// (see noteOlder), reused from one fold to the next.
 	runs []foldRun
 	hit  int // the run noteOlder found last
+
+	// disk and dir are where the snapshot files live, the log's folder.
+	disk *sim.Disk
+	dir  string
+	// snapshots are the offsets of the snapshot files, ascending.
+	snapshots []model.Offset
+	// mapEnd is the offset up to which the state has recorded the log
+	// (Kafka's lastMapOffset), lastSnap that of the latest snapshot
+	// written or loaded (lastSnapOffset).
+	mapEnd, lastSnap model.Offset
+	// expiration is producer.id.expiration.ms; zero or less never expires.
+	expiration time.Duration
+	// lastBatchOnly writes snapshots as Kafka does, with each producer's
+	// last batch only (see producer_snapshot.go).
+	lastBatchOnly bool
 }
 
-func newProducerState() *ProducerState {
-	return &ProducerState{producers: map[model.ProducerID]*producerEntry{}}
+func newProducerState(disk *sim.Disk, dir string, expiration time.Duration) *ProducerState {
+	return &ProducerState{producers: map[model.ProducerID]*producerEntry{}, disk: disk, dir: dir, expiration: expiration}
 }
 
 // entry is the state of producer pid, nil if unknown.
@@ -127,35 +142,59 @@ func (p *ProducerState) entry(pid model.ProducerID) *producerEntry {
 //
 // CheckAppend changes nothing; Log.Append records the batch.
 func (p *ProducerState) CheckAppend(b model.Batch) (dup *BatchMeta, err model.ErrorCode) {
+	if dup := p.findDuplicate(&b); dup != nil {
+		return dup, model.NoError
+	}
+	return nil, p.checkClientAppend(&b)
+}
+
+// findDuplicate is the retained batch whose sequence range a batch of the
+// producer's current epoch repeats exactly, nil if none
+// (ProducerStateEntry.findDuplicateBatch, which UnifiedLog asks before the
+// append checks).
+func (p *ProducerState) findDuplicate(b *model.Batch) *BatchMeta {
 	if b.ProducerID == model.NoProducerID {
-		return nil, model.NoError
+		return nil
+	}
+	e := p.entry(b.ProducerID)
+	if e == nil || b.ProducerEpoch != e.epoch {
+		return nil
+	}
+	first, last := b.BaseSequence, b.LastSequence()
+	for i := 0; i < e.n; i++ {
+		if m := e.at(i); m.FirstSeq == first && m.LastSeq == last {
+			c := *m // a copy: update may overwrite the slot later
+			return &c
+		}
+	}
+	return nil
+}
+
+// checkClientAppend is ProducerAppendInfo's validation of a batch from a
+// client (checkProducerEpoch, then checkSequence); a replica's append
+// (AppendOrigin.REPLICATION) skips it. A retry of a retained batch fails
+// it as out of order: duplicates are found before (findDuplicate).
+func (p *ProducerState) checkClientAppend(b *model.Batch) model.ErrorCode {
+	if b.ProducerID == model.NoProducerID {
+		return model.NoError
 	}
 	e := p.entry(b.ProducerID)
 	if e == nil {
-		return nil, model.NoError
-	}
-	if b.ProducerEpoch == e.epoch {
-		first, last := b.BaseSequence, b.LastSequence()
-		for i := 0; i < e.n; i++ {
-			if m := e.at(i); m.FirstSeq == first && m.LastSeq == last {
-				c := *m // a copy: update may overwrite the slot later
-				return &c, model.NoError
-			}
-		}
+		return model.NoError
 	}
 	if b.ProducerEpoch < e.epoch {
-		return nil, model.InvalidProducerEpoch
+		return model.InvalidProducerEpoch
 	}
 	if b.ProducerEpoch != e.epoch {
 		if b.BaseSequence != 0 {
-			return nil, model.OutOfOrderSequenceNumber
+			return model.OutOfOrderSequenceNumber
 		}
-		return nil, model.NoError
+		return model.NoError
 	}
 	if !inSequence(e.lastSeq(), b.BaseSequence) {
-		return nil, model.OutOfOrderSequenceNumber
+		return model.OutOfOrderSequenceNumber
 	}
-	return nil, model.NoError
+	return model.NoError
 }
 
 // inSequence reports whether next follows last, with Kafka's wrap from the
@@ -280,7 +319,7 @@ func (p *ProducerState) abortFold() {
 	p.runs, p.hit = p.runs[:0], 0
 }
 
-// reset forgets every producer, before a rebuild from the log.
+// reset forgets every producer, before a reload from a snapshot and the log.
 func (p *ProducerState) reset() {
 	p.producers = map[model.ProducerID]*producerEntry{}
 	p.lastID, p.last = 0, nil

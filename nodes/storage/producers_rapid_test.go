@@ -20,19 +20,34 @@ type idemBatch struct {
 }
 
 // producerModel is the idempotent-producer state as a function of the
-// log: the batches appended, in order. A producer's state is the epoch of
-// its last batch and the last BatchesRetained of its batches that carry
-// that epoch, with no batch of another epoch after them (Kafka's
-// ProducerStateManager, fed the log in order).
-type producerModel []idemBatch
+// log: the batches appended, in order, and the offset of the snapshot the
+// state was last loaded from. A producer's state is the epoch of its last
+// batch and the last BatchesRetained of its batches that carry that
+// epoch, with no batch of another epoch after them (Kafka's
+// ProducerStateManager, fed the log in order), where the batches before
+// the snapshot count as their producer's last one only: a snapshot keeps
+// no more.
+type producerModel struct {
+	log    []idemBatch
+	snapAt model.Offset
+	// lastBatchOnly is Kafka's snapshot format; without it a snapshot
+	// keeps what the state retained, and the reload changes nothing.
+	lastBatchOnly bool
+}
 
-func (m producerModel) entry(pid model.ProducerID) (ProducerEntry, bool) {
+func (m *producerModel) entry(pid model.ProducerID) (ProducerEntry, bool) {
 	var mine []idemBatch
-	for _, b := range m {
-		if b.pid == pid {
+	var snap []idemBatch
+	for _, b := range m.log {
+		switch {
+		case b.pid != pid:
+		case m.lastBatchOnly && b.meta.LastOffset < m.snapAt:
+			snap = append(snap[:0], b)
+		default:
 			mine = append(mine, b)
 		}
 	}
+	mine = append(snap, mine...)
 	if len(mine) == 0 {
 		return ProducerEntry{}, false
 	}
@@ -47,9 +62,9 @@ func (m producerModel) entry(pid model.ProducerID) (ProducerEntry, bool) {
 	return e, true
 }
 
-func (m producerModel) ids() []model.ProducerID {
+func (m *producerModel) ids() []model.ProducerID {
 	var out []model.ProducerID
-	for _, b := range m {
+	for _, b := range m.log {
 		if !slices.Contains(out, b.pid) {
 			out = append(out, b.pid)
 		}
@@ -60,7 +75,7 @@ func (m producerModel) ids() []model.ProducerID {
 
 // check is the leader's validation as KIP-98 and KIP-360 state it: what
 // a produce batch from pid (epoch, sequences first..last) must get.
-func (m producerModel) check(pid model.ProducerID, pepoch model.Epoch, first, last int32) (*BatchMeta, model.ErrorCode) {
+func (m *producerModel) check(pid model.ProducerID, pepoch model.Epoch, first, last int32) (*BatchMeta, model.ErrorCode) {
 	e, known := m.entry(pid)
 	switch {
 	case !known:
@@ -90,15 +105,17 @@ func (m producerModel) check(pid model.ProducerID, pepoch model.Epoch, first, la
 // it records without validation (one at a time, and in runs longer than
 // a producer retains, which the log folds from the newest back),
 // truncations to a batch boundary and
-// reopens after a crash (both rebuild the state from the log), and
+// reopens after a crash (both reload the state from the snapshot Kafka's
+// rules choose, and replay the log after it), and
 // compares every answer of CheckAppend and every producer's state with the
 // model.
 func TestProducerStateMatchesModel(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		w := newWorld(rt, rapid.Uint64Range(1, 1<<20).Draw(rt, "seed"))
 		cfg := smallSegments(1 << 12) // a few batches per segment
+		cfg.SnapshotLastBatchOnly = rapid.Bool().Draw(rt, "Kafka's snapshot format")
 		l, _ := Open(w.disk, dir, cfg, 0)
-		var m producerModel
+		m := producerModel{lastBatchOnly: cfg.SnapshotLastBatchOnly}
 		stamp := 0 // record timestamps, so that every batch's differs
 		pids := rapid.SampledFrom([]model.ProducerID{1, 2})
 
@@ -113,7 +130,7 @@ func TestProducerStateMatchesModel(t *testing.T) {
 		appendBatch := func(b model.Batch) {
 			stamped := b.Rebase(l.LEO(), 0)
 			l.Append(stamped, 0)
-			m = append(m, idemBatch{b.ProducerID, b.ProducerEpoch, BatchMeta{
+			m.log = append(m.log, idemBatch{b.ProducerID, b.ProducerEpoch, BatchMeta{
 				FirstSeq: b.BaseSequence, LastSeq: b.LastSequence(),
 				FirstOffset: stamped.BaseOffset, LastOffset: stamped.LastOffset(),
 				Timestamp: stamped.Records[len(stamped.Records)-1].Timestamp,
@@ -189,17 +206,57 @@ func TestProducerStateMatchesModel(t *testing.T) {
 				}
 			},
 			"truncate": func(rt *rapid.T) {
-				k := rapid.IntRange(0, len(m)).Draw(rt, "batches kept")
+				k := rapid.IntRange(0, len(m.log)).Draw(rt, "batches kept")
 				off := l.LogStartOffset()
 				if k > 0 {
-					off = m[k-1].meta.LastOffset + 1
+					off = m.log[k-1].meta.LastOffset + 1
+				}
+				before := l.Producers().SnapshotOffsets()
+				if off >= l.LEO() {
+					l.TruncateTo(off)
+					return // nothing was cut: the state stays
 				}
 				l.TruncateTo(off)
-				m = m[:k]
+				m.log = m.log[:k]
+				// Kafka's truncateAndReload: the newest snapshot in
+				// (log start, new end].
+				m.snapAt = 0
+				for _, s := range before {
+					if s > l.LogStartOffset() && s <= l.LEO() {
+						m.snapAt = s
+					}
+				}
 			},
 			"crash": func(rt *rapid.T) {
+				before := l.Producers().SnapshotOffsets()
 				w.crash()
 				l, _ = Open(w.disk, dir, cfg, 0)
+				// LogLoader.load: removeStraySnapshots keeps the snapshots
+				// at segment bases and the newest other one if it lies past
+				// them all; truncateAndReload then takes the newest in
+				// (log start, log end].
+				var bases []model.Offset
+				for _, sg := range l.Segments() {
+					bases = append(bases, sg.Base)
+				}
+				var kept []model.Offset
+				stray := model.NoOffset
+				for _, s := range before {
+					if slices.Contains(bases, s) {
+						kept = append(kept, s)
+					} else {
+						stray = s
+					}
+				}
+				if stray > bases[len(bases)-1] {
+					kept = append(kept, stray)
+				}
+				m.snapAt = 0
+				for _, s := range kept {
+					if s > l.LogStartOffset() && s <= l.LEO() && s > m.snapAt {
+						m.snapAt = s
+					}
+				}
 			},
 			"": func(rt *rapid.T) {
 				if got, want := l.Producers().IDs(), m.ids(); !reflect.DeepEqual(got, want) && (len(got) != 0 || len(want) != 0) {
@@ -237,7 +294,7 @@ func TestFoldingBackMatchesUpdatingForward(t *testing.T) {
 			b = b.Rebase(off, 0)
 			return &b
 		}
-		fwd, back := newProducerState(), newProducerState()
+		fwd, back := newProducerState(nil, "", 0), newProducerState(nil, "", 0)
 		var off model.Offset
 		for range rapid.IntRange(0, 12).Draw(rt, "earlier batches") {
 			b := batch(rt, off)

@@ -124,27 +124,97 @@ func producerSnapshot(p *ProducerState) map[model.ProducerID]ProducerEntry {
 	return m
 }
 
-func TestProducerStateRebuiltIdenticallyAfterReopenAndTruncation(t *testing.T) {
-	w := newWorld(t, 1)
-	size := int64(len(model.AppendBatch(nil, batch(0, 0, 1, 0, 0, 2, 0))))
-	cfg := smallSegments(4 * size)
-	l, _ := w.open(cfg)
+// threeProducers appends nine rounds of a batch of two records from each
+// of producers 1, 2 and 3; producer epoch 0 for rounds 0-4, 1 after.
+func threeProducers(l *Log) {
 	for i := 0; i < 9; i++ {
 		for p := model.ProducerID(1); p <= 3; p++ {
 			l.Append(batch(l.LEO(), model.Epoch(i/3), p, model.Epoch(i/5), int32(2*(i%5)), 2, 0), 0)
 		}
 	}
+}
+
+// A crash before any snapshot was written leaves nothing to start from:
+// the load replays the whole log (rebuildProducerState from the log start)
+// and arrives at the state the log had, every retained batch included.
+func TestCrashWithoutASnapshotRebuildsFromTheLog(t *testing.T) {
+	w := newWorld(t, 1)
+	cfg := smallSegments(1 << 20) // one segment: no roll, so no snapshot
+	l, _ := w.open(cfg)
+	threeProducers(l)
 	before := producerSnapshot(l.Producers())
 	if len(before) != 3 || len(before[1].Batches) != 4 || before[1].ProducerEpoch != 1 {
 		t.Fatalf("producer state %+v", before)
+	}
+	if n := len(l.Producers().SnapshotOffsets()); n != 0 {
+		t.Fatalf("%d snapshots before the crash, want none", n)
 	}
 	w.crash()
 	l2, _ := w.open(cfg)
 	if after := producerSnapshot(l2.Producers()); !reflect.DeepEqual(after, before) {
 		t.Fatalf("after reopen:\n%+v\nwant\n%+v", after, before)
 	}
-	// Truncating and re-appending the same batches (a follower refetching
-	// them) gives the same state again.
+	// The load ends with a snapshot at the log end (rebuildProducerState).
+	if got := l2.Producers().SnapshotOffsets(); !reflect.DeepEqual(got, []model.Offset{l2.LEO()}) {
+		t.Fatalf("snapshots after the load %v, want one at the log end %d", got, l2.LEO())
+	}
+}
+
+// A crash after segment rolls loads the snapshot of the last roll and
+// replays the batches after it. By default the snapshot keeps every
+// retained batch, so the state is the one before the crash.
+func TestProducerStateReloadKeepsTheRetainedBatches(t *testing.T) {
+	w := newWorld(t, 1)
+	size := int64(len(model.AppendBatch(nil, batch(0, 0, 1, 0, 0, 2, 0))))
+	cfg := smallSegments(4 * size) // four batches, eight offsets, per segment
+	l, _ := w.open(cfg)
+	threeProducers(l)
+	before := producerSnapshot(l.Producers())
+	w.crash()
+	l2, _ := w.open(cfg)
+	if after := producerSnapshot(l2.Producers()); !reflect.DeepEqual(after, before) {
+		t.Fatalf("after reopen:\n%+v\nwant\n%+v", after, before)
+	}
+	if dup, code := l2.Producers().CheckAppend(seqBatchOf(1, 1, 2, 2)); dup == nil || code != model.NoError || dup.FirstOffset != 36 {
+		t.Fatalf("retry of round 6 after the reload: %v %v, want the duplicate at 36", dup, code)
+	}
+}
+
+// With Kafka's snapshot format (producer.snapshot.last.batch.only), the
+// snapshot of the last roll keeps each producer's last batch only, and
+// the load replays the batches after it; truncating and fetching the same
+// batches again then reloads from the newest snapshot at or below the cut
+// and replays the rest.
+func TestProducerStateReloadsFromTheNewestSnapshot(t *testing.T) {
+	w := newWorld(t, 1)
+	size := int64(len(model.AppendBatch(nil, batch(0, 0, 1, 0, 0, 2, 0))))
+	cfg := smallSegments(4 * size) // four batches, eight offsets, per segment
+	cfg.SnapshotLastBatchOnly = true
+	l, _ := w.open(cfg)
+	threeProducers(l)
+	before := producerSnapshot(l.Producers())
+	if got, want := l.Producers().SnapshotOffsets(), []model.Offset{8, 16, 24, 32, 40, 48}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("snapshots %v, want one at each roll %v", got, want)
+	}
+	w.crash()
+	l2, _ := w.open(cfg)
+	after := producerSnapshot(l2.Producers())
+	for p := model.ProducerID(1); p <= 3; p++ {
+		// Round 7's batch is in the snapshot at 48, round 8's after it.
+		want := ProducerEntry{ProducerEpoch: 1, Batches: before[p].Batches[2:]}
+		if !reflect.DeepEqual(after[p], want) {
+			t.Fatalf("producer %d after reopen: %+v, want the snapshot's last batch and the one replayed after it %+v", p, after[p], want)
+		}
+	}
+	// The retry of round 7's batch is still a duplicate; round 6's is no
+	// longer recognised (Kafka answers OUT_OF_ORDER_SEQUENCE_NUMBER).
+	if dup, code := l2.Producers().CheckAppend(seqBatchOf(1, 1, 4, 2)); dup == nil || code != model.NoError || dup.FirstOffset != 42 {
+		t.Fatalf("retry of round 7: %v %v, want the duplicate at 42", dup, code)
+	}
+	if dup, code := l2.Producers().CheckAppend(seqBatchOf(1, 1, 2, 2)); dup != nil || code != model.OutOfOrderSequenceNumber {
+		t.Fatalf("retry of round 6: %v %v, want OUT_OF_ORDER_SEQUENCE_NUMBER", dup, code)
+	}
+
 	var tail []model.Batch
 	for off := model.Offset(20); off < l2.LEO(); {
 		b, _ := l2.BatchAt(off)
@@ -152,16 +222,31 @@ func TestProducerStateRebuiltIdenticallyAfterReopenAndTruncation(t *testing.T) {
 		off = b.NextOffset()
 	}
 	l2.TruncateTo(20)
+	if got, want := l2.Producers().SnapshotOffsets(), []model.Offset{8, 16, 20}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("snapshots after truncating to 20: %v, want %v (those past 20 deleted, one taken at 20)", got, want)
+	}
 	mid := producerSnapshot(l2.Producers())
-	if reflect.DeepEqual(mid, before) {
-		t.Fatalf("truncation did not change the producer state")
+	// From the snapshot at 16 (round 2 of producers 1 and 2, round 1 of
+	// producer 3 as their last batches) and the batches at 16 and 18.
+	if len(mid[1].Batches) != 2 || mid[1].Batches[1].FirstOffset != 18 || len(mid[3].Batches) != 2 || mid[3].Batches[1].FirstOffset != 16 {
+		t.Fatalf("state after truncating to 20: %+v", mid)
 	}
 	for _, b := range tail {
 		l2.Append(b, 0)
 	}
+	// Producer epoch 1 (round 5) dropped everything before it, so fetching
+	// rounds 5-8 again gives the state the log had before the crash.
 	if after := producerSnapshot(l2.Producers()); !reflect.DeepEqual(after, before) {
 		t.Fatalf("after truncate and refetch:\n%+v\nwant\n%+v", after, before)
 	}
+}
+
+// seqBatchOf is seqBatch for producer pid.
+func seqBatchOf(pid model.ProducerID, pepoch model.Epoch, seq int32, n int) model.Batch {
+	b := seqBatch(pepoch, seq, n)
+	b.ProducerID = pid
+	b.Seal()
+	return b
 }
 
 // Appends record their batches in the producer state in runs (see
@@ -176,11 +261,11 @@ func TestProducerStateSeesEveryAppendAndOutlivesRetention(t *testing.T) {
 	l, _ := w.open(cfg)
 	for i := int32(0); i < 20; i++ {
 		l.Append(seqBatch(0, 3*i, 3).Rebase(l.LEO(), 0), 0)
-		if l.LEO()-l.folded >= foldAfter {
-			t.Fatalf("after batch %d, %d offsets are not in the producer state", i, l.LEO()-l.folded)
+		if l.LEO()-l.producers.mapEnd >= foldAfter {
+			t.Fatalf("after batch %d, %d offsets are not in the producer state", i, l.LEO()-l.producers.mapEnd)
 		}
 	}
-	if l.folded == l.LEO() {
+	if l.producers.mapEnd == l.LEO() {
 		t.Fatal("every append recorded its batch at once: nothing was left to fold")
 	}
 	if n := l.ApplyRetention(0, l.LEO()); n == 0 || l.LogStartOffset() == 0 {

@@ -31,7 +31,7 @@ type Recovery struct {
 	// and those wholly below the log start offset.
 	SegmentsDropped int
 	// CheckpointErrs lists checkpoint files that were malformed and read
-	// as absent.
+	// as absent, and producer snapshots that were damaged and deleted.
 	CheckpointErrs []error
 	// LogStartOffset and LogEndOffset are the recovered log's bounds.
 	LogStartOffset, LogEndOffset model.Offset
@@ -71,18 +71,34 @@ func (r Recovery) String() string {
 //   - the leader-epoch cache is loaded from its checkpoint, learns any epoch
 //     newer than its latest from the recovered batches, and is truncated to
 //     the recovered end and the log start;
-//   - the producer state is rebuilt from the recovered batches.
+//   - the producer state is loaded from its newest trusted snapshot and
+//     the batches after it (rebuildProducerState); damaged snapshots are
+//     deleted and reported with the checkpoints.
 //
 // Everything is treated as unflushed afterwards (the recovery point is the
 // log start), so the first flush syncs every segment and the directory.
 func Open(disk *sim.Disk, dir string, cfg Config, now time.Duration) (*Log, Recovery) {
+	return open(disk, dir, cfg, now, false)
+}
+
+// OpenAfterCleanShutdown is Open for a broker that found its clean-shutdown
+// marker (LogLoader's hadCleanShutdown). The segments are checked all the
+// same (a clean shutdown flushed them, so nothing is cut); what differs is
+// the producer state's load: with no snapshot at all, Kafka trusts that
+// there is nothing to replay (see rebuildProducerState).
+func OpenAfterCleanShutdown(disk *sim.Disk, dir string, cfg Config, now time.Duration) (*Log, Recovery) {
+	return open(disk, dir, cfg, now, true)
+}
+
+func open(disk *sim.Disk, dir string, cfg Config, now time.Duration, clean bool) (*Log, Recovery) {
 	if cfg.SegmentBytes <= 0 {
 		panic(fmt.Sprintf("storage: open %s: SegmentBytes %d is not positive (start from DefaultConfig)", dir, cfg.SegmentBytes))
 	}
 	if !strings.HasSuffix(dir, "/") {
 		dir += "/"
 	}
-	l := &Log{disk: disk, dir: dir, cfg: cfg, clock: now, lastFlush: now, producers: newProducerState()}
+	l := &Log{disk: disk, dir: dir, cfg: cfg, clock: now, lastFlush: now, producers: newProducerState(disk, dir, cfg.ProducerIDExpiration)}
+	l.producers.lastBatchOnly = cfg.SnapshotLastBatchOnly
 	var rec Recovery
 
 	startCkpt, err := l.readLogStart()
@@ -102,6 +118,8 @@ func Open(disk *sim.Disk, dir string, cfg Config, now time.Duration) (*Log, Reco
 		l.removeFiles(drop...)
 		rec.SegmentsDropped += len(drop)
 		l.segs = nil
+		l.producers.loadSnapshotList()
+		l.producers.truncateFullyAndStartAt(startCkpt)
 	}
 	if len(l.segs) == 0 {
 		s := &segment{base: startCkpt, name: segmentName(dir, startCkpt), modified: now}
@@ -117,10 +135,18 @@ func Open(disk *sim.Disk, dir string, cfg Config, now time.Duration) (*Log, Reco
 		rec.CheckpointErrs = append(rec.CheckpointErrs, err)
 	}
 	if startOver {
-		l.epochs.clear() // as Kafka: no epoch of the deleted data applies
+		l.epochs.Clear() // as Kafka: no epoch of the deleted data applies
 	}
 	l.recoverEpochs()
-	l.rebuildProducers()
+	// LogLoader.load: the snapshots that belong to no segment go (but the
+	// newest, if past every segment's base: a clean shutdown's), then the
+	// state is loaded from the newest snapshot left and the log after it.
+	bases := make([]model.Offset, len(l.segs))
+	for i, s := range l.segs {
+		bases[i] = s.base
+	}
+	l.producers.removeStraySnapshots(bases)
+	rec.CheckpointErrs = append(rec.CheckpointErrs, l.rebuildProducerState(l.leo, clean)...)
 
 	for _, s := range l.segs {
 		rec.Batches += s.count()

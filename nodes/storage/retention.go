@@ -49,7 +49,8 @@ func (l *Log) ApplyRetention(now time.Duration, hw model.Offset) (deleted int) {
 // hw and expired says so (Kafka's deletableSegments and deleteSegments).
 func (l *Log) deleteOld(hw model.Offset, expired func(*segment) bool) int {
 	// The producer state remembers producers whose batches retention
-	// deletes (until the next rebuild): record them before they go.
+	// deletes (in its snapshots too, until they expire): record them
+	// before they go.
 	l.foldProducers()
 	n := 0
 	for n < len(l.segs) {
@@ -73,6 +74,7 @@ func (l *Log) deleteOld(hw model.Offset, expired func(*segment) bool) int {
 	drop := make([]string, n)
 	for i, s := range l.segs[:n] {
 		drop[i] = s.name
+		l.producers.removeSnapshot(s.base) // UnifiedLog.deleteProducerSnapshots
 	}
 	l.removeFiles(drop...)
 	l.segs = append([]*segment(nil), l.segs[n:]...)
@@ -82,6 +84,7 @@ func (l *Log) deleteOld(hw model.Offset, expired func(*segment) bool) int {
 			l.recoveryPoint = start
 		}
 		l.epochs.TruncateFromStart(start)
+		l.producers.onLogStartOffsetIncremented(start)
 		l.writeLogStart()
 	}
 	return n

@@ -22,7 +22,8 @@ import (
 // back: an older state of the same log, which the next epoch-based
 // truncation deals with. The epoch cache loses the epochs that start at or
 // after the new end, the recovery point moves back to it, and the producer
-// state is rebuilt from what remains.
+// state starts again from the newest snapshot at or below the new end and
+// the batches after it (UnifiedLog.truncateTo, rebuildProducerState).
 //
 // An off at or after the end changes no data but still truncates the epoch
 // cache to the end, as Kafka does: a replica that became leader and wrote
@@ -40,10 +41,13 @@ func (l *Log) TruncateTo(off model.Offset) model.Offset {
 		l.TruncateFullyAndStartAt(off)
 		return off
 	}
+	// The state as of the old log end first, as Kafka's always is.
+	l.foldProducers()
 	k := len(l.segs)
 	var drop []string
 	for l.segs[k-1].base > off {
 		drop = append(drop, l.segs[k-1].name)
+		l.producers.removeSnapshot(l.segs[k-1].base) // deleteProducerSnapshots
 		k--
 	}
 	l.removeFiles(drop...)
@@ -63,14 +67,15 @@ func (l *Log) TruncateTo(off model.Offset) model.Offset {
 		l.logStart = l.leo
 		l.writeLogStart()
 	}
-	l.rebuildProducers()
+	l.rebuildProducerState(l.leo, false)
 	return l.leo
 }
 
 // TruncateFullyAndStartAt deletes the whole log and starts it again, empty,
 // at off: a follower whose fetch offset is out of the leader's range (below
 // its log start offset). As in Kafka the epoch cache and the producer state
-// are cleared and off becomes the log start offset.
+// are cleared, every producer snapshot is deleted, and off becomes the log
+// start offset.
 func (l *Log) TruncateFullyAndStartAt(off model.Offset) {
 	if off < 0 {
 		panic(fmt.Sprintf("storage: %s: start at negative offset %d", l.dir, off))
@@ -84,10 +89,10 @@ func (l *Log) TruncateFullyAndStartAt(off model.Offset) {
 	l.disk.Create(s.name)
 	l.segs = []*segment{s}
 	l.leo, l.logStart, l.recoveryPoint = off, off, off
-	l.epochs.clear()
-	l.producers.reset()
-	l.folded = off
+	l.epochs.Clear()
+	l.producers.truncateFullyAndStartAt(off)
 	l.writeLogStart()
+	l.rebuildProducerState(off, false)
 }
 
 // logStartName is the log-start-offset checkpoint of a log folder.
