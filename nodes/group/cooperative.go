@@ -1,6 +1,10 @@
 package group
 
-import "kafkasim/model"
+import (
+	"slices"
+
+	"kafkasim/model"
+)
 
 // CooperativeSticky is Kafka's CooperativeStickyAssignor (KIP-429): the
 // sticky algorithm, but members keep their partitions while the group
@@ -39,34 +43,34 @@ func cooperativeAssign(members []Member, partitions map[string]int32, opt sticky
 // transferringOwnership is computePartitionsTransferringOwnership, for the
 // general path: a partition assigned to a member that did not own it while
 // some member that owned it (by its own report, whatever its generation)
-// is not assigned it.
+// is not assigned it. Each member's lists are compared sorted, so only the
+// partitions that change hands are ever put in a map.
 func transferringOwnership(a Assignment, members []Member) map[model.TopicPartition]string {
 	revoked := map[model.TopicPartition]bool{}
 	added := map[model.TopicPartition]string{}
 	for _, m := range members {
-		got := map[model.TopicPartition]bool{}
-		for _, tp := range a[m.ID] {
-			got[tp] = true
-		}
-		owned := map[model.TopicPartition]bool{}
-		for _, tp := range m.Owned {
-			owned[tp] = true
-			if !got[tp] {
-				revoked[tp] = true
-			}
-		}
-		for _, tp := range a[m.ID] {
-			if !owned[tp] {
-				added[tp] = m.ID
+		owned := slices.Clone(m.Owned)
+		slices.SortFunc(owned, model.TopicPartition.Compare)
+		got := a[m.ID] // sorted
+		i, j := 0, 0
+		for i < len(owned) || j < len(got) {
+			switch {
+			case j == len(got) || (i < len(owned) && owned[i].Compare(got[j]) < 0):
+				revoked[owned[i]] = true
+				i++
+			case i == len(owned) || got[j].Compare(owned[i]) < 0:
+				added[got[j]] = m.ID
+				j++
+			default:
+				i++
+				j++
 			}
 		}
 	}
 	out := map[model.TopicPartition]string{}
-	for _, m := range members {
-		for _, tp := range a[m.ID] {
-			if added[tp] == m.ID && revoked[tp] {
-				out[tp] = m.ID
-			}
+	for tp := range revoked {
+		if id, ok := added[tp]; ok {
+			out[tp] = id
 		}
 	}
 	return out
@@ -75,6 +79,9 @@ func transferringOwnership(a Assignment, members []Member) map[model.TopicPartit
 // withhold is adjustAssignment: the assignment without the transferring
 // partitions, each list still sorted.
 func withhold(a Assignment, transferring map[model.TopicPartition]string) Assignment {
+	if len(transferring) == 0 {
+		return a
+	}
 	out := make(Assignment, len(a))
 	for _, id := range a.Members() {
 		kept := []model.TopicPartition{}
