@@ -345,19 +345,19 @@ func checkValidityAndBalance(t *testing.T, members []Member, a Assignment) {
 			owner[tp] = id
 		}
 	}
-	topicsOf := func(id string) map[string]bool {
-		out := map[string]bool{}
+	topicsOf := map[string]map[string]bool{}
+	for _, id := range ids {
+		topicsOf[id] = map[string]bool{}
 		for _, tp := range a[id] {
-			out[tp.Topic] = true
+			topicsOf[id][tp.Topic] = true
 		}
-		return out
 	}
 	for i, x := range ids {
 		for _, y := range ids[i+1:] {
 			if d := len(a[x]) - len(a[y]); d >= -1 && d <= 1 {
 				continue
 			}
-			tx, ty := topicsOf(x), topicsOf(y)
+			tx, ty := topicsOf[x], topicsOf[y]
 			for topic := range tx {
 				if ty[topic] {
 					t.Fatalf("%s (%d) and %s (%d) share topic %s: a partition could move for a better balance: %v",

@@ -3,6 +3,7 @@ package group
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"kafkasim/model"
@@ -461,7 +462,7 @@ func TestAssignmentAndGroupWithNonEqualSubscriptionNotTimeout(t *testing.T) {
 	}
 	for _, rack := range []bool{false, true} {
 		for _, coop := range []bool{false, true} {
-			t.Run(assignorName(coop), func(t *testing.T) {
+			t.Run(assignorName(coop)+"/rack="+strconv.FormatBool(rack), func(t *testing.T) {
 				e := newEnv(t, coop)
 				rc := noConsumerRack
 				if rack {
@@ -534,7 +535,7 @@ func randomSublist(r *rand.Rand, list []string) []string {
 func TestLargeAssignmentWithMultipleConsumersLeavingAndRandomSubscription(t *testing.T) {
 	for _, rack := range []bool{false, true} {
 		for _, coop := range []bool{false, true} {
-			t.Run(assignorName(coop), func(t *testing.T) {
+			t.Run(assignorName(coop)+"/rack="+strconv.FormatBool(rack), func(t *testing.T) {
 				e := newEnv(t, coop)
 				rc := noConsumerRack
 				if rack {
@@ -832,5 +833,29 @@ func TestOwnedPartitionsAreInvalidatedForConsumerWithMultipleGeneration(t *testi
 		e.noneTransferring()
 		a = e.verify(a)
 		fullyBalanced(t, a)
+	})
+}
+
+// TestStickyGivesBackToOlderClaimant pins a rule of
+// GeneralAssignmentBuilder.performReassignments that none of Kafka's own
+// cases decides: a partition whose holder has two more than the member
+// that claimed it in an older generation goes back to that member, even
+// when another member has fewer. Here b (generation 2) holds all of t;
+// a's older claim on t/1 lost to b's, but when b gives up partitions, t/1
+// goes back to a rather than to d, which has fewer at that moment.
+func TestStickyGivesBackToOlderClaimant(t *testing.T) {
+	forBoth(t, func(e *kafkaEnv) {
+		e.topic("t", 4)
+		e.topic("u", 1)
+		e.put(e.v2("a", topics("t"), tpl(tp("t", 1)), 1, 0))
+		e.put(e.v2("b", topics("t", "u"), tpl(tp("t", 0), tp("t", 1), tp("t", 2), tp("t", 3)), 2, 1))
+		e.put(e.v2("c", topics("u"), tpl(tp("u", 0)), 2, 2))
+		e.put(e.v2("d", topics("t"), nil, model.NoEpoch, 3))
+		e.last = stickyAssign(e.members, e.parts, stickyOptions{cooperative: e.coop})
+		a := e.last.assignment
+		want(t, a, "a", tp("t", 0), tp("t", 1))
+		want(t, a, "b", tp("t", 3))
+		want(t, a, "c", tp("u", 0))
+		want(t, a, "d", tp("t", 2))
 	})
 }
