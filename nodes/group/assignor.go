@@ -180,9 +180,3 @@ func emptyAssignment(members []Member) Assignment {
 	}
 	return a
 }
-
-// sortTPs sorts a list of partitions in place and returns it.
-func sortTPs(tps []model.TopicPartition) []model.TopicPartition {
-	sort.Slice(tps, func(i, j int) bool { return tps[i].Less(tps[j]) })
-	return tps
-}
