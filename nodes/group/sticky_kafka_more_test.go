@@ -53,20 +53,7 @@ type rackCase struct {
 func verifyRackAssignment(t *testing.T, coop, prefer bool, consumerTopics [][]string, c rackCase) {
 	t.Helper()
 	parts := map[string]int32{"t1": 6, "t2": 7, "t3": 2}
-	racks := PartitionRacks{}
-	next := 0
-	for _, topic := range []string{"t1", "t2", "t3"} {
-		for p := range int(parts[topic]) {
-			var rs []string
-			for j := range c.rf {
-				if r := c.brokerRacks[(p+j+next)%len(c.brokerRacks)]; r != "" {
-					rs = append(rs, r)
-				}
-			}
-			racks[model.TP(topic, int32(p))] = rs
-		}
-		next += int(parts[topic])
-	}
+	racks := replicaRacks([]string{"t1", "t2", "t3"}, parts, c.rf, c.brokerRacks)
 	members := make([]Member, len(c.consumerRacks))
 	for i := range members {
 		var owned []model.TopicPartition
@@ -102,6 +89,28 @@ func verifyRackAssignment(t *testing.T, coop, prefer bool, consumerTopics [][]st
 	if n != c.mismatched {
 		t.Fatalf("%d partitions off their consumer's rack, want %d: %v", n, c.mismatched, a)
 	}
+}
+
+// replicaRacks is the partition layout of AbstractPartitionAssignorTest's
+// partitionsPerTopic: one broker per entry of brokerRacks ("" for no
+// rack), partition p of a topic on rf consecutive brokers from p plus the
+// number of partitions of the topics before it.
+func replicaRacks(topics []string, parts map[string]int32, rf int, brokerRacks []string) PartitionRacks {
+	racks := PartitionRacks{}
+	next := 0
+	for _, topic := range topics {
+		for p := range int(parts[topic]) {
+			var rs []string
+			for j := range rf {
+				if r := brokerRacks[(p+j+next)%len(brokerRacks)]; r != "" {
+					rs = append(rs, r)
+				}
+			}
+			racks[model.TP(topic, int32(p))] = rs
+		}
+		next += int(parts[topic])
+	}
+	return racks
 }
 
 func rackList(n int) []string  { return slices.Clone(allRacks[:n]) }
