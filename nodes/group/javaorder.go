@@ -22,7 +22,9 @@ import (
 // bucket, which a resize keeps. What is not: a bucket that holds more than
 // eight keys in a table of 64 or more buckets becomes a red-black tree in
 // Java, whose walk puts the tree's root first; such a pile-up needs keys
-// chosen to collide, and here such a bucket keeps insertion order.
+// chosen to collide, and here such a bucket keeps insertion order. Nor is
+// Java's String.compareTo, which Kafka's sorted collections use: Go's
+// string order is the same except for characters beyond U+FFFF.
 
 // javaStringHash is java.lang.String.hashCode over the UTF-16 form of s.
 func javaStringHash(s string) int32 {
