@@ -74,6 +74,47 @@ type JoinGroupRequest struct {
 	// Owned are the partitions the member holds now, sorted; the
 	// cooperative assignor needs them to revoke only what moves (KIP-429).
 	Owned []TopicPartition
+	// The rest of ConsumerProtocolSubscription and the sticky assignors'
+	// user data: see Subscription.
+	Subscription
+}
+
+// Subscription holds the fields of Kafka's ConsumerProtocolSubscription
+// after the topics and owned partitions: the member's generation (v2+) and
+// rack (v3+), and what StickyAssignor and CooperativeStickyAssignor put in
+// the user data: the member's last assignment and the generation it came
+// in (StickyAssignor.subscriptionUserData; the cooperative one keeps only
+// the generation).
+type Subscription struct {
+	// GenerationID is the member's generation when it joins, -1 for none
+	// (it never joined, or it lost its generation and its partitions).
+	GenerationID Epoch
+	// RackID is client.rack (KIP-881), "" for none.
+	RackID string
+	// Assigned is the member's last assignment, sorted, nil before any;
+	// AssignedGeneration its generation, -1 before any.
+	Assigned           []TopicPartition
+	AssignedGeneration Epoch
+}
+
+// digest folds the fields into h.
+func (s Subscription) digest(h Hash) Hash {
+	return h.Epoch(s.GenerationID).Str(s.RackID).tps(s.Assigned).Epoch(s.AssignedGeneration)
+}
+
+// write appends " owned-gen=3 rack=r1 assigned=[t/0] assigned-gen=3", the
+// rack only when set, and nothing for the zero value (a hand-built
+// message; a member always sends its generations, -1 without one).
+func (s Subscription) write(b *strings.Builder) {
+	if s.GenerationID == 0 && s.RackID == "" && s.Assigned == nil && s.AssignedGeneration == 0 {
+		return
+	}
+	kvInt(b, "owned-gen", int64(s.GenerationID))
+	if s.RackID != "" {
+		kv(b, "rack", s.RackID)
+	}
+	kv(b, "assigned", tpList(s.Assigned))
+	kvInt(b, "assigned-gen", int64(s.AssignedGeneration))
 }
 
 // String reads "JoinGroup g member=m1 session=45s assignors=[range]
@@ -96,6 +137,7 @@ func (m JoinGroupRequest) String() string {
 	kv(&b, "assignors", stringList(as))
 	kv(&b, "topics", stringList(m.Topics))
 	kv(&b, "owned", tpList(m.Owned))
+	m.Subscription.write(&b)
 	corr(&b, m.CorrelationID)
 	return b.String()
 }
@@ -108,7 +150,7 @@ func (m JoinGroupRequest) Digest() uint64 {
 	for _, a := range m.Assignors {
 		h = h.Str(string(a))
 	}
-	return h.strs(m.Topics).tps(m.Owned).Sum()
+	return m.Subscription.digest(h.strs(m.Topics).tps(m.Owned)).Sum()
 }
 
 // GroupMember is one member as the group leader sees it in a
@@ -118,6 +160,7 @@ type GroupMember struct {
 	GroupInstanceID string
 	Topics          []string
 	Owned           []TopicPartition
+	Subscription
 }
 
 // JoinGroupResponse completes the join phase of a rebalance. Every member
@@ -160,7 +203,7 @@ func (m JoinGroupResponse) Digest() uint64 {
 		Str(string(m.Protocol)).Str(m.LeaderID).Str(m.MemberID).Int(len(m.Members))
 	for i := range m.Members {
 		g := &m.Members[i]
-		h = h.Str(g.MemberID).Str(g.GroupInstanceID).strs(g.Topics).tps(g.Owned)
+		h = g.Subscription.digest(h.Str(g.MemberID).Str(g.GroupInstanceID).strs(g.Topics).tps(g.Owned))
 	}
 	return h.Sum()
 }

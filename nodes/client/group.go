@@ -77,7 +77,13 @@ type member struct {
 
 	memberID   string
 	generation model.Epoch
-	phase      groupPhase
+	// assigned and assignedGen are what the sticky assignors remember in
+	// onAssignment and send back as user data: the last assignment and its
+	// generation (nil and -1 before any). They survive a lost generation,
+	// as Kafka's assignor object does; a restart loses them.
+	assigned    []model.TopicPartition
+	assignedGen model.Epoch
+	phase       groupPhase
 	// rejoin asks a stable member for a new rebalance (the coordinator
 	// answered REBALANCE_IN_PROGRESS, the subscription changed, or a
 	// cooperative rebalance revoked partitions).
@@ -157,7 +163,7 @@ func newMember(o *ConsumerOptions) *member {
 	}
 	return &member{
 		group: o.GroupID, instance: o.GroupInstanceID, assignors: as, cooperative: coop,
-		coordinator: model.NoBroker, generation: noGeneration, hbGen: noGeneration,
+		coordinator: model.NoBroker, generation: noGeneration, hbGen: noGeneration, assignedGen: noGeneration,
 	}
 }
 
@@ -458,6 +464,15 @@ func (c *Consumer) maybeJoin(env *sim.Env) {
 		GroupID: m.group, MemberID: m.memberID, GroupInstanceID: m.instance,
 		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval,
 		Assignors: slices.Clone(m.assignors), Topics: slices.Clone(m.topics), Owned: slices.Clone(c.order),
+		// ConsumerCoordinator.metadata: the generation rides with the
+		// owned partitions (ConsumerProtocolSubscription v2), so the
+		// leader can tell a stale claim from a current one.
+		// No RackID: the simulated cluster has no racks (no broker.rack,
+		// no replica racks in metadata), so client.rack is not modelled.
+		Subscription: model.Subscription{
+			GenerationID: m.generation,
+			Assigned:     slices.Clone(m.assigned), AssignedGeneration: m.assignedGen,
+		},
 	}
 	timeout := max(c.cl.RequestTimeout, satAdd(c.cfg.MaxPollInterval, joinTimeoutLapse))
 	r := c.net.send(env, m.coordinator, reqJoinGroup, timeout, func(corr int32) sim.Message {

@@ -95,7 +95,11 @@ func (c *Consumer) leaderAssign(r model.JoinGroupResponse) []model.MemberAssignm
 	counts := map[string]int32{}
 	var topics []string
 	for i, gm := range r.Members {
-		members[i] = group.Member{ID: gm.MemberID, InstanceID: gm.GroupInstanceID, Subscription: gm.Topics, Owned: gm.Owned}
+		members[i] = group.Member{
+			ID: gm.MemberID, InstanceID: gm.GroupInstanceID, Subscription: gm.Topics, Owned: gm.Owned,
+			Generation: gm.GenerationID, RackID: gm.RackID,
+			Assigned: gm.Assigned, AssignedGeneration: gm.AssignedGeneration,
+		}
 		topics = append(topics, gm.Topics...)
 		for _, t := range gm.Topics {
 			if n, known := c.md.partitions(t); known {
@@ -147,6 +151,9 @@ func (c *Consumer) takeAssignment(env *sim.Env, tps []model.TopicPartition) {
 	tps = slices.Clone(tps)
 	slices.SortFunc(tps, model.TopicPartition.Compare)
 	tps = slices.Compact(tps)
+	// The sticky assignors' onAssignment: remember it, with its
+	// generation, for the next subscription's user data.
+	m.assigned, m.assignedGen = append([]model.TopicPartition{}, tps...), m.generation
 	var revoked, added []model.TopicPartition
 	for _, tp := range c.order {
 		if _, keep := slices.BinarySearchFunc(tps, tp, model.TopicPartition.Compare); !keep {

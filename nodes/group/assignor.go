@@ -9,8 +9,9 @@ import (
 )
 
 // Member is one group member as the group leader sees it in the JoinGroup
-// response: its ids, its subscription and, for the sticky assignors, what it
-// owns now and the generation in which it got it.
+// response: its ids and its subscription, with the fields of Kafka's
+// ConsumerProtocolSubscription (v1 owned partitions, v2 generation, v3
+// rack) and what the sticky assignors keep in its user data.
 type Member struct {
 	ID string
 	// InstanceID is group.instance.id (KIP-345), "" for a dynamic member.
@@ -19,8 +20,19 @@ type Member struct {
 	// AbstractPartitionAssignor.MemberInfo).
 	InstanceID   string
 	Subscription []string               // topics
-	Owned        []model.TopicPartition // what it owns now (sticky, cooperative-sticky)
-	Generation   model.Epoch            // the generation in which it got Owned
+	Owned        []model.TopicPartition // what it owns now (v1+)
+	// Generation is the member's generation when it joined (v2+), -1 for
+	// none: a member that never joined, or that lost its partitions.
+	Generation model.Epoch
+	// RackID is client.rack (v3+, KIP-881), "" for none.
+	RackID string
+	// Assigned and AssignedGeneration are the user data of the sticky
+	// assignors: the member's last assignment (StickyAssignor's
+	// memberAssignment) and the generation it came in (-1 before any).
+	// An eager member has revoked everything when it joins, so this, not
+	// Owned, is what StickyAssignor keeps partitions by.
+	Assigned           []model.TopicPartition
+	AssignedGeneration model.Epoch
 }
 
 // Assignment maps every member id to its partitions. Each member of the
@@ -167,10 +179,4 @@ func emptyAssignment(members []Member) Assignment {
 		a[m.ID] = []model.TopicPartition{}
 	}
 	return a
-}
-
-// sortTPs sorts a list of partitions in place and returns it.
-func sortTPs(tps []model.TopicPartition) []model.TopicPartition {
-	sort.Slice(tps, func(i, j int) bool { return tps[i].Less(tps[j]) })
-	return tps
 }

@@ -95,34 +95,3 @@ func TestByName(t *testing.T) {
 		t.Fatal(`ByName("uniform") found an assignor`)
 	}
 }
-
-// TestStickyGenerations checks how conflicting claims are settled: the
-// higher generation's claim wins, and two claims of the same generation
-// both lose (AbstractStickyAssignor).
-func TestStickyGenerations(t *testing.T) {
-	parts := map[string]int32{"t": 2}
-	stale := []Member{
-		{ID: "a", Subscription: []string{"t"}, Owned: tps(t, "t/0"), Generation: 3},
-		{ID: "b", Subscription: []string{"t"}, Owned: tps(t, "t/0", "t/1"), Generation: 2},
-	}
-	got := StickyTarget(stale, parts)
-	if !reflect.DeepEqual(got, Assignment{"a": tps(t, "t/0"), "b": tps(t, "t/1")}) {
-		t.Fatalf("higher generation should keep t/0: got %v", got)
-	}
-	// Same generation, both claim t/1: neither keeps it, so both
-	// partitions are free and fill the members in member order.
-	tie := []Member{
-		{ID: "a", Subscription: []string{"t"}, Owned: tps(t, "t/1"), Generation: 4},
-		{ID: "b", Subscription: []string{"t"}, Owned: tps(t, "t/1"), Generation: 4},
-	}
-	got = StickyTarget(tie, parts)
-	if !reflect.DeepEqual(got, Assignment{"a": tps(t, "t/0"), "b": tps(t, "t/1")}) {
-		t.Fatalf("tied claim should be dropped and refilled in member order: got %v", got)
-	}
-	// The cooperative round withholds t/1 from "b" anyway: "a" says it
-	// owns it, and it must revoke before anyone else reads it.
-	round, again := CooperativeRound(got, tie)
-	if !again || len(round["b"]) != 0 || !reflect.DeepEqual(round["a"], tps(t, "t/0")) {
-		t.Fatalf("round %v, follow-up %v; want t/1 withheld and a follow-up", round, again)
-	}
-}

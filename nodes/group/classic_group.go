@@ -45,9 +45,12 @@ type member struct {
 	rebalanceTimeout time.Duration
 	// The member's protocol metadata: the assignors it supports in
 	// preference order, its subscription and what it owns now.
-	assignors  []model.Assignor
-	topics     []string
-	owned      []model.TopicPartition
+	assignors []model.Assignor
+	topics    []string
+	owned     []model.TopicPartition
+	// sub is the rest of the member's subscription metadata (generation,
+	// rack, the sticky assignors' user data), relayed to the leader.
+	sub        model.Subscription
 	assignment []model.TopicPartition
 
 	join *parked // awaiting a JoinGroup response
@@ -88,7 +91,8 @@ func (m *member) hasSatisfiedHeartbeat() bool {
 // matches tells whether a JoinGroup carries the member's current
 // metadata; a change forces a rebalance.
 func (m *member) matches(r model.JoinGroupRequest) bool {
-	return slices.Equal(m.assignors, r.Assignors) && slices.Equal(m.topics, r.Topics) && slices.Equal(m.owned, r.Owned)
+	return slices.Equal(m.assignors, r.Assignors) && slices.Equal(m.topics, r.Topics) && slices.Equal(m.owned, r.Owned) &&
+		sameSubscription(m.sub, r.Subscription)
 }
 
 // supports tells whether the member lists assignor a.
@@ -395,6 +399,7 @@ func (g *classicGroup) groupMembers() []model.GroupMember {
 			GroupInstanceID: m.instanceID,
 			Topics:          slices.Clone(m.topics),
 			Owned:           slices.Clone(m.owned),
+			Subscription:    cloneSubscription(m.sub),
 		})
 	}
 	slices.SortFunc(out, func(a, b model.GroupMember) int { return cmp.Compare(a.MemberID, b.MemberID) })
@@ -402,3 +407,16 @@ func (g *classicGroup) groupMembers() []model.GroupMember {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// sameSubscription compares the metadata fields after topics and owned
+// partitions; Kafka compares the whole protocol metadata bytes
+// (ClassicGroupMember.matches), so any change counts.
+func sameSubscription(a, b model.Subscription) bool {
+	return a.GenerationID == b.GenerationID && a.RackID == b.RackID &&
+		slices.Equal(a.Assigned, b.Assigned) && a.AssignedGeneration == b.AssignedGeneration
+}
+
+func cloneSubscription(s model.Subscription) model.Subscription {
+	s.Assigned = slices.Clone(s.Assigned)
+	return s
+}

@@ -29,5 +29,7 @@
 // channels or package sync, read the real clock, touch the real file
 // system or network, draw randomness, or let map iteration order reach a
 // result (it walks groups, members and partitions in sorted or join
-// order). It imports only the standard library and kafkasim/model.
+// order, and the sticky assignors in the order a Java HashMap would walk
+// them, computed from the keys: see javaorder.go). It imports only the
+// standard library and kafkasim/model.
 package group

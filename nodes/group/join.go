@@ -133,6 +133,7 @@ func setMetadata(m *member, r model.JoinGroupRequest) {
 	m.assignors = slices.Clone(r.Assignors)
 	m.topics = slices.Clone(r.Topics)
 	m.owned = slices.Clone(r.Owned)
+	m.sub = cloneSubscription(r.Subscription)
 }
 
 // addMember adds a member and rebalances (addMemberThenRebalanceOrCompleteJoin).

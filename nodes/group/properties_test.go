@@ -46,6 +46,7 @@ func genMembers(t *rapid.T, identical bool) []Member {
 			return model.TP(rapid.SampledFrom(topicNames).Draw(t, "topic"), rapid.Int32Range(0, 8).Draw(t, "partition"))
 		}), 0, 6).Draw(t, "owned")
 		m.Generation = model.Epoch(rapid.IntRange(-1, 2).Draw(t, "generation"))
+		m.Assigned, m.AssignedGeneration = m.Owned, m.Generation
 		ms[i] = m
 	}
 	// Instance ids are unique within a group; drop repeats.
@@ -88,7 +89,7 @@ func checkValid(t *rapid.T, name string, a Assignment, ms []Member) {
 		if !ok {
 			t.Fatalf("%s: no entry for %s", name, m.ID)
 		}
-		if !slices.IsSortedFunc(got, func(x, y model.TopicPartition) int { return boolInt(y.Less(x)) - boolInt(x.Less(y)) }) {
+		if !slices.IsSortedFunc(got, model.TopicPartition.Compare) {
 			t.Fatalf("%s: %s's list not sorted: %v", name, m.ID, got)
 		}
 		for _, tp := range got {
@@ -140,23 +141,35 @@ func TestEagerAssignorsProperty(t *testing.T) {
 
 // TestStickyKeepsOrReleasesProperty: under identical subscriptions a
 // member never swaps partitions: it either keeps every valid partition it
-// owned (and may gain), or keeps exactly as many as it is given (and gains
-// none). That is the form stickiness takes when counts are fixed.
+// claimed (and may gain), or keeps as many as it is given (and gains none).
+// That is the form stickiness takes when counts are fixed
+// (ConstrainedAssignmentBuilder.assignOwnedPartitions).
 func TestStickyKeepsOrReleasesProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ms := genMembers(t, true)
 		parts := genPartitions(t)
-		a := StickyTarget(ms, parts)
-		valid := validClaims(sortedMembers(ms), parts)
-		for i, m := range sortedMembers(ms) {
+		a := Sticky{}.Assign(ms, parts)
+		p := newProblem(ms, parts)
+		data := make([]memberData, len(ms))
+		for i, m := range ms {
+			data[i] = stickyMemberData(m)
+		}
+		c := readClaims(p, data)
+		for i, m := range ms {
+			var valid []model.TopicPartition
+			for _, pid := range c.owned[i] {
+				if !c.multi[pid] {
+					valid = append(valid, p.tp(pid))
+				}
+			}
 			kept := 0
-			for _, tp := range valid[i] {
+			for _, tp := range valid {
 				if slices.Contains(a[m.ID], tp) {
 					kept++
 				}
 			}
-			if kept != len(valid[i]) && kept != len(a[m.ID]) {
-				t.Fatalf("%s owned %v (valid), got %v: kept %d, neither all it owned nor all it got", m.ID, valid[i], a[m.ID], kept)
+			if kept != len(valid) && kept != len(a[m.ID]) {
+				t.Fatalf("%s claimed %v (valid), got %v: kept %d, neither all it claimed nor all it got", m.ID, valid, a[m.ID], kept)
 			}
 		}
 	})
@@ -164,29 +177,27 @@ func TestStickyKeepsOrReleasesProperty(t *testing.T) {
 
 // TestCooperativeRoundProperty: for any members and ownership, including
 // different subscriptions and stale claims, a cooperative round never
-// hands a member a partition another member owns, and leaves out only such
-// partitions.
+// hands a member a partition it does not own while another member that
+// owns it gives it up, and differs from the sticky assignment only by
+// withheld partitions.
 func TestCooperativeRoundProperty(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		ms := genMembers(t, rapid.Bool().Draw(t, "identical"))
 		parts := genPartitions(t)
-		target := StickyTarget(ms, parts)
-		round, again := CooperativeRound(target, ms)
+		full := stickyAssign(ms, parts, stickyOptions{cooperative: true}).assignment
+		round := CooperativeSticky{}.Assign(ms, parts)
 		checkValid(t, "round", round, ms)
-		withheld := 0
 		for _, m := range ms {
-			for _, tp := range target[m.ID] {
-				other := slices.ContainsFunc(ms, func(o Member) bool { return o.ID != m.ID && slices.Contains(o.Owned, tp) })
-				if got := slices.Contains(round[m.ID], tp); got == other {
-					t.Fatalf("%v for %s: in round %v, owned by another %v", tp, m.ID, got, other)
+			for _, tp := range round[m.ID] {
+				if !slices.Contains(full[m.ID], tp) {
+					t.Fatalf("%v in %s's round but not in the sticky assignment %v", tp, m.ID, full)
 				}
-				if other {
-					withheld++
+				for _, o := range ms {
+					if o.ID != m.ID && !slices.Contains(m.Owned, tp) && slices.Contains(o.Owned, tp) && !slices.Contains(round[o.ID], tp) {
+						t.Fatalf("%v given to %s while %s revokes it", tp, m.ID, o.ID)
+					}
 				}
 			}
-		}
-		if again != (withheld > 0) {
-			t.Fatalf("follow-up %v with %d withheld", again, withheld)
 		}
 	})
 }
@@ -206,7 +217,7 @@ func (g *group) join(t *rapid.T) {
 	if len(g.members) >= 8 {
 		t.Skip("group full")
 	}
-	m := Member{ID: fmt.Sprintf("m%02d", g.next), Subscription: g.topics, Generation: model.NoEpoch}
+	m := Member{ID: fmt.Sprintf("m%02d", g.next), Subscription: g.topics, Generation: model.NoEpoch, AssignedGeneration: model.NoEpoch}
 	if rapid.Bool().Draw(t, "static") {
 		m.InstanceID = fmt.Sprintf("i%02d", g.next)
 	}
@@ -237,7 +248,7 @@ func (g *group) rebalance(t *rapid.T, kept map[string][]model.TopicPartition) {
 	if len(g.members) == 0 {
 		return
 	}
-	target := StickyTarget(g.members, g.parts)
+	target := Sticky{}.Assign(g.members, g.parts)
 	checkComplete(t, "sticky target", target, g.members, g.parts)
 	if spread(target) > 1 {
 		t.Fatalf("target spread %d > 1: %v", spread(target), target)
@@ -256,12 +267,16 @@ func (g *group) rebalance(t *rapid.T, kept map[string][]model.TopicPartition) {
 		return
 	}
 	for round := 1; ; round++ {
-		a, again := CooperativeRound(StickyTarget(g.members, g.parts), g.members)
+		a := CooperativeSticky{}.Assign(g.members, g.parts)
+		again := FollowUpNeeded(a, g.members)
 		g.checkNoTheft(t, a)
 		g.adopt(a)
 		if !again {
-			if !reflect.DeepEqual(a, target) {
-				t.Fatalf("after round %d: %v, want the first round's target %v", round, a, target)
+			// Kafka does not promise the follow-up lands on the first
+			// round's target (the withheld partitions are dealt out again),
+			// only that it is balanced.
+			if spread(a) > 1 {
+				t.Fatalf("after round %d: spread %d > 1: %v", round, spread(a), a)
 			}
 			return
 		}
@@ -291,6 +306,7 @@ func (g *group) adopt(a Assignment) {
 	for i := range g.members {
 		g.members[i].Owned = a[g.members[i].ID]
 		g.members[i].Generation = g.generation
+		g.members[i].Assigned, g.members[i].AssignedGeneration = g.members[i].Owned, g.generation
 	}
 	a.Owners() // panics on a partition owned twice
 }
@@ -321,5 +337,5 @@ func TestStickyMachine(t *testing.T) { testGroupMachine(t, false) }
 
 // TestCooperativeStickyMachine: the same under cooperative-sticky, and in
 // addition no partition is handed to a member while another owns it, and
-// the follow-up rebalance lands exactly on the first round's target.
+// the follow-up rebalance settles, balanced.
 func TestCooperativeStickyMachine(t *testing.T) { testGroupMachine(t, true) }

@@ -27,6 +27,9 @@ const (
 	offsetCommitValueVersion  int16 = 3
 	groupMetadataValueVersion int16 = 3
 	consumerProtocolVersion   int16 = 1
+	// subscriptionVersion is ConsumerProtocolSubscription v3: owned
+	// partitions (v1), generation (v2), rack (v3).
+	subscriptionVersion int16 = 3
 
 	protocolTypeConsumer = "consumer"
 )
@@ -54,7 +57,8 @@ func groupMetadataRecordWith(g *classicGroup, assignment func(*member) []model.T
 		str(string(g.protocol)).str(g.leader).i64(0).i32(int32(len(g.order)))
 	for _, m := range g.all() {
 		var sub, asg enc
-		sub.i16(consumerProtocolVersion).strs(m.topics).bytes(nil).tps(m.owned)
+		sub.i16(subscriptionVersion).strs(m.topics).bytes(stickyUserData(m.sub)).tps(m.owned).
+			i32(int32(m.sub.GenerationID)).str(m.sub.RackID)
 		asg.i16(consumerProtocolVersion).tps(assignment(m)).bytes(nil)
 		v.str(m.id).str(m.instanceID).str("").str("").
 			i32(int32(m.rebalanceTimeout.Milliseconds())).i32(int32(m.sessionTimeout.Milliseconds())).
@@ -133,10 +137,17 @@ func decodeGroup(id, value string) (*classicGroup, error) {
 		m.sessionTimeout = time.Duration(v.i32()) * time.Millisecond
 		sub := dec{b: v.bytes()}
 		asg := dec{b: v.bytes()}
-		sub.i16()
+		version := sub.i16()
 		m.topics = sub.strs()
-		sub.bytes()
+		m.sub = readStickyUserData(sub.bytes())
 		m.owned = sub.tps()
+		m.sub.GenerationID = model.NoEpoch
+		if version >= 2 {
+			m.sub.GenerationID = model.Epoch(sub.i32())
+		}
+		if version >= 3 {
+			m.sub.RackID = sub.str()
+		}
 		asg.i16()
 		m.assignment = asg.tps()
 		if err := errors.Join(sub.err, asg.err); err != nil {
@@ -261,6 +272,38 @@ func (d *dec) i64() int64 {
 		return int64(binary.BigEndian.Uint64(b))
 	}
 	return 0
+}
+
+// stickyUserData encodes the sticky assignors' user data as
+// StickyAssignor's V1 schema holds it: the last assignment, then its
+// generation; nil before any assignment.
+func stickyUserData(s model.Subscription) []byte {
+	if s.Assigned == nil && s.AssignedGeneration == model.NoEpoch {
+		return nil
+	}
+	var e enc
+	e.tps(s.Assigned).i32(int32(s.AssignedGeneration))
+	return e
+}
+
+// readStickyUserData reverses stickyUserData; user data it cannot read
+// counts as none, as StickyAssignor ignores an unparsable previous
+// assignment.
+func readStickyUserData(b []byte) model.Subscription {
+	s := model.Subscription{AssignedGeneration: model.NoEpoch}
+	if len(b) == 0 {
+		return s
+	}
+	d := dec{b: b}
+	assigned, gen := d.tps(), d.i32()
+	if d.err != nil {
+		return s
+	}
+	s.Assigned, s.AssignedGeneration = assigned, model.Epoch(gen)
+	if s.Assigned == nil {
+		s.Assigned = []model.TopicPartition{}
+	}
+	return s
 }
 
 func (d *dec) str() string { return string(d.take(int(d.i16()))) }
