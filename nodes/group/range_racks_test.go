@@ -33,6 +33,11 @@ func TestRangeAssignRacksWithoutRacks(t *testing.T) {
 // racks a, b, c, topics laid out as AbstractPartitionAssignorTest lays them
 // out, Kafka's expected assignments and counts of partitions off their
 // consumer's rack.
+//
+// Kafka: RangeAssignorTest.testRackAwareAssignmentWithUniformSubscription
+// Kafka: RangeAssignorTest.testRackAwareAssignmentWithNonEqualSubscription
+// Kafka: RangeAssignorTest.testRackAwareAssignmentWithUniformPartitions
+// Kafka: RangeAssignorTest.testRackAwareAssignmentWithUniformPartitionsNonEqualSubscription
 func TestRangeAssignRacks(t *testing.T) {
 	all := []string{"t1", "t2", "t3"}
 	mixed := [][]string{all, all, {"t1", "t3"}}
