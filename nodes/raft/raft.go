@@ -98,6 +98,7 @@ const (
 	timerFetchRetry   = "raft-fetch-retry"
 	timerParked       = "raft-parked"
 	timerCheckQuorum  = "raft-check-quorum"
+	timerBeginQuorum  = "raft-begin-quorum"
 	timerCommit       = "raft-commit"
 )
 
@@ -153,11 +154,12 @@ type Raft struct {
 
 	// Leading.
 	epochStart int64 // offset of this leader's LeaderChange entry
-	progress   map[model.BrokerID]*voterProgress
+	lead       *leaderState
 	parked     map[model.BrokerID]parkedFetch
+	unparked   []model.BrokerID // fetchers whose parked fetch awaits the news of the new role
 	checkTimer sim.TimerID
+	beginTimer sim.TimerID
 	commitArm  sim.TimerID
-	leadSince  time.Duration
 
 	// What LeaderChanged last said.
 	toldLeader model.BrokerID
@@ -257,7 +259,7 @@ func (r *Raft) Receive(env *sim.Env, from sim.NodeID, m sim.Message) bool {
 	case model.BeginQuorumEpochRequest:
 		r.handleBeginQuorumEpoch(src, m)
 	case model.BeginQuorumEpochResponse:
-		r.handleBeginQuorumEpochResponse(m)
+		r.handleBeginQuorumEpochResponse(src, m)
 	case model.QuorumFetchRequest:
 		r.handleFetch(src, m)
 	case model.QuorumFetchResponse:
@@ -307,6 +309,11 @@ func (r *Raft) Fire(env *sim.Env, t sim.Timer) bool {
 			r.checkTimer = 0
 			r.checkQuorum()
 		}
+	case timerBeginQuorum:
+		if t.ID == r.beginTimer {
+			r.beginTimer = 0
+			r.sendBeginQuorumEpoch()
+		}
 	case timerCommit:
 		if t.ID == r.commitArm {
 			r.commitArm = 0
@@ -350,11 +357,9 @@ func (r *Raft) Propose(env *sim.Env, entries [][]byte) (int64, bool) {
 	// voters the high watermark moves on their fetches, and with none it
 	// moves now, and the entries are applied in an event of their own so
 	// that the state machine is not called back from inside Propose.
-	if len(r.cfg.Voters) == 1 {
-		r.updateLeaderHW()
-		if r.commitArm == 0 {
-			r.commitArm = env.After(0, timerCommit, 0)
-		}
+	r.updateLeaderHW()
+	if len(r.cfg.Voters) == 1 && r.commitArm == 0 {
+		r.commitArm = env.After(0, timerCommit, 0)
 	}
 	return b.BaseOffset, true
 }
