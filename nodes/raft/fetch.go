@@ -23,6 +23,15 @@ func node(id model.BrokerID) sim.NodeID { return sim.NodeID(id) }
 func (r *Raft) handleFetch(from model.BrokerID, m model.QuorumFetchRequest) {
 	base := model.QuorumFetchResponse{LeaderEpoch: r.epoch, LeaderID: r.leader, HighWatermark: -1}
 	switch {
+	case m.MaxWait < 0 || m.FetchOffset < 1 || m.LastFetchedEpoch < 0 || m.LastFetchedEpoch > m.CurrentLeaderEpoch:
+		// No log ends before its start or in a negative epoch or one
+		// after the fetcher's own (KafkaRaftClient.handleFetchRequest).
+		base.Error = model.InvalidRequest
+		if r.role != roleLeader && r.role != roleFollower {
+			base.LeaderID = model.NoBroker
+		}
+		r.env.Send(node(from), base)
+		return
 	case r.role != roleLeader:
 		base.Error = model.NotLeaderOrFollower
 		if r.role != roleFollower {
