@@ -386,3 +386,63 @@ func TestVoterBecomeCandidateAfterFetchTimeout(t *testing.T) {
 		t.Fatalf("vote request %v, want epoch 6 after 3@1", req)
 	}
 }
+
+// Kafka: KafkaRaftClientTest.testAppendFailedWithNotLeaderException
+func TestAppendFailedWithNotLeaderException(t *testing.T) {
+	c := newClientContext(t, 1, []model.BrokerID{1, 2}, withUnknownLeader(2))
+	c.run(contextLatency)
+	if _, ok := c.raft().Propose(c.env(), [][]byte{[]byte("a"), []byte("b")}); ok {
+		t.Fatal("an unattached voter took a proposal")
+	}
+	c.wantEnd(0)
+}
+
+// Kafka's candidate resigns its candidacy at restart; kafkasim's restarts
+// unattached with its vote for itself. Either way a vote in a newer epoch
+// is granted.
+//
+// Kafka: KafkaRaftClientTest.testGrantVotesFromHigherEpochAfterResigningCandidacy
+func TestGrantVotesFromHigherEpochAfterResigningCandidacy(t *testing.T) {
+	c := newClientContext(t, 1, []model.BrokerID{1, 2}, withVotedCandidate(2, 1))
+	c.wantState("unattached", 2, model.NoBroker, 1)
+	c.deliver(2, model.VoteRequest{CandidateEpoch: 3, CandidateID: 2, LastOffsetEpoch: 0, LastOffset: 0})
+	c.wantState("unattached", 3, model.NoBroker, 2)
+	if resp := lastSent[model.VoteResponse](c, 2); resp.Error != model.NoError || resp.LeaderEpoch != 3 || resp.LeaderID != model.NoBroker || !resp.VoteGranted {
+		t.Fatalf("vote response %v, want granted in epoch 3", resp)
+	}
+}
+
+// Kafka: KafkaRaftClientTest.testRejectVotesFromSameEpochAfterResigningCandidacy
+func TestRejectVotesFromSameEpochAfterResigningCandidacy(t *testing.T) {
+	c := newClientContext(t, 1, []model.BrokerID{1, 2}, withVotedCandidate(2, 1))
+	c.deliver(2, model.VoteRequest{CandidateEpoch: 2, CandidateID: 2, LastOffsetEpoch: 0, LastOffset: 0})
+	if resp := lastSent[model.VoteResponse](c, 2); resp.Error != model.NoError || resp.LeaderEpoch != 2 || resp.LeaderID != model.NoBroker || resp.VoteGranted {
+		t.Fatalf("vote response %v, want refused in epoch 2", resp)
+	}
+	c.wantState("unattached", 2, model.NoBroker, 1)
+}
+
+// Kafka: KafkaRaftClientTest.testGrantVotesFromHigherEpochAfterResigningLeadership
+func TestGrantVotesFromHigherEpochAfterResigningLeadership(t *testing.T) {
+	c := newClientContext(t, 1, []model.BrokerID{1, 2}, withElectedLeader(2, 1))
+	c.deliver(2, model.VoteRequest{CandidateEpoch: 3, CandidateID: 2, LastOffsetEpoch: 0, LastOffset: 0})
+	c.wantState("unattached", 3, model.NoBroker, 2)
+	if resp := lastSent[model.VoteResponse](c, 2); resp.Error != model.NoError || resp.LeaderEpoch != 3 || resp.LeaderID != model.NoBroker || !resp.VoteGranted {
+		t.Fatalf("vote response %v, want granted in epoch 3", resp)
+	}
+}
+
+// Kafka's resigned leader still names itself in the refusal; kafkasim's
+// restarted leader names no leader (it has no resigned state).
+//
+// Kafka: KafkaRaftClientTest.testRejectVotesFromSameEpochAfterResigningLeadership
+func TestRejectVotesFromSameEpochAfterResigningLeadership(t *testing.T) {
+	c := newClientContext(t, 1, []model.BrokerID{1, 2}, withElectedLeader(2, 1))
+	c.deliver(2, model.VoteRequest{CandidateEpoch: 2, CandidateID: 2, LastOffsetEpoch: 0, LastOffset: 0})
+	if resp := lastSent[model.VoteResponse](c, 2); resp.Error != model.NoError || resp.LeaderEpoch != 2 || resp.VoteGranted {
+		t.Fatalf("vote response %v, want refused in epoch 2", resp)
+	}
+	if r := c.raft(); r.Epoch() != 2 || r.votedFor == 2 {
+		t.Fatalf("the restarted leader is in epoch %d and voted for %v", r.Epoch(), r.votedFor)
+	}
+}

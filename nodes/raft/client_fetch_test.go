@@ -436,3 +436,46 @@ func TestListenerCommitCallbackAfterLeaderWrite(t *testing.T) {
 	c.wantHW(4)
 	c.wantApplied("a", "b", "c")
 }
+
+// The leader is told it leads (LeaderChanged with isMe, Kafka's
+// handleLeaderChange claiming the epoch) only once everything up to its
+// LeaderChange entry is committed and applied.
+//
+// Kafka: KafkaRaftClientTest.testHandleLeaderChangeFiresAfterListenerReachesEpochStartOffset
+func TestHandleLeaderChangeFiresAfterListenerReachesEpochStartOffset(t *testing.T) {
+	c := newClientContext(t, 1, []model.BrokerID{1, 2}, withUnknownLeader(4),
+		appendToLog(1, "1", "2", "3"), appendToLog(1, "4", "5", "6"), appendToLog(2, "7", "8", "9"))
+	c.becomeLeader()
+	c.wantEnd(10)
+	sm := c.host().sm
+	if sm.isMe || len(sm.values) != 0 {
+		t.Fatalf("before any fetch: told isMe %v, applied %v", sm.isMe, sm.values)
+	}
+	c.deliver(2, fetchRequest(2, 5, 4, 1, 500*time.Millisecond))
+	if sm.isMe || len(sm.values) != 0 {
+		t.Fatalf("after a fetch from offset 4: told isMe %v, applied %v", sm.isMe, sm.values)
+	}
+	c.deliver(2, fetchRequest(2, 5, 11, 5, 500*time.Millisecond))
+	c.wantHW(10)
+	c.wantApplied("1", "2", "3", "4", "5", "6", "7", "8", "9")
+	if !sm.isMe || sm.epoch != 5 || !c.raft().IsLeader() {
+		t.Fatalf("after the LeaderChange entry committed: told isMe %v in epoch %d", sm.isMe, sm.epoch)
+	}
+}
+
+// Kafka: KafkaRaftClientTest.testHandleLeaderChangeFiresAfterListenerReachesEpochStartOffsetOnEmptyLog
+func TestHandleLeaderChangeFiresAfterListenerReachesEpochStartOffsetOnEmptyLog(t *testing.T) {
+	c := newClientContext(t, 1, []model.BrokerID{1, 2})
+	c.becomeLeader()
+	c.wantEnd(1)
+	sm := c.host().sm
+	c.deliver(2, fetchRequest(2, 1, 1, 0, 0))
+	if sm.isMe || c.raft().HighWatermark() != 0 {
+		t.Fatalf("after a fetch holding nothing: told isMe %v, high watermark %d", sm.isMe, c.raft().HighWatermark())
+	}
+	c.deliver(2, fetchRequest(2, 1, 2, 1, 0))
+	c.wantHW(1)
+	if !sm.isMe || sm.epoch != 1 {
+		t.Fatalf("after the LeaderChange entry committed: told isMe %v in epoch %d", sm.isMe, sm.epoch)
+	}
+}

@@ -224,7 +224,12 @@ func (r *Raft) Start(env *sim.Env) {
 		r.becomeFollower(r.epoch, r.leader)
 	default:
 		// A leader that restarts does not lead again in its old epoch
-		// (Kafka resigns it): it waits, and stands in a new one.
+		// (Kafka resigns it): it waits, and stands in a new one. It was
+		// its own candidate in that epoch, so it votes for nobody else
+		// in it (Kafka's ResignedState grants no vote).
+		if r.leader == r.cfg.ID {
+			r.votedFor = r.cfg.ID
+		}
 		r.leader = model.NoBroker
 		r.becomeUnattached(r.epoch)
 		switch {
