@@ -171,14 +171,6 @@ func (c *clientContext) deliver(from model.BrokerID, m sim.Message) {
 	c.run(2 * contextLatency)
 }
 
-// drain returns and forgets everything the local node sent to the peer.
-func (c *clientContext) drain(to model.BrokerID) []sim.Message {
-	p := c.peers[to]
-	got := p.got
-	p.got = nil
-	return got
-}
-
 // sentTo returns, and forgets, the messages of type T the local node sent
 // to the peer, leaving the others.
 func sentTo[T sim.Message](c *clientContext, to model.BrokerID) []T {
