@@ -239,20 +239,33 @@ func TestGrantVote(t *testing.T) {
 	}
 }
 
-// Kafka restores a node that voted for itself as a candidate; kafkasim
-// restores it unattached with its vote and stands again later, so this
-// case takes the candidacy through the pre-vote instead.
-//
 // Kafka: KafkaRaftClientTest.testCandidateIgnoreVoteRequestOnSameEpoch
 func TestCandidateIgnoreVoteRequestOnSameEpoch(t *testing.T) {
-	c := newClientContext(t, 1, []model.BrokerID{1, 2}, withUnknownLeader(1))
-	c.becomeCandidate()
+	c := newClientContext(t, 1, []model.BrokerID{1, 2}, withVotedCandidate(2, 1))
+	c.run(contextLatency)
+	lastSent[model.VoteRequest](c, 2)
 	c.deliver(2, model.VoteRequest{CandidateEpoch: 2, CandidateID: 2, LastOffsetEpoch: 1, LastOffset: 1})
 	resp := lastSent[model.VoteResponse](c, 2)
 	if resp.Error != model.NoError || resp.LeaderEpoch != 2 || resp.LeaderID != model.NoBroker || resp.VoteGranted {
 		t.Fatalf("vote response %v, want refused in epoch 2", resp)
 	}
 	c.wantState("candidate", 2, model.NoBroker, 1)
+}
+
+// Kafka: KafkaRaftClientTest.testInitializeAsCandidateFromStateStore
+func TestInitializeAsCandidateFromStateStore(t *testing.T) {
+	c := newClientContext(t, 1, []model.BrokerID{1, 2, 3}, withVotedCandidate(2, 1))
+	c.wantState("candidate", 2, model.NoBroker, 1)
+	c.wantEnd(0)
+	// The candidacy goes on in the same epoch: no pre-vote, no new epoch.
+	c.run(contextLatency)
+	for _, v := range []model.BrokerID{2, 3} {
+		if req := lastSent[model.VoteRequest](c, v); req.PreVote || req.CandidateEpoch != 2 || req.LastOffsetEpoch != 0 || req.LastOffset != 0 {
+			t.Fatalf("vote request to %v: %v, want epoch 2 after 0@0", v, req)
+		}
+	}
+	c.deliver(3, model.VoteResponse{LeaderEpoch: 2, LeaderID: model.NoBroker, VoteGranted: true})
+	c.wantState("leader", 2, 1, 1)
 }
 
 // Kafka: KafkaRaftClientTest.testVoteResponseIgnoredAfterBecomingFollower
@@ -397,14 +410,12 @@ func TestAppendFailedWithNotLeaderException(t *testing.T) {
 	c.wantEnd(0)
 }
 
-// Kafka's candidate resigns its candidacy at restart; kafkasim's restarts
-// unattached with its vote for itself. Either way a vote in a newer epoch
-// is granted.
+// A candidate restored at restart grants a vote in a newer epoch.
 //
 // Kafka: KafkaRaftClientTest.testGrantVotesFromHigherEpochAfterResigningCandidacy
 func TestGrantVotesFromHigherEpochAfterResigningCandidacy(t *testing.T) {
 	c := newClientContext(t, 1, []model.BrokerID{1, 2}, withVotedCandidate(2, 1))
-	c.wantState("unattached", 2, model.NoBroker, 1)
+	c.wantState("candidate", 2, model.NoBroker, 1)
 	c.deliver(2, model.VoteRequest{CandidateEpoch: 3, CandidateID: 2, LastOffsetEpoch: 0, LastOffset: 0})
 	c.wantState("unattached", 3, model.NoBroker, 2)
 	if resp := lastSent[model.VoteResponse](c, 2); resp.Error != model.NoError || resp.LeaderEpoch != 3 || resp.LeaderID != model.NoBroker || !resp.VoteGranted {
@@ -419,7 +430,7 @@ func TestRejectVotesFromSameEpochAfterResigningCandidacy(t *testing.T) {
 	if resp := lastSent[model.VoteResponse](c, 2); resp.Error != model.NoError || resp.LeaderEpoch != 2 || resp.LeaderID != model.NoBroker || resp.VoteGranted {
 		t.Fatalf("vote response %v, want refused in epoch 2", resp)
 	}
-	c.wantState("unattached", 2, model.NoBroker, 1)
+	c.wantState("candidate", 2, model.NoBroker, 1)
 }
 
 // Kafka: KafkaRaftClientTest.testGrantVotesFromHigherEpochAfterResigningLeadership

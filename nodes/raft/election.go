@@ -135,6 +135,21 @@ func (r *Raft) becomeCandidate() {
 	r.armElection(r.randomIn(r.cfg.ElectionTimeout, 2*r.cfg.ElectionTimeout))
 }
 
+// resumeCandidacy takes up again, at a restart, the candidacy this voter
+// had in its epoch: it asks the other voters for their votes in the same
+// epoch, counting only its own (Kafka's QuorumState.initialize restores a
+// voter that voted for itself as a candidate, and KafkaRaftClient asks
+// again). Its vote is already durable.
+func (r *Raft) resumeCandidacy() {
+	r.leaveRole()
+	r.role = roleCandidate
+	r.granted = []model.BrokerID{r.cfg.ID}
+	r.env.Trace("raft-candidate", "epoch="+itoa(int64(r.epoch))+" resumed")
+	r.sendToVoters(model.VoteRequest{CandidateEpoch: r.epoch, CandidateID: r.cfg.ID,
+		LastOffsetEpoch: r.log.lastEpoch(), LastOffset: r.log.lastOffset()})
+	r.armElection(r.randomIn(r.cfg.ElectionTimeout, 2*r.cfg.ElectionTimeout))
+}
+
 // becomeLeader takes the epoch it won: records itself as leader, appends
 // its LeaderChange control batch, and tells the other voters.
 func (r *Raft) becomeLeader() {

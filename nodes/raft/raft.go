@@ -227,6 +227,7 @@ func (r *Raft) Start(env *sim.Env) {
 		// (Kafka resigns it): it waits, and stands in a new one. It was
 		// its own candidate in that epoch, so it votes for nobody else
 		// in it (Kafka's ResignedState grants no vote).
+		wasCandidate := formerly && r.leader == model.NoBroker && r.votedFor == r.cfg.ID
 		if r.leader == r.cfg.ID {
 			r.votedFor = r.cfg.ID
 		}
@@ -236,6 +237,8 @@ func (r *Raft) Start(env *sim.Env) {
 		case r.cfg.Observer:
 		case len(r.cfg.Voters) == 1:
 			r.startPreVote()
+		case wasCandidate:
+			r.resumeCandidacy()
 		case !formerly && r.epoch == 0:
 			// A kafkasim deviation: a voter that was never in any epoch
 			// (a freshly formatted controller) stands after a short
