@@ -17,7 +17,8 @@
 //     depose a healthy leader when it returns. Lost elections back off a
 //     random time up to controller.quorum.election.backoff.max.ms.
 //   - The winner appends a LeaderChange control batch in its epoch and
-//     tells the voters with BeginQuorumEpoch. It is usable (Propose,
+//     tells the voters with BeginQuorumEpoch, again every half fetch
+//     timeout as a heartbeat. It is usable (Propose,
 //     LeaderChanged with isMe) once that batch is committed and applied:
 //     everything an earlier leader committed is then applied too.
 //   - Followers and observers pull with QuorumFetch (fetch offset, last
@@ -31,8 +32,9 @@
 //     counted, by a leader before it counts itself and by a follower
 //     before it fetches past it, so a power loss cannot take back a
 //     committed entry. Followers learn the high watermark from fetch
-//     responses. A leader that has not heard from a majority within 1.5
-//     fetch timeouts resigns (LeaderState's check-quorum).
+//     responses. A leader that has not been fetched from by a majority
+//     (itself counted) within 1.5 fetch timeouts of the last time a
+//     majority had fetched resigns (LeaderState's check-quorum timer).
 //   - Every SnapshotEvery committed entries a node snapshots its state
 //     machine at the last applied offset (synced, then renamed into place)
 //     and deletes the log before it. A fetch below the leader's log start

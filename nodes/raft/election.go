@@ -15,24 +15,40 @@ import (
 func (r *Raft) leaveRole() {
 	if r.role == roleLeader {
 		// Parked fetches are answered with the news rather than left to
-		// time out: the fetchers learn at once that this node stopped
-		// leading.
-		for _, id := range r.parkedIDs() {
-			pf := r.parked[id]
-			r.env.Cancel(pf.timer)
+		// time out, once the new role is taken (answerUnparked).
+		r.unparked = r.parkedIDs()
+		for _, id := range r.unparked {
+			r.env.Cancel(r.parked[id].timer)
 			delete(r.parked, id)
-			r.env.Send(node(id), model.QuorumFetchResponse{Error: model.NotLeaderOrFollower, LeaderEpoch: r.epoch,
-				LeaderID: model.NoBroker, HighWatermark: -1})
 		}
 		r.env.Cancel(r.checkTimer)
-		r.checkTimer = 0
-		r.progress = nil
+		r.env.Cancel(r.beginTimer)
+		r.checkTimer, r.beginTimer = 0, 0
+		r.lead = nil
 	}
 	r.env.Cancel(r.electionTimer)
 	r.env.Cancel(r.fetchTimer)
 	r.electionTimer, r.fetchTimer = 0, 0
 	r.backingOff = false
 	r.granted, r.refused = nil, nil
+}
+
+// answerUnparked answers the fetches a former leader held with
+// NOT_LEADER_OR_FOLLOWER and what it knows now: the new epoch and the new
+// leader if it follows one, so that the fetchers need not wait for their
+// fetches to expire (KafkaRaftClient.onBecomeFollower completing the
+// fetch purgatory). A leader that resigned names no leader, which tells
+// its followers to stand at once (kafkasim's stand-in for EndQuorumEpoch).
+func (r *Raft) answerUnparked() {
+	leader := model.NoBroker
+	if r.role == roleFollower {
+		leader = r.leader
+	}
+	for _, id := range r.unparked {
+		r.env.Send(node(id), model.QuorumFetchResponse{Error: model.NotLeaderOrFollower, LeaderEpoch: r.epoch,
+			LeaderID: leader, HighWatermark: -1})
+	}
+	r.unparked = nil
 }
 
 // becomeUnattached moves to epoch (at or above the current one) with no
@@ -47,6 +63,7 @@ func (r *Raft) becomeUnattached(epoch model.Epoch) {
 	r.persist()
 	r.role = roleUnattached
 	r.hwKnown = true
+	r.answerUnparked()
 	if r.isVoter() {
 		r.armElection(r.randomIn(r.cfg.ElectionTimeout, 2*r.cfg.ElectionTimeout))
 		return
@@ -69,6 +86,7 @@ func (r *Raft) becomeFollower(epoch model.Epoch, leader model.BrokerID) {
 	r.persist()
 	r.role = roleFollower
 	r.hwKnown = true
+	r.answerUnparked()
 	r.env.Trace("raft-follow", r.leader.String()+" epoch="+itoa(int64(r.epoch)))
 	r.followSince = r.env.Now()
 	r.armFetchTimeout()
@@ -117,6 +135,21 @@ func (r *Raft) becomeCandidate() {
 	r.armElection(r.randomIn(r.cfg.ElectionTimeout, 2*r.cfg.ElectionTimeout))
 }
 
+// resumeCandidacy takes up again, at a restart, the candidacy this voter
+// had in its epoch: it asks the other voters for their votes in the same
+// epoch, counting only its own (Kafka's QuorumState.initialize restores a
+// voter that voted for itself as a candidate, and KafkaRaftClient asks
+// again). Its vote is already durable.
+func (r *Raft) resumeCandidacy() {
+	r.leaveRole()
+	r.role = roleCandidate
+	r.granted = []model.BrokerID{r.cfg.ID}
+	r.env.Trace("raft-candidate", "epoch="+itoa(int64(r.epoch))+" resumed")
+	r.sendToVoters(model.VoteRequest{CandidateEpoch: r.epoch, CandidateID: r.cfg.ID,
+		LastOffsetEpoch: r.log.lastEpoch(), LastOffset: r.log.lastOffset()})
+	r.armElection(r.randomIn(r.cfg.ElectionTimeout, 2*r.cfg.ElectionTimeout))
+}
+
 // becomeLeader takes the epoch it won: records itself as leader, appends
 // its LeaderChange control batch, and tells the other voters.
 func (r *Raft) becomeLeader() {
@@ -125,23 +158,17 @@ func (r *Raft) becomeLeader() {
 	r.persist()
 	r.role = roleLeader
 	r.hwKnown = false
-	r.leadSince = r.env.Now()
-	r.progress = map[model.BrokerID]*voterProgress{}
 	r.parked = map[model.BrokerID]parkedFetch{}
-	for _, v := range r.cfg.Voters {
-		if v != r.cfg.ID {
-			r.progress[v] = &voterProgress{}
-		}
-	}
 	r.epochStart = r.log.lastOffset() + 1
+	r.lead = newLeaderState(r.cfg.ID, r.epoch, r.epochStart, r.cfg.Voters, r.env.Now(), r.cfg.FetchTimeout)
 	r.log.append(model.QuorumBatch{BaseOffset: r.epochStart, Epoch: r.epoch, Control: true,
 		Entries: [][]byte{leaderChangeEntry(r.cfg.ID, r.cfg.Voters)}})
 	r.env.Trace("raft-leader", "epoch="+itoa(int64(r.epoch))+" start="+itoa(r.epochStart))
 	if w := r.cfg.Watch; w != nil {
 		w.QuorumLeader(r.cfg.ID, r.epoch)
 	}
-	r.sendToVoters(model.BeginQuorumEpochRequest{LeaderEpoch: r.epoch, LeaderID: r.cfg.ID})
-	r.checkTimer = r.env.After(r.cfg.FetchTimeout/2, timerCheckQuorum, 0)
+	r.sendBeginQuorumEpoch()
+	r.armCheckQuorum()
 	r.updateLeaderHW()
 }
 
@@ -271,6 +298,12 @@ func (r *Raft) handleVote(from model.BrokerID, m model.VoteRequest) {
 		resp.Error = model.InvalidRequest
 		reply()
 		return
+	case m.LastOffset < 0 || m.LastOffsetEpoch < 0 || m.LastOffsetEpoch >= m.CandidateEpoch:
+		// A log cannot end at a negative offset or epoch, nor in the epoch
+		// it stands in or a later one (KafkaRaftClient.handleVoteRequest).
+		resp.Error = model.InvalidRequest
+		reply()
+		return
 	case m.CandidateEpoch < r.epoch:
 		resp.Error = model.FencedLeaderEpoch
 		reply()
@@ -374,40 +407,56 @@ func (r *Raft) handleBeginQuorumEpoch(from model.BrokerID, m model.BeginQuorumEp
 	r.env.Send(node(from), resp)
 }
 
-func (r *Raft) handleBeginQuorumEpochResponse(m model.BeginQuorumEpochResponse) {
+// handleBeginQuorumEpochResponse records a voter's acknowledgement of
+// this leader, or learns of a newer epoch
+// (KafkaRaftClient.handleBeginQuorumEpochResponse).
+func (r *Raft) handleBeginQuorumEpochResponse(from model.BrokerID, m model.BeginQuorumEpochResponse) {
+	if m.Error == model.NoError && r.role == roleLeader && m.LeaderEpoch == r.epoch {
+		r.lead.acknowledge(from)
+		return
+	}
 	r.learn(m.LeaderEpoch, m.LeaderID)
 }
 
-// checkQuorum runs on the leader every half fetch timeout: a leader that
-// has not been fetched from by a majority (itself included) within 1.5
-// fetch timeouts resigns, since the others have likely elected another
-// (LeaderState.timeUntilCheckQuorumExpires). Voters that have not fetched
-// in this epoch hear BeginQuorumEpoch again.
+// checkQuorum runs when the leader's check-quorum timer may have expired:
+// a leader that has not been fetched from by a majority (itself included)
+// within 1.5 fetch timeouts resigns, since the others have likely elected
+// another (KafkaRaftClient.pollLeader with
+// LeaderState.timeUntilCheckQuorumExpires). Fetches that came in since the
+// timer was armed may have pushed the deadline on: then it waits again.
 func (r *Raft) checkQuorum() {
 	if r.role != roleLeader {
 		return
 	}
-	now := r.env.Now()
-	window := r.cfg.FetchTimeout * 3 / 2
-	alive := 1
-	for _, v := range r.cfg.Voters {
-		p := r.progress[v]
-		if p == nil {
-			continue
-		}
-		last := p.lastFetch
-		if !p.fetched {
-			last = r.leadSince
-			r.env.Send(node(v), model.BeginQuorumEpochRequest{LeaderEpoch: r.epoch, LeaderID: r.cfg.ID})
-		}
-		if now-last < window {
-			alive++
-		}
-	}
-	if alive < r.majority() {
+	if r.lead.untilCheckQuorumExpires(r.env.Now()) == 0 {
 		r.env.Trace("raft-resign", "epoch="+itoa(int64(r.epoch)))
 		r.becomeUnattached(r.epoch)
 		return
 	}
-	r.checkTimer = r.env.After(r.cfg.FetchTimeout/2, timerCheckQuorum, 0)
+	r.armCheckQuorum()
+}
+
+// armCheckQuorum sets the timer for the check-quorum deadline; a lone
+// voter has none.
+func (r *Raft) armCheckQuorum() {
+	if d := r.lead.untilCheckQuorumExpires(r.env.Now()); d != neverExpires {
+		r.env.Cancel(r.checkTimer)
+		r.checkTimer = r.env.After(d, timerCheckQuorum, 0)
+	}
+}
+
+// sendBeginQuorumEpoch tells every other voter that this node leads the
+// epoch, at election and then every half fetch timeout, as a heartbeat
+// (KafkaRaftClient.maybeSendBeginQuorumEpochRequests).
+func (r *Raft) sendBeginQuorumEpoch() {
+	if r.role != roleLeader || len(r.cfg.Voters) == 1 {
+		return
+	}
+	now := r.env.Now()
+	if r.lead.untilBeginQuorumEpoch(now) == 0 {
+		r.sendToVoters(model.BeginQuorumEpochRequest{LeaderEpoch: r.epoch, LeaderID: r.cfg.ID})
+		r.lead.resetBeginQuorumEpoch(now)
+	}
+	r.env.Cancel(r.beginTimer)
+	r.beginTimer = r.env.After(r.lead.untilBeginQuorumEpoch(now), timerBeginQuorum, 0)
 }

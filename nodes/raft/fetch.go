@@ -2,8 +2,6 @@ package raft
 
 import (
 	"slices"
-	"sort"
-	"time"
 
 	"kafkasim/model"
 	"kafkasim/sim"
@@ -11,15 +9,6 @@ import (
 
 // The leader's side of fetching (KafkaRaftClient.handleFetchRequest and
 // LeaderState).
-
-// voterProgress is what the leader knows of one other voter in its epoch.
-type voterProgress struct {
-	// end is the last offset the voter has durably appended and matched
-	// against this leader's log (its fetch offset minus one).
-	end       int64
-	lastFetch time.Duration
-	fetched   bool // it fetched at all in this epoch
-}
 
 // parkedFetch is a fetch the leader holds until it has something to send
 // or the fetch's wait is over (a long poll).
@@ -34,6 +23,15 @@ func node(id model.BrokerID) sim.NodeID { return sim.NodeID(id) }
 func (r *Raft) handleFetch(from model.BrokerID, m model.QuorumFetchRequest) {
 	base := model.QuorumFetchResponse{LeaderEpoch: r.epoch, LeaderID: r.leader, HighWatermark: -1}
 	switch {
+	case m.MaxWait < 0 || m.FetchOffset < 1 || m.LastFetchedEpoch < 0 || m.LastFetchedEpoch > m.CurrentLeaderEpoch:
+		// No log ends before its start or in a negative epoch or one
+		// after the fetcher's own (KafkaRaftClient.handleFetchRequest).
+		base.Error = model.InvalidRequest
+		if r.role != roleLeader && r.role != roleFollower {
+			base.LeaderID = model.NoBroker
+		}
+		r.env.Send(node(from), base)
+		return
 	case r.role != roleLeader:
 		base.Error = model.NotLeaderOrFollower
 		if r.role != roleFollower {
@@ -56,12 +54,12 @@ func (r *Raft) handleFetch(from model.BrokerID, m model.QuorumFetchRequest) {
 		delete(r.parked, from)
 	}
 	resp, matched := r.fetchAnswer(m)
-	if matched {
-		if p := r.progress[from]; p != nil {
-			p.end, p.lastFetch, p.fetched = m.FetchOffset-1, r.env.Now(), true
-			r.updateLeaderHW()
-			resp.HighWatermark = r.knownHW()
+	if matched && r.lead.isVoter(from) {
+		// The fetcher holds everything before its fetch offset.
+		if r.lead.updateReplica(from, r.env.Now(), m.FetchOffset-1) {
+			r.onLeaderHW()
 		}
+		resp.HighWatermark = r.knownHW()
 	}
 	if matched && len(resp.Batches) == 0 && m.MaxWait > 0 && !(r.hwKnown && r.hw > m.HighWatermark) {
 		r.parked[from] = parkedFetch{req: m, timer: r.env.After(m.MaxWait, timerParked, int64(from))}
@@ -109,28 +107,20 @@ func (r *Raft) knownHW() int64 {
 	return r.hw
 }
 
-// updateLeaderHW moves the leader's high watermark to the largest offset
-// a majority of voters hold, if that offset is in its epoch; then parked
-// fetches hear of it (followers apply only what they know is committed).
+// updateLeaderHW counts the leader's own synced log end; if that moves
+// the high watermark (a lone voter's does), act on it.
 func (r *Raft) updateLeaderHW() {
-	if r.role != roleLeader {
-		return
+	if r.role == roleLeader && r.lead.updateLocal(r.log.lastOffset()) {
+		r.onLeaderHW()
 	}
-	ends := []int64{r.log.lastOffset()}
-	for _, v := range r.cfg.Voters {
-		if p := r.progress[v]; p != nil && p.fetched {
-			ends = append(ends, p.end)
-		} else if p != nil {
-			ends = append(ends, 0)
-		}
-	}
-	sort.Slice(ends, func(i, j int) bool { return ends[i] > ends[j] })
-	cand := ends[r.majority()-1]
-	if cand < r.epochStart || (r.hwKnown && cand <= r.hw) {
-		return
-	}
+}
+
+// onLeaderHW takes up the leader state's new high watermark; then parked
+// fetches hear of it (followers apply only what they know is committed).
+func (r *Raft) onLeaderHW() {
+	hw, _ := r.lead.highWatermark()
 	r.hwKnown = true
-	r.setHW(cand)
+	r.setHW(hw)
 	r.answerParked()
 }
 
@@ -179,6 +169,9 @@ func (r *Raft) handleFetchSnapshot(from model.BrokerID, m model.FetchSnapshotReq
 		resp.Error = model.SnapshotNotFound
 	default:
 		resp.Data = r.snapData
+		// A voter fetching the snapshot is alive for the check quorum
+		// (KafkaRaftClient.handleFetchSnapshotRequest).
+		r.lead.updateCheckQuorum(from, r.env.Now())
 	}
 	r.env.Send(node(from), resp)
 }

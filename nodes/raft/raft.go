@@ -98,6 +98,7 @@ const (
 	timerFetchRetry   = "raft-fetch-retry"
 	timerParked       = "raft-parked"
 	timerCheckQuorum  = "raft-check-quorum"
+	timerBeginQuorum  = "raft-begin-quorum"
 	timerCommit       = "raft-commit"
 )
 
@@ -153,11 +154,12 @@ type Raft struct {
 
 	// Leading.
 	epochStart int64 // offset of this leader's LeaderChange entry
-	progress   map[model.BrokerID]*voterProgress
+	lead       *leaderState
 	parked     map[model.BrokerID]parkedFetch
+	unparked   []model.BrokerID // fetchers whose parked fetch awaits the news of the new role
 	checkTimer sim.TimerID
+	beginTimer sim.TimerID
 	commitArm  sim.TimerID
-	leadSince  time.Duration
 
 	// What LeaderChanged last said.
 	toldLeader model.BrokerID
@@ -222,13 +224,21 @@ func (r *Raft) Start(env *sim.Env) {
 		r.becomeFollower(r.epoch, r.leader)
 	default:
 		// A leader that restarts does not lead again in its old epoch
-		// (Kafka resigns it): it waits, and stands in a new one.
+		// (Kafka resigns it): it waits, and stands in a new one. It was
+		// its own candidate in that epoch, so it votes for nobody else
+		// in it (Kafka's ResignedState grants no vote).
+		wasCandidate := formerly && r.leader == model.NoBroker && r.votedFor == r.cfg.ID
+		if r.leader == r.cfg.ID {
+			r.votedFor = r.cfg.ID
+		}
 		r.leader = model.NoBroker
 		r.becomeUnattached(r.epoch)
 		switch {
 		case r.cfg.Observer:
 		case len(r.cfg.Voters) == 1:
 			r.startPreVote()
+		case wasCandidate:
+			r.resumeCandidacy()
 		case !formerly && r.epoch == 0:
 			// A kafkasim deviation: a voter that was never in any epoch
 			// (a freshly formatted controller) stands after a short
@@ -257,7 +267,7 @@ func (r *Raft) Receive(env *sim.Env, from sim.NodeID, m sim.Message) bool {
 	case model.BeginQuorumEpochRequest:
 		r.handleBeginQuorumEpoch(src, m)
 	case model.BeginQuorumEpochResponse:
-		r.handleBeginQuorumEpochResponse(m)
+		r.handleBeginQuorumEpochResponse(src, m)
 	case model.QuorumFetchRequest:
 		r.handleFetch(src, m)
 	case model.QuorumFetchResponse:
@@ -307,6 +317,11 @@ func (r *Raft) Fire(env *sim.Env, t sim.Timer) bool {
 			r.checkTimer = 0
 			r.checkQuorum()
 		}
+	case timerBeginQuorum:
+		if t.ID == r.beginTimer {
+			r.beginTimer = 0
+			r.sendBeginQuorumEpoch()
+		}
 	case timerCommit:
 		if t.ID == r.commitArm {
 			r.commitArm = 0
@@ -350,11 +365,9 @@ func (r *Raft) Propose(env *sim.Env, entries [][]byte) (int64, bool) {
 	// voters the high watermark moves on their fetches, and with none it
 	// moves now, and the entries are applied in an event of their own so
 	// that the state machine is not called back from inside Propose.
-	if len(r.cfg.Voters) == 1 {
-		r.updateLeaderHW()
-		if r.commitArm == 0 {
-			r.commitArm = env.After(0, timerCommit, 0)
-		}
+	r.updateLeaderHW()
+	if len(r.cfg.Voters) == 1 && r.commitArm == 0 {
+		r.commitArm = env.After(0, timerCommit, 0)
 	}
 	return b.BaseOffset, true
 }
