@@ -90,8 +90,12 @@ func newRackInfo(p *problem, racks PartitionRacks, preferRackAware bool) rackInf
 	return ri
 }
 
-// useRackAware is AbstractPartitionAssignor.useRackAwareAssignment.
-func useRackAware(consumerRacks map[int]int, replicaRacks map[int]bool, perPartition [][]int, prefer bool) bool {
+// useRackAware is AbstractPartitionAssignor.useRackAwareAssignment: rack
+// awareness applies when some consumer shares a rack with some replica and
+// either it is preferred or some partition lacks a replica on one of the
+// racks replicas are on. The sticky assignors ask it with rack indices, the
+// range assignor with rack names.
+func useRackAware[R comparable, V any](consumerRacks map[R]V, replicaRacks map[R]bool, perPartition [][]R, prefer bool) bool {
 	disjoint := true
 	for r := range consumerRacks {
 		if replicaRacks[r] {

@@ -72,7 +72,7 @@ func rangeAssign(members []Member, partitions map[string]int32, racks PartitionR
 					all[r] = true
 				}
 			}
-			st.needsRacks = rangeNeedsRacks(consumerRacks, all, st.partitionRacks, preferRackAware)
+			st.needsRacks = useRackAware(consumerRacks, all, st.partitionRacks, preferRackAware)
 		}
 		states = append(states, st)
 	}
@@ -87,28 +87,6 @@ func rangeAssign(members []Member, partitions map[string]int32, racks PartitionR
 		slices.SortFunc(a[id], model.TopicPartition.Compare)
 	}
 	return a
-}
-
-// rangeNeedsRacks is useRackAwareAssignment over one topic.
-func rangeNeedsRacks(consumerRacks, partitionRacks map[string]bool, perPartition [][]string, prefer bool) bool {
-	disjoint := true
-	for r := range consumerRacks {
-		if partitionRacks[r] {
-			disjoint = false
-		}
-	}
-	if disjoint {
-		return false
-	}
-	if prefer {
-		return true
-	}
-	for _, rs := range perPartition {
-		if len(rs) != len(partitionRacks) {
-			return true
-		}
-	}
-	return false
 }
 
 // racksMatch: a member without a rack matches every partition.
