@@ -55,20 +55,7 @@ func snapshotName(dir string, off model.Offset) string {
 // parseSnapshotName returns the offset of a snapshot file of dir, or false
 // for any other file.
 func parseSnapshotName(dir, name string) (model.Offset, bool) {
-	if len(name) != len(dir)+20+len(snapshotSuffix) || name[:len(dir)] != dir || !strings.HasSuffix(name, snapshotSuffix) {
-		return 0, false
-	}
-	digits := name[len(dir) : len(dir)+20]
-	for i := 0; i < len(digits); i++ {
-		if digits[i] < '0' || digits[i] > '9' {
-			return 0, false
-		}
-	}
-	v, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return model.Offset(v), true
+	return parseOffsetName(dir, name, snapshotSuffix)
 }
 
 // SnapshotEntry is what a snapshot keeps of one producer (Kafka's

@@ -101,7 +101,14 @@ func segmentName(dir string, base model.Offset) string {
 // parseSegmentName returns the base offset of a segment file of dir, or
 // false for any other file (checkpoints, temporary files, other folders).
 func parseSegmentName(dir, name string) (model.Offset, bool) {
-	if len(name) != len(dir)+20+len(segmentSuffix) || name[:len(dir)] != dir || name[len(name)-len(segmentSuffix):] != segmentSuffix {
+	return parseOffsetName(dir, name, segmentSuffix)
+}
+
+// parseOffsetName reads a file name of dir made of a zero-padded 20-digit
+// offset and suffix, as Kafka names segments and producer snapshots
+// (LogFileUtils.filenamePrefixFromOffset); false for any other name.
+func parseOffsetName(dir, name, suffix string) (model.Offset, bool) {
+	if len(name) != len(dir)+20+len(suffix) || name[:len(dir)] != dir || name[len(name)-len(suffix):] != suffix {
 		return 0, false
 	}
 	digits := name[len(dir) : len(dir)+20]
