@@ -23,8 +23,7 @@ type analysis struct {
 	h     model.History
 	parts []*partition // in partition order
 	byTP  map[model.TopicPartition]*partition
-	ids   map[valueKey]int32 // record → index into vals
-	vals  []valueInfo
+	vals  []valueInfo // every record; partition.ids indexes them
 	// committed[i]: op i's operation must have taken effect, as kafka.clj's
 	// must-have-committed? decides: it is ok, or indeterminate and a poll
 	// of an ok operation returned a value one of its sends wrote.
@@ -61,6 +60,10 @@ type partition struct {
 	// resets are the offset ranges [from, to) that position resets jumped
 	// over, merged and sorted: records there may legitimately go unread.
 	resets []span
+	// ids: value → its record's index into analysis.vals. One map per
+	// partition rather than one keyed by (partition, value): smaller keys
+	// and smaller maps, which the million-op benchmark needs.
+	ids map[string]int32
 }
 
 type sighting struct {
@@ -99,7 +102,7 @@ func (a *analysis) opEnd(i int) int {
 }
 
 func analyze(h model.History) *analysis {
-	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}, ids: map[valueKey]int32{}}
+	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}}
 	// Pass 1: writers, then readers, so that a poll that returns a value
 	// before its send's index still finds the writer.
 	for i := range h {
@@ -116,7 +119,7 @@ func analyze(h model.History) *analysis {
 			}
 			continue
 		}
-		if v := a.value(op.TP, op.Value); v.writer < 0 {
+		if v := &a.vals[a.id(a.part(op.TP), op.Value)]; v.writer < 0 {
 			v.writer = int32(i)
 		}
 	}
@@ -126,8 +129,9 @@ func analyze(h model.History) *analysis {
 			continue
 		}
 		for _, pr := range op.Records {
+			p := a.part(pr.TP)
 			for _, r := range pr.Records {
-				id := a.id(pr.TP, r.Value)
+				id := a.id(p, r.Value)
 				v := &a.vals[id]
 				if v.writer < 0 && a.untargeted != nil {
 					if u := a.untargeted[r.Value]; u != nil && u.id < 0 {
@@ -218,7 +222,7 @@ func (a *analysis) sent(i int) *valueInfo {
 		}
 		return nil
 	}
-	return &a.vals[a.ids[valueKey{op.TP, op.Value}]]
+	return &a.vals[a.byTP[op.TP].ids[op.Value]]
 }
 
 // acked reports whether op i is a send acknowledged at a known offset: the
@@ -235,25 +239,21 @@ func (a *analysis) known(i int) bool {
 	return op.F == model.FSend && a.committed[i] && op.Offset != model.NoOffset
 }
 
-func (a *analysis) id(tp model.TopicPartition, v string) int32 {
-	k := valueKey{tp, v}
-	id, ok := a.ids[k]
+// id is the index of record (p, v) in vals, added if new.
+func (a *analysis) id(p *partition, v string) int32 {
+	id, ok := p.ids[v]
 	if !ok {
 		id = int32(len(a.vals))
-		a.ids[k] = id
-		a.vals = append(a.vals, valueInfo{tp: a.part(tp), writer: -1, reader: -1, okReader: -1, first: model.NoOffset, last: model.NoOffset})
+		p.ids[v] = id
+		a.vals = append(a.vals, valueInfo{tp: p, writer: -1, reader: -1, okReader: -1, first: model.NoOffset, last: model.NoOffset})
 	}
 	return id
-}
-
-func (a *analysis) value(tp model.TopicPartition, v string) *valueInfo {
-	return &a.vals[a.id(tp, v)]
 }
 
 func (a *analysis) part(tp model.TopicPartition) *partition {
 	p := a.byTP[tp]
 	if p == nil {
-		p = &partition{tp: tp, at: map[model.Offset]sighting{}}
+		p = &partition{tp: tp, at: map[model.Offset]sighting{}, ids: map[string]int32{}}
 		a.byTP[tp] = p
 		a.parts = append(a.parts, p)
 	}
@@ -276,7 +276,7 @@ func (a *analysis) observe(p *partition, o model.Offset, value string, op int32)
 			p.conflicts[o] = append(p.conflicts[o], sighting{value, op})
 		}
 	}
-	v := a.value(p.tp, value)
+	v := &a.vals[p.ids[value]] // pass 1 gave every observed record an id
 	switch {
 	case v.first == model.NoOffset:
 		v.first, v.last = o, o
