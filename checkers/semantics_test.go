@@ -59,6 +59,10 @@ func TestJSONLHistoryIndeterminateOffsets(t *testing.T) {
 	if v := mustFind(t, r, LostWrite, t0, 0); v.Values[0] != "a" || v.Ops[0] != 0 {
 		t.Fatalf("lost-write should name a's send: %+v", v)
 	}
+	// Porcupine now holds a to offset 0 as well: two sends at one offset.
+	if len(find(r, Nonlinearizable)) == 0 {
+		t.Fatalf("a proven send's offset should reach linearizability:\n%s", dump(r))
+	}
 }
 
 // A failed send's values were not written: a poll that returns one is an
