@@ -85,14 +85,6 @@ type valueInfo struct {
 	multi       bool // seen at more than one offset
 }
 
-// opStart returns the index of the first micro-op of op i's operation:
-// the ops sharing a Txn are consecutive (model.History.Validate).
-func (a *analysis) opStart(i int) int {
-	for t := a.h[i].Txn; t > 0 && i > 0 && a.h[i-1].Txn == t; i-- {
-	}
-	return i
-}
-
 // opEnd returns one past the last micro-op of the operation starting at i.
 func (a *analysis) opEnd(i int) int {
 	j := i + 1
