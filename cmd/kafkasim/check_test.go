@@ -139,8 +139,9 @@ func TestCheckCommandVisualization(t *testing.T) {
 	}
 }
 
-// A Jepsen history with an unknown :f, a malformed :txn value or a
-// completion whose type or micro-operations contradict its invocation is
+// A history with an unknown :f, a malformed :txn value or a
+// completion or txn line whose type or micro-operations contradict its
+// operation (Jepsen EDN, or kafkasim's JSON lines) is
 // bad input: file:line, exit 2, nothing on stdout and nothing in -out.
 func TestCheckCommandBadJepsenInput(t *testing.T) {
 	inv := "{:time 1, :type :invoke, :process 0, :f :txn, :value [[:send :x 1] [:poll]]}\n"
@@ -150,10 +151,17 @@ func TestCheckCommandBadJepsenInput(t *testing.T) {
 		{inv + "{:time 2, :type :ok, :process 0, :f :txn, :value [[:poll {}] [:send :x [0 1]]]}\n", "h.edn:2: micro-operation 0 completes as :poll"},
 		{inv + "{:time 2, :type :ok, :process 0, :f :send, :value [[:send :x [0 1]] [:poll {}]]}\n", "h.edn:2: completion :send for process 0 does not match its invocation :txn"},
 		{inv + "{:time 2, :type :okay, :process 0, :f :txn, :value [[:send :x [0 1]] [:poll {}]]}\n", "h.edn:2: unknown op type :okay"},
+		// kafkasim's own format: one operation's lines disagree on its type.
+		{`{"process":0,"type":"ok","f":"send","time":1,"end":2,"tp":"t/0","value":"a","offset":0,"txn":1}` + "\n" +
+			`{"process":0,"type":"fail","f":"poll","time":1,"end":2,"txn":1}` + "\n", "h.jsonl:2: txn 1: type fail, but its op 0 has type ok"},
 	}
 	for _, c := range cases {
 		dir := filepath.Join(t.TempDir(), "out")
-		code, out, errs := runCmd("check", "-history", writeFile(t, "h.edn", c.edn), "-out", dir)
+		name := "h.edn"
+		if strings.HasPrefix(c.edn, "{\"") {
+			name = "h.jsonl"
+		}
+		code, out, errs := runCmd("check", "-history", writeFile(t, name, c.edn), "-out", dir)
 		if code != 2 || out != "" || !strings.Contains(errs, c.want) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2, nothing, %q", c.edn, code, out, errs, c.want)
 		}
