@@ -75,8 +75,8 @@ func owners(h model.History) []Violation {
 			}
 			continue
 		}
-		if op.F != model.FRebalance || op.Type == model.OpFail {
-			continue
+		if op.F != model.FRebalance || op.Type == model.OpFail || op.Group == "" {
+			continue // a rebalance of no named group (a Jepsen :rebalance-log) says nothing about owners
 		}
 		if op.Type != model.OpOK {
 			// Partitions lost without a callback: the harness records them
