@@ -38,8 +38,37 @@ func Check(in Input, opts Options) Result {
 	// holds what it reads (needs.go says what that is).
 	r.Violations = append(r.Violations, a.runClusterChecks(&in, &opts)...)
 	excuseDiskLost(r.Violations, in.DiskLost)
+	classifyJepsen(r.Violations, &opts)
 	r.finish()
+	if r.Valid == ValidOK && nothingToJudge(&in) {
+		// kafka.clj's checker does not pass a history in which nothing
+		// happened (empty-history-test): neither does kafkasim.
+		r.Valid = ValidUnknown
+		r.Notes = append(r.Notes, "nothing to judge: no send, poll, commit, rebalance, seek or reset completed, and there are no replica logs or observations")
+	}
 	return r
+}
+
+// nothingToJudge reports whether the input holds no evidence at all: no
+// operation that a check judges completed (an empty history, one of
+// invocations only, or one of assigns and subscribes), and no replica
+// logs or cluster observations came with it.
+func nothingToJudge(in *Input) bool {
+	for i := range in.History {
+		op := &in.History[i]
+		if op.Completed() && op.F != model.FAssign && op.F != model.FSubscribe {
+			return false
+		}
+	}
+	if len(in.Observations.ISRs) > 0 {
+		return false
+	}
+	for p := PartReplicas; p <= PartQuorum; p++ {
+		if in.Has(p) {
+			return false
+		}
+	}
+	return true
 }
 
 // CheckAnomalies runs only the history anomaly checks (no porcupine, no

@@ -81,11 +81,16 @@ type Finding struct {
 	Error     bool           `json:"error"`
 	Promise   string         `json:"promise,omitempty"`
 	Detail    string         `json:"detail"`
+	// Jepsen's key for the finding and its class (error or allowed), where
+	// Jepsen's Kafka checker has the analysis.
+	Jepsen      string `json:"jepsen,omitempty"`
+	JepsenClass string `json:"jepsen_class,omitempty"`
 }
 
 // FindingOf writes v as a Finding.
 func FindingOf(v checkers.Violation) Finding {
-	f := Finding{Checker: v.Checker, Anomaly: v.Anomaly, Offsets: v.Offsets, Values: v.Values, Ops: v.Ops, Error: v.Error, Promise: v.Promise, Detail: v.Detail}
+	f := Finding{Checker: v.Checker, Anomaly: v.Anomaly, Offsets: v.Offsets, Values: v.Values, Ops: v.Ops, Error: v.Error, Promise: v.Promise, Detail: v.Detail,
+		Jepsen: v.Jepsen, JepsenClass: v.JepsenClass}
 	if v.Partition.Topic != "" {
 		f.Partition = v.Partition.String()
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,9 +31,10 @@ func init() {
 // runCheck is `kafkasim check`: -history judges a recorded history,
 // -run judges a saved run directory again. Bad input (flags, an unreadable
 // or malformed file) exits 2 with the file, line and reason on stderr and
-// nothing on stdout; a judged history exits 0 when valid and 1 otherwise
-// (violations, or a linearizability check that ran out of time; for -run,
-// also a recorded liveness failure).
+// nothing on stdout; a judged history exits 0 when valid, 1 when a
+// violation was found (for -run, also a recorded liveness failure), and 3
+// when the verdict is unknown (nothing in the history could be judged, or
+// a linearizability check ran out of time): unknown is never a pass.
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -53,6 +55,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE [-format jsonl|jepsen] [-set key=value ...] [-subscribe] [-json] [-out DIR]")
 		fmt.Fprintln(stderr, "       kafkasim check -run DIR [-json] [-out DIR]")
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "exit status: 0 valid, 1 violations found, 2 bad input, 3 unknown (nothing to judge, or a check ran out of time)")
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -152,12 +155,20 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	return verdictExit(res)
 }
 
-// verdictExit is the exit code of a judged history: 0 valid, 1 otherwise.
+// exitUnknown is check's exit code for a verdict that is neither a pass
+// nor a violation, beside 0 (valid), 1 (violations) and 2 (bad input).
+const exitUnknown = 3
+
+// verdictExit is the exit code of a judged history: 0 valid, 1 violations,
+// exitUnknown when nothing could be judged or a check ran out of time.
 func verdictExit(res checkers.Result) int {
-	if res.Valid != checkers.ValidOK {
-		return 1
+	switch res.Valid {
+	case checkers.ValidOK:
+		return 0
+	case checkers.ValidUnknown:
+		return exitUnknown
 	}
-	return 0
+	return 1
 }
 
 // checkReport is what check prints: the verdict, and what it rests on.
@@ -217,6 +228,10 @@ type violationJSON struct {
 	Values    []string       `json:"values,omitempty"`
 	Ops       []int          `json:"ops,omitempty"`
 	Detail    string         `json:"detail"`
+	// Jepsen's key for the finding and its verdict (error or allowed),
+	// where Jepsen's Kafka checker has the analysis.
+	Jepsen      string `json:"jepsen,omitempty"`
+	JepsenClass string `json:"jepsen_class,omitempty"`
 }
 
 // requirementJSON is a check (or excuse) the input had nothing for, and
@@ -253,6 +268,7 @@ func findingJSON(f scenarios.Finding) violationJSON {
 	return violationJSON{
 		Checker: f.Checker, Anomaly: f.Anomaly, Partition: f.Partition,
 		Error: f.Error, Promise: f.Promise, Offsets: f.Offsets, Values: f.Values, Ops: f.Ops, Detail: f.Detail,
+		Jepsen: f.Jepsen, JepsenClass: f.JepsenClass,
 	}
 }
 
@@ -329,7 +345,11 @@ func writeCheckTable(w io.Writer, rep *checkReport) error {
 			if v.Error {
 				sev = "ERROR"
 			}
-			if err := t.Append(v.Checker, v.Anomaly, partitionName(v.Partition), sev, v.Detail); err != nil {
+			name := v.Anomaly
+			if v.Jepsen != "" && v.Jepsen != v.Anomaly {
+				name += " (" + v.Jepsen + ")"
+			}
+			if err := t.Append(v.Checker, name, partitionName(v.Partition), sev, v.Detail); err != nil {
 				return err
 			}
 		}
@@ -344,6 +364,7 @@ func writeCheckTable(w io.Writer, rep *checkReport) error {
 				fmt.Fprintf(w, "broken promise: %s\n", v.Promise)
 			}
 		}
+		writeJepsenVerdict(w, res.Violations)
 	}
 	illegal, unknown := 0, 0
 	for _, pc := range res.Linearizability {
@@ -456,4 +477,37 @@ func writeRunComparison(w io.Writer, rc *scenarios.RunCheck) {
 	if len(rc.Added) == 0 && len(rc.Removed) == 0 {
 		fmt.Fprintln(w, "  the same findings, in another order")
 	}
+}
+
+// writeJepsenVerdict says what Jepsen's Kafka checker would conclude from
+// the same findings (kafka.clj checker: invalid when any error type is not
+// in allowed-error-types), with the keys it would list.
+func writeJepsenVerdict(w io.Writer, vs []checkers.Violation) {
+	var bad, allowed []string
+	for _, v := range vs {
+		switch {
+		case v.Jepsen == "":
+		case v.JepsenClass == checkers.JepsenError && !slices.Contains(bad, v.Jepsen):
+			bad = append(bad, v.Jepsen)
+		case v.JepsenClass == checkers.JepsenAllowed && !slices.Contains(allowed, v.Jepsen):
+			allowed = append(allowed, v.Jepsen)
+		}
+	}
+	if len(bad)+len(allowed) == 0 {
+		return
+	}
+	slices.Sort(bad)
+	slices.Sort(allowed)
+	verdict := "valid"
+	if len(bad) > 0 {
+		verdict = "invalid"
+	}
+	fmt.Fprintf(w, "jepsen: %s (error types: %s; allowed: %s)\n", verdict, listOrNone(bad), listOrNone(allowed))
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
 }
