@@ -103,6 +103,9 @@ type Violation struct {
 	Promise string `json:"promise,omitempty"`
 	// Detail is one line a person can act on.
 	Detail string `json:"detail"`
+	// Txn is what the transactional analyses add (txn.go): a cycle's
+	// edges, an internal send's distance in the version order.
+	Txn *TxnDetail `json:"txn,omitempty"`
 }
 
 // String is the violation on one line.

@@ -1,0 +1,199 @@
+package checkers
+
+import (
+	"cmp"
+	"slices"
+
+	"kafkasim/model"
+)
+
+// This file is the entry point of the analyses that only mean something
+// when one client operation did several things at once (model.Op.Txn > 0:
+// a Jepsen :txn, or a :send or :poll with several micro-operations):
+// int-send-skip, int-nonmonotonic-send and precommitted-read
+// (txn_internal.go), and the write-write / write-read dependency graph
+// with its G0 and G1c cycles (depgraph.go, cycles.go). They follow
+// jepsen.tests.kafka: int-send-skip+nonmonotonic-cases,
+// precommitted-read-cases, writer-of, ww-graph, wr-graph and cycles!.
+//
+// A history in which every operation is a single send or poll (Txn 0
+// everywhere, as in every kafkasim run today) gives them nothing to find:
+// no operation sends twice, none both sends and polls, and a dependency
+// cycle needs an operation that both is read (or overwritten) and reads
+// (or overwrites). They cost one scan of the history then.
+
+// The anomaly names of the transactional analyses: Jepsen's keys.
+const (
+	IntSendSkip         = "int-send-skip"         // one operation's sends to a partition have other records between them
+	IntNonmonotonicSend = "int-nonmonotonic-send" // one operation's sends to a partition landed out of order
+	PrecommittedRead    = "precommitted-read"     // an operation read a value it sent itself
+	G0                  = "G0"                    // a cycle of write-write dependencies
+	G1c                 = "G1c"                   // a cycle of write-write and write-read dependencies, at least one write-read
+)
+
+// What allows or forbids the transactional findings. Jepsen's
+// allowed-error-types lists int-send-skip and G0 as normal in Kafka's
+// transaction model, and G1c too once write-write dependencies are
+// inferred; precommitted-read and int-nonmonotonic-send are errors.
+const (
+	PromiseReadCommitted = "read_committed: no one, not even the sender, sees a transaction's records before it commits"
+	PromiseWriteRead     = "read_committed: two transactions cannot each see the other's writes"
+	allowIntSendSkip     = "Kafka's transactions do not isolate writes: other producers' records land between one transaction's sends"
+	allowG0              = "Kafka's transactions do not isolate writes: two transactions may interleave their sends in different orders on two partitions"
+	allowG1cWW           = "the cycle goes through a write-write edge, and Kafka's transactions do not isolate writes"
+)
+
+// TxnDetail is what Jepsen's error map says beyond the common fields of a
+// Violation, for the transactional analyses.
+type TxnDetail struct {
+	// Delta is how far the second send is from the first in the version
+	// order (int-send-skip, int-nonmonotonic-send): 1 would be in order.
+	Delta int `json:"delta"`
+	// Skipped are the values between two sends (int-send-skip).
+	Skipped []string `json:"skipped,omitempty"`
+	// Steps are a cycle's edges, in order (G0, G1c): step i goes from
+	// Violation.Ops[i] to Ops[i+1], the last one back to Ops[0].
+	Steps []Step `json:"steps,omitempty"`
+}
+
+// A Step is one edge of a dependency cycle, explained as Elle explains it
+// (jepsen.tests.kafka WWExplainer, WRExplainer).
+type Step struct {
+	// Type is "ww" (From sent Value, and the next record in the
+	// partition's version order is To's Value2) or "wr" (To polled the
+	// Value that From sent).
+	Type      string               `json:"type"`
+	From      int                  `json:"from"` // the operations, by their first op's index
+	To        int                  `json:"to"`
+	Partition model.TopicPartition `json:"partition"`
+	Value     string               `json:"value"`
+	Value2    string               `json:"value2,omitempty"` // ww: To's value (Jepsen's :value')
+	// FromMop and ToMop are the positions, inside each operation, of the
+	// micro-operation involved (Jepsen's :a-mop-index, :b-mop-index).
+	FromMop int `json:"from_mop"`
+	ToMop   int `json:"to_mop"`
+}
+
+// transactions runs the transactional analyses, or nothing at all when
+// the history has no multi-op operation.
+func (a *analysis) transactions(opts *Options) []Violation {
+	multi := false
+	for i := range a.h {
+		if a.h[i].Txn > 0 {
+			multi = true
+			break
+		}
+	}
+	if !multi {
+		return nil
+	}
+	x := newTxnIndex(a)
+	out := x.internalSends(opts)
+	out = append(out, x.precommittedReads()...)
+	out = append(out, x.cycles()...)
+	return out
+}
+
+// txnIndex is what the transactional analyses share.
+type txnIndex struct {
+	a *analysis
+	// ops are the client operations in history order; op k spans history
+	// entries ops[k].first up to (not including) ops[k].end.
+	ops []txnOp
+	// opOf is the operation each history entry belongs to.
+	opOf []int32
+	// parts holds, per partition observed (in a.parts order), each
+	// value's position in the version order and its writer.
+	parts map[*partition]*txnPart
+}
+
+type txnOp struct{ first, end int32 }
+
+// txnPart indexes one partition's version order by value.
+type txnPart struct {
+	p *partition
+	// index is a value's position in the version order (Jepsen's
+	// :by-value; for a value seen at several offsets, the last).
+	index map[string]int32
+	// writer is the operation that sent a value, the last one to do so
+	// when several did (Jepsen's writer-of).
+	writer map[string]int32
+}
+
+func newTxnIndex(a *analysis) *txnIndex {
+	x := &txnIndex{a: a, opOf: make([]int32, len(a.h)), parts: make(map[*partition]*txnPart, len(a.parts))}
+	for i := 0; i < len(a.h); {
+		j := i + 1
+		if t := a.h[i].Txn; t > 0 {
+			for j < len(a.h) && a.h[j].Txn == t {
+				j++
+			}
+		}
+		k := int32(len(x.ops))
+		x.ops = append(x.ops, txnOp{int32(i), int32(j)})
+		for ; i < j; i++ {
+			x.opOf[i] = k
+		}
+	}
+	for _, p := range a.parts {
+		tp := &txnPart{p: p, index: make(map[string]int32, len(p.offsets)), writer: map[string]int32{}}
+		for i, o := range p.offsets {
+			tp.index[p.valueAt(o)] = int32(i)
+		}
+		x.parts[p] = tp
+	}
+	for i := range a.h {
+		op := &a.h[i]
+		if op.F != model.FSend || !op.Completed() {
+			continue
+		}
+		if tp := x.part(op.TP); tp != nil {
+			tp.writer[op.Value] = x.opOf[i]
+		}
+	}
+	return x
+}
+
+// part is tp's index, nil when no one observed the partition.
+func (x *txnIndex) part(tp model.TopicPartition) *txnPart {
+	p := x.a.byTP[tp]
+	if p == nil {
+		return nil
+	}
+	return x.parts[p]
+}
+
+// micro returns operation k's history entries.
+func (x *txnIndex) micro(k int32) []model.Op {
+	o := x.ops[k]
+	return x.a.h[o.first:o.end]
+}
+
+// head is operation k's first history entry, which names it in findings.
+func (x *txnIndex) head(k int32) *model.Op { return &x.a.h[x.ops[k].first] }
+
+// completedLater orders operations by completion, then position: Elle
+// prints a cycle from the operation that completed last.
+func (x *txnIndex) completedLater(j, k int32) bool {
+	a, b := x.head(j), x.head(k)
+	if c := cmp.Compare(opEnd(a), opEnd(b)); c != 0 {
+		return c > 0
+	}
+	return j > k
+}
+
+// opEnd is when op completed; an op still running ends after everything.
+func opEnd(op *model.Op) int64 {
+	if !op.Completed() {
+		return 1<<63 - 1
+	}
+	return int64(op.End)
+}
+
+// sendMop is the position inside operation k of its send of value to tp,
+// or -1.
+func (x *txnIndex) sendMop(k int32, tp model.TopicPartition, value string) int {
+	return slices.IndexFunc(x.micro(k), func(op model.Op) bool {
+		return op.F == model.FSend && op.TP == tp && op.Value == value
+	})
+}
