@@ -1,8 +1,10 @@
 package checkers
 
 import (
+	"cmp"
 	"fmt"
-	"strings"
+	"slices"
+	"strconv"
 
 	"kafkasim/model"
 )
@@ -204,6 +206,9 @@ func (x *txnIndex) cycles() []Violation {
 			out = append(out, x.cycleViolation(G1c, g, g.cycleThrough(s.wrFirst, relWR, relWW|relWR, full, parent), cycleMixed))
 		}
 	}
+	// Components come out of Tarjan's search in reverse topological
+	// order; a report reads better in history order.
+	slices.SortStableFunc(out, func(a, b Violation) int { return cmp.Compare(a.Ops[0], b.Ops[0]) })
 	return out
 }
 
@@ -257,12 +262,12 @@ func (x *txnIndex) explain(a, b int32, rel uint8) Step {
 			if xp == nil {
 				continue
 			}
-			i2, ok := xp.index[op.Value]
+			i2, ok := xp.position(op.Value, op.Offset)
 			if !ok || i2 == 0 {
 				continue
 			}
-			v1 := xp.p.valueAt(xp.p.offsets[i2-1])
-			if w, ok := xp.writer[v1]; ok && w == a {
+			if xp.writers[i2-1] == a {
+				v1 := xp.values[i2-1]
 				return Step{Type: "ww", From: ha.Index, To: hb.Index, Partition: op.TP, Value: v1, Value2: op.Value,
 					FromMop: x.sendMop(a, op.TP, v1), ToMop: m}
 			}
@@ -273,7 +278,7 @@ func (x *txnIndex) explain(a, b int32, rel uint8) Step {
 					continue
 				}
 				for _, r := range pr.Records {
-					if w, ok := xp.writer[r.Value]; ok && w == a {
+					if w, ok := x.writer(xp, r.Value, r.Offset); ok && w == a {
 						return Step{Type: "wr", From: ha.Index, To: hb.Index, Partition: pr.TP, Value: r.Value,
 							FromMop: x.sendMop(a, pr.TP, r.Value), ToMop: m}
 					}
@@ -285,30 +290,53 @@ func (x *txnIndex) explain(a, b int32, rel uint8) Step {
 }
 
 // describeCycle is one line naming each step, as Elle's explanations do.
+// It appends rather than formats: a long history can hold tens of
+// thousands of cycles.
 func (x *txnIndex) describeCycle(anomaly string, steps []Step) string {
 	const maxSteps = 8
-	var b strings.Builder
 	kind := "write-write"
 	if anomaly == G1c {
 		kind = "write-write and write-read"
 	}
-	fmt.Fprintf(&b, "a cycle of %d operations linked by %s dependencies, so each must come before itself: ", len(steps), kind)
+	b := make([]byte, 0, 128+112*min(len(steps), maxSteps))
+	b = append(b, "a cycle of "...)
+	b = strconv.AppendInt(b, int64(len(steps)), 10)
+	b = append(b, " operations linked by "...)
+	b = append(b, kind...)
+	b = append(b, " dependencies, so each must come before itself: "...)
+	op := func(b []byte, i int) []byte {
+		b = append(b, "op "...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, " (process "...)
+		b = strconv.AppendInt(b, int64(x.a.h[i].Process), 10)
+		return append(b, ')')
+	}
 	for i, s := range steps {
 		if i == maxSteps {
-			fmt.Fprintf(&b, "; … (%d steps in all)", len(steps))
+			b = append(b, "; … ("...)
+			b = strconv.AppendInt(b, int64(len(steps)), 10)
+			b = append(b, " steps in all)"...)
 			break
 		}
 		if i > 0 {
-			b.WriteString("; ")
+			b = append(b, "; "...)
 		}
-		from, to := &x.a.h[s.From], &x.a.h[s.To]
+		b = op(b, s.From)
+		b = append(b, " sent "...)
+		b = strconv.AppendQuote(b, s.Value)
+		b = append(b, " to "...)
+		b = append(b, s.Partition.String()...)
 		if s.Type == "ww" {
-			fmt.Fprintf(&b, "op %d (process %d) sent %q to %s just before op %d (process %d) sent %q there (ww)",
-				s.From, from.Process, s.Value, s.Partition, s.To, to.Process, s.Value2)
+			b = append(b, " just before "...)
+			b = op(b, s.To)
+			b = append(b, " sent "...)
+			b = strconv.AppendQuote(b, s.Value2)
+			b = append(b, " there (ww)"...)
 		} else {
-			fmt.Fprintf(&b, "op %d (process %d) sent %q to %s, which op %d (process %d) polled (wr)",
-				s.From, from.Process, s.Value, s.Partition, s.To, to.Process)
+			b = append(b, ", which "...)
+			b = op(b, s.To)
+			b = append(b, " polled (wr)"...)
 		}
 	}
-	return b.String()
+	return string(b)
 }

@@ -38,20 +38,12 @@ type depEdge struct {
 }
 
 func (x *txnIndex) graph() *depGraph {
-	var edges []depEdge
-	// ww: consecutive positions in each partition's version order. A
-	// value seen at several offsets takes part at its last position only,
-	// as in Jepsen's previous-value over :by-value.
-	for _, p := range x.a.parts {
-		xp := x.parts[p]
-		for i := 1; i < len(p.offsets); i++ {
-			v2 := p.valueAt(p.offsets[i])
-			if xp.index[v2] != int32(i) {
-				continue
-			}
-			w2, ok2 := xp.writer[v2]
-			w1, ok1 := xp.writer[p.valueAt(p.offsets[i-1])]
-			if ok1 && ok2 && w1 != w2 {
+	edges := make([]depEdge, 0, x.records+x.positions)
+	// ww: consecutive positions in each partition's version order.
+	for _, xp := range x.parts {
+		ws := xp.writers
+		for i := 1; i < len(ws); i++ {
+			if w1, w2 := ws[i-1], ws[i]; w1 >= 0 && w2 >= 0 && w1 != w2 && xp.follows(i) {
 				edges = append(edges, depEdge{w1, w2, relWW})
 			}
 		}
@@ -71,7 +63,7 @@ func (x *txnIndex) graph() *depGraph {
 				continue
 			}
 			for _, r := range pr.Records {
-				if w, ok := xp.writer[r.Value]; ok && w != reader {
+				if w, ok := x.writer(xp, r.Value, r.Offset); ok && w != reader {
 					edges = append(edges, depEdge{w, reader, relWR})
 				}
 			}

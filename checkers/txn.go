@@ -102,26 +102,40 @@ type txnIndex struct {
 	ops []txnOp
 	// opOf is the operation each history entry belongs to.
 	opOf []int32
-	// parts holds, per partition observed (in a.parts order), each
-	// value's position in the version order and its writer.
-	parts map[*partition]*txnPart
+	// parts indexes each observed partition's version order, in a.parts
+	// order; byTP finds them.
+	parts []*txnPart
+	byTP  map[model.TopicPartition]*txnPart
+	// positions counts the version orders' positions, to size the graph.
+	positions int
+	// records counts what completed polls returned, to size the graph.
+	records int
 }
 
 type txnOp struct{ first, end int32 }
 
-// txnPart indexes one partition's version order by value.
+// txnPart indexes one partition's version order by position: what Jepsen
+// keeps as :by-index, and writer-of for the value at each position. Maps
+// by value are built only for values away from the offset their send or
+// poll gave (info sends, duplicates, conflicting offsets).
 type txnPart struct {
-	p *partition
-	// index is a value's position in the version order (Jepsen's
-	// :by-value; for a value seen at several offsets, the last).
-	index map[string]int32
-	// writer is the operation that sent a value, the last one to do so
-	// when several did (Jepsen's writer-of).
-	writer map[string]int32
+	p       *partition
+	values  []string // the value at each position (Jepsen's :by-index)
+	writers []int32  // the operation that sent it; -1 for none
+	sends   []int32  // history indices of the completed sends to the partition
+	// exact: every position holds the value a send acknowledged at that
+	// offset, so a value's offset finds its position. Otherwise (info
+	// sends, duplicates, phantoms) positions come from byValue, a value's
+	// last position (Jepsen's :by-value).
+	exact   bool
+	byValue map[string]int32
+	// writerOf is a value's writer, the last op to send it (writer-of),
+	// built on first need.
+	writerOf map[string]int32
 }
 
 func newTxnIndex(a *analysis) *txnIndex {
-	x := &txnIndex{a: a, opOf: make([]int32, len(a.h)), parts: make(map[*partition]*txnPart, len(a.parts))}
+	x := &txnIndex{a: a, opOf: make([]int32, len(a.h)), byTP: make(map[model.TopicPartition]*txnPart, len(a.parts))}
 	for i := 0; i < len(a.h); {
 		j := i + 1
 		if t := a.h[i].Txn; t > 0 {
@@ -136,32 +150,112 @@ func newTxnIndex(a *analysis) *txnIndex {
 		}
 	}
 	for _, p := range a.parts {
-		tp := &txnPart{p: p, index: make(map[string]int32, len(p.offsets)), writer: map[string]int32{}}
+		xp := &txnPart{p: p, values: make([]string, len(p.offsets)), writers: make([]int32, len(p.offsets))}
 		for i, o := range p.offsets {
-			tp.index[p.valueAt(o)] = int32(i)
+			xp.values[i], xp.writers[i] = p.valueAt(o), -1
 		}
-		x.parts[p] = tp
+		x.parts = append(x.parts, xp)
+		x.byTP[p.tp] = xp
+		x.positions += len(p.offsets)
 	}
 	for i := range a.h {
 		op := &a.h[i]
-		if op.F != model.FSend || !op.Completed() {
+		if !op.Completed() {
 			continue
 		}
-		if tp := x.part(op.TP); tp != nil {
-			tp.writer[op.Value] = x.opOf[i]
+		switch op.F {
+		case model.FPoll:
+			for _, pr := range op.Records {
+				x.records += len(pr.Records)
+			}
+		case model.FSend:
+			xp := x.part(op.TP)
+			if xp == nil {
+				continue
+			}
+			xp.sends = append(xp.sends, int32(i))
+			if j, ok := xp.at(op.Value, op.Offset); ok {
+				xp.writers[j] = x.opOf[i] // a later send of the value wins, as in writer-of
+			}
+		}
+	}
+	for _, xp := range x.parts {
+		xp.exact = true
+		for j, w := range xp.writers {
+			if w < 0 {
+				xp.exact = false
+				if w, ok := x.writerByValue(xp, xp.values[j]); ok {
+					xp.writers[j] = w
+				}
+			}
+		}
+		if !xp.exact {
+			xp.byValue = make(map[string]int32, len(xp.values))
+			for j, v := range xp.values {
+				xp.byValue[v] = int32(j)
+			}
 		}
 	}
 	return x
 }
 
-// part is tp's index, nil when no one observed the partition.
-func (x *txnIndex) part(tp model.TopicPartition) *txnPart {
-	p := x.a.byTP[tp]
-	if p == nil {
-		return nil
+// at is the position of value at offset o, if that is where the version
+// order has it.
+func (xp *txnPart) at(value string, o model.Offset) (int32, bool) {
+	offs := xp.p.offsets
+	if o == model.NoOffset || len(offs) == 0 {
+		return 0, false
 	}
-	return x.parts[p]
+	// Offsets are usually dense (a log without transaction markers or
+	// unobserved records): try o's place in a dense log first.
+	j := int(o - offs[0])
+	if j < 0 || j >= len(offs) || offs[j] != o {
+		var ok bool
+		if j, ok = slices.BinarySearch(offs, o); !ok {
+			return 0, false
+		}
+	}
+	if xp.values[j] != value {
+		return 0, false
+	}
+	return int32(j), true
 }
+
+// position is value's place in the version order, given the offset its
+// send or poll reported (NoOffset if none).
+func (xp *txnPart) position(value string, o model.Offset) (int32, bool) {
+	if xp.exact {
+		return xp.at(value, o)
+	}
+	j, ok := xp.byValue[value]
+	return j, ok
+}
+
+// follows reports whether the ww edge into position j counts: Jepsen's
+// previous-value looks a value up at its last position only.
+func (xp *txnPart) follows(j int) bool { return xp.exact || xp.byValue[xp.values[j]] == int32(j) }
+
+// writer is the operation that sent value, seen at offset o.
+func (x *txnIndex) writer(xp *txnPart, value string, o model.Offset) (int32, bool) {
+	if j, ok := xp.at(value, o); ok && xp.writers[j] >= 0 {
+		return xp.writers[j], true
+	}
+	return x.writerByValue(xp, value)
+}
+
+func (x *txnIndex) writerByValue(xp *txnPart, value string) (int32, bool) {
+	if xp.writerOf == nil {
+		xp.writerOf = make(map[string]int32, len(xp.sends))
+		for _, i := range xp.sends {
+			xp.writerOf[x.a.h[i].Value] = x.opOf[i]
+		}
+	}
+	w, ok := xp.writerOf[value]
+	return w, ok
+}
+
+// part is tp's index, nil when no one observed the partition.
+func (x *txnIndex) part(tp model.TopicPartition) *txnPart { return x.byTP[tp] }
 
 // micro returns operation k's history entries.
 func (x *txnIndex) micro(k int32) []model.Op {

@@ -21,9 +21,10 @@ import (
 func (x *txnIndex) internalSends(opts *Options) []Violation {
 	var out []Violation
 	type last struct {
-		tp    model.TopicPartition
-		value string
-		mop   int
+		tp     model.TopicPartition
+		value  string
+		offset model.Offset
+		mop    int
 	}
 	var prev []last // this operation's last send per partition, few
 	for k := range x.ops {
@@ -41,13 +42,13 @@ func (x *txnIndex) internalSends(opts *Options) []Violation {
 				if prev[j].tp != op.TP {
 					continue
 				}
-				if v, bad := x.sendPair(opts, int32(k), prev[j].value, op.Value, op.TP, prev[j].mop, m); bad {
+				if v, bad := x.sendPair(opts, int32(k), op.TP, prev[j].value, op.Value, prev[j].offset, op.Offset, prev[j].mop, m); bad {
 					out = append(out, v)
 				}
-				prev[j].value, prev[j].mop, seen = op.Value, m, true
+				prev[j].value, prev[j].offset, prev[j].mop, seen = op.Value, op.Offset, m, true
 			}
 			if !seen {
-				prev = append(prev, last{op.TP, op.Value, m})
+				prev = append(prev, last{op.TP, op.Value, op.Offset, m})
 			}
 		}
 	}
@@ -55,19 +56,19 @@ func (x *txnIndex) internalSends(opts *Options) []Violation {
 }
 
 // sendPair judges operation k's sends of v1 then v2 to tp (micro-ops m1,
-// m2).
-func (x *txnIndex) sendPair(opts *Options, k int32, v1, v2 string, tp model.TopicPartition, m1, m2 int) (Violation, bool) {
+// m2), which reported offsets o1 and o2 (NoOffset when unknown).
+func (x *txnIndex) sendPair(opts *Options, k int32, tp model.TopicPartition, v1, v2 string, o1, o2 model.Offset, m1, m2 int) (Violation, bool) {
 	xp := x.part(tp)
 	if xp == nil {
 		return Violation{}, false
 	}
-	i1, ok1 := xp.index[v1]
-	i2, ok2 := xp.index[v2]
+	i1, ok1 := xp.position(v1, o1)
+	i2, ok2 := xp.position(v2, o2)
 	if !ok1 || !ok2 || i2-i1 == 1 {
 		return Violation{}, false
 	}
 	p, head := xp.p, x.head(k)
-	o1, o2 := p.offsets[i1], p.offsets[i2]
+	o1, o2 = p.offsets[i1], p.offsets[i2]
 	delta := int(i2 - i1)
 	v := Violation{
 		Checker: CheckerAnomalies, Partition: tp,
