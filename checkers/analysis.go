@@ -69,7 +69,7 @@ func analyze(h model.History) *analysis {
 		op := &h[i]
 		switch op.F {
 		case model.FSend:
-			if op.Type == model.OpOK {
+			if a.acked(i) {
 				a.observe(a.part(op.TP), op.Offset, op.Value, int32(i))
 			}
 		case model.FPoll:
@@ -105,6 +105,13 @@ func analyze(h model.History) *analysis {
 		p.resets = mergeSpans(p.resets)
 	}
 	return a
+}
+
+// acked reports whether op i is a send acknowledged at a known offset: the
+// sends whose offsets are facts.
+func (a *analysis) acked(i int) bool {
+	op := &a.h[i]
+	return op.F == model.FSend && op.Type == model.OpOK && op.Offset != model.NoOffset
 }
 
 func (a *analysis) value(v string) *valueInfo {

@@ -192,7 +192,7 @@ func (a *analysis) sendOrder(opts *Options, procs [][]int32) []Violation {
 		last := map[model.TopicPartition]int32{}
 		for _, i := range ops {
 			op := &a.h[i]
-			if op.F != model.FSend || op.Type != model.OpOK {
+			if !a.acked(int(i)) {
 				continue
 			}
 			if prev, ok := last[op.TP]; ok && op.Offset <= a.h[prev].Offset {

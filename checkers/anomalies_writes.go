@@ -177,7 +177,7 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 	var out []Violation
 	for i := range a.h {
 		op := &a.h[i]
-		if op.F != model.FSend || op.Type != model.OpOK {
+		if !a.acked(i) {
 			continue
 		}
 		vi := &a.vals[a.ids[op.Value]]

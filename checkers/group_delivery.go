@@ -118,7 +118,7 @@ func (a *analysis) groupUnseen(opts *Options, replicas []ReplicaLog, groups []st
 		}
 		for i := range a.h {
 			op := &a.h[i]
-			if op.F != model.FSend || op.Type != model.OpOK || !slices.Contains(topics[g], op.TP.Topic) {
+			if !a.acked(i) || !slices.Contains(topics[g], op.TP.Topic) {
 				continue
 			}
 			if len(reads[g][op.Value]) > 0 {

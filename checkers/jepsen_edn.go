@@ -30,12 +30,18 @@ const maxJepsenInput = 1 << 30
 // key k is partition k, other keys (keywords, strings) are numbered after
 // the largest integer key in order of first appearance. Values read as
 // text: 5 as "5", :x as ":x", "x" as "x". Operations of non-integer
-// processes (the nemesis) and other :f values are skipped; :rebalance-log
-// is not used.
+// processes (the nemesis), :crash and :debug-topic-partitions are skipped;
+// :rebalance-log is not used.
 //
-// A send whose completion is :ok without an offset is indeterminate (info);
-// one that reports an offset is ok whatever its type, since the broker
-// assigned the offset. Errors read "name:line: reason".
+// A Jepsen operation with several micro-operations, and every :txn, stays
+// one operation: its Ops share a model.Op.Txn. A send keeps its
+// operation's type and whatever offset its completion reported, also for
+// info and fail (the checkers decide what such an offset proves, as
+// kafka.clj's must-have-committed? does); an ok send without an offset
+// keeps model.NoOffset. An unknown :f, a :send, :poll or :txn value that is
+// not a vector of micro-operations, or a completion whose micro-operations
+// do not match its invocation's is an error. Errors read
+// "name:line: reason".
 func ReadJepsenEDN(r io.Reader, name string) (model.History, error) {
 	b, err := io.ReadAll(io.LimitReader(r, maxJepsenInput+1))
 	if err != nil {
@@ -140,6 +146,9 @@ func jepsenEvent(v ednValue) (jepsenOp, bool, error) {
 		return e, false, lineErr(v.line, "operation without a keyword :f")
 	}
 	e.f = f.s
+	if !jepsenFs[e.f] {
+		return e, false, lineErr(v.line, "unknown :f :%s (Jepsen's Kafka workload has :send, :poll, :txn, :assign, :subscribe, :crash and :debug-topic-partitions)", e.f)
+	}
 	tm, ok := v.get("time")
 	if !ok || tm.kind != ednInt || tm.i < 0 {
 		return e, false, lineErr(v.line, "operation without a non-negative integer :time")
@@ -155,8 +164,18 @@ func jepsenEvent(v ednValue) (jepsenOp, bool, error) {
 	return e, true, nil
 }
 
+// jepsenFs are the :f values of a client in Jepsen's Kafka workload
+// (jepsen.tests.kafka: the client's invoke!, crash-client-gen and
+// final-polls). :crash and :debug-topic-partitions change nothing a
+// checker judges and are dropped.
+var jepsenFs = map[string]bool{
+	"send": true, "poll": true, "txn": true, "assign": true, "subscribe": true,
+	"crash": true, "debug-topic-partitions": true,
+}
+
 type jepsenConv struct {
-	part map[string]int32 // key's identity → partition
+	part    map[string]int32 // key's identity → partition
+	lastTxn int              // the last model.Op.Txn given out
 }
 
 // keyID is a key's identity: 5, :5 and "5" are different keys.
@@ -326,9 +345,22 @@ func (c *jepsenConv) convert(events []jepsenOp) (model.History, error) {
 				val, hasVal, line = comp.value, true, comp.line
 			}
 		}
+		if p.comp >= 0 && inv.hasVal && events[p.comp].hasVal {
+			if err := sameShape(inv.f, inv.value, events[p.comp].value, events[p.comp].line, inv.line); err != nil {
+				return nil, err
+			}
+		}
 		ops, err := c.ops(op, inv.f, val, hasVal, line)
 		if err != nil {
 			return nil, err
+		}
+		// One Jepsen operation that did several things stays one
+		// operation: its micro-ops share a Txn (model.Op.Txn).
+		if inv.f == "txn" || len(ops) > 1 {
+			c.lastTxn++
+			for k := range ops {
+				ops[k].Txn = c.lastTxn
+			}
 		}
 		for _, o := range ops {
 			o.Index = len(h)
@@ -426,13 +458,12 @@ func (c *jepsenConv) send(o model.Op, mop ednValue) (model.Op, error) {
 	if o.Value, err = jepsenValue(v); err != nil {
 		return o, err
 	}
-	switch {
-	case offset != model.NoOffset && o.Type != model.OpInvoke:
-		// The broker assigned an offset: the record was written.
-		o.Type, o.Offset = model.OpOK, offset
-	case o.Type == model.OpOK:
-		o.Type = model.OpInfo
-		o.Error = "ok without an offset"
+	// The outcome stays the operation's: an info send that reports an
+	// offset is still indeterminate until a read proves it committed, and
+	// a failed one wrote nothing (kafka.clj must-have-committed?). The
+	// offset is kept for the checkers to weigh.
+	if o.Type != model.OpInvoke {
+		o.Offset = offset
 	}
 	return o, nil
 }
@@ -481,4 +512,34 @@ func (c *jepsenConv) poll(o model.Op, mop ednValue) (model.Op, error) {
 	}
 	model.SortRecords(o.Records)
 	return o, nil
+}
+
+// sameShape checks that a completion's micro-operations are the ones its
+// invocation asked for, in order: [:send k v] completes as [:send k ...]
+// and [:poll] as [:poll ...]. A completion that says otherwise is not the
+// same operation (Jepsen's client completes the value it was invoked with).
+func sameShape(f string, inv, comp ednValue, compLine, invLine int) error {
+	if f != "send" && f != "poll" && f != "txn" {
+		return nil
+	}
+	isVec := func(v ednValue) bool { return v.kind == ednVector || v.kind == ednList }
+	if !isVec(inv) || !isVec(comp) {
+		return nil // ops reports a value that is not a vector
+	}
+	if len(inv.items) != len(comp.items) {
+		return lineErr(compLine, "completion has %d micro-operations, its invocation on line %d has %d", len(comp.items), invLine, len(inv.items))
+	}
+	for k := range inv.items {
+		a, b := inv.items[k], comp.items[k]
+		if !isVec(a) || !isVec(b) || len(a.items) == 0 || len(b.items) == 0 || a.items[0].kind != ednKeyword || b.items[0].kind != ednKeyword {
+			continue // ops reports a malformed micro-operation
+		}
+		if a.items[0].s != b.items[0].s {
+			return lineErr(compLine, "micro-operation %d completes as :%s, but line %d invoked :%s", k, b.items[0].s, invLine, a.items[0].s)
+		}
+		if a.items[0].s == "send" && len(a.items) == 3 && len(b.items) == 3 && a.items[1].String() != b.items[1].String() {
+			return lineErr(compLine, "micro-operation %d sends to key %s, but line %d invoked it for key %s", k, b.items[1], invLine, a.items[1])
+		}
+	}
+	return nil
 }

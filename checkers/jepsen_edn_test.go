@@ -55,6 +55,14 @@ func TestReadJepsenEDN(t *testing.T) {
 	if h[3].Error != "timeout" || h[3].TP != jp(2) {
 		t.Errorf("keyword key or error: %+v", h[3])
 	}
+	// The two-send :send and the :txn each stay one operation; the
+	// single-micro-op ones are operations of their own.
+	wantTxn := []int{0, 1, 1, 0, 0, 2, 2, 0, 0}
+	for i, w := range wantTxn {
+		if h[i].Txn != w {
+			t.Errorf("op %d: txn %d, want %d", i, h[i].Txn, w)
+		}
+	}
 	r := check(t, Input{History: h}, Options{})
 	mustPass(t, r)
 }
@@ -78,6 +86,38 @@ func TestReadJepsenEDNFindsLostWrite(t *testing.T) {
 	}
 }
 
+// TestReadJepsenEDNKeepsOutcomes: an info or fail send keeps its type and
+// the offset its completion reported; an ok send without one keeps no
+// offset and stays ok (kafka.clj must-have-committed? decides later what
+// each proves).
+func TestReadJepsenEDNKeepsOutcomes(t *testing.T) {
+	src := `{:time 1, :type :invoke, :process 0, :f :send, :value [[:send :x 1] [:send :y 1]]}
+{:time 2, :type :info, :process 0, :f :send, :value [[:send :x [0 1]] [:send :y 1]]}
+{:time 3, :type :invoke, :process 1, :f :send, :value [[:send :x 2]]}
+{:time 4, :type :fail, :process 1, :f :send, :value [[:send :x [1 2]]]}
+{:time 5, :type :invoke, :process 2, :f :send, :value [[:send :x 3]]}
+{:time 6, :type :ok, :process 2, :f :send, :value [[:send :x 3]]}
+`
+	h, err := ReadJepsenEDN(strings.NewReader(src), "h.edn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"#0 p0 info send jepsen/0 1 @0 [1ns,2ns]",
+		"#1 p0 info send jepsen/1 1 [1ns,2ns]",
+		"#2 p1 fail send jepsen/0 2 @1 [3ns,4ns]",
+		"#3 p2 ok send jepsen/0 3 [5ns,6ns]",
+	}
+	for i := range want {
+		if got := h[i].String(); got != want[i] {
+			t.Errorf("op %d:\n got %s\nwant %s", i, got, want[i])
+		}
+	}
+	if h[0].Txn == 0 || h[1].Txn != h[0].Txn || h[2].Txn != 0 {
+		t.Errorf("txns %d %d %d: want the two-send op tied together, the others alone", h[0].Txn, h[1].Txn, h[2].Txn)
+	}
+}
+
 func TestReadJepsenEDNErrors(t *testing.T) {
 	ok := "{:time 1, :type :invoke, :process 0, :f :poll, :value [[:poll]]}\n"
 	cases := []struct{ in, want string }{
@@ -95,6 +135,14 @@ func TestReadJepsenEDNErrors(t *testing.T) {
 		{"#<Object>", "h.edn:1: unsupported dispatch #<"},
 		{"}", "h.edn:1: unexpected '}'"},
 		{strings.Repeat("[", 300), "h.edn:1: nested deeper than 200"},
+		{ok + "{:time 2, :type :ok, :process 0, :f :frob}", "h.edn:2: unknown :f :frob"},
+		{"{:time 1, :type :invoke, :process 0, :f :txn, :value :oops}", "h.edn:1: :txn value :oops: want a vector of micro-operations"},
+		{"{:time 1, :type :invoke, :process 0, :f :txn, :value [[:read :x]]}", "h.edn:1: unknown micro-operation :read"},
+		{"{:time 1, :type :invoke, :process 0, :f :txn, :value [42]}", "h.edn:1: micro-operation 42: want [:send k v] or [:poll ...]"},
+		{"{:time 1, :type :invoke, :process 0, :f :txn, :value [[:send :x 1] [:poll]]}\n{:time 2, :type :ok, :process 0, :f :txn, :value [[:send :x [0 1]]]}", "h.edn:2: completion has 1 micro-operations, its invocation on line 1 has 2"},
+		{"{:time 1, :type :invoke, :process 0, :f :txn, :value [[:send :x 1] [:poll]]}\n{:time 2, :type :ok, :process 0, :f :txn, :value [[:poll {}] [:send :x [0 1]]]}", "h.edn:2: micro-operation 0 completes as :poll, but line 1 invoked :send"},
+		{"{:time 1, :type :invoke, :process 0, :f :send, :value [[:send :x 1]]}\n{:time 2, :type :ok, :process 0, :f :send, :value [[:send :y [0 1]]]}", "h.edn:2: micro-operation 0 sends to key :y, but line 1 invoked it for key :x"},
+		{"{:time 1, :type :invoke, :process 0, :f :send, :value [[:send :x 1]]}\n{:time 2, :type :ok, :process 0, :f :poll, :value [[:poll {}]]}", "h.edn:2: completion :poll for process 0 does not match its invocation :send"},
 	}
 	for _, c := range cases {
 		_, err := ReadJepsenEDN(strings.NewReader(c.in), "h.edn")

@@ -250,9 +250,9 @@ func (a *analysis) linOps(horizon time.Duration) map[*partition][]porcupine.Oper
 			var o model.Offset
 			ret := op.End
 			switch {
-			case op.Type == model.OpOK:
+			case a.acked(i):
 				p, o = a.byTP[op.TP], op.Offset
-			case op.Type.Indeterminate():
+			case op.Type.Indeterminate() || op.Type == model.OpOK:
 				vi := &a.vals[a.ids[op.Value]]
 				if vi.writer != int32(i) || vi.reader < 0 {
 					continue

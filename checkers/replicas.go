@@ -62,7 +62,7 @@ func (a *analysis) replicaLogs(in *Input, opts *Options) []Violation {
 	sends := map[model.TopicPartition][]int{}
 	if len(in.Replicas) > 0 {
 		for i := range a.h {
-			if op := &a.h[i]; op.F == model.FSend && op.Type == model.OpOK {
+			if op := &a.h[i]; a.acked(i) {
 				sends[op.TP] = append(sends[op.TP], i)
 			}
 		}

@@ -16,7 +16,8 @@ import (
 // Op, in index order. Times are integer nanoseconds of virtual time;
 // partitions are written "topic/partition"; a value is a JSON string (an
 // integer is accepted on input and read as its decimal text). Fields that
-// do not apply to an op are left out. For example:
+// do not apply to an op are left out. "txn", when present, ties the
+// micro-operations of one client operation together (Op.Txn). For example:
 //
 //	{"index":0,"process":0,"type":"ok","f":"send","time":1000,"end":2000,"tp":"t/0","value":"v0","offset":0}
 //	{"index":1,"process":1,"type":"ok","f":"poll","time":1500,"end":2500,"records":{"t/0":[[0,"v0"]]}}
@@ -45,6 +46,7 @@ type opLine struct {
 	From       map[string]int64             `json:"from,omitempty"`
 	Gained     []string                     `json:"gained,omitempty"`
 	Lost       []string                     `json:"lost,omitempty"`
+	Txn        int                          `json:"txn,omitempty"`
 }
 
 // WriteHistory writes h as JSON lines, one op a line.
@@ -73,6 +75,7 @@ func toLine(op *Op) *opLine {
 		Key:     op.Key,
 		Group:   op.Group,
 		Topics:  op.Topics,
+		Txn:     op.Txn,
 	}
 	if op.Completed() {
 		end := int64(op.End)
@@ -144,6 +147,7 @@ const maxHistoryLine = 64 << 20
 func ReadHistory(r io.Reader, name string) (History, error) {
 	br := bufio.NewReader(r)
 	var h History
+	var txns TxnCheck
 	for line := 1; ; line++ {
 		b, err := readLine(br)
 		if err != nil && err != io.EOF {
@@ -155,6 +159,9 @@ func ReadHistory(r io.Reader, name string) (History, error) {
 				return nil, fmt.Errorf("%s:%d: %w", name, line, perr)
 			}
 			h = append(h, op)
+			if terr := txns.Next(h, len(h)-1); terr != nil {
+				return nil, fmt.Errorf("%s:%d: %w", name, line, terr)
+			}
 		}
 		if err == io.EOF {
 			return h, nil
@@ -198,6 +205,7 @@ func parseLine(b []byte, pos int) (Op, error) {
 		Offset:  NoOffset,
 		Group:   l.Group,
 		Topics:  l.Topics,
+		Txn:     l.Txn,
 	}
 	if l.Index != nil && *l.Index != pos {
 		return Op{}, fmt.Errorf("index %d, want %d (ops are numbered by line)", *l.Index, pos)

@@ -97,6 +97,7 @@ type opExt struct {
 	offsets    []PartitionOffset
 	gained     []TopicPartition
 	lost       []TopicPartition
+	txn        int
 
 	process int
 	topic   string
@@ -132,10 +133,11 @@ func (r *opRec) setOutcome(t opType) { r.typ = r.typ&^typeMask | t }
 func (rc *Recorder) pack(op *Op, t opType) opRec {
 	r := opRec{time: op.Time, end: op.End, value: op.Value, offset: op.Offset, part: op.TP.Partition, typ: t}
 	if op.Error != "" || op.Records != nil || op.Partitions != nil || op.Topics != nil || op.Group != "" ||
-		op.Generation != 0 || op.Offsets != nil || op.Gained != nil || op.Lost != nil {
+		op.Generation != 0 || op.Offsets != nil || op.Gained != nil || op.Lost != nil || op.Txn != 0 {
 		r.ext = &opExt{
 			err: op.Error, records: op.Records, partitions: op.Partitions, topics: op.Topics,
 			group: op.Group, generation: op.Generation, offsets: op.Offsets, gained: op.Gained, lost: op.Lost,
+			txn: op.Txn,
 		}
 	}
 	r.setProcess(op.Process)
@@ -196,6 +198,7 @@ func (rc *Recorder) unpack(r *opRec, index int) Op {
 	if e := r.ext; e != nil {
 		op.Error, op.Records, op.Partitions, op.Topics = e.err, e.records, e.partitions, e.topics
 		op.Group, op.Generation, op.Offsets, op.Gained, op.Lost = e.group, e.generation, e.offsets, e.gained, e.lost
+		op.Txn = e.txn
 		if r.typ&flagExtProcess != 0 {
 			op.Process = e.process
 		}

@@ -127,7 +127,13 @@ func TestReadHistoryErrors(t *testing.T) {
 		{ok + "\n" + `{"process":0,"type":"ok","f":"sned","time":1,"end":2}`, `h.jsonl:3: unknown op f "sned"`},
 		{`{"process":0,`, `h.jsonl:1: `},
 		{`{"process":0,"type":"ok","f":"poll","time":1,"end":2,"vlaue":1}`, `h.jsonl:1: unknown field "vlaue"`},
-		{`{"process":0,"type":"ok","f":"send","time":1,"end":2,"tp":"t/0","value":"a"}`, `h.jsonl:1: ok send without an offset`},
+		{`{"process":0,"type":"ok","f":"send","time":1,"end":2,"value":"a"}`, `h.jsonl:1: ok send without a partition`},
+		{`{"process":0,"type":"invoke","f":"send","time":1,"tp":"t/0","value":"a","offset":3}`, `h.jsonl:1: send with offset 3 that never completed`},
+		{`{"process":0,"type":"ok","f":"poll","time":1,"end":2,"txn":-1}`, `h.jsonl:1: negative txn -1`},
+		{`{"process":0,"type":"ok","f":"poll","time":1,"end":2,"txn":1}` + "\n" + `{"process":1,"type":"ok","f":"poll","time":1,"end":2,"txn":1}`, `h.jsonl:2: txn 1: process 1, but its op 0 has process 0`},
+		{`{"process":0,"type":"ok","f":"poll","time":1,"end":2,"txn":1}` + "\n" + `{"process":0,"type":"fail","f":"poll","time":1,"end":2,"txn":1}`, `h.jsonl:2: txn 1: type fail, but its op 0 has type ok`},
+		{`{"process":0,"type":"ok","f":"poll","time":1,"end":2,"txn":1}` + "\n" + `{"process":0,"type":"ok","f":"poll","time":1,"end":3,"txn":1}`, `h.jsonl:2: txn 1: times [1ns,3ns], but its op 0 has [1ns,2ns]`},
+		{`{"process":0,"type":"ok","f":"poll","time":1,"end":2,"txn":1}` + "\n" + `{"process":0,"type":"ok","f":"poll","time":3,"end":4}` + "\n" + `{"process":0,"type":"ok","f":"poll","time":1,"end":2,"txn":1}`, `h.jsonl:3: txn 1: its ops are not consecutive`},
 		{`{"process":0,"type":"ok","f":"poll","time":5,"end":2}`, `h.jsonl:1: ends at 2ns before it starts at 5ns`},
 		{`{"process":0,"type":"ok","f":"poll","time":1}`, `h.jsonl:1: ok op without "end"`},
 		{`{"index":4,"process":0,"type":"invoke","f":"poll","time":1}`, `h.jsonl:1: index 4, want 0`},
@@ -151,8 +157,36 @@ func TestValidateRejects(t *testing.T) {
 		t.Errorf("unsorted poll partitions: %v", err)
 	}
 	h = History{{Index: 0, Type: OpFail, F: FSend, Value: "v", Offset: 3}}
-	if err := h.Validate(); err == nil || !strings.Contains(err.Error(), "only an ok send") {
-		t.Errorf("failed send with offset: %v", err)
+	if err := h.Validate(); err == nil || !strings.Contains(err.Error(), "without a partition") {
+		t.Errorf("failed send with an offset but no partition: %v", err)
+	}
+	// A failed or indeterminate send may keep the offset it was told
+	// (Jepsen's clients do); an ok send may lack one.
+	h = History{
+		{Index: 0, Type: OpFail, F: FSend, TP: TP("t", 0), Value: "v", Offset: 3},
+		{Index: 1, Type: OpInfo, F: FSend, TP: TP("t", 0), Value: "w", Offset: 4},
+		{Index: 2, Type: OpOK, F: FSend, TP: TP("t", 0), Value: "x", Offset: NoOffset},
+	}
+	if err := h.Validate(); err != nil {
+		t.Errorf("sends with the offsets they were told: %v", err)
+	}
+	// The micro-ops of one operation agree and are consecutive.
+	txn := func(i, p, txn int, typ OpType) Op {
+		return Op{Index: i, Process: p, Type: typ, F: FPoll, Time: 1, End: 2, Txn: txn}
+	}
+	for _, c := range []struct {
+		h    History
+		want string
+	}{
+		{History{txn(0, 0, 1, OpOK), txn(1, 0, 1, OpOK), txn(2, 0, 2, OpOK)}, ""},
+		{History{txn(0, 0, 1, OpOK), txn(1, 1, 1, OpOK)}, "op 1: txn 1: process 1"},
+		{History{txn(0, 0, 1, OpOK), txn(1, 0, 1, OpInfo)}, "op 1: txn 1: type info"},
+		{History{txn(0, 0, 1, OpOK), txn(1, 0, 0, OpOK), txn(2, 0, 1, OpOK)}, "op 2: txn 1: its ops are not consecutive"},
+	} {
+		err := c.h.Validate()
+		if (c.want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.want)) {
+			t.Errorf("%v: got %v, want %q", c.h, err, c.want)
+		}
 	}
 }
 
