@@ -246,7 +246,7 @@ func (x *txnIndex) cycleViolation(anomaly string, g *depGraph, cyc []int32, kind
 	default:
 		v.Error, v.Promise = true, PromiseWriteRead
 	}
-	v.Detail = x.describeCycle(anomaly, v.Txn.Steps)
+	v.Detail = x.describeCycle(v.Txn.Steps)
 	return v
 }
 
@@ -292,11 +292,18 @@ func (x *txnIndex) explain(a, b int32, rel uint8) Step {
 // describeCycle is one line naming each step, as Elle's explanations do.
 // It appends rather than formats: a long history can hold tens of
 // thousands of cycles.
-func (x *txnIndex) describeCycle(anomaly string, steps []Step) string {
+func (x *txnIndex) describeCycle(steps []Step) string {
 	const maxSteps = 8
-	kind := "write-write"
-	if anomaly == G1c {
-		kind = "write-write and write-read"
+	ww, wr := false, false
+	for _, s := range steps {
+		ww, wr = ww || s.Type == "ww", wr || s.Type == "wr"
+	}
+	kind := "write-write and write-read"
+	switch {
+	case !wr:
+		kind = "write-write"
+	case !ww:
+		kind = "write-read"
 	}
 	b := make([]byte, 0, 128+112*min(len(steps), maxSteps))
 	b = append(b, "a cycle of "...)
