@@ -99,14 +99,15 @@ func (g *depGraph) sccs(mask uint8) (comp, size []int32) {
 // cycleThrough is a shortest cycle through s whose first edge carries a
 // relation in first and whose other edges each carry one in rest, inside
 // s's component of comp: its nodes from s on, or nil if there is none.
-// parent must be all -1; it is left so.
-func (g *depGraph) cycleThrough(s int32, first, rest uint8, comp, parent []int32) []int32 {
-	c := comp[s]
-	var queue []int32
+// sc.parent must be all -1; it is left so.
+func (g *depGraph) cycleThrough(s int32, first, rest uint8, comp []int32, sc *bfsScratch) []int32 {
+	c, parent := comp[s], sc.parent
+	queue := sc.queue[:0]
 	defer func() {
 		for _, v := range queue {
 			parent[v] = -1
 		}
+		sc.queue = queue
 	}()
 	for e := g.start[s]; e < g.start[s+1]; e++ {
 		if v := g.to[e]; g.rel[e]&first != 0 && comp[v] == c && parent[v] < 0 {
@@ -122,13 +123,14 @@ func (g *depGraph) cycleThrough(s int32, first, rest uint8, comp, parent []int32
 				continue
 			}
 			if v == s {
-				var back []int32
+				n := 1
 				for w := u; w != s; w = parent[w] {
-					back = append(back, w)
+					n++
 				}
-				cyc := []int32{s}
-				for i := len(back) - 1; i >= 0; i-- {
-					cyc = append(cyc, back[i])
+				cyc := make([]int32, n)
+				cyc[0] = s
+				for w, i := u, n-1; w != s; w, i = parent[w], i-1 {
+					cyc[i] = w
 				}
 				return cyc
 			}
@@ -139,6 +141,12 @@ func (g *depGraph) cycleThrough(s int32, first, rest uint8, comp, parent []int32
 		}
 	}
 	return nil
+}
+
+// bfsScratch is what cycleThrough reuses from one search to the next.
+type bfsScratch struct {
+	parent []int32 // the node a search reached each node from; -1 if none
+	queue  []int32
 }
 
 // cycles finds, in each strongly connected component of the dependency
@@ -189,26 +197,43 @@ func (x *txnIndex) cycles() []Violation {
 			}
 		}
 	}
-	parent := make([]int32, g.nodes())
-	for i := range parent {
-		parent[i] = -1
+	sc := &bfsScratch{parent: make([]int32, g.nodes())}
+	for i := range sc.parent {
+		sc.parent[i] = -1
 	}
-	var out []Violation
+	// Components come out of Tarjan's search in reverse topological
+	// order; a report reads better in history order, so the cycles are
+	// searched for in the order of the operations they start from.
+	type search struct {
+		start int32
+		kind  int
+		comp  []int32
+	}
+	var searches []search
 	for c := range from {
 		s := from[c]
 		if s.g0 >= 0 {
-			out = append(out, x.cycleViolation(G0, g, g.cycleThrough(s.g0, relWW, relWW, ww, parent), cycleWW))
+			searches = append(searches, search{s.g0, cycleWW, ww})
 		}
 		switch {
 		case s.pureWR >= 0:
-			out = append(out, x.cycleViolation(G1c, g, g.cycleThrough(s.pureWR, relWR, relWR, wr, parent), cycleWR))
+			searches = append(searches, search{s.pureWR, cycleWR, wr})
 		case s.wrFirst >= 0:
-			out = append(out, x.cycleViolation(G1c, g, g.cycleThrough(s.wrFirst, relWR, relWW|relWR, full, parent), cycleMixed))
+			searches = append(searches, search{s.wrFirst, cycleMixed, full})
 		}
 	}
-	// Components come out of Tarjan's search in reverse topological
-	// order; a report reads better in history order.
-	slices.SortStableFunc(out, func(a, b Violation) int { return cmp.Compare(a.Ops[0], b.Ops[0]) })
+	slices.SortStableFunc(searches, func(a, b search) int { return cmp.Compare(a.start, b.start) })
+	out := make([]Violation, 0, len(searches))
+	for _, s := range searches {
+		switch s.kind {
+		case cycleWW:
+			out = append(out, x.cycleViolation(G0, g, g.cycleThrough(s.start, relWW, relWW, s.comp, sc), cycleWW))
+		case cycleWR:
+			out = append(out, x.cycleViolation(G1c, g, g.cycleThrough(s.start, relWR, relWR, s.comp, sc), cycleWR))
+		default:
+			out = append(out, x.cycleViolation(G1c, g, g.cycleThrough(s.start, relWR, relWW|relWR, s.comp, sc), cycleMixed))
+		}
+	}
 	return out
 }
 
@@ -255,7 +280,9 @@ func (x *txnIndex) cycleViolation(anomaly string, g *depGraph, cyc []int32, kind
 // records (wr), in micro-op order, that a's write explains.
 func (x *txnIndex) explain(a, b int32, rel uint8) Step {
 	ha, hb := x.head(a), x.head(b)
-	for m, op := range x.micro(b) {
+	mops := x.micro(b)
+	for m := range mops {
+		op := &mops[m]
 		switch {
 		case rel == relWW && op.F == model.FSend:
 			xp := x.part(op.TP)

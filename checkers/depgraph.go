@@ -93,7 +93,9 @@ func newDepGraph(n int, edges []depEdge) *depGraph {
 	kept := int32(0)
 	for u := 0; u < n; u++ {
 		r := row[g.start[u]:g.start[u+1]]
-		slices.SortFunc(r, func(a, b depEdge) int { return int(a.to - b.to) })
+		if len(r) > 1 {
+			slices.SortFunc(r, func(a, b depEdge) int { return int(a.to - b.to) })
+		}
 		g.start[u] = kept
 		for j, e := range r {
 			if j > 0 && e.to == r[j-1].to {

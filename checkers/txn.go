@@ -287,7 +287,11 @@ func opEnd(op *model.Op) int64 {
 // sendMop is the position inside operation k of its send of value to tp,
 // or -1.
 func (x *txnIndex) sendMop(k int32, tp model.TopicPartition, value string) int {
-	return slices.IndexFunc(x.micro(k), func(op model.Op) bool {
-		return op.F == model.FSend && op.TP == tp && op.Value == value
-	})
+	mops := x.micro(k)
+	for m := range mops {
+		if op := &mops[m]; op.F == model.FSend && op.TP == tp && op.Value == value {
+			return m
+		}
+	}
+	return -1
 }

@@ -33,7 +33,9 @@ func (x *txnIndex) internalSends(opts *Options) []Violation {
 			continue
 		}
 		prev = prev[:0]
-		for m, op := range x.micro(int32(k)) {
+		mops := x.micro(int32(k))
+		for m := range mops {
+			op := &mops[m]
 			if op.F != model.FSend || op.TP.Topic == "" {
 				continue
 			}

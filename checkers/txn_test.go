@@ -199,11 +199,11 @@ func TestSCCLongChain(t *testing.T) {
 	if _, size := g.sccs(relWR); len(size) != n {
 		t.Fatalf("wr-only components: %d, want %d singletons", len(size), n)
 	}
-	parent := make([]int32, n)
-	for i := range parent {
-		parent[i] = -1
+	sc := &bfsScratch{parent: make([]int32, n)}
+	for i := range sc.parent {
+		sc.parent[i] = -1
 	}
-	if cyc := g.cycleThrough(7, relWW, relWW, comp, parent); len(cyc) != n || cyc[0] != 7 || cyc[1] != 8 {
+	if cyc := g.cycleThrough(7, relWW, relWW, comp, sc); len(cyc) != n || cyc[0] != 7 || cyc[1] != 8 {
 		t.Fatalf("cycle of %d nodes from %v", len(cyc), cyc[:min(3, len(cyc))])
 	}
 }
@@ -216,17 +216,17 @@ func TestCycleThroughShortest(t *testing.T) {
 		{0, 1, relWW}, {1, 2, relWW}, {2, 3, relWW}, {3, 0, relWW}, {1, 0, relWR}, {0, 2, relWR},
 	})
 	comp, _ := g.sccs(relWW | relWR)
-	parent := []int32{-1, -1, -1, -1}
-	if cyc := g.cycleThrough(0, relWW|relWR, relWW|relWR, comp, parent); !slices.Equal(cyc, []int32{0, 1}) {
+	sc := &bfsScratch{parent: []int32{-1, -1, -1, -1}}
+	if cyc := g.cycleThrough(0, relWW|relWR, relWW|relWR, comp, sc); !slices.Equal(cyc, []int32{0, 1}) {
 		t.Fatalf("shortest: %v", cyc)
 	}
-	if cyc := g.cycleThrough(0, relWR, relWW|relWR, comp, parent); !slices.Equal(cyc, []int32{0, 2, 3}) {
+	if cyc := g.cycleThrough(0, relWR, relWW|relWR, comp, sc); !slices.Equal(cyc, []int32{0, 2, 3}) {
 		t.Fatalf("wr first: %v", cyc)
 	}
-	if cyc := g.cycleThrough(0, relWW, relWW, comp, parent); !slices.Equal(cyc, []int32{0, 1, 2, 3}) {
+	if cyc := g.cycleThrough(0, relWW, relWW, comp, sc); !slices.Equal(cyc, []int32{0, 1, 2, 3}) {
 		t.Fatalf("ww only: %v", cyc)
 	}
-	if !slices.Equal(parent, []int32{-1, -1, -1, -1}) {
-		t.Fatalf("parent left dirty: %v", parent)
+	if !slices.Equal(sc.parent, []int32{-1, -1, -1, -1}) {
+		t.Fatalf("parent left dirty: %v", sc.parent)
 	}
 }
