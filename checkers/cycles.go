@@ -33,15 +33,21 @@ import (
 // edges that carry a relation in mask: comp[u] is u's component and
 // size[c] the number of nodes in c. It is Tarjan's algorithm with explicit
 // stacks, so a chain of a million operations needs no deep recursion.
-func (g *depGraph) sccs(mask uint8) (comp, size []int32) {
+//
+// Given within and withinSize (components over more relations, and their
+// sizes; nil for none), edges between two of those components are left
+// out, since no cycle crosses them, and a node alone in its component
+// there is alone here without a search.
+func (g *depGraph) sccs(mask uint8, within, withinSize []int32) (comp, size []int32) {
 	n := g.nodes()
 	order := make([]int32, n) // visit order, from 1; 0 is unvisited
 	low := make([]int32, n)
 	onStack := make([]bool, n)
 	comp = make([]int32, n)
-	var stack []int32
+	size = make([]int32, 0, n)
+	stack := make([]int32, 0, 64)
 	type frame struct{ u, e int32 } // a node and its next out-edge
-	var call []frame
+	call := make([]frame, 0, 64)
 	next := int32(1)
 	visit := func(u int32) {
 		order[u], low[u] = next, next
@@ -54,16 +60,24 @@ func (g *depGraph) sccs(mask uint8) (comp, size []int32) {
 		if order[s] != 0 {
 			continue
 		}
+		if within != nil && withinSize[within[s]] < 2 {
+			order[s] = next
+			next++
+			comp[s] = int32(len(size))
+			size = append(size, 1)
+			continue
+		}
 		visit(s)
 		for len(call) > 0 {
 			top := len(call) - 1
 			u, e := call[top].u, call[top].e
 			if e < g.start[u+1] {
 				call[top].e++
-				if g.rel[e]&mask == 0 {
+				v := g.to[e]
+				if g.rel[e]&mask == 0 || within != nil && within[v] != within[u] {
 					continue
 				}
-				switch v := g.to[e]; {
+				switch {
 				case order[v] == 0:
 					visit(v)
 				case onStack[v]:
@@ -156,7 +170,7 @@ func (x *txnIndex) cycles() []Violation {
 	if len(g.to) == 0 {
 		return nil
 	}
-	full, fullSize := g.sccs(relWW | relWR)
+	full, fullSize := g.sccs(relWW|relWR, nil, nil)
 	cyclic := false
 	for _, k := range fullSize {
 		cyclic = cyclic || k > 1
@@ -164,8 +178,8 @@ func (x *txnIndex) cycles() []Violation {
 	if !cyclic {
 		return nil
 	}
-	ww, wwSize := g.sccs(relWW)
-	wr, wrSize := g.sccs(relWR)
+	ww, wwSize := g.sccs(relWW, full, fullSize)
+	wr, wrSize := g.sccs(relWR, full, fullSize)
 	// Per component, the operation each kind of cycle starts from: one in
 	// a ww-only cycle (G0), one in a wr-only cycle, one with a wr edge
 	// that stays in the component (G1c); -1 for none.

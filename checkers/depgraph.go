@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"slices"
+	"sort"
 
 	"kafkasim/model"
 )
@@ -38,13 +39,17 @@ type depEdge struct {
 }
 
 func (x *txnIndex) graph() *depGraph {
-	edges := make([]depEdge, 0, x.records+x.positions)
+	return buildDepGraph(len(x.ops), x.edges)
+}
+
+// edges calls add on every edge, as many times as the history gives it.
+func (x *txnIndex) edges(add func(from, to int32, rel uint8)) {
 	// ww: consecutive positions in each partition's version order.
 	for _, xp := range x.parts {
 		ws := xp.writers
 		for i := 1; i < len(ws); i++ {
 			if w1, w2 := ws[i-1], ws[i]; w1 >= 0 && w2 >= 0 && w1 != w2 && xp.follows(i) {
-				edges = append(edges, depEdge{w1, w2, relWW})
+				add(w1, w2, relWW)
 			}
 		}
 	}
@@ -64,51 +69,84 @@ func (x *txnIndex) graph() *depGraph {
 			}
 			for _, r := range pr.Records {
 				if w, ok := x.writer(xp, r.Value, r.Offset); ok && w != reader {
-					edges = append(edges, depEdge{w, reader, relWR})
+					add(w, reader, relWR)
 				}
 			}
 		}
 	}
-	return newDepGraph(len(x.ops), edges)
 }
 
-// newDepGraph builds the rows by counting, then sorts and merges each
-// row: O(E log d) for out-degree d, with no global sort.
+// newDepGraph builds a graph from a list of edges.
 func newDepGraph(n int, edges []depEdge) *depGraph {
+	return buildDepGraph(n, func(add func(from, to int32, rel uint8)) {
+		for _, e := range edges {
+			add(e.from, e.to, e.rel)
+		}
+	})
+}
+
+// buildDepGraph builds the rows in two walks over the edges, one to count
+// each node's out-edges and one to put them in place, then sorts and
+// merges each row: no list of edges is ever held, and no global sort is
+// needed.
+func buildDepGraph(n int, each func(add func(from, to int32, rel uint8))) *depGraph {
 	g := &depGraph{start: make([]int32, n+1)}
-	for _, e := range edges {
-		g.start[e.from+1]++
-	}
+	each(func(from, _ int32, _ uint8) { g.start[from+1]++ })
 	for u := 0; u < n; u++ {
 		g.start[u+1] += g.start[u]
 	}
+	m := g.start[n]
+	g.to, g.rel = make([]int32, m), make([]uint8, m)
 	fill := slices.Clone(g.start[:n])
-	row := make([]depEdge, len(edges))
-	for _, e := range edges {
-		row[fill[e.from]] = e
-		fill[e.from]++
-	}
-	g.to = make([]int32, 0, len(edges))
-	g.rel = make([]uint8, 0, len(edges))
+	each(func(from, to int32, rel uint8) {
+		g.to[fill[from]], g.rel[fill[from]] = to, rel
+		fill[from]++
+	})
+	// Sort each row by target, merge repeats, and close the gaps.
 	kept := int32(0)
 	for u := 0; u < n; u++ {
-		r := row[g.start[u]:g.start[u+1]]
-		if len(r) > 1 {
-			slices.SortFunc(r, func(a, b depEdge) int { return int(a.to - b.to) })
-		}
+		lo, hi := g.start[u], g.start[u+1]
 		g.start[u] = kept
-		for j, e := range r {
-			if j > 0 && e.to == r[j-1].to {
-				g.rel[len(g.rel)-1] |= e.rel
+		row := edgeRow{g.to[lo:hi], g.rel[lo:hi]}
+		switch {
+		case len(row.to) > 16:
+			sort.Sort(row)
+		case len(row.to) > 1:
+			row.insertionSort() // most rows are short; sort.Sort would box each one
+		}
+		for j := range row.to {
+			if j > 0 && row.to[j] == row.to[j-1] {
+				g.rel[kept-1] |= row.rel[j]
 				continue
 			}
-			g.to = append(g.to, e.to)
-			g.rel = append(g.rel, e.rel)
+			g.to[kept], g.rel[kept] = row.to[j], row.rel[j]
 			kept++
 		}
 	}
 	g.start[n] = kept
+	g.to, g.rel = g.to[:kept], g.rel[:kept]
 	return g
+}
+
+// edgeRow sorts one row's targets with their relations.
+type edgeRow struct {
+	to  []int32
+	rel []uint8
+}
+
+func (r edgeRow) insertionSort() {
+	for i := 1; i < len(r.to); i++ {
+		for j := i; j > 0 && r.to[j] < r.to[j-1]; j-- {
+			r.Swap(j, j-1)
+		}
+	}
+}
+
+func (r edgeRow) Len() int           { return len(r.to) }
+func (r edgeRow) Less(i, j int) bool { return r.to[i] < r.to[j] }
+func (r edgeRow) Swap(i, j int) {
+	r.to[i], r.to[j] = r.to[j], r.to[i]
+	r.rel[i], r.rel[j] = r.rel[j], r.rel[i]
 }
 
 func (g *depGraph) nodes() int { return len(g.start) - 1 }

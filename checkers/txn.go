@@ -106,10 +106,6 @@ type txnIndex struct {
 	// order; byTP finds them.
 	parts []*txnPart
 	byTP  map[model.TopicPartition]*txnPart
-	// positions counts the version orders' positions, to size the graph.
-	positions int
-	// records counts what completed polls returned, to size the graph.
-	records int
 }
 
 type txnOp struct{ first, end int32 }
@@ -122,7 +118,6 @@ type txnPart struct {
 	p       *partition
 	values  []string // the value at each position (Jepsen's :by-index)
 	writers []int32  // the operation that sent it; -1 for none
-	sends   []int32  // history indices of the completed sends to the partition
 	// exact: every position holds the value a send acknowledged at that
 	// offset, so a value's offset finds its position. Otherwise (info
 	// sends, duplicates, phantoms) positions come from byValue, a value's
@@ -136,6 +131,13 @@ type txnPart struct {
 
 func newTxnIndex(a *analysis) *txnIndex {
 	x := &txnIndex{a: a, opOf: make([]int32, len(a.h)), byTP: make(map[model.TopicPartition]*txnPart, len(a.parts))}
+	n := 0
+	for i := range a.h {
+		if t := a.h[i].Txn; t == 0 || i == 0 || a.h[i-1].Txn != t {
+			n++
+		}
+	}
+	x.ops = make([]txnOp, 0, n)
 	for i := 0; i < len(a.h); {
 		j := i + 1
 		if t := a.h[i].Txn; t > 0 {
@@ -149,6 +151,7 @@ func newTxnIndex(a *analysis) *txnIndex {
 			x.opOf[i] = k
 		}
 	}
+	x.parts = make([]*txnPart, 0, len(a.parts))
 	for _, p := range a.parts {
 		xp := &txnPart{p: p, values: make([]string, len(p.offsets)), writers: make([]int32, len(p.offsets))}
 		for i, o := range p.offsets {
@@ -156,47 +159,60 @@ func newTxnIndex(a *analysis) *txnIndex {
 		}
 		x.parts = append(x.parts, xp)
 		x.byTP[p.tp] = xp
-		x.positions += len(p.offsets)
 	}
 	for i := range a.h {
 		op := &a.h[i]
-		if !op.Completed() {
+		if op.F != model.FSend || !op.Completed() {
 			continue
 		}
-		switch op.F {
-		case model.FPoll:
-			for _, pr := range op.Records {
-				x.records += len(pr.Records)
-			}
-		case model.FSend:
-			xp := x.part(op.TP)
-			if xp == nil {
-				continue
-			}
-			xp.sends = append(xp.sends, int32(i))
+		if xp := x.part(op.TP); xp != nil {
 			if j, ok := xp.at(op.Value, op.Offset); ok {
 				xp.writers[j] = x.opOf[i] // a later send of the value wins, as in writer-of
 			}
 		}
 	}
+	// Positions no send's offset explains (info sends, duplicates,
+	// phantoms) take their writer by value.
+	var inexact []*txnPart
 	for _, xp := range x.parts {
-		xp.exact = true
-		for j, w := range xp.writers {
-			if w < 0 {
-				xp.exact = false
-				if w, ok := x.writerByValue(xp, xp.values[j]); ok {
+		xp.exact = !slices.Contains(xp.writers, -1)
+		if !xp.exact {
+			inexact = append(inexact, xp)
+		}
+	}
+	x.writersByValue(inexact)
+	for _, xp := range inexact {
+		xp.byValue = make(map[string]int32, len(xp.values))
+		for j, v := range xp.values {
+			xp.byValue[v] = int32(j)
+			if xp.writers[j] < 0 {
+				if w, ok := xp.writerOf[v]; ok {
 					xp.writers[j] = w
 				}
 			}
 		}
-		if !xp.exact {
-			xp.byValue = make(map[string]int32, len(xp.values))
-			for j, v := range xp.values {
-				xp.byValue[v] = int32(j)
-			}
-		}
 	}
 	return x
+}
+
+// writersByValue builds writerOf for each of parts in one scan of the
+// history.
+func (x *txnIndex) writersByValue(parts []*txnPart) {
+	if len(parts) == 0 {
+		return
+	}
+	for _, xp := range parts {
+		xp.writerOf = map[string]int32{}
+	}
+	for i := range x.a.h {
+		op := &x.a.h[i]
+		if op.F != model.FSend || !op.Completed() {
+			continue
+		}
+		if xp := x.part(op.TP); xp != nil && xp.writerOf != nil {
+			xp.writerOf[op.Value] = x.opOf[i]
+		}
+	}
 }
 
 // at is the position of value at offset o, if that is where the version
@@ -245,10 +261,7 @@ func (x *txnIndex) writer(xp *txnPart, value string, o model.Offset) (int32, boo
 
 func (x *txnIndex) writerByValue(xp *txnPart, value string) (int32, bool) {
 	if xp.writerOf == nil {
-		xp.writerOf = make(map[string]int32, len(xp.sends))
-		for _, i := range xp.sends {
-			xp.writerOf[x.a.h[i].Value] = x.opOf[i]
-		}
+		x.writersByValue([]*txnPart{xp})
 	}
 	w, ok := xp.writerOf[value]
 	return w, ok
