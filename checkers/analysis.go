@@ -8,18 +8,45 @@ import (
 	"kafkasim/model"
 )
 
-// analysis is the index every history checker shares, built in one pass:
-// for each partition, what was seen at each offset (by acknowledged sends
-// and by polls); for each value, who wrote it, who first read it and where
-// it was seen. Jepsen calls the sorted observed offsets of a partition its
-// version order; a position in it is an "index" (offsets minus the gaps no
-// one observed, such as transaction markers).
+// analysis is the index every history checker shares, built in three
+// linear passes: for each partition, what was seen at each offset (by
+// sends known to have committed and by every poll); for each record, who
+// wrote it, who first read it and where it was seen. Jepsen calls the
+// sorted observed offsets of a partition its version order; a position in
+// it is an "index" (offsets minus the gaps no one observed, such as
+// transaction markers).
+//
+// A record is a (partition, value) pair: Jepsen's generators make values
+// unique per key (our partition) only, so the same value in two
+// partitions is two records (kafka.clj keys every index by [k v]).
 type analysis struct {
 	h     model.History
 	parts []*partition // in partition order
 	byTP  map[model.TopicPartition]*partition
-	ids   map[string]int32 // value → index into vals
+	ids   map[valueKey]int32 // record → index into vals
 	vals  []valueInfo
+	// committed[i]: op i's operation must have taken effect, as kafka.clj's
+	// must-have-committed? decides: it is ok, or indeterminate and a poll
+	// of an ok operation returned a value one of its sends wrote.
+	committed []bool
+	// untargeted: sends whose partition was never learned (a keyed send
+	// that did not complete), by value; a read of the value in a
+	// partition no targeted send wrote is taken as theirs.
+	untargeted map[string]*untargetedSend
+	// sentTo: value → the first send of it, for explaining a phantom read
+	// in the wrong partition; built only when a phantom is found.
+	sentTo map[string]int32
+}
+
+// valueKey is a record's identity.
+type valueKey struct {
+	tp    model.TopicPartition
+	value string
+}
+
+type untargetedSend struct {
+	op int32
+	id int32 // the record it was read as; -1 while unread
 }
 
 // partition is what the history says about one partition.
@@ -43,43 +70,110 @@ type sighting struct {
 
 type span struct{ from, to model.Offset }
 
-// valueInfo is what the history says about one value.
+// valueInfo is what the history says about one record.
 type valueInfo struct {
-	writer      int32 // the send carrying it; -1 if none
-	reader      int32 // the first poll that returned it; -1 if none
-	readTP      *partition
-	first, last model.Offset // lowest and highest offset it was seen at
-	multi       bool         // seen at more than one offset
+	tp       *partition
+	writer   int32 // the first send carrying it; -1 if none
+	reader   int32 // the first poll (of any outcome) that returned it; -1 if none
+	okReader int32 // the first poll of an ok operation that returned it; -1 if none
+	// lowest and highest offset it was seen at in the version order;
+	// NoOffset when it is in none.
+	first, last model.Offset
+	multi       bool // seen at more than one offset
+}
+
+// opStart returns the index of the first micro-op of op i's operation:
+// the ops sharing a Txn are consecutive (model.History.Validate).
+func (a *analysis) opStart(i int) int {
+	for t := a.h[i].Txn; t > 0 && i > 0 && a.h[i-1].Txn == t; i-- {
+	}
+	return i
+}
+
+// opEnd returns one past the last micro-op of the operation starting at i.
+func (a *analysis) opEnd(i int) int {
+	j := i + 1
+	for t := a.h[i].Txn; t > 0 && j < len(a.h) && a.h[j].Txn == t; j++ {
+	}
+	return j
 }
 
 func analyze(h model.History) *analysis {
-	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}, ids: map[string]int32{}}
-	// Writers first, so that a poll that returns a value before its send's
-	// index still finds the writer.
+	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}, ids: map[valueKey]int32{}}
+	// Pass 1: writers, then readers, so that a poll that returns a value
+	// before its send's index still finds the writer.
 	for i := range h {
 		op := &h[i]
-		if op.F == model.FSend {
-			v := a.value(op.Value)
-			if v.writer < 0 {
-				v.writer = int32(i)
+		if op.F != model.FSend {
+			continue
+		}
+		if op.TP.Topic == "" {
+			if a.untargeted == nil {
+				a.untargeted = map[string]*untargetedSend{}
 			}
+			if _, ok := a.untargeted[op.Value]; !ok {
+				a.untargeted[op.Value] = &untargetedSend{op: int32(i), id: -1}
+			}
+			continue
+		}
+		if v := a.value(op.TP, op.Value); v.writer < 0 {
+			v.writer = int32(i)
 		}
 	}
 	for i := range h {
 		op := &h[i]
+		if op.F != model.FPoll {
+			continue
+		}
+		for _, pr := range op.Records {
+			for _, r := range pr.Records {
+				id := a.id(pr.TP, r.Value)
+				v := &a.vals[id]
+				if v.writer < 0 && a.untargeted != nil {
+					if u := a.untargeted[r.Value]; u != nil && u.id < 0 {
+						v.writer, u.id = u.op, id
+					}
+				}
+				if v.reader < 0 {
+					v.reader = int32(i)
+				}
+				if v.okReader < 0 && op.Type == model.OpOK {
+					v.okReader = int32(i)
+				}
+			}
+		}
+	}
+	// Pass 2: which operations must have committed.
+	a.committed = make([]bool, len(h))
+	for i := 0; i < len(h); {
+		j := a.opEnd(i)
+		c := h[i].Type == model.OpOK
+		if h[i].Type.Indeterminate() {
+			for k := i; k < j && !c; k++ {
+				c = h[k].F == model.FSend && a.sendRead(k)
+			}
+		}
+		for k := i; k < j; k++ {
+			a.committed[k] = c
+		}
+		i = j
+	}
+	// Pass 3: the version order, in history order: the offsets of sends
+	// that committed, and every poll's records whatever its outcome (a
+	// consumer must never return bad data, even inside a transaction that
+	// aborts; kafka.clj version-orders).
+	for i := range h {
+		op := &h[i]
 		switch op.F {
 		case model.FSend:
-			if a.acked(i) {
+			if a.committed[i] && op.Offset != model.NoOffset {
 				a.observe(a.part(op.TP), op.Offset, op.Value, int32(i))
 			}
 		case model.FPoll:
 			for _, pr := range op.Records {
 				p := a.part(pr.TP)
 				for _, r := range pr.Records {
-					v := a.observe(p, r.Offset, r.Value, int32(i))
-					if v.reader < 0 {
-						v.reader, v.readTP = int32(i), p
-					}
+					a.observe(p, r.Offset, r.Value, int32(i))
 				}
 			}
 		case model.FReset:
@@ -107,21 +201,53 @@ func analyze(h model.History) *analysis {
 	return a
 }
 
+// sendRead reports whether a poll of an ok operation returned the record
+// send i wrote.
+func (a *analysis) sendRead(i int) bool {
+	v := a.sent(i)
+	return v != nil && v.okReader >= 0
+}
+
+// sent is the record send i wrote, or nil when no one observed it and its
+// partition is unknown.
+func (a *analysis) sent(i int) *valueInfo {
+	op := &a.h[i]
+	if op.TP.Topic == "" {
+		if u := a.untargeted[op.Value]; u != nil && u.op == int32(i) && u.id >= 0 {
+			return &a.vals[u.id]
+		}
+		return nil
+	}
+	return &a.vals[a.ids[valueKey{op.TP, op.Value}]]
+}
+
 // acked reports whether op i is a send acknowledged at a known offset: the
-// sends whose offsets are facts.
+// sends whose offsets are facts whatever else the history says.
 func (a *analysis) acked(i int) bool {
 	op := &a.h[i]
 	return op.F == model.FSend && op.Type == model.OpOK && op.Offset != model.NoOffset
 }
 
-func (a *analysis) value(v string) *valueInfo {
-	id, ok := a.ids[v]
+// known reports whether send i committed at a known offset: acknowledged,
+// or indeterminate with a read proving its operation took effect.
+func (a *analysis) known(i int) bool {
+	op := &a.h[i]
+	return op.F == model.FSend && a.committed[i] && op.Offset != model.NoOffset
+}
+
+func (a *analysis) id(tp model.TopicPartition, v string) int32 {
+	k := valueKey{tp, v}
+	id, ok := a.ids[k]
 	if !ok {
 		id = int32(len(a.vals))
-		a.ids[v] = id
-		a.vals = append(a.vals, valueInfo{writer: -1, reader: -1, first: model.NoOffset, last: model.NoOffset})
+		a.ids[k] = id
+		a.vals = append(a.vals, valueInfo{tp: a.part(tp), writer: -1, reader: -1, okReader: -1, first: model.NoOffset, last: model.NoOffset})
 	}
-	return &a.vals[id]
+	return id
+}
+
+func (a *analysis) value(tp model.TopicPartition, v string) *valueInfo {
+	return &a.vals[a.id(tp, v)]
 }
 
 func (a *analysis) part(tp model.TopicPartition) *partition {
@@ -134,7 +260,7 @@ func (a *analysis) part(tp model.TopicPartition) *partition {
 	return p
 }
 
-func (a *analysis) observe(p *partition, o model.Offset, value string, op int32) *valueInfo {
+func (a *analysis) observe(p *partition, o model.Offset, value string, op int32) {
 	if s, ok := p.at[o]; !ok {
 		p.at[o] = sighting{value, op}
 		p.offsets = append(p.offsets, o)
@@ -150,7 +276,7 @@ func (a *analysis) observe(p *partition, o model.Offset, value string, op int32)
 			p.conflicts[o] = append(p.conflicts[o], sighting{value, op})
 		}
 	}
-	v := a.value(value)
+	v := a.value(p.tp, value)
 	switch {
 	case v.first == model.NoOffset:
 		v.first, v.last = o, o
@@ -161,7 +287,19 @@ func (a *analysis) observe(p *partition, o model.Offset, value string, op int32)
 	case o != v.first && o != v.last:
 		v.multi = true
 	}
-	return v
+}
+
+// position is where send i's record sits in the version order, for order
+// checks: its own offset when it committed at a known one, else the last
+// offset a poll saw its record at; false when neither is known.
+func (a *analysis) position(i int) (model.Offset, bool) {
+	if a.known(i) {
+		return a.h[i].Offset, true
+	}
+	if v := a.sent(i); v != nil && v.last != model.NoOffset {
+		return v.last, true
+	}
+	return 0, false
 }
 
 // index is o's position in the version order; o must have been observed.

@@ -43,18 +43,19 @@ func (a *analysis) inconsistentOffsets() []Violation {
 	return out
 }
 
-// duplicates: one value at more than one offset. Without idempotence a
-// retried send is expected to land twice.
+// duplicates: one record (partition, value) at more than one offset of the
+// version order (kafka.clj duplicate-cases). Without idempotence a retried
+// send is expected to land twice. A failed send's offset is not in the
+// version order, so its value counts only where a poll saw it.
 func (a *analysis) duplicates(opts *Options) []Violation {
 	type dup struct {
-		value string
-		offs  []model.Offset
-		tp    model.TopicPartition
+		id   int32
+		offs []model.Offset
 	}
 	var dups []dup
-	where := map[int32]int{} // value id → index in dups
+	where := map[int32]int{} // record id → index in dups
 	add := func(p *partition, o model.Offset, v string) {
-		id := a.ids[v]
+		id := a.ids[valueKey{p.tp, v}]
 		if !a.vals[id].multi {
 			return
 		}
@@ -62,7 +63,7 @@ func (a *analysis) duplicates(opts *Options) []Violation {
 		if !ok {
 			k = len(dups)
 			where[id] = k
-			dups = append(dups, dup{value: v, tp: p.tp})
+			dups = append(dups, dup{id: id})
 		}
 		if !slices.Contains(dups[k].offs, o) {
 			dups[k].offs = append(dups[k].offs, o)
@@ -79,13 +80,20 @@ func (a *analysis) duplicates(opts *Options) []Violation {
 	var out []Violation
 	for _, d := range dups {
 		slices.Sort(d.offs)
+		vi := &a.vals[d.id]
+		value := a.valueOf(d.id)
 		v := Violation{
-			Checker: CheckerAnomalies, Anomaly: Duplicate, Partition: d.tp,
-			Offsets: d.offs, Values: []string{d.value},
-			Detail: fmt.Sprintf("value %q is at %d offsets (%s)", d.value, len(d.offs), listOffsets(d.offs)),
+			Checker: CheckerAnomalies, Anomaly: Duplicate, Partition: vi.tp.tp,
+			Offsets: d.offs, Values: []string{value},
+			Detail: fmt.Sprintf("value %q is at %d offsets (%s)", value, len(d.offs), listOffsets(d.offs)),
 		}
-		if w := a.vals[a.ids[d.value]].writer; w >= 0 {
-			v.Ops = []int{int(w)}
+		if vi.writer >= 0 {
+			v.Ops = []int{int(vi.writer)}
+			v.Detail += fmt.Sprintf(", sent by op %d", vi.writer)
+		}
+		if vi.reader >= 0 {
+			v.Ops = append(v.Ops, int(vi.reader))
+			v.Detail += fmt.Sprintf(", first read by op %d", vi.reader)
 		}
 		if opts.Idempotent {
 			v.Error, v.Promise = true, PromiseIdempotence
@@ -98,43 +106,73 @@ func (a *analysis) duplicates(opts *Options) []Violation {
 	return out
 }
 
-// visibility: aborted reads (a poll returned a value whose send failed
-// definitely) and phantoms (a poll returned a value no one sent, or one
-// sent to another partition).
+// valueOf is a record's value, read back from its writer or a sighting.
+func (a *analysis) valueOf(id int32) string {
+	vi := &a.vals[id]
+	if vi.writer >= 0 {
+		return a.h[vi.writer].Value
+	}
+	if vi.first != model.NoOffset {
+		for _, c := range append([]sighting{vi.tp.at[vi.first]}, vi.tp.conflicts[vi.first]...) {
+			if a.ids[valueKey{vi.tp.tp, c.value}] == id {
+				return c.value
+			}
+		}
+	}
+	// Only a read of it remains.
+	for _, pr := range a.h[vi.reader].Records {
+		if pr.TP == vi.tp.tp {
+			for _, r := range pr.Records {
+				if a.ids[valueKey{pr.TP, r.Value}] == id {
+					return r.Value
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// visibility: aborted reads (kafka.clj g1a-cases: a poll of an ok
+// operation returned a value whose send failed definitely; Jepsen's G1a)
+// and phantoms (a poll returned a value no one sent to that partition;
+// Jepsen's lost-write-cases stops with :no-writer-of).
 func (a *analysis) visibility() []Violation {
 	var out []Violation
-	for v, id := range a.ids {
+	for id := range a.vals {
 		vi := &a.vals[id]
 		if vi.reader < 0 {
 			continue
 		}
+		v := a.valueOf(int32(id))
+		at := vi.first
 		base := Violation{
-			Checker: CheckerAnomalies, Partition: vi.readTP.tp,
-			Offsets: []model.Offset{vi.first}, Values: []string{v},
+			Checker: CheckerAnomalies, Partition: vi.tp.tp,
+			Offsets: []model.Offset{at}, Values: []string{v},
 			Error: true, Promise: PromiseVisibility,
 		}
 		switch {
 		case vi.writer < 0:
 			base.Anomaly = Phantom
 			base.Ops = []int{int(vi.reader)}
-			base.Detail = fmt.Sprintf("op %d read %q at offset %d, which no client sent: a corrupted or fabricated record",
-				vi.reader, v, vi.first)
-		case a.h[vi.writer].Type == model.OpFail:
+			if w, ok := a.sentElsewhere(v); ok {
+				base.Ops = []int{int(w), int(vi.reader)}
+				base.Detail = fmt.Sprintf("op %d read %q in %s, but it was sent to %s (op %d)",
+					vi.reader, v, vi.tp.tp, a.h[w].TP, w)
+			} else {
+				base.Detail = fmt.Sprintf("op %d read %q at offset %d of %s, which no client sent: a corrupted or fabricated record",
+					vi.reader, v, at, vi.tp.tp)
+			}
+		case a.h[vi.writer].Type == model.OpFail && vi.okReader >= 0:
 			base.Anomaly = AbortedRead
-			base.Ops = []int{int(vi.writer), int(vi.reader)}
-			base.Detail = fmt.Sprintf("op %d read %q at offset %d, but its send (op %d) failed definitely (%s): a failed produce must leave no visible record",
-				vi.reader, v, vi.first, vi.writer, a.h[vi.writer].Error)
-		case a.h[vi.writer].TP.Topic != "" && a.h[vi.writer].TP != vi.readTP.tp:
-			base.Anomaly = Phantom
-			base.Ops = []int{int(vi.writer), int(vi.reader)}
-			base.Detail = fmt.Sprintf("op %d read %q in %s, but it was sent to %s (op %d)",
-				vi.reader, v, vi.readTP.tp, a.h[vi.writer].TP, vi.writer)
+			base.Ops = []int{int(vi.writer), int(vi.okReader)}
+			base.Detail = fmt.Sprintf("op %d read %q at offset %d, but its send (op %d) failed definitely (%s): a failed produce or aborted transaction must leave no visible record",
+				vi.okReader, v, at, vi.writer, a.h[vi.writer].Error)
 		default:
 			continue
 		}
 		out = append(out, base)
 	}
-	// Map order is random; a report must not be.
+	// Map order does not reach here, but keep the report in reader order.
 	slices.SortFunc(out, func(x, y Violation) int {
 		if c := cmp.Compare(x.Ops[len(x.Ops)-1], y.Ops[len(y.Ops)-1]); c != 0 {
 			return c
@@ -144,11 +182,31 @@ func (a *analysis) visibility() []Violation {
 	return out
 }
 
-// lostAndUnseen: Jepsen's lost-write and unseen. For each partition, the
-// bound is the highest offset at which some consumer first saw a value it
-// read; every acknowledged send whose record sat at or below the bound
-// should have been read by someone, and one no poll returned is lost.
-// Acknowledged sends above the bound that no poll returned are unseen: not
+// sentElsewhere finds a send of value v to any partition, for explaining a
+// phantom; the index is built the first time one is needed.
+func (a *analysis) sentElsewhere(v string) (int32, bool) {
+	if a.sentTo == nil {
+		a.sentTo = map[string]int32{}
+		for i := range a.h {
+			if op := &a.h[i]; op.F == model.FSend {
+				if _, ok := a.sentTo[op.Value]; !ok {
+					a.sentTo[op.Value] = int32(i)
+				}
+			}
+		}
+	}
+	w, ok := a.sentTo[v]
+	return w, ok
+}
+
+// lostAndUnseen: Jepsen's lost-write and unseen (kafka.clj lost-write-cases
+// and unseen). For each partition, the bound is the highest offset at which
+// a record that an ok operation's poll returned was first seen; every
+// record of the version order whose last sighting is at or below the bound
+// should have been read by such a poll, and one that was not, whose send
+// must have committed (ok, or indeterminate with a read of any value its
+// operation sent: a transaction's sends are atomic), is lost. Acknowledged
+// sends that no ok poll returned and that are not lost are unseen: not
 // proven lost, but never read after the final reads. Records that a
 // recorded position reset jumped over, or that retention deleted from
 // every replica, are excused from both.
@@ -158,12 +216,13 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 		reader int32
 	}
 	bounds := map[*partition]bound{}
-	for _, vi := range a.vals {
-		if vi.reader < 0 {
+	for id := range a.vals {
+		vi := &a.vals[id]
+		if vi.okReader < 0 || vi.first == model.NoOffset {
 			continue
 		}
-		if b, ok := bounds[vi.readTP]; !ok || vi.first > b.offset {
-			bounds[vi.readTP] = bound{vi.first, vi.reader}
+		if b, ok := bounds[vi.tp]; !ok || vi.first > b.offset {
+			bounds[vi.tp] = bound{vi.first, vi.okReader}
 		}
 	}
 	logStart := map[model.TopicPartition]model.Offset{}
@@ -177,30 +236,43 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 	var out []Violation
 	for i := range a.h {
 		op := &a.h[i]
-		if !a.acked(i) {
+		if op.F != model.FSend || !a.committed[i] {
 			continue
 		}
-		vi := &a.vals[a.ids[op.Value]]
-		if vi.reader >= 0 {
+		vi := a.sent(i)
+		if vi == nil {
+			continue // never observed, partition unknown: nothing to judge
+		}
+		if vi.writer != int32(i) || vi.okReader >= 0 {
 			continue
 		}
-		p := a.byTP[op.TP]
-		if p.excused(op.Offset) {
+		offset := op.Offset
+		if !a.known(i) {
+			offset = vi.last
+		}
+		p := vi.tp
+		if offset != model.NoOffset && p.excused(offset) {
 			continue
 		}
-		if s, ok := logStart[op.TP]; ok && op.Offset < s {
+		if s, ok := logStart[p.tp]; ok && offset != model.NoOffset && offset < s {
 			continue
 		}
 		b, read := bounds[p]
-		if !read || vi.last > b.offset {
-			unseen[p] = append(unseen[p], int32(i))
+		if !read || vi.last == model.NoOffset || vi.last > b.offset {
+			if op.Type == model.OpOK {
+				unseen[p] = append(unseen[p], int32(i))
+			}
 			continue
 		}
+		how := "acknowledged"
+		if op.Type != model.OpOK {
+			how = fmt.Sprintf("of %s outcome, but its operation's other writes were read,", op.Type)
+		}
 		v := Violation{
-			Checker: CheckerAnomalies, Anomaly: LostWrite, Partition: op.TP,
-			Offsets: []model.Offset{op.Offset}, Values: []string{op.Value}, Ops: []int{i, int(b.reader)},
-			Detail: fmt.Sprintf("send %q acknowledged at offset %d (op %d) was never read, although op %d read offset %d: an acknowledged record vanished from the log",
-				op.Value, op.Offset, i, b.reader, b.offset),
+			Checker: CheckerAnomalies, Anomaly: LostWrite, Partition: p.tp,
+			Offsets: []model.Offset{offset}, Values: []string{op.Value}, Ops: []int{i, int(b.reader)},
+			Detail: fmt.Sprintf("send %q %s at offset %d (op %d) was never read, although op %d read offset %d: an acknowledged record vanished from the log",
+				op.Value, how, offset, i, b.reader, b.offset),
 		}
 		v.Error, v.Promise = promise(durable, PromiseDurability, why)
 		out = append(out, v)
@@ -213,15 +285,28 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 		v := Violation{Checker: CheckerAnomalies, Anomaly: Unseen, Partition: p.tp}
 		for _, i := range ops {
 			v.Ops = append(v.Ops, int(i))
-			v.Offsets = append(v.Offsets, a.h[i].Offset)
+			o := a.h[i].Offset
+			if o == model.NoOffset {
+				o = a.sent(int(i)).last
+			}
+			v.Offsets = append(v.Offsets, o)
 			v.Values = append(v.Values, a.h[i].Value)
 		}
-		v.Detail = fmt.Sprintf("%d acknowledged sends were never read by the end of the run (offsets %s): the final reads did not reach them, or they were lost",
-			len(ops), listOffsets(v.Offsets))
+		v.Detail = fmt.Sprintf("%d acknowledged sends were never read by the end of the run (ops %s; offsets %s): the final reads did not reach them, or they were lost",
+			len(ops), listOps(v.Ops), listOffsets(v.Offsets))
 		v.Error, v.Promise = promise(durable, PromiseDurability, why)
 		out = append(out, v)
 	}
 	return out
+}
+
+// listOps writes at most a few op indices.
+func listOps(xs []int) string {
+	os := make([]model.Offset, len(xs))
+	for i, x := range xs {
+		os[i] = model.Offset(x)
+	}
+	return listOffsets(os)
 }
 
 // promise returns a violation's Error and Promise fields: the promise that

@@ -46,8 +46,32 @@ func Check(in Input, opts Options) Result {
 	r.Violations = append(r.Violations, a.groupDelivery(&opts, in.Replicas)...)
 	r.Violations = append(r.Violations, quorum(&in.Observations.Quorum)...)
 	excuseDiskLost(r.Violations, in.DiskLost)
+	classifyJepsen(r.Violations, &opts)
 	r.finish()
+	if r.Valid == ValidOK && nothingToJudge(&in) {
+		// kafka.clj's checker does not pass a history in which nothing
+		// happened (empty-history-test): neither does kafkasim.
+		r.Valid = ValidUnknown
+		r.Notes = append(r.Notes, "nothing to judge: no send, poll, commit, rebalance, seek or reset completed, and there are no replica logs or observations")
+	}
 	return r
+}
+
+// nothingToJudge reports whether the input holds no evidence at all: no
+// operation that a check judges completed (an empty history, one of
+// invocations only, or one of assigns and subscribes), and no replica
+// logs or cluster observations came with it.
+func nothingToJudge(in *Input) bool {
+	for i := range in.History {
+		op := &in.History[i]
+		if op.Completed() && op.F != model.FAssign && op.F != model.FSubscribe {
+			return false
+		}
+	}
+	o := &in.Observations
+	q := &o.Quorum
+	return len(in.Replicas) == 0 && len(o.ISRs) == 0 && len(o.Leaders) == 0 && len(o.HighWatermarks) == 0 &&
+		len(o.Generations) == 0 && len(o.Committed) == 0 && quorumEmpty(q)
 }
 
 // CheckAnomalies runs only the history anomaly checks (no porcupine, no
@@ -55,4 +79,8 @@ func Check(in Input, opts Options) Result {
 func CheckAnomalies(h model.History, opts Options) Result {
 	opts.LinearizabilityBudget = -1
 	return Check(Input{History: h}, opts)
+}
+
+func quorumEmpty(q *QuorumObservations) bool {
+	return len(q.Leaders) == 0 && len(q.HighWatermarks) == 0 && len(q.Applied) == 0 && len(q.Snapshots) == 0
 }

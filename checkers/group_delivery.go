@@ -64,15 +64,16 @@ func (a *analysis) groupDelivery(opts *Options, replicas []ReplicaLog) []Violati
 		return nil
 	}
 	slices.Sort(groups)
-	reads := map[string]map[string][]groupRead{} // group → value → deliveries
+	reads := map[string]map[valueKey][]groupRead{} // group → record → deliveries
 	for _, g := range groups {
-		reads[g] = map[string][]groupRead{}
+		reads[g] = map[valueKey][]groupRead{}
 	}
 	for i, g := range memberPolls(h, groupOf) {
 		op := &h[i]
 		for _, pr := range op.Records {
 			for _, r := range pr.Records {
-				reads[g][r.Value] = append(reads[g][r.Value], groupRead{op: i, process: op.Process, time: op.End, tp: pr.TP, offset: r.Offset})
+				k := valueKey{pr.TP, r.Value}
+				reads[g][k] = append(reads[g][k], groupRead{op: i, process: op.Process, time: op.End, tp: pr.TP, offset: r.Offset})
 			}
 		}
 	}
@@ -89,7 +90,7 @@ func (a *analysis) groupDelivery(opts *Options, replicas []ReplicaLog) []Violati
 // groupUnseen reports, per group and partition, the acknowledged sends to a
 // subscribed topic that no member received. Records a recorded reset jumped
 // over, or that retention deleted everywhere, are excused, as for unseen.
-func (a *analysis) groupUnseen(opts *Options, replicas []ReplicaLog, groups []string, topics map[string][]string, reads map[string]map[string][]groupRead) []Violation {
+func (a *analysis) groupUnseen(opts *Options, replicas []ReplicaLog, groups []string, topics map[string][]string, reads map[string]map[valueKey][]groupRead) []Violation {
 	logStart := map[model.TopicPartition]model.Offset{}
 	for _, r := range replicas {
 		if s, ok := logStart[r.TP]; !ok || r.LogStart < s {
@@ -121,7 +122,7 @@ func (a *analysis) groupUnseen(opts *Options, replicas []ReplicaLog, groups []st
 			if !a.acked(i) || !slices.Contains(topics[g], op.TP.Topic) {
 				continue
 			}
-			if len(reads[g][op.Value]) > 0 {
+			if len(reads[g][valueKey{op.TP, op.Value}]) > 0 {
 				continue
 			}
 			if p := a.byTP[op.TP]; p != nil && p.excused(op.Offset) {
@@ -164,17 +165,24 @@ func (a *analysis) groupUnseen(opts *Options, replicas []ReplicaLog, groups []st
 // subscribed afresh (a restart), nor moved its position, after the first
 // delivery. Such a duplicate means two members read the partition at once
 // or a member re-read it on its own.
-func groupDuplicates(h model.History, g string, reads map[string][]groupRead, hist *ownershipHistory) []Violation {
-	values := make([]string, 0, len(reads))
-	for v, rs := range reads {
+func groupDuplicates(h model.History, g string, reads map[valueKey][]groupRead, hist *ownershipHistory) []Violation {
+	records := make([]valueKey, 0, len(reads))
+	for k, rs := range reads {
 		if len(rs) > 1 {
-			values = append(values, v)
+			records = append(records, k)
 		}
 	}
-	slices.Sort(values)
+	// Map order must not reach the report.
+	slices.SortFunc(records, func(x, y valueKey) int {
+		if c := x.tp.Compare(y.tp); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.value, y.value)
+	})
 	var out []Violation
-	for _, v := range values {
-		rs := slices.Clone(reads[v])
+	for _, k := range records {
+		v := k.value
+		rs := slices.Clone(reads[k])
 		slices.SortStableFunc(rs, func(x, y groupRead) int { return cmp.Compare(x.time, y.time) })
 		for j := 1; j < len(rs); j++ {
 			first, again := rs[j-1], rs[j]

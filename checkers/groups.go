@@ -148,15 +148,43 @@ func owners(h model.History) []Violation {
 		for j, o := range hs {
 			if reach >= 0 && hs[reach].to > o.from && hs[reach].process != o.process {
 				prev := hs[reach]
-				out = append(out, Violation{
+				v := Violation{
 					Checker: CheckerGroups, Anomaly: DoubleOwner, Partition: k.tp, Ops: []int{prev.gainOp, o.gainOp},
-					Error: true, Promise: PromiseGroups,
-					Detail: fmt.Sprintf("in group %s, process %d gained the partition at %v (generation %d, op %d) while process %d still owned it since %v (generation %d, op %d): revocation must come before reassignment",
+					Detail: fmt.Sprintf("in group %s, process %d gained the partition at %v (generation %d, op %d) while process %d still owned it since %v (generation %d, op %d)",
 						k.group, o.process, o.from, o.generation, o.gainOp, prev.process, prev.from, prev.generation, prev.gainOp),
-				})
+				}
+				if polls := pollsDuring(h, prev.process, k.tp, o.from, prev.to); len(polls) > 0 {
+					v.Ops = append(v.Ops, polls...)
+					v.Error, v.Promise = true, PromiseGroups
+					v.Detail += fmt.Sprintf(", and the old owner polled records of it after the handover (ops %s): two members consumed it at once; revocation must come before reassignment", listOps(polls))
+				} else {
+					v.Promise = "the old owner polled no records of the partition after the handover: an overlap of ownership Kafka's protocol allows (a member cut off from its coordinator holds its partitions until it learns it was expelled), with no record consumed twice"
+					v.Detail += "; the old owner polled no records of it after the handover, so nothing was consumed twice"
+				}
+				out = append(out, v)
 			}
 			if reach < 0 || o.to > hs[reach].to {
 				reach = j
+			}
+		}
+	}
+	return out
+}
+
+// pollsDuring lists process p's polls that returned records of tp and
+// overlap [from, to): completed after from, invoked before to. Overlaps
+// are rare, so each looks through the history itself.
+func pollsDuring(h model.History, p int, tp model.TopicPartition, from, to time.Duration) []int {
+	var out []int
+	for i := range h {
+		op := &h[i]
+		if op.Process != p || op.F != model.FPoll || !op.Completed() || op.End <= from || op.Time >= to {
+			continue
+		}
+		for _, pr := range op.Records {
+			if pr.TP == tp && len(pr.Records) > 0 {
+				out = append(out, i)
+				break
 			}
 		}
 	}

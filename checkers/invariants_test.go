@@ -1,6 +1,8 @@
 package checkers
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"kafkasim/model"
@@ -208,4 +210,38 @@ func TestOutOfSyncReplicaLeftOutOfAgreement(t *testing.T) {
 	mustNotFind(t, check(t, Input{History: h, Replicas: replicas}, Options{}), ReplicaDivergence)
 	replicas[1].OutOfSync = false
 	mustFind(t, check(t, Input{History: h, Replicas: replicas}, Options{}), ReplicaDivergence, t0, 0)
+}
+
+// TestDoubleOwnerSaysWhetherTheOldOwnerPolled: an overlap of ownership is
+// an error when the old owner polled records of the partition after the
+// handover, and an allowed finding that says so when it did not.
+func TestDoubleOwnerSaysWhetherTheOldOwnerPolled(t *testing.T) {
+	base := []model.Op{
+		sendOK(5, t0, "a", 0, 0, 1),
+		sendOK(5, t0, "b", 1, 0, 1),
+		rebalance(1, 2, "g", 1, tps(t0), nil),
+		poll(1, 3, 4, recs(t0, 0, "a")),
+		rebalance(2, 6, "g", 2, tps(t0), nil), // 1 never hears it lost t0 until 20
+		poll(2, 7, 8, recs(t0, 1, "b")),
+	}
+	quiet := hist(append(slices.Clone(base), rebalance(1, 20, "g", 2, nil, tps(t0)))...)
+	r := check(t, Input{History: quiet}, Options{})
+	v := mustFind(t, r, DoubleOwner, t0)
+	if v.Error || !strings.Contains(v.Detail, "polled no records") || !strings.Contains(v.Promise, "allows") {
+		t.Fatalf("an overlap without a poll by the old owner: want an allowed finding that says so, got %+v", v)
+	}
+	if r.Valid != ValidOK {
+		t.Fatalf("want ok, got %s", r.Valid)
+	}
+	// The old owner fetches during the overlap: two consumers at once.
+	busy := hist(append(slices.Clone(base), poll(1, 9, 10, recs(t0, 1, "b")), rebalance(1, 20, "g", 2, nil, tps(t0)))...)
+	v = mustFind(t, check(t, Input{History: busy}, Options{}), DoubleOwner, t0)
+	if !v.Error || !slices.Contains(v.Ops, 6) || !strings.Contains(v.Detail, "polled records of it after the handover (ops 6)") {
+		t.Fatalf("an overlap with a poll by the old owner: want an error naming the poll, got %+v", v)
+	}
+	// Its poll before the handover does not count.
+	before := hist(append(slices.Clone(base[:4]), poll(1, 4, 5, recs(t0, 1, "b")), base[4], base[5], rebalance(1, 20, "g", 2, nil, tps(t0)))...)
+	if v := mustFind(t, check(t, Input{History: before}, Options{}), DoubleOwner, t0); v.Error {
+		t.Fatalf("a poll before the handover made it an error: %+v", v)
+	}
 }

@@ -249,17 +249,23 @@ func (a *analysis) linOps(horizon time.Duration) map[*partition][]porcupine.Oper
 			var p *partition
 			var o model.Offset
 			ret := op.End
+			vi := a.sent(i)
 			switch {
 			case a.acked(i):
 				p, o = a.byTP[op.TP], op.Offset
-			case op.Type.Indeterminate() || op.Type == model.OpOK:
-				vi := &a.vals[a.ids[op.Value]]
-				if vi.writer != int32(i) || vi.reader < 0 {
-					continue
-				}
-				p, o, ret = vi.readTP, vi.first, horizon
-			default:
+			case a.known(i):
+				// Indeterminate, but a read proved its operation
+				// committed: its offset is a fact, its completion is not.
+				p, o, ret = a.byTP[op.TP], op.Offset, horizon
+			case op.Type == model.OpFail || vi == nil || vi.writer != int32(i) || vi.reader < 0 || vi.first == model.NoOffset:
 				continue
+			default:
+				// An ok send that did not learn its offset, or an
+				// indeterminate one, whose record a poll returned.
+				p, o = vi.tp, vi.first
+				if op.Type != model.OpOK {
+					ret = horizon
+				}
 			}
 			out[p] = append(out[p], porcupine.Operation{
 				ClientId: lane(p, op.Process), Call: int64(op.Time), Return: int64(ret),

@@ -120,8 +120,10 @@ func mustFindQuorum(t *testing.T, r Result, anomaly string, words ...string) Vio
 
 func TestQuorumCleanRunPasses(t *testing.T) {
 	mustPass(t, checkQuorum(t, cleanQuorum()))
-	// No observations at all: nothing to judge.
-	mustPass(t, checkQuorum(t, &qrun{}))
+	// No observations at all: nothing to judge, which is not a pass.
+	if r := checkQuorum(t, &qrun{}); r.Valid != ValidUnknown || len(r.Violations) != 0 {
+		t.Fatalf("empty input: want unknown with no violations, got:\n%s", dump(r))
+	}
 }
 
 func TestQuorumSplitBrain(t *testing.T) {

@@ -103,6 +103,13 @@ type Violation struct {
 	Promise string `json:"promise,omitempty"`
 	// Detail is one line a person can act on.
 	Detail string `json:"detail"`
+	// Jepsen is the key Jepsen's Kafka checker files this finding under
+	// (jepsen_keys.go), when it has the analysis: "G1a" for aborted-read,
+	// otherwise the anomaly's own name.
+	Jepsen string `json:"jepsen,omitempty"`
+	// JepsenClass is Jepsen's verdict on the finding, JepsenError or
+	// JepsenAllowed, when Jepsen is set.
+	JepsenClass string `json:"jepsen_class,omitempty"`
 	// Txn is what the transactional analyses add (txn.go): a cycle's
 	// edges, an internal send's distance in the version order.
 	Txn *TxnDetail `json:"txn,omitempty"`

@@ -113,7 +113,7 @@ func (x *txnIndex) precommittedReads() []Violation {
 				continue
 			}
 			for pm := range mops {
-				if o, ok := polled(&mops[pm], s.TP, s.Value); ok {
+				if o, ok := pollReturned(&mops[pm], s.TP, s.Value); ok {
 					out = append(out, Violation{
 						Checker: CheckerAnomalies, Anomaly: PrecommittedRead, Partition: s.TP,
 						Offsets: []model.Offset{o}, Values: []string{s.Value}, Ops: []int{head.Index},
@@ -130,9 +130,9 @@ func (x *txnIndex) precommittedReads() []Violation {
 	return out
 }
 
-// polled reports whether op is a poll that returned value from tp, and at
+// pollReturned reports whether op is a poll that returned value from tp, and at
 // which offset.
-func polled(op *model.Op, tp model.TopicPartition, value string) (model.Offset, bool) {
+func pollReturned(op *model.Op, tp model.TopicPartition, value string) (model.Offset, bool) {
 	if op.F != model.FPoll {
 		return 0, false
 	}
