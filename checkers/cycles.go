@@ -263,7 +263,6 @@ func (x *txnIndex) cycleViolation(anomaly string, g *depGraph, cyc []int32, kind
 		panic("checkers: a component with a cycle start has no cycle")
 	}
 	v := Violation{Checker: CheckerAnomalies, Anomaly: anomaly, Txn: &TxnDetail{}}
-	hasWW := false
 	for i, a := range cyc {
 		b := cyc[(i+1)%len(cyc)]
 		rel := relWR
@@ -272,7 +271,6 @@ func (x *txnIndex) cycleViolation(anomaly string, g *depGraph, cyc []int32, kind
 			rel = relWW
 		}
 		st := x.explain(a, b, rel)
-		hasWW = hasWW || rel == relWW
 		v.Ops = append(v.Ops, x.head(a).Index)
 		v.Txn.Steps = append(v.Txn.Steps, st)
 	}
@@ -280,7 +278,7 @@ func (x *txnIndex) cycleViolation(anomaly string, g *depGraph, cyc []int32, kind
 	switch {
 	case anomaly == G0:
 		v.Error, v.Promise = false, allowG0
-	case hasWW:
+	case v.Txn.hasWW():
 		v.Error, v.Promise = false, allowG1cWW
 	default:
 		v.Error, v.Promise = true, PromiseWriteRead

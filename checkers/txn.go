@@ -56,6 +56,19 @@ type TxnDetail struct {
 	Steps []Step `json:"steps,omitempty"`
 }
 
+// hasWW reports whether a cycle goes through a write-write edge.
+func (d *TxnDetail) hasWW() bool {
+	if d == nil {
+		return false
+	}
+	for _, s := range d.Steps {
+		if s.Type == "ww" {
+			return true
+		}
+	}
+	return false
+}
+
 // A Step is one edge of a dependency cycle, explained as Elle explains it
 // (jepsen.tests.kafka WWExplainer, WRExplainer).
 type Step struct {

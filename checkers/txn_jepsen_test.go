@@ -68,6 +68,15 @@ func mustFindExactly(t *testing.T, r Result, anomaly string, want ...jepsenFindi
 	return vs
 }
 
+// mustJepsenClass asserts Jepsen's key and classification of v: each
+// transactional finding is filed under its own name.
+func mustJepsenClass(t *testing.T, v Violation, class string) {
+	t.Helper()
+	if v.Jepsen != v.Anomaly || v.JepsenClass != class {
+		t.Errorf("%s: Jepsen key %q class %q, want %q %q", v.Anomaly, v.Jepsen, v.JepsenClass, v.Anomaly, class)
+	}
+}
+
 func checkJepsenFile(t *testing.T, name string, opts Options) Result {
 	t.Helper()
 	return check(t, Input{History: readJepsenFile(t, name)}, opts)
@@ -84,6 +93,7 @@ func TestJepsenG0(t *testing.T) {
 	if vs[0].Error {
 		t.Errorf("G0 is allowed (Kafka does not isolate writes): %s", vs[0].String())
 	}
+	mustJepsenClass(t, vs[0], JepsenAllowed)
 	mustNotFind(t, r, G1c)
 	mustNotFind(t, checkJepsenFile(t, "g0-fine.edn", Options{}), G0)
 }
@@ -99,6 +109,7 @@ func TestJepsenG1cPureWR(t *testing.T) {
 	if !vs[0].Error || vs[0].Promise != PromiseWriteRead {
 		t.Errorf("a pure write-read cycle is an error: %s", vs[0].String())
 	}
+	mustJepsenClass(t, vs[0], JepsenError)
 	mustNotFind(t, r, G0)
 	mustNotFind(t, checkJepsenFile(t, "g1c-pure-wr-fine.edn", Options{}), G1c)
 }
@@ -114,6 +125,7 @@ func TestJepsenG1cWWWR(t *testing.T) {
 	if vs[0].Error {
 		t.Errorf("a G1c through a write-write edge is allowed: %s", vs[0].String())
 	}
+	mustJepsenClass(t, vs[0], JepsenAllowed) // Jepsen allows G1c with :ww-deps
 	mustNotFind(t, r, G0)
 	mustNotFind(t, checkJepsenFile(t, "g1c-ww-wr-fine.edn", Options{}), G1c)
 }
@@ -126,6 +138,7 @@ func TestJepsenIntSendSkip(t *testing.T) {
 	if vs[0].Error {
 		t.Errorf("int-send-skip is allowed: %s", vs[0].String())
 	}
+	mustJepsenClass(t, vs[0], JepsenAllowed)
 	fine := checkJepsenFile(t, "int-send-skip-fine.edn", Options{})
 	mustNotFind(t, fine, IntSendSkip)
 	mustNotFind(t, fine, IntNonmonotonicSend)
@@ -146,6 +159,7 @@ func TestJepsenIntNonmonotonicSend(t *testing.T) {
 			if v.Error != idem {
 				t.Errorf("idempotent=%v: %s", idem, v.String())
 			}
+			mustJepsenClass(t, v, JepsenError)
 		}
 	}
 	fine := checkJepsenFile(t, "int-nonmonotonic-send-fine.edn", Options{Idempotent: true})
@@ -161,5 +175,6 @@ func TestJepsenPrecommittedRead(t *testing.T) {
 	if !vs[0].Error {
 		t.Errorf("precommitted-read is an error: %s", vs[0].String())
 	}
+	mustJepsenClass(t, vs[0], JepsenError)
 	mustNotFind(t, checkJepsenFile(t, "precommitted-read-fine.edn", Options{}), PrecommittedRead)
 }
