@@ -23,8 +23,10 @@ type analysis struct {
 	h     model.History
 	parts []*partition // in partition order
 	byTP  map[model.TopicPartition]*partition
-	ids   map[valueKey]int32 // record → index into vals
-	vals  []valueInfo
+	vals  []valueInfo // records, indexed by partition.ids
+	// sendID is the record each send with a known partition wrote (an
+	// index into vals); -1 for other ops.
+	sendID []int32
 	// committed[i]: op i's operation must have taken effect, as kafka.clj's
 	// must-have-committed? decides: it is ok, or indeterminate and a poll
 	// of an ok operation returned a value one of its sends wrote.
@@ -58,6 +60,10 @@ type partition struct {
 	conflicts map[model.Offset][]sighting
 	// offsets is the version order: every observed offset, ascending.
 	offsets []model.Offset
+	// ids are the partition's records by value: indices into
+	// analysis.vals. One map per partition, keyed by the value alone,
+	// hashes faster than one keyed by (partition, value).
+	ids map[string]int32
 	// resets are the offset ranges [from, to) that position resets jumped
 	// over, merged and sorted: records there may legitimately go unread.
 	resets []span
@@ -99,11 +105,28 @@ func (a *analysis) opEnd(i int) int {
 }
 
 func analyze(h model.History) *analysis {
-	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}, ids: map[valueKey]int32{}}
+	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}}
+	// Size each partition's records for its sends, so that the maps do
+	// not grow a record at a time.
+	sends := map[*partition]int{}
+	for i := range h {
+		if op := &h[i]; op.F == model.FSend && op.TP.Topic != "" {
+			sends[a.part(op.TP)]++
+		}
+	}
+	n := 0
+	for p, k := range sends {
+		p.ids = make(map[string]int32, k)
+		p.at = make(map[model.Offset]sighting, k)
+		n += k
+	}
+	a.vals = make([]valueInfo, 0, n)
+	a.sendID = make([]int32, len(h))
 	// Pass 1: writers, then readers, so that a poll that returns a value
 	// before its send's index still finds the writer.
 	for i := range h {
 		op := &h[i]
+		a.sendID[i] = -1
 		if op.F != model.FSend {
 			continue
 		}
@@ -116,18 +139,24 @@ func analyze(h model.History) *analysis {
 			}
 			continue
 		}
-		if v := a.value(op.TP, op.Value); v.writer < 0 {
+		id := a.idIn(a.part(op.TP), op.Value)
+		a.sendID[i] = id
+		if v := &a.vals[id]; v.writer < 0 {
 			v.writer = int32(i)
 		}
 	}
+	// The records each poll returned, in history order, for pass 3.
+	var recIDs []int32
 	for i := range h {
 		op := &h[i]
 		if op.F != model.FPoll {
 			continue
 		}
 		for _, pr := range op.Records {
+			p := a.part(pr.TP)
 			for _, r := range pr.Records {
-				id := a.id(pr.TP, r.Value)
+				id := a.idIn(p, r.Value)
+				recIDs = append(recIDs, id)
 				v := &a.vals[id]
 				if v.writer < 0 && a.untargeted != nil {
 					if u := a.untargeted[r.Value]; u != nil && u.id < 0 {
@@ -167,13 +196,14 @@ func analyze(h model.History) *analysis {
 		switch op.F {
 		case model.FSend:
 			if a.committed[i] && op.Offset != model.NoOffset {
-				a.observe(a.part(op.TP), op.Offset, op.Value, int32(i))
+				a.observe(a.part(op.TP), op.Offset, op.Value, int32(i), a.sendID[i])
 			}
 		case model.FPoll:
 			for _, pr := range op.Records {
 				p := a.part(pr.TP)
 				for _, r := range pr.Records {
-					a.observe(p, r.Offset, r.Value, int32(i))
+					a.observe(p, r.Offset, r.Value, int32(i), recIDs[0])
+					recIDs = recIDs[1:]
 				}
 			}
 		case model.FReset:
@@ -218,7 +248,7 @@ func (a *analysis) sent(i int) *valueInfo {
 		}
 		return nil
 	}
-	return &a.vals[a.ids[valueKey{op.TP, op.Value}]]
+	return &a.vals[a.sendID[i]]
 }
 
 // acked reports whether op i is a send acknowledged at a known offset: the
@@ -235,19 +265,18 @@ func (a *analysis) known(i int) bool {
 	return op.F == model.FSend && a.committed[i] && op.Offset != model.NoOffset
 }
 
-func (a *analysis) id(tp model.TopicPartition, v string) int32 {
-	k := valueKey{tp, v}
-	id, ok := a.ids[k]
+// idIn is record (p, v)'s index into vals, added when new.
+func (a *analysis) idIn(p *partition, v string) int32 {
+	id, ok := p.ids[v]
 	if !ok {
 		id = int32(len(a.vals))
-		a.ids[k] = id
-		a.vals = append(a.vals, valueInfo{tp: a.part(tp), writer: -1, reader: -1, okReader: -1, first: model.NoOffset, last: model.NoOffset})
+		if p.ids == nil {
+			p.ids = map[string]int32{}
+		}
+		p.ids[v] = id
+		a.vals = append(a.vals, valueInfo{tp: p, writer: -1, reader: -1, okReader: -1, first: model.NoOffset, last: model.NoOffset})
 	}
 	return id
-}
-
-func (a *analysis) value(tp model.TopicPartition, v string) *valueInfo {
-	return &a.vals[a.id(tp, v)]
 }
 
 func (a *analysis) part(tp model.TopicPartition) *partition {
@@ -260,7 +289,8 @@ func (a *analysis) part(tp model.TopicPartition) *partition {
 	return p
 }
 
-func (a *analysis) observe(p *partition, o model.Offset, value string, op int32) {
+// observe records that op saw record id, with value, at offset o of p.
+func (a *analysis) observe(p *partition, o model.Offset, value string, op, id int32) {
 	if s, ok := p.at[o]; !ok {
 		p.at[o] = sighting{value, op}
 		p.offsets = append(p.offsets, o)
@@ -276,7 +306,7 @@ func (a *analysis) observe(p *partition, o model.Offset, value string, op int32)
 			p.conflicts[o] = append(p.conflicts[o], sighting{value, op})
 		}
 	}
-	v := a.value(p.tp, value)
+	v := &a.vals[id]
 	switch {
 	case v.first == model.NoOffset:
 		v.first, v.last = o, o

@@ -55,7 +55,7 @@ func (a *analysis) duplicates(opts *Options) []Violation {
 	var dups []dup
 	where := map[int32]int{} // record id → index in dups
 	add := func(p *partition, o model.Offset, v string) {
-		id := a.ids[valueKey{p.tp, v}]
+		id := p.ids[v]
 		if !a.vals[id].multi {
 			return
 		}
@@ -114,7 +114,7 @@ func (a *analysis) valueOf(id int32) string {
 	}
 	if vi.first != model.NoOffset {
 		for _, c := range append([]sighting{vi.tp.at[vi.first]}, vi.tp.conflicts[vi.first]...) {
-			if a.ids[valueKey{vi.tp.tp, c.value}] == id {
+			if cid, ok := vi.tp.ids[c.value]; ok && cid == id {
 				return c.value
 			}
 		}
@@ -123,7 +123,7 @@ func (a *analysis) valueOf(id int32) string {
 	for _, pr := range a.h[vi.reader].Records {
 		if pr.TP == vi.tp.tp {
 			for _, r := range pr.Records {
-				if a.ids[valueKey{pr.TP, r.Value}] == id {
+				if rid, ok := vi.tp.ids[r.Value]; ok && rid == id {
 					return r.Value
 				}
 			}

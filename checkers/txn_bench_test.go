@@ -147,9 +147,11 @@ func BenchmarkTxnGraph100k(b *testing.B) {
 	h := genTxnHistory(n, 10, 3)
 	a := analyze(h)
 	cycles := 0
+	cpu := cpuClock()
 	for b.Loop() {
 		cycles = len(newTxnIndex(a).cycles())
 	}
+	reportCPU(b, cpu)
 	if cycles == 0 {
 		b.Fatal("no cycles found")
 	}
@@ -163,11 +165,13 @@ func BenchmarkAnomaliesTxn1M(b *testing.B) {
 	const n = 1_000_000
 	h := genTxnHistory(n, 10, 4)
 	opts := Options{Idempotent: true}
+	cpu := cpuClock()
 	for b.Loop() {
 		r := CheckAnomalies(h, opts)
 		if errs := r.Errors(); len(errs) > 0 {
 			b.Fatalf("unexpected verdict %s", r.Summary())
 		}
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(len(h))*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 }
