@@ -21,5 +21,5 @@ func cpuClock() time.Duration {
 
 // reportCPU reports the CPU seconds each iteration took since start.
 func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric((cpuClock() - start).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric((cpuClock()-start).Seconds()/float64(b.N), "cpu-s/op")
 }
