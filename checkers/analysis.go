@@ -23,7 +23,7 @@ type analysis struct {
 	h     model.History
 	parts []*partition // in partition order
 	byTP  map[model.TopicPartition]*partition
-	vals  []valueInfo // records, indexed by partition.ids
+	vals  []valueInfo // every record; partition.ids indexes them
 	// sendID is the record each send with a known partition wrote (an
 	// index into vals); -1 for other ops.
 	sendID []int32
@@ -60,13 +60,13 @@ type partition struct {
 	conflicts map[model.Offset][]sighting
 	// offsets is the version order: every observed offset, ascending.
 	offsets []model.Offset
-	// ids are the partition's records by value: indices into
-	// analysis.vals. One map per partition, keyed by the value alone,
-	// hashes faster than one keyed by (partition, value).
-	ids map[string]int32
 	// resets are the offset ranges [from, to) that position resets jumped
 	// over, merged and sorted: records there may legitimately go unread.
 	resets []span
+	// ids: value → its record's index into analysis.vals. One map per
+	// partition rather than one keyed by (partition, value): smaller keys
+	// and smaller maps, which the million-op benchmark needs.
+	ids map[string]int32
 }
 
 type sighting struct {
@@ -86,14 +86,6 @@ type valueInfo struct {
 	// NoOffset when it is in none.
 	first, last model.Offset
 	multi       bool // seen at more than one offset
-}
-
-// opStart returns the index of the first micro-op of op i's operation:
-// the ops sharing a Txn are consecutive (model.History.Validate).
-func (a *analysis) opStart(i int) int {
-	for t := a.h[i].Txn; t > 0 && i > 0 && a.h[i-1].Txn == t; i-- {
-	}
-	return i
 }
 
 // opEnd returns one past the last micro-op of the operation starting at i.
@@ -139,7 +131,7 @@ func analyze(h model.History) *analysis {
 			}
 			continue
 		}
-		id := a.idIn(a.part(op.TP), op.Value)
+		id := a.id(a.part(op.TP), op.Value)
 		a.sendID[i] = id
 		if v := &a.vals[id]; v.writer < 0 {
 			v.writer = int32(i)
@@ -155,7 +147,7 @@ func analyze(h model.History) *analysis {
 		for _, pr := range op.Records {
 			p := a.part(pr.TP)
 			for _, r := range pr.Records {
-				id := a.idIn(p, r.Value)
+				id := a.id(p, r.Value)
 				recIDs = append(recIDs, id)
 				v := &a.vals[id]
 				if v.writer < 0 && a.untargeted != nil {
@@ -265,14 +257,11 @@ func (a *analysis) known(i int) bool {
 	return op.F == model.FSend && a.committed[i] && op.Offset != model.NoOffset
 }
 
-// idIn is record (p, v)'s index into vals, added when new.
-func (a *analysis) idIn(p *partition, v string) int32 {
+// id is record (p, v)'s index into vals, added when new.
+func (a *analysis) id(p *partition, v string) int32 {
 	id, ok := p.ids[v]
 	if !ok {
 		id = int32(len(a.vals))
-		if p.ids == nil {
-			p.ids = map[string]int32{}
-		}
 		p.ids[v] = id
 		a.vals = append(a.vals, valueInfo{tp: p, writer: -1, reader: -1, okReader: -1, first: model.NoOffset, last: model.NoOffset})
 	}
@@ -282,7 +271,7 @@ func (a *analysis) idIn(p *partition, v string) int32 {
 func (a *analysis) part(tp model.TopicPartition) *partition {
 	p := a.byTP[tp]
 	if p == nil {
-		p = &partition{tp: tp, at: map[model.Offset]sighting{}}
+		p = &partition{tp: tp, at: map[model.Offset]sighting{}, ids: map[string]int32{}}
 		a.byTP[tp] = p
 		a.parts = append(a.parts, p)
 	}

@@ -75,8 +75,8 @@ func owners(h model.History) []Violation {
 			}
 			continue
 		}
-		if op.F != model.FRebalance || op.Type == model.OpFail {
-			continue
+		if op.F != model.FRebalance || op.Type == model.OpFail || op.Group == "" {
+			continue // a rebalance of no named group (a Jepsen :rebalance-log) says nothing about owners
 		}
 		if op.Type != model.OpOK {
 			// Partitions lost without a callback: the harness records them
@@ -154,7 +154,7 @@ func owners(h model.History) []Violation {
 						k.group, o.process, o.from, o.generation, o.gainOp, prev.process, prev.from, prev.generation, prev.gainOp),
 				}
 				if polls := pollsDuring(h, prev.process, k.tp, o.from, prev.to); len(polls) > 0 {
-					v.Ops = append(v.Ops, polls...)
+					v.Ops = append(v.Ops, polls[:min(len(polls), maxListed)]...)
 					v.Error, v.Promise = true, PromiseGroups
 					v.Detail += fmt.Sprintf(", and the old owner polled records of it after the handover (ops %s): two members consumed it at once; revocation must come before reassignment", listOps(polls))
 				} else {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	"kafkasim/model"
@@ -30,8 +31,13 @@ const maxJepsenInput = 1 << 30
 // key k is partition k, other keys (keywords, strings) are numbered after
 // the largest integer key in order of first appearance. Values read as
 // text: 5 as "5", :x as ":x", "x" as "x". Operations of non-integer
-// processes (the nemesis), :crash and :debug-topic-partitions are skipped;
-// :rebalance-log is not used.
+// processes (the nemesis), :crash and :debug-topic-partitions are skipped.
+// A completion's :rebalance-log (the rebalances a subscribed consumer went
+// through during the operation, each {:keys [...]}) becomes a rebalance op
+// of the process, with no group, just before the operation, gaining those
+// keys: as kafka.clj's int-poll-skip+nonmonotonic-cases does, the order
+// checks do not hold the operation's reads of those partitions to the
+// consumer's previous position.
 //
 // A Jepsen operation with several micro-operations, and every :txn, stays
 // one operation: its Ops share a model.Op.Txn. A send keeps its
@@ -74,6 +80,8 @@ type jepsenOp struct {
 	time    time.Duration
 	value   ednValue
 	hasVal  bool
+	// rebalanced: the keys of the completion's :rebalance-log, if any.
+	rebalanced []ednValue
 	err     string
 	line    int
 }
@@ -155,6 +163,24 @@ func jepsenEvent(v ednValue) (jepsenOp, bool, error) {
 	}
 	e.time = time.Duration(tm.i)
 	e.value, e.hasVal = v.get("value")
+	if rl, ok := v.get("rebalance-log"); ok && rl.kind != ednNil {
+		if rl.kind != ednVector && rl.kind != ednList {
+			return e, false, lineErr(rl.line, ":rebalance-log %s: want a vector of {:keys [...]} maps", rl)
+		}
+		for _, ev := range rl.items {
+			if ev.kind != ednMap {
+				return e, false, lineErr(ev.line, "rebalance %s: want a map with :keys", ev)
+			}
+			ks, ok := ev.get("keys")
+			if !ok || ks.kind == ednNil {
+				continue
+			}
+			if ks.kind != ednVector && ks.kind != ednList && ks.kind != ednSet {
+				return e, false, lineErr(ks.line, "rebalance :keys %s: want a collection of keys", ks)
+			}
+			e.rebalanced = append(e.rebalanced, ks.items...)
+		}
+	}
 	if er, ok := v.get("error"); ok && er.kind != ednNil {
 		e.err = er.String()
 		if er.kind == ednString || er.kind == ednKeyword {
@@ -193,6 +219,11 @@ func keyID(k ednValue) (string, error) {
 
 // keysOf calls fn on every key an event names.
 func keysOf(e *jepsenOp, fn func(ednValue) error) error {
+	for _, k := range e.rebalanced {
+		if err := fn(k); err != nil {
+			return err
+		}
+	}
 	if !e.hasVal {
 		return nil
 	}
@@ -361,6 +392,20 @@ func (c *jepsenConv) convert(events []jepsenOp) (model.History, error) {
 			for k := range ops {
 				ops[k].Txn = c.lastTxn
 			}
+		}
+		if p.comp >= 0 && len(events[p.comp].rebalanced) > 0 {
+			rb := model.Op{Process: inv.process, Type: model.OpOK, F: model.FRebalance, Time: inv.time, End: inv.time, Offset: model.NoOffset}
+			for _, k := range events[p.comp].rebalanced {
+				tp, err := c.tp(k)
+				if err != nil {
+					return nil, err
+				}
+				if !slices.Contains(rb.Gained, tp) {
+					rb.Gained = append(rb.Gained, tp)
+				}
+			}
+			slices.SortFunc(rb.Gained, model.TopicPartition.Compare)
+			ops = append([]model.Op{rb}, ops...)
 		}
 		for _, o := range ops {
 			o.Index = len(h)

@@ -192,3 +192,39 @@ func FuzzReadJepsenEDN(f *testing.F) {
 		Check(Input{History: h}, Options{LinearizabilityBudget: -1})
 	})
 }
+
+// A completion's :rebalance-log excuses the operation's reads of the keys
+// it names from the int- order checks, as kafka.clj's
+// int-poll-skip+nonmonotonic-cases does; without it the same reads are an
+// int-poll-skip. It says nothing about group ownership.
+func TestReadJepsenEDNRebalanceLog(t *testing.T) {
+	sends := `{:time 0, :type :invoke, :process 0, :f :send, :value [[:send :x :a] [:send :x :b] [:send :x :c]]}
+{:time 1, :type :ok, :process 0, :f :send, :value [[:send :x [0 :a]] [:send :x [1 :b]] [:send :x [2 :c]]]}
+{:time 2, :type :invoke, :process 2, :f :poll, :value [[:poll]]}
+{:time 3, :type :ok, :process 2, :f :poll, :value [[:poll {:x [[0 :a] [1 :b] [2 :c]]}]]}
+`
+	polls := func(log string) string {
+		return sends + `{:time 4, :type :invoke, :process 1, :f :poll, :value [[:poll]]}
+{:time 5, :type :ok, :process 1, :f :poll, :value [[:poll {:x [[0 :a] [2 :c]]}]]` + log + `}
+{:time 4, :type :invoke, :process 3, :f :poll, :value [[:poll]]}
+{:time 6, :type :ok, :process 3, :f :poll, :value [[:poll {:x [[0 :a]]}]]` + log + `}
+`
+	}
+	h, err := ReadJepsenEDN(strings.NewReader(polls(", :rebalance-log [{:keys [:x]}]")), "h.edn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h[4].String(); got != "#4 p1 ok rebalance  gen 0 +[jepsen/0] -[] [4ns,4ns]" {
+		t.Fatalf("rebalance op: %s", got)
+	}
+	r := check(t, Input{History: h}, Options{Subscribe: true})
+	mustPass(t, r)
+	h, err = ReadJepsenEDN(strings.NewReader(polls("")), "h.edn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustFind(t, check(t, Input{History: h}, Options{Subscribe: true}), IntPollSkip, model.TP(JepsenTopic, 0), 1)
+	if _, err := ReadJepsenEDN(strings.NewReader(polls(", :rebalance-log [:x]")), "h.edn"); err == nil || !strings.HasPrefix(err.Error(), "h.edn:6: rebalance :x: want a map with :keys") {
+		t.Fatalf("malformed :rebalance-log: %v", err)
+	}
+}

@@ -92,7 +92,8 @@ func (f OpF) Valid() bool {
 }
 
 // OffsetValue is one record as a client saw it: where it was and the value
-// it carried. Values are unique within a run, so a value names its send.
+// it carried. A record is (partition, value): kafkasim's runs make values
+// unique per run, histories from elsewhere (Jepsen's) per partition only.
 type OffsetValue struct {
 	Offset Offset
 	Value  string
@@ -129,7 +130,7 @@ type Op struct {
 	// send
 	TP     TopicPartition // the partition written; may be zero until ok when Key chooses it
 	Key    string         // optional record key
-	Value  string         // the record's value, unique within the run
+	Value  string         // the record's value, unique within its partition
 	Offset Offset         // ok: where the record landed; NoOffset otherwise
 
 	// poll: what it returned, one entry per partition, ordered by partition.

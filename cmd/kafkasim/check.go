@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,8 +28,10 @@ func init() {
 
 // runCheck is `kafkasim check`. Bad input (flags, an unreadable or
 // malformed file) exits 2 with the file, line and reason on stderr and
-// nothing on stdout; a judged history exits 0 when valid and 1 otherwise
-// (violations, or a linearizability check that ran out of time).
+// nothing on stdout; a judged history exits 0 when valid, 1 when a
+// violation was found, and 3 when the verdict is unknown (nothing in the
+// history could be judged, or a linearizability check ran out of time):
+// unknown is never a pass.
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -45,6 +48,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE [-format jsonl|jepsen] [-json] [-out DIR] [-idempotent=true] [-subscribe]")
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "exit status: 0 valid, 1 violations found, 2 bad input, 3 unknown (nothing to judge, or a check ran out of time)")
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -123,10 +127,21 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	stdout.Write(buf.Bytes())
-	if res.Valid != checkers.ValidOK {
-		return 1
+	return checkExit(res.Valid)
+}
+
+// Exit codes of kafkasim check beyond 0 (valid), 1 (violations) and 2
+// (bad input).
+const exitUnknown = 3
+
+func checkExit(v checkers.Valid) int {
+	switch v {
+	case checkers.ValidOK:
+		return 0
+	case checkers.ValidUnknown:
+		return exitUnknown
 	}
-	return 0
+	return 1
 }
 
 // checkJSON is the -json report: ok, and the violations with the fields a
@@ -149,6 +164,10 @@ type violationJSON struct {
 	Values    []string       `json:"values,omitempty"`
 	Ops       []int          `json:"ops,omitempty"`
 	Detail    string         `json:"detail"`
+	// Jepsen's key for the finding and its verdict (error or allowed),
+	// where Jepsen's Kafka checker has the analysis.
+	Jepsen      string `json:"jepsen,omitempty"`
+	JepsenClass string `json:"jepsen_class,omitempty"`
 }
 
 func partitionName(tp model.TopicPartition) string {
@@ -170,6 +189,7 @@ func writeCheckJSON(w io.Writer, res checkers.Result) error {
 		out.Violations = append(out.Violations, violationJSON{
 			Checker: v.Checker, Anomaly: v.Anomaly, Partition: partitionName(v.Partition),
 			Error: v.Error, Promise: v.Promise, Offsets: v.Offsets, Values: v.Values, Ops: v.Ops, Detail: v.Detail,
+			Jepsen: v.Jepsen, JepsenClass: v.JepsenClass,
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -189,7 +209,11 @@ func writeCheckTable(w io.Writer, res checkers.Result, ops int) error {
 			if v.Error {
 				sev = "ERROR"
 			}
-			if err := t.Append(v.Checker, v.Anomaly, partitionName(v.Partition), sev, v.Detail); err != nil {
+			name := v.Anomaly
+			if v.Jepsen != "" && v.Jepsen != v.Anomaly {
+				name += " (" + v.Jepsen + ")"
+			}
+			if err := t.Append(v.Checker, name, partitionName(v.Partition), sev, v.Detail); err != nil {
 				return err
 			}
 		}
@@ -204,6 +228,7 @@ func writeCheckTable(w io.Writer, res checkers.Result, ops int) error {
 				fmt.Fprintf(w, "broken promise: %s\n", v.Promise)
 			}
 		}
+		writeJepsenVerdict(w, res.Violations)
 	}
 	illegal, unknown := 0, 0
 	for _, pc := range res.Linearizability {
@@ -223,4 +248,37 @@ func writeCheckTable(w io.Writer, res checkers.Result, ops int) error {
 	errs := len(res.Errors())
 	fmt.Fprintf(w, "%d ops: %s (%d errors, %d allowed findings)\n", ops, res.Valid, errs, len(res.Violations)-errs)
 	return nil
+}
+
+// writeJepsenVerdict says what Jepsen's Kafka checker would conclude from
+// the same findings (kafka.clj checker: invalid when any error type is not
+// in allowed-error-types), with the keys it would list.
+func writeJepsenVerdict(w io.Writer, vs []checkers.Violation) {
+	var bad, allowed []string
+	for _, v := range vs {
+		switch {
+		case v.Jepsen == "":
+		case v.JepsenClass == checkers.JepsenError && !slices.Contains(bad, v.Jepsen):
+			bad = append(bad, v.Jepsen)
+		case v.JepsenClass == checkers.JepsenAllowed && !slices.Contains(allowed, v.Jepsen):
+			allowed = append(allowed, v.Jepsen)
+		}
+	}
+	if len(bad)+len(allowed) == 0 {
+		return
+	}
+	slices.Sort(bad)
+	slices.Sort(allowed)
+	verdict := "valid"
+	if len(bad) > 0 {
+		verdict = "invalid"
+	}
+	fmt.Fprintf(w, "jepsen: %s (error types: %s; allowed: %s)\n", verdict, listOrNone(bad), listOrNone(allowed))
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
 }

@@ -138,3 +138,73 @@ func TestCheckCommandVisualization(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A history with an unknown :f, a malformed :txn value or a
+// completion or txn line whose type or micro-operations contradict its
+// operation (Jepsen EDN, or kafkasim's JSON lines) is
+// bad input: file:line, exit 2, nothing on stdout and nothing in -out.
+func TestCheckCommandBadJepsenInput(t *testing.T) {
+	inv := "{:time 1, :type :invoke, :process 0, :f :txn, :value [[:send :x 1] [:poll]]}\n"
+	cases := []struct{ edn, want string }{
+		{"{:time 1, :type :invoke, :process 0, :f :read, :value nil}\n", "h.edn:1: unknown :f :read"},
+		{"{:time 1, :type :invoke, :process 0, :f :txn, :value {:send 1}}\n", "h.edn:1: :txn value {:send 1}: want a vector of micro-operations"},
+		{inv + "{:time 2, :type :ok, :process 0, :f :txn, :value [[:poll {}] [:send :x [0 1]]]}\n", "h.edn:2: micro-operation 0 completes as :poll"},
+		{inv + "{:time 2, :type :ok, :process 0, :f :send, :value [[:send :x [0 1]] [:poll {}]]}\n", "h.edn:2: completion :send for process 0 does not match its invocation :txn"},
+		{inv + "{:time 2, :type :okay, :process 0, :f :txn, :value [[:send :x [0 1]] [:poll {}]]}\n", "h.edn:2: unknown op type :okay"},
+		// kafkasim's own format: one operation's lines disagree on its type.
+		{`{"process":0,"type":"ok","f":"send","time":1,"end":2,"tp":"t/0","value":"a","offset":0,"txn":1}` + "\n" +
+			`{"process":0,"type":"fail","f":"poll","time":1,"end":2,"txn":1}` + "\n", "h.jsonl:2: txn 1: type fail, but its op 0 has type ok"},
+	}
+	for _, c := range cases {
+		dir := filepath.Join(t.TempDir(), "out")
+		name := "h.edn"
+		if strings.HasPrefix(c.edn, "{\"") {
+			name = "h.jsonl"
+		}
+		code, out, errs := runCmd("check", "-history", writeFile(t, name, c.edn), "-out", dir)
+		if code != 2 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2, nothing, %q", c.edn, code, out, errs, c.want)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%q: -out %s was written", c.edn, dir)
+		}
+	}
+}
+
+// Nothing judged is not a pass: exit 3, saying so. The nearby fine case,
+// a history with a poll, exits 0.
+func TestCheckCommandUnknown(t *testing.T) {
+	empty := writeFile(t, "empty.edn", "{:time 0, :type :invoke, :process 0, :f :assign, :value [:x]}\n{:time 1, :type :ok, :process 0, :f :assign, :value [:x]}\n")
+	code, out, errs := runCmd("check", "-history", empty)
+	if code != 3 || !strings.Contains(out, ": unknown") || !strings.Contains(out, "nothing to judge") {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errs)
+	}
+	polled := writeFile(t, "polled.edn", "{:time 0, :type :invoke, :process 0, :f :poll, :value [[:poll]]}\n{:time 1, :type :ok, :process 0, :f :poll, :value [[:poll {}]]}\n")
+	if code, out, errs := runCmd("check", "-history", polled); code != 0 {
+		t.Fatalf("a judged empty poll: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, _ := runCmd("check", "-history", writeFile(t, "none.jsonl", "")); code != 3 {
+		t.Fatalf("an empty JSONL history: exit %d, want 3", code)
+	}
+}
+
+// Findings carry Jepsen's key and verdict: an aborted read is G1a, and
+// Jepsen's conclusion is printed beside kafkasim's.
+func TestCheckCommandJepsenKeys(t *testing.T) {
+	edn := `{:time 0, :type :invoke, :process 0, :f :send, :value [[:send :x 2]]}
+{:time 1, :type :fail, :process 0, :f :send, :value [[:send :x 2]]}
+{:time 2, :type :invoke, :process 1, :f :poll, :value [[:poll]]}
+{:time 3, :type :ok, :process 1, :f :poll, :value [[:poll {:x [[0 2]]}]]}
+`
+	p := writeFile(t, "g1a.edn", edn)
+	code, out, _ := runCmd("check", "-history", p)
+	if code != 1 || !strings.Contains(out, "aborted-read (G1a)") || !strings.Contains(out, "jepsen: invalid (error types: G1a; allowed: none)") {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	code, out, _ = runCmd("check", "-history", p, "-json")
+	var rep checkJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != 1 || len(rep.Violations) != 1 ||
+		rep.Violations[0].Jepsen != "G1a" || rep.Violations[0].JepsenClass != "error" || rep.Violations[0].Anomaly != "aborted-read" {
+		t.Fatalf("exit %d, err %v, json:\n%s", code, err, out)
+	}
+}
