@@ -168,6 +168,9 @@ type violationJSON struct {
 	// where Jepsen's Kafka checker has the analysis.
 	Jepsen      string `json:"jepsen,omitempty"`
 	JepsenClass string `json:"jepsen_class,omitempty"`
+	// Txn: a dependency cycle's steps, or an internal send's distance in
+	// the version order (the transactional analyses).
+	Txn *checkers.TxnDetail `json:"txn,omitempty"`
 }
 
 func partitionName(tp model.TopicPartition) string {
@@ -189,7 +192,7 @@ func writeCheckJSON(w io.Writer, res checkers.Result) error {
 		out.Violations = append(out.Violations, violationJSON{
 			Checker: v.Checker, Anomaly: v.Anomaly, Partition: partitionName(v.Partition),
 			Error: v.Error, Promise: v.Promise, Offsets: v.Offsets, Values: v.Values, Ops: v.Ops, Detail: v.Detail,
-			Jepsen: v.Jepsen, JepsenClass: v.JepsenClass,
+			Jepsen: v.Jepsen, JepsenClass: v.JepsenClass, Txn: v.Txn,
 		})
 	}
 	enc := json.NewEncoder(w)
