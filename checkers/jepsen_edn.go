@@ -82,8 +82,8 @@ type jepsenOp struct {
 	hasVal  bool
 	// rebalanced: the keys of the completion's :rebalance-log, if any.
 	rebalanced []ednValue
-	err     string
-	line    int
+	err        string
+	line       int
 }
 
 func readJepsen(src string) (model.History, error) {
