@@ -156,8 +156,12 @@ func (a *analysis) visibility() []Violation {
 			base.Ops = []int{int(vi.reader)}
 			if w, ok := a.sentElsewhere(v); ok {
 				base.Ops = []int{int(w), int(vi.reader)}
-				base.Detail = fmt.Sprintf("op %d read %q in %s, but it was sent to %s (op %d)",
-					vi.reader, v, vi.tp.tp, a.h[w].TP, w)
+				to := "to " + a.h[w].TP.String()
+				if a.h[w].TP.Topic == "" {
+					to = "once, to a partition it never learned, and read elsewhere"
+				}
+				base.Detail = fmt.Sprintf("op %d read %q in %s, but it was sent %s (op %d)",
+					vi.reader, v, vi.tp.tp, to, w)
 			} else {
 				base.Detail = fmt.Sprintf("op %d read %q at offset %d of %s, which no client sent: a corrupted or fabricated record",
 					vi.reader, v, at, vi.tp.tp)

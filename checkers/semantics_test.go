@@ -81,3 +81,17 @@ func TestFailedSendWroteNothing(t *testing.T) {
 	bad.Type = model.OpFail
 	mustNotFind(t, check(t, Input{History: hist(fail, bad)}, Options{}), AbortedRead)
 }
+
+// A keyed send that did not complete never learned its partition: a read
+// of its value in some partition is its record, not a phantom; a second
+// read of the value in another partition is.
+func TestUntargetedSendIsItsRecordsWriter(t *testing.T) {
+	info := sendInfo(0, model.TopicPartition{}, "k1", 0, 5)
+	info.Key = "k"
+	h := hist(info, poll(1, 6, 7, recs(t0, 0, "k1")))
+	mustPass(t, check(t, Input{History: h}, Options{}))
+	h = hist(info, poll(1, 6, 7, recs(t0, 0, "k1"), recs(t1, 0, "k1")))
+	if v := mustFind(t, check(t, Input{History: h}, Options{}), Phantom, t1); !strings.Contains(v.Detail, "a partition it never learned") {
+		t.Fatalf("detail: %s", v.Detail)
+	}
+}
