@@ -24,6 +24,9 @@ type analysis struct {
 	parts []*partition // in partition order
 	byTP  map[model.TopicPartition]*partition
 	vals  []valueInfo // every record; partition.ids indexes them
+	// sendID is the record each send with a known partition wrote (an
+	// index into vals); -1 for other ops.
+	sendID []int32
 	// committed[i]: op i's operation must have taken effect, as kafka.clj's
 	// must-have-committed? decides: it is ok, or indeterminate and a poll
 	// of an ok operation returned a value one of its sends wrote.
@@ -95,19 +98,27 @@ func (a *analysis) opEnd(i int) int {
 
 func analyze(h model.History) *analysis {
 	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}}
-	// Nearly every record is a send's: room for them all up front saves
-	// growing a slice of pointers (and its write barriers) a million times.
-	sends := 0
+	// Size each partition's records for its sends, so that the maps do
+	// not grow a record at a time.
+	sends := map[*partition]int{}
 	for i := range h {
-		if h[i].F == model.FSend {
-			sends++
+		if op := &h[i]; op.F == model.FSend && op.TP.Topic != "" {
+			sends[a.part(op.TP)]++
 		}
 	}
-	a.vals = make([]valueInfo, 0, sends)
+	n := 0
+	for p, k := range sends {
+		p.ids = make(map[string]int32, k)
+		p.at = make(map[model.Offset]sighting, k)
+		n += k
+	}
+	a.vals = make([]valueInfo, 0, n)
+	a.sendID = make([]int32, len(h))
 	// Pass 1: writers, then readers, so that a poll that returns a value
 	// before its send's index still finds the writer.
 	for i := range h {
 		op := &h[i]
+		a.sendID[i] = -1
 		if op.F != model.FSend {
 			continue
 		}
@@ -120,10 +131,14 @@ func analyze(h model.History) *analysis {
 			}
 			continue
 		}
-		if v := &a.vals[a.id(a.part(op.TP), op.Value)]; v.writer < 0 {
+		id := a.id(a.part(op.TP), op.Value)
+		a.sendID[i] = id
+		if v := &a.vals[id]; v.writer < 0 {
 			v.writer = int32(i)
 		}
 	}
+	// The records each poll returned, in history order, for pass 3.
+	var recIDs []int32
 	for i := range h {
 		op := &h[i]
 		if op.F != model.FPoll {
@@ -133,6 +148,7 @@ func analyze(h model.History) *analysis {
 			p := a.part(pr.TP)
 			for _, r := range pr.Records {
 				id := a.id(p, r.Value)
+				recIDs = append(recIDs, id)
 				v := &a.vals[id]
 				if v.writer < 0 && a.untargeted != nil {
 					if u := a.untargeted[r.Value]; u != nil && u.id < 0 {
@@ -172,13 +188,14 @@ func analyze(h model.History) *analysis {
 		switch op.F {
 		case model.FSend:
 			if a.committed[i] && op.Offset != model.NoOffset {
-				a.observe(a.part(op.TP), op.Offset, op.Value, int32(i))
+				a.observe(a.part(op.TP), op.Offset, op.Value, int32(i), a.sendID[i])
 			}
 		case model.FPoll:
 			for _, pr := range op.Records {
 				p := a.part(pr.TP)
 				for _, r := range pr.Records {
-					a.observe(p, r.Offset, r.Value, int32(i))
+					a.observe(p, r.Offset, r.Value, int32(i), recIDs[0])
+					recIDs = recIDs[1:]
 				}
 			}
 		case model.FReset:
@@ -223,7 +240,7 @@ func (a *analysis) sent(i int) *valueInfo {
 		}
 		return nil
 	}
-	return &a.vals[a.byTP[op.TP].ids[op.Value]]
+	return &a.vals[a.sendID[i]]
 }
 
 // acked reports whether op i is a send acknowledged at a known offset: the
@@ -240,7 +257,7 @@ func (a *analysis) known(i int) bool {
 	return op.F == model.FSend && a.committed[i] && op.Offset != model.NoOffset
 }
 
-// id is the index of record (p, v) in vals, added if new.
+// id is record (p, v)'s index into vals, added when new.
 func (a *analysis) id(p *partition, v string) int32 {
 	id, ok := p.ids[v]
 	if !ok {
@@ -261,7 +278,8 @@ func (a *analysis) part(tp model.TopicPartition) *partition {
 	return p
 }
 
-func (a *analysis) observe(p *partition, o model.Offset, value string, op int32) {
+// observe records that op saw record id, with value, at offset o of p.
+func (a *analysis) observe(p *partition, o model.Offset, value string, op, id int32) {
 	if s, ok := p.at[o]; !ok {
 		p.at[o] = sighting{value, op}
 		p.offsets = append(p.offsets, o)
@@ -277,7 +295,7 @@ func (a *analysis) observe(p *partition, o model.Offset, value string, op int32)
 			p.conflicts[o] = append(p.conflicts[o], sighting{value, op})
 		}
 	}
-	v := &a.vals[p.ids[value]] // pass 1 gave every observed record an id
+	v := &a.vals[id]
 	switch {
 	case v.first == model.NoOffset:
 		v.first, v.last = o, o

@@ -114,7 +114,7 @@ func (a *analysis) valueOf(id int32) string {
 	}
 	if vi.first != model.NoOffset {
 		for _, c := range append([]sighting{vi.tp.at[vi.first]}, vi.tp.conflicts[vi.first]...) {
-			if vi.tp.ids[c.value] == id {
+			if cid, ok := vi.tp.ids[c.value]; ok && cid == id {
 				return c.value
 			}
 		}
@@ -123,7 +123,7 @@ func (a *analysis) valueOf(id int32) string {
 	for _, pr := range a.h[vi.reader].Records {
 		if pr.TP == vi.tp.tp {
 			for _, r := range pr.Records {
-				if vi.tp.ids[r.Value] == id {
+				if rid, ok := vi.tp.ids[r.Value]; ok && rid == id {
 					return r.Value
 				}
 			}

@@ -74,6 +74,7 @@ func BenchmarkAnomalies1M(b *testing.B) {
 	h := genHistory(n, 10, 1)
 	opts := Options{Idempotent: true, LinearizabilityBudget: -1}
 	b.ResetTimer()
+	cpu := cpuClock()
 	for b.Loop() {
 		r := Check(Input{History: h}, opts)
 		for _, v := range r.Violations {
@@ -82,6 +83,7 @@ func BenchmarkAnomalies1M(b *testing.B) {
 			}
 		}
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 }
 

@@ -110,6 +110,9 @@ type Violation struct {
 	// JepsenClass is Jepsen's verdict on the finding, JepsenError or
 	// JepsenAllowed, when Jepsen is set.
 	JepsenClass string `json:"jepsen_class,omitempty"`
+	// Txn is what the transactional analyses add (txn.go): a cycle's
+	// edges, an internal send's distance in the version order.
+	Txn *TxnDetail `json:"txn,omitempty"`
 }
 
 // String is the violation on one line.

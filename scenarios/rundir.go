@@ -85,12 +85,15 @@ type Finding struct {
 	// Jepsen's Kafka checker has the analysis.
 	Jepsen      string `json:"jepsen,omitempty"`
 	JepsenClass string `json:"jepsen_class,omitempty"`
+	// Txn: a dependency cycle's steps, or an internal send's distance in
+	// the version order (the transactional analyses).
+	Txn *checkers.TxnDetail `json:"txn,omitempty"`
 }
 
 // FindingOf writes v as a Finding.
 func FindingOf(v checkers.Violation) Finding {
 	f := Finding{Checker: v.Checker, Anomaly: v.Anomaly, Offsets: v.Offsets, Values: v.Values, Ops: v.Ops, Error: v.Error, Promise: v.Promise, Detail: v.Detail,
-		Jepsen: v.Jepsen, JepsenClass: v.JepsenClass}
+		Jepsen: v.Jepsen, JepsenClass: v.JepsenClass, Txn: v.Txn}
 	if v.Partition.Topic != "" {
 		f.Partition = v.Partition.String()
 	}

@@ -232,6 +232,9 @@ type violationJSON struct {
 	// where Jepsen's Kafka checker has the analysis.
 	Jepsen      string `json:"jepsen,omitempty"`
 	JepsenClass string `json:"jepsen_class,omitempty"`
+	// Txn: a dependency cycle's steps, or an internal send's distance in
+	// the version order (the transactional analyses).
+	Txn *checkers.TxnDetail `json:"txn,omitempty"`
 }
 
 // requirementJSON is a check (or excuse) the input had nothing for, and
@@ -268,7 +271,7 @@ func findingJSON(f scenarios.Finding) violationJSON {
 	return violationJSON{
 		Checker: f.Checker, Anomaly: f.Anomaly, Partition: f.Partition,
 		Error: f.Error, Promise: f.Promise, Offsets: f.Offsets, Values: f.Values, Ops: f.Ops, Detail: f.Detail,
-		Jepsen: f.Jepsen, JepsenClass: f.JepsenClass,
+		Jepsen: f.Jepsen, JepsenClass: f.JepsenClass, Txn: f.Txn,
 	}
 }
 

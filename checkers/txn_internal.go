@@ -1,0 +1,169 @@
+package checkers
+
+import (
+	"fmt"
+
+	"kafkasim/model"
+)
+
+// This file holds the analyses inside one multi-op operation:
+// int-send-skip and int-nonmonotonic-send (jepsen.tests.kafka
+// int-send-skip+nonmonotonic-cases) and precommitted-read
+// (precommitted-read-cases).
+
+// internalSends compares each pair of consecutive sends that one
+// operation made to one partition: the second should be the next record
+// after the first in the version order. Records of other producers
+// between them are int-send-skip, normal in Kafka (transactions do not
+// isolate writes); the second landing at or before the first is
+// int-nonmonotonic-send. A send whose value no one observed has no
+// position and is taken to be in order, as Jepsen does.
+func (x *txnIndex) internalSends(opts *Options) []Violation {
+	var out []Violation
+	type last struct {
+		tp     model.TopicPartition
+		value  string
+		offset model.Offset
+		mop    int
+	}
+	var prev []last // this operation's last send per partition, few
+	for k := range x.ops {
+		head := x.head(int32(k))
+		if x.ops[k].end-x.ops[k].first < 2 || !head.Completed() {
+			continue
+		}
+		prev = prev[:0]
+		mops := x.micro(int32(k))
+		for m := range mops {
+			op := &mops[m]
+			if op.F != model.FSend || op.TP.Topic == "" {
+				continue
+			}
+			seen := false
+			for j := range prev {
+				if prev[j].tp != op.TP {
+					continue
+				}
+				if v, bad := x.sendPair(opts, int32(k), op.TP, prev[j].value, op.Value, prev[j].offset, op.Offset, prev[j].mop, m); bad {
+					out = append(out, v)
+				}
+				prev[j].value, prev[j].offset, prev[j].mop, seen = op.Value, op.Offset, m, true
+			}
+			if !seen {
+				prev = append(prev, last{op.TP, op.Value, op.Offset, m})
+			}
+		}
+	}
+	return out
+}
+
+// sendPair judges operation k's sends of v1 then v2 to tp (micro-ops m1,
+// m2), which reported offsets o1 and o2 (NoOffset when unknown).
+func (x *txnIndex) sendPair(opts *Options, k int32, tp model.TopicPartition, v1, v2 string, o1, o2 model.Offset, m1, m2 int) (Violation, bool) {
+	xp := x.part(tp)
+	if xp == nil {
+		return Violation{}, false
+	}
+	i1, ok1 := xp.position(v1, o1)
+	i2, ok2 := xp.position(v2, o2)
+	if !ok1 || !ok2 || i2-i1 == 1 {
+		return Violation{}, false
+	}
+	p, head := xp.p, x.head(k)
+	o1, o2 = p.offsets[i1], p.offsets[i2]
+	delta := int(i2 - i1)
+	v := Violation{
+		Checker: CheckerAnomalies, Partition: tp,
+		Offsets: []model.Offset{o1, o2}, Values: []string{v1, v2}, Ops: []int{head.Index},
+		Txn: &TxnDetail{Delta: delta},
+	}
+	if delta > 1 {
+		v.Anomaly = IntSendSkip
+		_, v.Txn.Skipped = p.between(int(i1), int(i2), maxListed)
+		v.Error, v.Promise = false, allowIntSendSkip
+		v.Detail = fmt.Sprintf("op %d (process %d) sent %q (micro-op %d) then %q (micro-op %d) to %s, which landed at offsets %d and %d with %d other records between (%s)",
+			head.Index, head.Process, v1, m1, v2, m2, tp, o1, o2, delta-1, quoteList(v.Txn.Skipped, delta-1))
+		return v, true
+	}
+	v.Anomaly = IntNonmonotonicSend
+	v.Error, v.Promise = promise(opts.orderedSends(), PromiseSendOrder,
+		"enable.idempotence=false with max.in.flight>1: retries may reorder sends")
+	v.Detail = fmt.Sprintf("op %d (process %d) sent %q (micro-op %d) before %q (micro-op %d) to %s, but they landed at offsets %d and %d, %d positions apart in the log: out of send order",
+		head.Index, head.Process, v1, m1, v2, m2, tp, o1, o2, delta)
+	return v, true
+}
+
+// precommittedReads finds operations that polled a value they sent
+// themselves. Most databases let a transaction read its own writes;
+// Kafka's read_committed consumers must not see a transaction's records
+// before it commits, whoever polls. One finding per operation, for the
+// first of its sent values that it read.
+func (x *txnIndex) precommittedReads() []Violation {
+	var out []Violation
+	for k := range x.ops {
+		head := x.head(int32(k))
+		if x.ops[k].end-x.ops[k].first < 2 || !head.Completed() {
+			continue
+		}
+		mops := x.micro(int32(k))
+		found := false
+		for sm := 0; sm < len(mops) && !found; sm++ {
+			s := &mops[sm]
+			if s.F != model.FSend {
+				continue
+			}
+			for pm := range mops {
+				if o, ok := pollReturned(&mops[pm], s.TP, s.Value); ok {
+					out = append(out, Violation{
+						Checker: CheckerAnomalies, Anomaly: PrecommittedRead, Partition: s.TP,
+						Offsets: []model.Offset{o}, Values: []string{s.Value}, Ops: []int{head.Index},
+						Error: true, Promise: PromiseReadCommitted,
+						Detail: fmt.Sprintf("op %d (process %d) polled %q from %s at offset %d (micro-op %d), a value it sent itself (micro-op %d) before it committed",
+							head.Index, head.Process, s.Value, s.TP, o, pm, sm),
+					})
+					found = true
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// pollReturned reports whether op is a poll that returned value from tp, and at
+// which offset.
+func pollReturned(op *model.Op, tp model.TopicPartition, value string) (model.Offset, bool) {
+	if op.F != model.FPoll {
+		return 0, false
+	}
+	for _, pr := range op.Records {
+		if pr.TP != tp {
+			continue
+		}
+		for _, r := range pr.Records {
+			if r.Value == value {
+				return r.Offset, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// quoteList writes at most a few values of n in all.
+func quoteList(vs []string, n int) string {
+	const max = 8
+	s := ""
+	for i, v := range vs {
+		if i == max {
+			return s + fmt.Sprintf(" … (%d in all)", n)
+		}
+		if i > 0 {
+			s += " "
+		}
+		s += fmt.Sprintf("%q", v)
+	}
+	if n > len(vs) {
+		s += fmt.Sprintf(" … (%d in all)", n)
+	}
+	return s
+}
