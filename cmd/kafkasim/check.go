@@ -149,15 +149,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if code := printCheck(stdout, stderr, &rep, *asJSON); code != 0 {
 		return code
 	}
-	return verdictExit(res)
-}
-
-// verdictExit is the exit code of a judged history: 0 valid, 1 otherwise.
-func verdictExit(res checkers.Result) int {
-	if res.Valid != checkers.ValidOK {
-		return 1
+	if len(h) == 0 {
+		fmt.Fprintln(stderr, "kafkasim check: the history holds no operation: nothing was judged")
+		return exitUnknown
 	}
-	return 0
+	return verdictExit(res)
 }
 
 // checkReport is what check prints: the verdict, and what it rests on.

@@ -11,8 +11,9 @@ import (
 
 // checkRunDir is `kafkasim check -run DIR`: the saved run judged again
 // with its recorded settings. It exits 2 on a missing or malformed file of
-// the directory, else 0 when the re-check is valid and the run's recorded
-// liveness phase converged, 1 otherwise. budget, when not nil, replaces
+// the directory, else 1 when the re-check found a violation or the run's
+// recorded liveness phase did not converge, 3 when it found none but could
+// not judge everything (verdictExit), 0 otherwise. budget, when not nil, replaces
 // the run's porcupine budget.
 func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON bool, stdout, stderr io.Writer) int {
 	s, err := scenarios.LoadRun(dir)
@@ -33,11 +34,8 @@ func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON bool, 
 	if code := printCheck(stdout, stderr, &rep, asJSON); code != 0 {
 		return code
 	}
-	if code := verdictExit(rc.Result); code != 0 {
-		return code
-	}
 	if s.Manifest.Liveness != "" {
-		return 1
+		return exitViolation
 	}
-	return 0
+	return verdictExit(rc.Result)
 }

@@ -58,7 +58,8 @@ func (s *setFlags) String() string     { return strings.Join(*s, " ") }
 func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 // runRun is `kafkasim run`: exit 0 when the run found no violation, 1 when
-// it did, 2 on bad input (nothing is written then).
+// it did, 2 on bad input (nothing is written then), 3 when nothing
+// forbidden was found but not everything could be judged (runExit).
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -148,10 +149,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	fmt.Fprintf(stderr, "reproduce:\n%s\n", scenarios.Reproduce(res.Invocation()))
-	if !res.OK {
-		return 1
-	}
-	return 0
+	return runExit(res)
 }
 
 // scheduleFileName is the run directory's copy of the run's faults, in
