@@ -23,6 +23,19 @@ func TestShrinkWritesAScheduleThatReplays(t *testing.T) {
 	if code != 1 || !strings.Contains(out.String(), "acked-write-lost") {
 		t.Fatalf("replaying the shrunk schedule: exit %d\n%s", code, out.String())
 	}
+	// The file's header carries the reproduce line that replays it.
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := reproduceLines(string(text))
+	if len(lines) != 1 || !strings.HasSuffix(lines[0], "-schedule "+file) {
+		t.Fatalf("the shrunk file's reproduce lines %q, want one naming %s", lines, file)
+	}
+	direct := replayHash(t, "go run ./cmd/kafkasim run -scenario kip101-hw-truncation -seed 7 -schedule "+file)
+	if h := replayHash(t, lines[0]); h != direct {
+		t.Fatalf("%s: trace hash %s, run -schedule's %s", lines[0], h, direct)
+	}
 	errb.Reset()
 	passing := filepath.Join(t.TempDir(), "nothing.schedule")
 	if code := dispatch([]string{"shrink", "-scenario", "baseline", "-seed", "1", "-out", passing}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "nothing to shrink") {
