@@ -160,6 +160,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 type checkReport struct {
 	res checkers.Result
 	ops int
+	// reproduce are a saved run's reproduce lines (see runReproduce).
+	reproduce string
 	// missing are the checks and excuses the input had nothing for.
 	missing []checkers.Requirement
 	// settings are the values of what the checks read; unread the given
@@ -305,14 +307,7 @@ func writeCheckTable(w io.Writer, rep *checkReport) error {
 	res := rep.res
 	if rc := rep.run; rc != nil {
 		m := &rc.Run.Manifest
-		fmt.Fprintf(w, "run: %s seed %d, kafkasim %s", m.Scenario, m.Seed, m.Version)
-		for _, kv := range m.Set {
-			fmt.Fprintf(w, " -set %s", kv)
-		}
-		if m.ScheduleGiven {
-			fmt.Fprint(w, ", faults from a schedule file")
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "run: %s seed %d, kafkasim %s\nreproduce:\n%s\n", m.Scenario, m.Seed, m.Version, rep.reproduce)
 	}
 	if len(res.Violations) > 0 {
 		t := tablewriter.NewTable(w,

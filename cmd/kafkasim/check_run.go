@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"kafkasim/checkers"
@@ -27,9 +28,10 @@ func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON bool, 
 	rc := s.Check(outDir)
 	rep := checkReport{
 		res: rc.Result, ops: len(s.Input.History),
-		missing:  checkers.Missing(&s.Input),
-		settings: recordedSettings(s.Manifest.Config),
-		run:      &rc,
+		missing:   checkers.Missing(&s.Input),
+		settings:  recordedSettings(s.Manifest.Config),
+		run:       &rc,
+		reproduce: runReproduce(dir, s.Manifest),
 	}
 	if code := printCheck(stdout, stderr, &rep, asJSON); code != 0 {
 		return code
@@ -38,4 +40,16 @@ func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON bool, 
 		return exitViolation
 	}
 	return verdictExit(rc.Result)
+}
+
+// runReproduce are the reproduce lines of a saved run: its scenario, seed
+// and settings, and, when a schedule file replaced the scenario's faults,
+// the directory's copy of it (schedule.txt, which kafkasim run -out
+// writes).
+func runReproduce(dir string, m scenarios.RunManifest) string {
+	inv := scenarios.Invocation{Scenario: m.Scenario, Seed: m.Seed, Set: m.Set}
+	if m.ScheduleGiven {
+		inv.ScheduleFile = filepath.Join(dir, scheduleFileName)
+	}
+	return scenarios.Reproduce(inv)
 }

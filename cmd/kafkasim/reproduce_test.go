@@ -105,7 +105,7 @@ func replayHash(t *testing.T, line string) string {
 // the same trace hash. Without its -set the same seed passes, which is
 // the issue the lines must not have; the schedule file is replayed from
 // the run directory's copy, and a path with a space and a quote survives
-// the shell.
+// the shell. check -run of the directory prints the same line.
 func TestRunReproduceLinesReplayTheRun(t *testing.T) {
 	tmp := t.TempDir()
 	withSet := []string{"run", "-scenario", "leader-failover", "-seed", "25", "-set", "acks=1", "-set", "enable.idempotence=false"}
@@ -179,6 +179,18 @@ func TestRunReproduceLinesReplayTheRun(t *testing.T) {
 		}
 		if h := replayHash(t, lines[0]); h != res.TraceHash {
 			t.Fatalf("%s: trace hash %s, the run's %s", lines[0], h, res.TraceHash)
+		}
+		if runOut == "" {
+			continue
+		}
+		// check -run prints the saved run's line, the same one.
+		out.Reset()
+		errb.Reset()
+		if code := dispatch([]string{"check", "-run", runOut}, &out, &errb); code > 1 {
+			t.Fatalf("check -run: exit %d: %s", code, errb.String())
+		}
+		if again := reproduceLines(out.String()); len(again) != 1 || again[0] != lines[0] {
+			t.Fatalf("check -run prints %q, run printed %q", again, lines[0])
 		}
 	}
 }
