@@ -465,7 +465,7 @@ var durationType = reflect.TypeFor[time.Duration]()
 func (c *Config) Set(name, value string) error {
 	f, ok := configFields[name]
 	if !ok {
-		return fmt.Errorf("unknown configuration %q", name)
+		return unknownSettingError(name)
 	}
 	v := reflect.ValueOf(c).Elem().FieldByIndex(f.index)
 	if u, ok := v.Addr().Interface().(encoding.TextUnmarshaler); ok {

@@ -26,6 +26,7 @@ img { max-width: 100%; }
 <body>
 <h1>kafkasim sweep</h1>
 {{with .Command}}<p><code>{{.}}</code> ({{$.Runs}} runs)</p>{{end}}
+<ul>{{range .Provenance}}<li>{{.}}</li>{{end}}</ul>
 <h2>Summary</h2>
 {{template "table" .Summary}}
 <h2>Failover latency</h2>

@@ -32,17 +32,10 @@ func RunDirName(r scenarios.Result) string {
 	}, name)
 }
 
-// ReproduceLines are the commands that replay r (with its -vary setting).
+// ReproduceLines are the commands that replay r: its scenario, seed,
+// every -set (a -vary setting included) and schedule file.
 func ReproduceLines(r scenarios.Result) string {
-	lines := scenarios.Reproduce(r.Scenario, r.Seed)
-	if r.Vary != "" {
-		lines = strings.ReplaceAll(lines, fmt.Sprintf("-seed %d", r.Seed), fmt.Sprintf("-seed %d -set %s", r.Seed, r.Vary))
-		// go test has no -set: only the kafkasim line replays the setting.
-		if i := strings.Index(lines, "\n"); i >= 0 {
-			lines = lines[i+1:]
-		}
-	}
-	return lines
+	return scenarios.Reproduce(r.Invocation())
 }
 
 // SweepOptions describe a sweep report beyond its results.
@@ -74,9 +67,11 @@ const failingShown = 50
 type sweepReport struct {
 	Command string
 	Runs    int
-	Summary Table
-	Latency []Table // unavailable, election
-	Figures []Figure
+	// Provenance is what the runs were made with (Provenance.Lines).
+	Provenance []string
+	Summary    Table
+	Latency    []Table // unavailable, election
+	Figures    []Figure
 	// Controllers is the controller failover section, when some run
 	// measured one: the comparison table and its figure.
 	Controllers *controllerSection
@@ -136,6 +131,11 @@ func WriteSweep(dir string, results []scenarios.Result, o SweepOptions) error {
 		return err
 	}
 	rep.Replayed = replayed
+	var prov Provenance
+	for _, r := range results {
+		prov.Add(r)
+	}
+	rep.Provenance = prov.Lines()
 	mixed := len(groups) > 0 && slices.ContainsFunc(results, func(r scenarios.Result) bool { return r.Scenario != results[0].Scenario })
 	for _, r := range results {
 		if r.Expected != "" || r.OK {
@@ -199,6 +199,10 @@ func (rep sweepReport) markdown(w io.Writer) error {
 	// The command line is left out (index.html shows it) so that
 	// `kafkasim report` rebuilds this file exactly from results.jsonl.
 	fmt.Fprintf(&b, "# kafkasim sweep\n\n%d runs.\n\n", rep.Runs)
+	for _, l := range rep.Provenance {
+		fmt.Fprintf(&b, "- %s\n", l)
+	}
+	b.WriteString("\n")
 	if err := rep.Summary.Markdown(&b); err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func mustBeOK(t *testing.T, res Result) {
 				b.WriteString("\n  " + v.String())
 			}
 		}
-		t.Fatalf("%s seed %d failed: liveness %q%s\n%s\nschedule:\n%s", res.Scenario, res.Seed, res.Liveness, b.String(), Reproduce(res.Scenario, res.Seed), res.Schedule)
+		t.Fatalf("%s seed %d failed: liveness %q%s\n%s\nschedule:\n%s", res.Scenario, res.Seed, res.Liveness, b.String(), Reproduce(res.Invocation()), res.Schedule)
 	}
 }
 

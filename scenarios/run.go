@@ -1,7 +1,7 @@
 package scenarios
 
 import (
-	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"time"
@@ -24,7 +24,11 @@ type Options struct {
 	LinearizabilityBudget time.Duration
 	// Schedule, if set, replaces the scenario's faults (a schedule file).
 	Schedule *faults.Schedule
-	_        struct{}
+	// ScheduleFile is where Schedule was read from, or better, where a
+	// copy of it is kept (a run directory's schedule.txt): recorded in the
+	// result and its reproduce lines. Ignored without Schedule.
+	ScheduleFile string
+	_            struct{}
 }
 
 // Stats count what happened in a run.
@@ -78,6 +82,16 @@ type Result struct {
 	// Vary is the "key=value" a sweep -vary ran this run under ("" when
 	// none), so that a report rebuilt from results.jsonl groups by it.
 	Vary string `json:"vary,omitempty"`
+	// Set is every -set of the run as given (a sweep's -vary setting
+	// last), ScheduleFile the schedule file that replaced the scenario's
+	// faults ("" when the scenario's own ran): with Scenario and Seed,
+	// what Invocation and its reproduce lines are made of.
+	Set          []string `json:"set"`
+	ScheduleFile string   `json:"schedule_file,omitempty"`
+	// Version is the kafkasim build that ran it (see Version), GoVersion
+	// the Go release it was built with.
+	Version   string `json:"kafkasim_version"`
+	GoVersion string `json:"go_version"`
 	// History is the run's history, for writing out; not in the JSON.
 	History model.History `json:"-"`
 	// Observed and Faults are what the brokers reported and what the
@@ -87,11 +101,9 @@ type Result struct {
 
 	// What the run was given and the rest of what the checkers judged, so
 	// that SaveRun can write a run directory that CheckRun judges again to
-	// the same verdict; not in the JSON. Set is every -set as given;
-	// ScheduleGiven says a schedule file replaced the scenario's faults;
+	// the same verdict; not in the JSON. ScheduleGiven says a schedule file replaced the scenario's faults;
 	// Config is the configuration after Set; CheckOptions are the options
 	// the checkers ran with (without OutDir).
-	Set           []string               `json:"-"`
 	ScheduleGiven bool                   `json:"-"`
 	Config        model.Config           `json:"-"`
 	CheckOptions  checkers.Options       `json:"-"`
@@ -158,6 +170,10 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 	res.ControllerFailovers = MeasureControllerFailovers(in.Observations.Quorum, s.nemesis.Log())
 	res.Observed = in.Observations
 	res.Set, res.ScheduleGiven, res.Config = slices.Clone(opts.Set), opts.Schedule != nil, kc
+	if opts.Schedule != nil {
+		res.ScheduleFile = opts.ScheduleFile
+	}
+	res.Version, res.GoVersion = Version(), runtime.Version()
 	res.CheckOptions = copts
 	res.CheckOptions.OutDir = ""
 	res.Replicas, res.DiskLost = in.Replicas, in.DiskLost
@@ -299,9 +315,4 @@ func Replay(sc Scenario, seed uint64, set []string, schedule *faults.Schedule) (
 		return s.Sim
 	})
 	return d, same, runErr
-}
-
-// Reproduce is the pair of command lines that replay a run.
-func Reproduce(name string, seed uint64) string {
-	return fmt.Sprintf("go test ./scenarios -run 'TestScenarios/%s' -seed %d\ngo run ./cmd/kafkasim run -scenario %s -seed %d", name, seed, name, seed)
 }

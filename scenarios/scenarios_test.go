@@ -71,7 +71,7 @@ func TestScenarios(t *testing.T) {
 				}
 			}
 			if sc.Expect != "" && !shown {
-				t.Errorf("%s: expected %s on at least one of seeds %v, saw none\nreproduce:\n%s", sc.Name, sc.Expect, seeds, Reproduce(sc.Name, seeds[0]))
+				t.Errorf("%s: expected %s on at least one of seeds %v, saw none\nreproduce:\n%s", sc.Name, sc.Expect, seeds, Reproduce(Invocation{Scenario: sc.Name, Seed: seeds[0]}))
 			}
 		})
 	}
@@ -98,6 +98,6 @@ func failureReport(sc Scenario, res Result) string {
 			n++
 		}
 	}
-	fmt.Fprintf(&b, "reproduce:\n%s", Reproduce(sc.Name, res.Seed))
+	fmt.Fprintf(&b, "reproduce:\n%s", Reproduce(res.Invocation()))
 	return b.String()
 }

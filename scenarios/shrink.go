@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -59,6 +60,10 @@ func hasKind(res Result, kind string) bool {
 // same kind of violation: faults dropped, windows shortened, faults moved
 // later (faults.Shrink). It is deterministic: the same failing run always
 // shrinks to the same schedule. runsMax bounds the runs it may spend.
+// ErrNothingToShrink is Shrink's answer for a run that does not fail:
+// the command line was given the wrong run, which is bad input.
+var ErrNothingToShrink = errors.New("does not fail: nothing to shrink")
+
 func Shrink(sc Scenario, seed uint64, set []string, runsMax int) (ShrinkResult, error) {
 	res, err := Run(sc, seed, Options{Set: set, LinearizabilityBudget: -1})
 	if err != nil {
@@ -69,7 +74,7 @@ func Shrink(sc Scenario, seed uint64, set []string, runsMax int) (ShrinkResult, 
 		kind = sc.Expect
 	}
 	if kind == "" {
-		return ShrinkResult{}, fmt.Errorf("%s seed %d does not fail: nothing to shrink", sc.Name, seed)
+		return ShrinkResult{}, fmt.Errorf("%s seed %d %w", sc.Name, seed, ErrNothingToShrink)
 	}
 	orig, err := faults.Parse(strings.NewReader(res.Schedule), "schedule")
 	if err != nil {

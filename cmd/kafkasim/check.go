@@ -152,29 +152,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if code := printCheck(stdout, stderr, &rep, *asJSON); code != 0 {
 		return code
 	}
-	return verdictExit(res)
-}
-
-// exitUnknown is check's exit code for a verdict that is neither a pass
-// nor a violation, beside 0 (valid), 1 (violations) and 2 (bad input).
-const exitUnknown = 3
-
-// verdictExit is the exit code of a judged history: 0 valid, 1 violations,
-// exitUnknown when nothing could be judged or a check ran out of time.
-func verdictExit(res checkers.Result) int {
-	switch res.Valid {
-	case checkers.ValidOK:
-		return 0
-	case checkers.ValidUnknown:
+	if len(h) == 0 {
+		fmt.Fprintln(stderr, "kafkasim check: the history holds no operation: nothing was judged")
 		return exitUnknown
 	}
-	return 1
+	return verdictExit(res)
 }
 
 // checkReport is what check prints: the verdict, and what it rests on.
 type checkReport struct {
 	res checkers.Result
 	ops int
+	// reproduce are a saved run's reproduce lines (see runReproduce).
+	reproduce string
 	// missing are the checks and excuses the input had nothing for.
 	missing []checkers.Requirement
 	// settings are the values of what the checks read; unread the given
@@ -328,14 +318,7 @@ func writeCheckTable(w io.Writer, rep *checkReport) error {
 	res := rep.res
 	if rc := rep.run; rc != nil {
 		m := &rc.Run.Manifest
-		fmt.Fprintf(w, "run: %s seed %d, kafkasim %s", m.Scenario, m.Seed, m.Version)
-		for _, kv := range m.Set {
-			fmt.Fprintf(w, " -set %s", kv)
-		}
-		if m.ScheduleGiven {
-			fmt.Fprint(w, ", faults from a schedule file")
-		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "run: %s seed %d, kafkasim %s\nreproduce:\n%s\n", m.Scenario, m.Seed, m.Version, rep.reproduce)
 	}
 	if len(res.Violations) > 0 {
 		t := tablewriter.NewTable(w,

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 
 	"kafkasim/checkers"
@@ -11,8 +12,9 @@ import (
 
 // checkRunDir is `kafkasim check -run DIR`: the saved run judged again
 // with its recorded settings. It exits 2 on a missing or malformed file of
-// the directory, else 0 when the re-check is valid and the run's recorded
-// liveness phase converged, 1 otherwise. budget, when not nil, replaces
+// the directory, else 1 when the re-check found a violation or the run's
+// recorded liveness phase did not converge, 3 when it found none but could
+// not judge everything (verdictExit), 0 otherwise. budget, when not nil, replaces
 // the run's porcupine budget.
 func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON bool, stdout, stderr io.Writer) int {
 	s, err := scenarios.LoadRun(dir)
@@ -26,16 +28,28 @@ func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON bool, 
 	rc := s.Check(outDir)
 	rep := checkReport{
 		res: rc.Result, ops: len(s.Input.History),
-		missing:  checkers.Missing(&s.Input),
-		settings: recordedSettings(s.Manifest.Config),
-		run:      &rc,
+		missing:   checkers.Missing(&s.Input),
+		settings:  recordedSettings(s.Manifest.Config),
+		run:       &rc,
+		reproduce: runReproduce(dir, s.Manifest),
 	}
 	if code := printCheck(stdout, stderr, &rep, asJSON); code != 0 {
 		return code
 	}
-	code := verdictExit(rc.Result)
-	if code != 1 && s.Manifest.Liveness != "" {
-		return 1 // a recorded liveness failure is a violation, whatever the re-check found
+	if s.Manifest.Liveness != "" {
+		return exitViolation
 	}
-	return code
+	return verdictExit(rc.Result)
+}
+
+// runReproduce are the reproduce lines of a saved run: its scenario, seed
+// and settings, and, when a schedule file replaced the scenario's faults,
+// the directory's copy of it (schedule.txt, which kafkasim run -out
+// writes).
+func runReproduce(dir string, m scenarios.RunManifest) string {
+	inv := scenarios.Invocation{Scenario: m.Scenario, Seed: m.Seed, Set: m.Set}
+	if m.ScheduleGiven {
+		inv.ScheduleFile = filepath.Join(dir, scheduleFileName)
+	}
+	return scenarios.Reproduce(inv)
 }

@@ -11,7 +11,7 @@ import (
 
 // command is one subcommand of kafkasim. run gets the arguments after the
 // subcommand's name and returns the process exit code: 0 success, 1 a
-// finding (a violation), 2 bad input.
+// finding (a violation), 2 bad input, 3 unknown (see exitcode.go).
 type command struct {
 	summary string
 	run     func(args []string, stdout, stderr io.Writer) int

@@ -58,7 +58,8 @@ func (s *setFlags) String() string     { return strings.Join(*s, " ") }
 func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 
 // runRun is `kafkasim run`: exit 0 when the run found no violation, 1 when
-// it did, 2 on bad input (nothing is written then).
+// it did, 2 on bad input (nothing is written then), 3 when nothing
+// forbidden was found but not everything could be judged (runExit).
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -101,6 +102,12 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		opts.Schedule = &sched
+		// The reproduce lines name the run directory's copy, which stays
+		// as it was when the user's file changes; without one, the file.
+		opts.ScheduleFile = *schedFile
+		if *out != "" {
+			opts.ScheduleFile = filepath.Join(*out, scheduleFileName)
+		}
 	}
 	var outDir *runDir
 	if *out != "" {
@@ -141,12 +148,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 		return 2
 	}
-	if !res.OK {
-		fmt.Fprintf(stderr, "reproduce:\n%s\n", scenarios.Reproduce(res.Scenario, res.Seed))
-		return 1
-	}
-	return 0
+	fmt.Fprintf(stderr, "reproduce:\n%s\n", scenarios.Reproduce(res.Invocation()))
+	return runExit(res)
 }
+
+// scheduleFileName is the run directory's copy of the run's faults, in
+// the schedule-file format, which -schedule replays.
+const scheduleFileName = "schedule.txt"
 
 // writeRunArtifacts writes a run directory into dir: the files
 // scenarios.SaveRun writes (what the checkers judged), the schedule, the
@@ -175,7 +183,7 @@ func writeRunArtifacts(dir string, res scenarios.Result) error {
 	if err := scenarios.SaveRun(dir, res); err != nil {
 		return err
 	}
-	if err := write("schedule.txt", func(w io.Writer) error {
+	if err := write(scheduleFileName, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "# faults of %s seed %d; replay with -schedule\n%s", res.Scenario, res.Seed, res.Schedule)
 		return err
 	}); err != nil {

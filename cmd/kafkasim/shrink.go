@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"kafkasim/reports"
 	"kafkasim/scenarios"
@@ -16,8 +17,9 @@ func init() {
 }
 
 // runShrink is `kafkasim shrink`: exit 0 with the minimal schedule written
-// (to -out or stdout), 1 when the run does not fail (nothing to shrink),
-// 2 on bad input.
+// (to -out or stdout), 2 on bad input, which includes a run that does not
+// fail (nothing to shrink: the wrong seed or settings were given), 1 when
+// shrinking itself failed.
 func runShrink(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim shrink", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -47,12 +49,23 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	res, err := scenarios.Shrink(sc, *seed, sets, *runs)
+	if errors.Is(err, scenarios.ErrNothingToShrink) {
+		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
+		return 2
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
 		return 1
 	}
-	text := fmt.Sprintf("# %s seed %d: %s with %d of %d faults (%d runs)\n# replay: go run ./cmd/kafkasim run -scenario %s -seed %d -schedule FILE\n%s",
-		sc.Name, *seed, res.Kind, len(res.Shrunk), len(res.Original), res.Runs, sc.Name, *seed, res.Shrunk)
+	// The replay line names the file written; on stdout, a placeholder
+	// for wherever the user saves it.
+	file := *out
+	if file == "" {
+		file = "FILE"
+	}
+	replay := scenarios.Reproduce(scenarios.Invocation{Scenario: sc.Name, Seed: *seed, Set: sets, ScheduleFile: file})
+	text := fmt.Sprintf("# %s seed %d: %s with %d of %d faults (%d runs)\n# replay: %s\n%s",
+		sc.Name, *seed, res.Kind, len(res.Shrunk), len(res.Original), res.Runs, strings.ReplaceAll(replay, "\n", "\n# replay: "), res.Shrunk)
 	if *out == "" {
 		fmt.Fprint(stdout, text)
 		return 0

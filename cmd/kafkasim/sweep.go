@@ -160,10 +160,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	for _, nd := range res.Nondeterminism {
 		fmt.Fprintf(stderr, "NONDETERMINISM: %s\n", nd)
 	}
-	if len(res.Nondeterminism) > 0 || !sweepAsExpected(res.Results) {
-		return 1
-	}
-	return 0
+	return sweepExit(res.Results, len(res.Nondeterminism) > 0)
 }
 
 // parseVary reads -vary "key=v1,v2,...": the settings to sweep under, one
@@ -346,10 +343,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if err := writeSweepSummary(stdout, all, false); err != nil {
 		return 2
 	}
-	if !sweepAsExpected(all) {
-		return 1
-	}
-	return 0
+	return sweepExit(all, false)
 }
 
 // readResults reads a results.jsonl, naming the file and line of a bad one.
