@@ -13,7 +13,6 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"kafkasim/faults"
 	"kafkasim/reports"
 	"kafkasim/scenarios"
 )
@@ -95,7 +94,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := scenarios.Options{Set: sets}
 	if *schedFile != "" {
-		sched, err := readSchedule(*schedFile)
+		sched, err := loadRunSchedule(*schedFile, sc, *seed, sets, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 			return 2
@@ -247,14 +246,4 @@ func writeRunTable(w io.Writer, res scenarios.Result) error {
 		n++
 	}
 	return nil
-}
-
-// readSchedule reads a schedule file; errors name the file and line.
-func readSchedule(path string) (faults.Schedule, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return faults.Parse(f, path)
 }
