@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,11 +35,11 @@ func init() {
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("history", "", "history `file` to judge")
+	path := fs.String("history", "", "history `file` to judge (- reads standard input, as jsonl unless -format says jepsen)")
 	runPath := fs.String("run", "", "run `dir`ectory to judge again (written by kafkasim run -out), with the settings it recorded")
 	format := fs.String("format", "", "history format: jsonl or jepsen (default: jepsen for .edn files, else jsonl)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
-	out := fs.String("out", "", "`dir`ectory for porcupine's visualization of a non-linearizable partition")
+	out := fs.String("out", "", "new `dir`ectory for porcupine's visualization of a non-linearizable partition; refused if it exists and is not an empty directory")
 	var sets setFlags
 	fs.Var(&sets, "set", "a setting of the cluster the history was recorded on, by Kafka's name as run takes it, `key=value` (repeatable); the checks read "+strings.Join(scenarios.CheckSettings(), ", "))
 	idempotent := fs.Bool("idempotent", true, "short for -set enable.idempotence=BOOL")
@@ -50,7 +49,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	minISR := fs.Int("min-isr", 0, "short for -set min.insync.replicas=N (0: not stated, the durability promise is assumed)")
 	budget := fs.Duration("budget", 10*time.Second, "porcupine's time budget (negative: skip linearizability); with -run, the run's own unless given")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE [-format jsonl|jepsen] [-set key=value ...] [-subscribe] [-json] [-out DIR]")
+		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE|- [-format jsonl|jepsen] [-set key=value ...] [-subscribe] [-json] [-out DIR]")
 		fmt.Fprintln(stderr, "       kafkasim check -run DIR [-json] [-out DIR]")
 		fs.PrintDefaults()
 	}
@@ -120,13 +119,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
 		return 2
 	}
-	f, err := os.Open(*path)
+	f, name, err := openHistory(*path)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
 		return 2
 	}
-	h, err := read(f, filepath.Base(*path))
+	h, err := read(f, name)
 	f.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
+		return 2
+	}
+	// -out last among the inputs: a bad history leaves nothing behind.
+	od, err := newCheckOut(*out)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
 		return 2
@@ -142,9 +147,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	settings = append(settings, sub)
 	opts.LinearizabilityBudget = *budget
-	opts.OutDir = *out
+	opts.OutDir = od.dir()
 	in := checkers.Input{History: h}
 	res := checkers.Check(in, opts)
+	if err := od.commit(&res); err != nil {
+		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
+		return 2
+	}
 	rep := checkReport{res: res, ops: len(h), missing: checkers.Missing(&in), settings: settings, unread: unread}
 	if code := printCheck(stdout, stderr, &rep, *asJSON); code != 0 {
 		return code

@@ -23,7 +23,16 @@ func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON bool, 
 	if budget != nil {
 		s.Options.LinearizabilityBudget = *budget
 	}
-	rc := s.Check(outDir)
+	od, err := newCheckOut(outDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
+		return 2
+	}
+	rc := s.Check(od.dir())
+	if err := od.commit(&rc.Result); err != nil {
+		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
+		return 2
+	}
 	rep := checkReport{
 		res: rc.Result, ops: len(s.Input.History),
 		missing:  checkers.Missing(&s.Input),
