@@ -11,11 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"kafkasim/checkers"
 	"kafkasim/model"
+	"kafkasim/reports"
 	"kafkasim/scenarios"
 )
 
@@ -47,6 +45,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	acks := fs.String("acks", "all", "short for -set acks=VALUE: all, 1 or 0 (lost writes are errors only with all)")
 	reset := fs.String("reset", "earliest", "short for -set auto.offset.reset=VALUE: earliest, latest or none (with latest, unread records are allowed)")
 	minISR := fs.Int("min-isr", 0, "short for -set min.insync.replicas=N (0: not stated, the durability promise is assumed)")
+	wide := wideFlag(fs)
 	budget := fs.Duration("budget", 10*time.Second, "porcupine's time budget (negative: skip linearizability); with -run, the run's own unless given")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE|- [-format jsonl|jepsen] [-set key=value ...] [-subscribe] [-json] [-out DIR]")
@@ -80,7 +79,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if given["budget"] {
 			b = budget
 		}
-		return checkRunDir(*runPath, b, *out, *asJSON, stdout, stderr)
+		return checkRunDir(*runPath, b, *out, *asJSON, *wide, stdout, stderr)
 	case *path == "":
 		fmt.Fprintln(stderr, "kafkasim check: -history FILE or -run DIR is required")
 		fs.Usage()
@@ -154,7 +153,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
 		return 2
 	}
-	rep := checkReport{res: res, ops: len(h), missing: checkers.Missing(&in), settings: settings, unread: unread}
+	rep := checkReport{res: res, ops: len(h), missing: checkers.Missing(&in), settings: settings, unread: unread, wide: *wide}
 	if code := printCheck(stdout, stderr, &rep, *asJSON); code != 0 {
 		return code
 	}
@@ -181,6 +180,8 @@ type checkReport struct {
 	unread   []string
 	// run, for -run: the saved run and how the re-check compares.
 	run *scenarios.RunCheck
+	// wide: print tables whole (-wide).
+	wide bool
 }
 
 // printCheck renders the report to a buffer first, so that a failure to
@@ -191,7 +192,7 @@ func printCheck(stdout, stderr io.Writer, rep *checkReport, asJSON bool) int {
 	if asJSON {
 		err = writeCheckJSON(&buf, rep)
 	} else {
-		err = writeCheckTable(&buf, rep)
+		err = fitted(&buf, rep.wide, func(w io.Writer) error { return writeCheckTable(w, rep) })
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
@@ -328,21 +329,22 @@ func writeCheckTable(w io.Writer, rep *checkReport) error {
 		fmt.Fprintln(w)
 	}
 	if len(res.Violations) > 0 {
-		t := tablewriter.NewTable(w,
-			tablewriter.WithRowAutoWrap(tw.WrapNormal),
-			tablewriter.WithRowMaxWidth(72),
-		)
-		t.Header("checker", "anomaly", "partition", "severity", "detail")
+		// By anomaly first: a history with thousands of findings of one
+		// kind still shows every kind at the top.
+		fmt.Fprintf(w, "%d findings by anomaly:\n", len(res.Violations))
+		if err := reports.AnomalyTable(res.Violations).Render(w, rep.wide); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "every finding:")
+		t := reports.Table{Header: []string{"checker", "anomaly", "partition", "severity", "detail"}}
 		for _, v := range res.Violations {
 			sev := "allowed"
 			if v.Error {
 				sev = "ERROR"
 			}
-			if err := t.Append(v.Checker, v.Anomaly, partitionName(v.Partition), sev, v.Detail); err != nil {
-				return err
-			}
+			t.Rows = append(t.Rows, []string{v.Checker, v.Anomaly, partitionName(v.Partition), sev, v.Detail})
 		}
-		if err := t.Render(); err != nil {
+		if err := t.Render(w, rep.wide); err != nil {
 			return err
 		}
 		// Which promise broke, once per promise.

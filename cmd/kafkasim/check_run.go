@@ -14,7 +14,7 @@ import (
 // the directory, else 0 when the re-check is valid and the run's recorded
 // liveness phase converged, 1 otherwise. budget, when not nil, replaces
 // the run's porcupine budget.
-func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON bool, stdout, stderr io.Writer) int {
+func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON, wide bool, stdout, stderr io.Writer) int {
 	s, err := scenarios.LoadRun(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
@@ -38,6 +38,7 @@ func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON bool, 
 		missing:  checkers.Missing(&s.Input),
 		settings: recordedSettings(s.Manifest.Config),
 		run:      &rc,
+		wide:     wide,
 	}
 	if code := printCheck(stdout, stderr, &rep, asJSON); code != 0 {
 		return code
