@@ -27,7 +27,7 @@ type Table struct {
 func SummaryTable(groups []Group) Table {
 	t := Table{Header: []string{"group", "runs", "failed", "as expected", "expects", "violations (runs)",
 		"failovers", "election p50", "election p99", "unavailable p50", "unavailable p99"},
-		DropFirst: []int{4, 8, 9, 7}}
+		DropFirst: []int{4, 8, 9, 6, 3}}
 	for _, g := range groups {
 		s := Summarize(g)
 		t.Rows = append(t.Rows, []string{s.Label, fmt.Sprint(s.Runs), fmt.Sprint(s.Failed), fmt.Sprint(s.AsExpected), s.Expects,

@@ -22,7 +22,7 @@ type sweepProgress struct {
 func newSweepProgress(w io.Writer, total int) *sweepProgress {
 	return &sweepProgress{bar: progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetWidth(20), // the line fits reports.TerminalWidth with a long scenario name
+		progressbar.OptionSetWidth(10), // the line fits reports.TerminalWidth with a long -vary label
 		progressbar.OptionShowCount(),
 		progressbar.OptionShowIts(),
 		progressbar.OptionSetItsString("runs"),
