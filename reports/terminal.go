@@ -238,6 +238,7 @@ func FitLines(text string, width int) string {
 	var b strings.Builder
 	for _, line := range strings.SplitAfter(text, "\n") {
 		body, nl := strings.CutSuffix(line, "\n")
+		body = strings.ReplaceAll(body, "\t", "    ") // as wide as a terminal's tab after the flag package's indent
 		if utf8.RuneCountInString(body) <= width || isCommand(body) || strings.ContainsAny(body, "│┌└├") {
 			b.WriteString(line)
 			continue

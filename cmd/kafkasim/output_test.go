@@ -87,6 +87,10 @@ func TestRunSummarisesViolationsByAnomaly(t *testing.T) {
 		t.Fatalf("details not bounded:\n%s", out)
 	}
 	b.Reset()
+	if err := writeViolations(&b, vs[len(vs)-2:], false); err != nil || strings.Count(b.String(), "v98 lost") != 1 || strings.Count(b.String(), "v9999 twice") != 1 {
+		t.Fatalf("one finding per anomaly printed other than once each (%v):\n%s", err, b.String())
+	}
+	b.Reset()
 	if err := writeViolations(&b, nil, false); err != nil || b.Len() != 0 {
 		t.Fatalf("no violations printed %q (%v)", b.String(), err)
 	}
@@ -107,6 +111,19 @@ func TestSweepProgressShowsScenarioFailuresAndRate(t *testing.T) {
 	for _, want := range []string{"kip101-hw-truncation", "1 failed", "3/10", "runs/s"} {
 		if !strings.Contains(last, want) {
 			t.Fatalf("progress %q lacks %q", last, want)
+		}
+	}
+}
+
+// A command's -h fits the terminal too.
+func TestHelpFitsTheTerminal(t *testing.T) {
+	for _, c := range []string{"run", "sweep", "check", "merge", "report", "shrink", "list"} {
+		code, _, errs := runCmd(c, "-h")
+		if code != 0 || !strings.Contains(errs, "usage: kafkasim "+c) && c != "list" {
+			t.Fatalf("%s -h: exit %d\n%s", c, code, errs)
+		}
+		if n, line := widestLine(strings.ReplaceAll(errs, "\t", "    ")); n > reports.TerminalWidth {
+			t.Fatalf("%s -h: a line %d columns wide:\n%s", c, n, line)
 		}
 	}
 }

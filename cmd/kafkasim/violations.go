@@ -36,14 +36,19 @@ func fitted(w io.Writer, wide bool, print func(io.Writer) error) error {
 const violationDetails = 20
 
 // writeViolations prints a run's violations: first one line per anomaly
-// (how many, and the first), then the first few findings in full.
+// (how many, and the first), then, unless that was every finding, the
+// first few findings in full.
 func writeViolations(w io.Writer, vs []checkers.Violation, wide bool) error {
 	if len(vs) == 0 {
 		return nil
 	}
 	fmt.Fprintf(w, "%d violations by anomaly:\n", len(vs))
-	if err := reports.AnomalyTable(vs).Render(w, wide); err != nil {
+	summary := reports.AnomalyTable(vs)
+	if err := summary.Render(w, wide); err != nil {
 		return err
+	}
+	if len(summary.Rows) == len(vs) {
+		return nil // one finding per anomaly: the summary showed each whole
 	}
 	for i := range vs {
 		if i == violationDetails {
