@@ -65,7 +65,7 @@ func FailoverComparisonTable(groups []Group) Table {
 		"partition failovers", "election p50", "election p99", "unavailable p50", "unavailable p99",
 		"controller failovers", "quorum election p50", "quorum election p99",
 		"controller failover p50", "p90", "p99", "max", "never recommitted"},
-		DropFirst: []int{11, 13, 4, 5, 9, 3}}
+		DropFirst: []int{11, 13, 4, 5, 9, 12, 14, 2, 7, 1, 8}}
 	for _, g := range groups {
 		el, un := QuantilesOf(g.Results, Election), QuantilesOf(g.Results, Unavailable)
 		ce, cf := ControllerQuantilesOf(g.Results, ControllerElection), ControllerQuantilesOf(g.Results, ControllerFirstCommit)
