@@ -6,6 +6,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/nodes/broker"
 )
 
 // ScheduleFile is a schedule read from a file to replace a scenario's
@@ -121,10 +122,30 @@ func idList(ids []model.BrokerID) string {
 	return strings.Join(out, ", ")
 }
 
-// partitionList names the workload's partitions, as "t/0..t/2".
+// partitionList names the cluster's partitions, as "t/0..t/2": the
+// workload's topic, and the group coordinators' offsets topic once it
+// exists.
 func (s *Scripted) partitionList() string {
-	if len(s.TPs) == 1 {
-		return s.TPs[0].String()
+	span := func(tps []model.TopicPartition) string {
+		if len(tps) == 1 {
+			return tps[0].String()
+		}
+		return fmt.Sprintf("%v..%v", tps[0], tps[len(tps)-1])
 	}
-	return fmt.Sprintf("%v..%v", s.TPs[0], s.TPs[len(s.TPs)-1])
+	out := []string{span(s.TPs)}
+	var offsets []model.TopicPartition
+	for p := int32(0); p < s.Config.Group.OffsetsTopicPartitions; p++ {
+		if tp := model.TP(broker.OffsetsTopic, p); s.hasPartition(tp) {
+			offsets = append(offsets, tp)
+		}
+	}
+	if len(offsets) > 0 {
+		out = append(out, span(offsets))
+	}
+	return strings.Join(out, ", ")
+}
+
+func (s *Scripted) hasPartition(tp model.TopicPartition) bool {
+	_, ok := s.Partition(tp)
+	return ok
 }

@@ -108,3 +108,18 @@ func TestScheduleCheckLeavesTheRunAlone(t *testing.T) {
 		}
 	}
 }
+
+// The group coordinators' offsets topic is a topic of the cluster like
+// the workload's: its partitions may be named, one it does not have is
+// refused.
+func TestRunScheduleMayNameTheOffsetsTopic(t *testing.T) {
+	ok := writeTemp(t, "s.txt", "at 30s crash leader-of __consumer_offsets/0\n")
+	if code, _, errs := runCmd("run", "-scenario", "group-rebalance", "-seed", "1", "-schedule", ok); code == 2 {
+		t.Fatalf("an offsets partition the cluster has was refused: %s", errs)
+	}
+	bad := writeTemp(t, "s.txt", "at 30s crash leader-of __consumer_offsets/99\n")
+	code, _, errs := runCmd("run", "-scenario", "group-rebalance", "-seed", "1", "-schedule", bad)
+	if code != 2 || !strings.Contains(errs, bad+":1: ") || !strings.Contains(errs, "__consumer_offsets/0..__consumer_offsets/4") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
