@@ -36,36 +36,59 @@ const lineMax = 64 << 10
 // backwards from one line to the next. Any error refuses the whole file:
 // nothing of a bad schedule runs.
 func Parse(r io.Reader, name string) (Schedule, error) {
+	s, _, err := ParseLines(r, name)
+	return s, err
+}
+
+// ParseLines is Parse that also says on which line of the file each fault
+// was written (lines[i] is the line of fault i), so that a later check of
+// the schedule against the run it is given to (a partition the run does
+// not have, a fault after the run's end) can name the line as well.
+//
+// A UTF-8 byte order mark at the start of the file is skipped, and a line
+// may end in CRLF: editors on Windows write both, and neither changes
+// what a line says.
+func ParseLines(r io.Reader, name string) (Schedule, []int, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), lineMax)
 	var out Schedule
+	var lines []int
 	line := 0
 	for sc.Scan() {
 		line++
-		f, ok, err := parseLine(sc.Text())
+		text := sc.Text() // bufio.ScanLines drops the \r of a CRLF
+		if line == 1 {
+			text = strings.TrimPrefix(text, byteOrderMark)
+		}
+		f, ok, err := parseLine(text)
 		if err != nil {
-			return nil, &ParseError{File: name, Line: line, Reason: err.Error()}
+			return nil, nil, &ParseError{File: name, Line: line, Reason: err.Error()}
 		}
 		if !ok {
 			continue
 		}
 		if n := len(out); n > 0 && f.At < out[n-1].At {
-			return nil, &ParseError{File: name, Line: line, Reason: fmt.Sprintf("time out of order: %v comes after %v", f.At, out[n-1].At)}
+			return nil, nil, &ParseError{File: name, Line: line, Reason: fmt.Sprintf("time out of order: %v comes after %v", f.At, out[n-1].At)}
 		}
 		if len(out) == faultsMax {
-			return nil, &ParseError{File: name, Line: line, Reason: fmt.Sprintf("more than %d faults", faultsMax)}
+			return nil, nil, &ParseError{File: name, Line: line, Reason: fmt.Sprintf("more than %d faults", faultsMax)}
 		}
 		out = append(out, f)
+		lines = append(lines, line)
 	}
 	if err := sc.Err(); err != nil {
 		reason := err.Error()
 		if errors.Is(err, bufio.ErrTooLong) {
 			reason = fmt.Sprintf("line longer than %d bytes", lineMax)
 		}
-		return nil, &ParseError{File: name, Line: line + 1, Reason: reason}
+		return nil, nil, &ParseError{File: name, Line: line + 1, Reason: reason}
 	}
-	return out, nil
+	return out, lines, nil
 }
+
+// byteOrderMark is U+FEFF as UTF-8, which some editors put first in a
+// text file.
+const byteOrderMark = "\uFEFF"
 
 // tokens splits a line into words, with ',' and '|' as words of their own
 // and everything from '#' on dropped.

@@ -64,7 +64,8 @@ func FailoverComparisonTable(groups []Group) Table {
 	t := Table{Header: []string{"group", "runs",
 		"partition failovers", "election p50", "election p99", "unavailable p50", "unavailable p99",
 		"controller failovers", "quorum election p50", "quorum election p99",
-		"controller failover p50", "p90", "p99", "max", "never recommitted"}}
+		"controller failover p50", "p90", "p99", "max", "never recommitted"},
+		DropFirst: []int{11, 13, 4, 5, 9, 12, 14, 2, 7, 1, 8}}
 	for _, g := range groups {
 		el, un := QuantilesOf(g.Results, Election), QuantilesOf(g.Results, Unavailable)
 		ce, cf := ControllerQuantilesOf(g.Results, ControllerElection), ControllerQuantilesOf(g.Results, ControllerFirstCommit)
@@ -89,7 +90,8 @@ func FailoverComparisonTable(groups []Group) Table {
 
 // ControllerFailoverTable lists one run's controller failovers.
 func ControllerFailoverTable(res scenarios.Result) Table {
-	t := Table{Header: []string{"at", "cause", "old leader", "old epoch", "old hw", "new leader", "new epoch", "election", "first commit"}}
+	t := Table{Header: []string{"at", "cause", "old leader", "old epoch", "old hw", "new leader", "new epoch", "election", "first commit"},
+		DropFirst: []int{4, 3, 6}}
 	for _, f := range res.ControllerFailovers {
 		newEpoch := "-"
 		if f.NewEpoch > 0 {

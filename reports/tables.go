@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-
 	"kafkasim/scenarios"
 )
 
@@ -17,6 +15,10 @@ import (
 type Table struct {
 	Header []string
 	Rows   [][]string
+	// DropFirst are the columns a terminal of TerminalWidth columns loses
+	// first, in order, when the table does not fit (see Render); columns
+	// not named go after them, from the right.
+	DropFirst []int
 }
 
 // SummaryTable is one row per group (scenario, or -vary value): runs,
@@ -24,7 +26,8 @@ type Table struct {
 // failover figures.
 func SummaryTable(groups []Group) Table {
 	t := Table{Header: []string{"group", "runs", "failed", "as expected", "expects", "violations (runs)",
-		"failovers", "election p50", "election p99", "unavailable p50", "unavailable p99"}}
+		"failovers", "election p50", "election p99", "unavailable p50", "unavailable p99"},
+		DropFirst: []int{4, 8, 9, 6, 3}}
 	for _, g := range groups {
 		s := Summarize(g)
 		t.Rows = append(t.Rows, []string{s.Label, fmt.Sprint(s.Runs), fmt.Sprint(s.Failed), fmt.Sprint(s.AsExpected), s.Expects,
@@ -38,7 +41,8 @@ func SummaryTable(groups []Group) Table {
 // p50, p90, p99 and max of metric m, how many failovers had no election or
 // lost acknowledged offsets, and the violation counts.
 func LatencyTable(groups []Group, m Metric) Table {
-	t := Table{Header: []string{"group", "runs", "failovers", m.Name + " p50", "p90", "p99", "max", "unelected", "truncated", "failed runs", "violations (runs)"}}
+	t := Table{Header: []string{"group", "runs", "failovers", m.Name + " p50", "p90", "p99", "max", "unelected", "truncated", "failed runs", "violations (runs)"},
+		DropFirst: []int{4, 7, 8}}
 	for _, g := range groups {
 		s := Summarize(g)
 		q := QuantilesOf(g.Results, m)
@@ -51,7 +55,8 @@ func LatencyTable(groups []Group, m Metric) Table {
 
 // FailoverTable lists one run's failovers.
 func FailoverTable(res scenarios.Result) Table {
-	t := Table{Header: []string{"partition", "at", "cause", "old", "new", "election", "first ack", "unavailable", "consumer gap", "truncated"}}
+	t := Table{Header: []string{"partition", "at", "cause", "old", "new", "election", "first ack", "unavailable", "consumer gap", "truncated"},
+		DropFirst: []int{6, 8}}
 	for _, f := range res.Failovers {
 		t.Rows = append(t.Rows, []string{f.TP.String(), Seconds(f.At), string(f.Cause), f.OldLeader.String(), f.NewLeader.String(),
 			Seconds(f.Election), Seconds(f.FirstAck), Seconds(f.Unavailable), Seconds(f.ConsumerGap), fmt.Sprint(f.Truncated)})
@@ -66,18 +71,6 @@ func Seconds(d time.Duration) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.3fs", d.Seconds())
-}
-
-// Render prints t for a terminal.
-func (t Table) Render(w io.Writer) error {
-	tw := tablewriter.NewTable(w)
-	tw.Header(t.Header)
-	for _, r := range t.Rows {
-		if err := tw.Append(r); err != nil {
-			return err
-		}
-	}
-	return tw.Render()
 }
 
 // Markdown prints t as a Markdown table.

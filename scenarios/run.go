@@ -253,6 +253,11 @@ func (s *Scripted) stats(h model.History, start time.Duration, wall time.Duratio
 	return st
 }
 
+// drain is how long a run goes on after the workload stops, so that the
+// last reads land; a fault timed in it still fires when the run has no
+// liveness phase to heal everything first.
+const drain = 5 * time.Second
+
 // play builds the fixture and runs both phases; the run is then over and
 // ready to be judged. trace sets the kernel's tracing (for replay checks);
 // override, if not nil, replaces the scenario's faults.
@@ -293,7 +298,7 @@ func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override 
 		liveness = s.liveness(sc.LivenessBound)
 	}
 	s.Work.Stop()
-	s.Sim.Run(s.Sim.Now() + 5*time.Second) // let the last reads land
+	s.Sim.Run(s.Sim.Now() + drain) // let the last reads land
 	return s, liveness, nil
 }
 

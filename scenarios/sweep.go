@@ -23,9 +23,11 @@ type SweepOptions struct {
 	// seed gives the same trace hash (the determinism self-check). The
 	// sample is chosen by job index, so it is the same on every machine.
 	Recheck float64
-	// Progress, if set, is called after each run with the count done and
-	// the total (from the caller's goroutine only: never concurrently).
-	Progress func(done, total int)
+	// Progress, if set, is called after each run with the count done, the
+	// total and the run that just finished (from the caller's goroutine
+	// only: never concurrently), so that a progress bar can say which
+	// scenario is running and how many runs failed so far.
+	Progress func(done, total int, last Result)
 	_        struct{}
 }
 
@@ -146,7 +148,7 @@ func Sweep(o SweepOptions) (SweepResult, error) {
 			out.Nondeterminism = append(out.Nondeterminism, oc.nondet)
 		}
 		if o.Progress != nil {
-			o.Progress(n, len(jobs))
+			o.Progress(n, len(jobs), oc.res)
 		}
 	}
 	return out, firstErr

@@ -18,7 +18,7 @@ func TestSweepIsIndependentOfWorkers(t *testing.T) {
 		o := opts
 		o.Workers = workers
 		calls := 0
-		o.Progress = func(done, total int) {
+		o.Progress = func(done, total int, _ Result) {
 			calls++
 			if done != calls || total != 6 {
 				t.Fatalf("progress %d/%d at call %d", done, total, calls)

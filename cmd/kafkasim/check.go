@@ -6,18 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"kafkasim/checkers"
 	"kafkasim/model"
+	"kafkasim/reports"
 	"kafkasim/scenarios"
 )
 
@@ -38,11 +35,11 @@ func init() {
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("history", "", "history `file` to judge")
+	path := fs.String("history", "", "history `file` to judge (- reads standard input, as jsonl unless -format says jepsen)")
 	runPath := fs.String("run", "", "run `dir`ectory to judge again (written by kafkasim run -out), with the settings it recorded")
 	format := fs.String("format", "", "history format: jsonl or jepsen (default: jepsen for .edn files, else jsonl)")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
-	out := fs.String("out", "", "`dir`ectory for porcupine's visualization of a non-linearizable partition")
+	out := fs.String("out", "", "new `dir`ectory for porcupine's visualization of a non-linearizable partition; refused if it exists and is not an empty directory")
 	var sets setFlags
 	fs.Var(&sets, "set", "a setting of the cluster the history was recorded on, by Kafka's name as run takes it, `key=value` (repeatable); the checks read "+strings.Join(scenarios.CheckSettings(), ", "))
 	idempotent := fs.Bool("idempotent", true, "short for -set enable.idempotence=BOOL")
@@ -50,9 +47,10 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	acks := fs.String("acks", "all", "short for -set acks=VALUE: all, 1 or 0 (lost writes are errors only with all)")
 	reset := fs.String("reset", "earliest", "short for -set auto.offset.reset=VALUE: earliest, latest or none (with latest, unread records are allowed)")
 	minISR := fs.Int("min-isr", 0, "short for -set min.insync.replicas=N (0: not stated, the durability promise is assumed)")
+	wide := wideFlag(fs)
 	budget := fs.Duration("budget", 10*time.Second, "porcupine's time budget (negative: skip linearizability); with -run, the run's own unless given")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE [-format jsonl|jepsen] [-set key=value ...] [-subscribe] [-json] [-out DIR]")
+		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE|- [-format jsonl|jepsen] [-set key=value ...] [-subscribe] [-json] [-out DIR]")
 		fmt.Fprintln(stderr, "       kafkasim check -run DIR [-json] [-out DIR]")
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, "exit status: 0 valid, 1 violations found, 2 bad input, 3 unknown (nothing to judge, or a check ran out of time)")
@@ -84,7 +82,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if given["budget"] {
 			b = budget
 		}
-		return checkRunDir(*runPath, b, *out, *asJSON, stdout, stderr)
+		return checkRunDir(*runPath, b, *out, *asJSON, *wide, stdout, stderr)
 	case *path == "":
 		fmt.Fprintln(stderr, "kafkasim check: -history FILE or -run DIR is required")
 		fs.Usage()
@@ -123,13 +121,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
 		return 2
 	}
-	f, err := os.Open(*path)
+	f, name, err := openHistory(*path)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
 		return 2
 	}
-	h, err := read(f, filepath.Base(*path))
+	h, err := read(f, name)
 	f.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
+		return 2
+	}
+	// -out last among the inputs: a bad history leaves nothing behind.
+	od, err := newCheckOut(*out)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
 		return 2
@@ -145,10 +149,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	settings = append(settings, sub)
 	opts.LinearizabilityBudget = *budget
-	opts.OutDir = *out
+	opts.OutDir = od.dir()
 	in := checkers.Input{History: h}
 	res := checkers.Check(in, opts)
-	rep := checkReport{res: res, ops: len(h), missing: checkers.Missing(&in), settings: settings, unread: unread}
+	if err := od.commit(&res); err != nil {
+		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
+		return 2
+	}
+	rep := checkReport{res: res, ops: len(h), missing: checkers.Missing(&in), settings: settings, unread: unread, wide: *wide}
 	if code := printCheck(stdout, stderr, &rep, *asJSON); code != 0 {
 		return code
 	}
@@ -173,6 +181,8 @@ type checkReport struct {
 	unread   []string
 	// run, for -run: the saved run and how the re-check compares.
 	run *scenarios.RunCheck
+	// wide: print tables whole (-wide).
+	wide bool
 }
 
 // printCheck renders the report to a buffer first, so that a failure to
@@ -183,7 +193,7 @@ func printCheck(stdout, stderr io.Writer, rep *checkReport, asJSON bool) int {
 	if asJSON {
 		err = writeCheckJSON(&buf, rep)
 	} else {
-		err = writeCheckTable(&buf, rep)
+		err = fitted(&buf, rep.wide, func(w io.Writer) error { return writeCheckTable(w, rep) })
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
@@ -321,11 +331,14 @@ func writeCheckTable(w io.Writer, rep *checkReport) error {
 		fmt.Fprintf(w, "run: %s seed %d, kafkasim %s\nreproduce:\n%s\n", m.Scenario, m.Seed, m.Version, rep.reproduce)
 	}
 	if len(res.Violations) > 0 {
-		t := tablewriter.NewTable(w,
-			tablewriter.WithRowAutoWrap(tw.WrapNormal),
-			tablewriter.WithRowMaxWidth(72),
-		)
-		t.Header("checker", "anomaly", "partition", "severity", "detail")
+		// By anomaly first: a history with thousands of findings of one
+		// kind still shows every kind at the top.
+		fmt.Fprintf(w, "%d findings by anomaly:\n", len(res.Violations))
+		if err := reports.AnomalyTable(res.Violations).Render(w, rep.wide); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "every finding:")
+		t := reports.Table{Header: []string{"checker", "anomaly", "partition", "severity", "detail"}}
 		for _, v := range res.Violations {
 			sev := "allowed"
 			if v.Error {
@@ -335,11 +348,9 @@ func writeCheckTable(w io.Writer, rep *checkReport) error {
 			if v.Jepsen != "" && v.Jepsen != v.Anomaly {
 				name += " (" + v.Jepsen + ")"
 			}
-			if err := t.Append(v.Checker, name, partitionName(v.Partition), sev, v.Detail); err != nil {
-				return err
-			}
+			t.Rows = append(t.Rows, []string{v.Checker, name, partitionName(v.Partition), sev, v.Detail})
 		}
-		if err := t.Render(); err != nil {
+		if err := t.Render(w, rep.wide); err != nil {
 			return err
 		}
 		// Which promise broke, once per promise.

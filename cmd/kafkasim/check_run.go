@@ -16,7 +16,7 @@ import (
 // recorded liveness phase did not converge, 3 when it found none but could
 // not judge everything (verdictExit), 0 otherwise. budget, when not nil, replaces
 // the run's porcupine budget.
-func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON bool, stdout, stderr io.Writer) int {
+func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON, wide bool, stdout, stderr io.Writer) int {
 	s, err := scenarios.LoadRun(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
@@ -25,13 +25,23 @@ func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON bool, 
 	if budget != nil {
 		s.Options.LinearizabilityBudget = *budget
 	}
-	rc := s.Check(outDir)
+	od, err := newCheckOut(outDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
+		return 2
+	}
+	rc := s.Check(od.dir())
+	if err := od.commit(&rc.Result); err != nil {
+		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
+		return 2
+	}
 	rep := checkReport{
 		res: rc.Result, ops: len(s.Input.History),
 		missing:   checkers.Missing(&s.Input),
 		settings:  recordedSettings(s.Manifest.Config),
 		run:       &rc,
 		reproduce: runReproduce(dir, s.Manifest),
+		wide:      wide,
 	}
 	if code := printCheck(stdout, stderr, &rep, asJSON); code != 0 {
 		return code

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 
 	"kafkasim/internal/gctune"
+	"kafkasim/reports"
 )
 
 // command is one subcommand of kafkasim. run gets the arguments after the
@@ -39,7 +41,28 @@ func dispatch(args []string, stdout, stderr io.Writer) int {
 		usage(stderr)
 		return 2
 	}
+	if asksHelp(args[1:]) {
+		// A command's flags, fitted to the terminal like the rest of
+		// the output (the flag package does not wrap).
+		var buf bytes.Buffer
+		code := c.run(args[1:], stdout, &buf)
+		io.WriteString(stderr, reports.FitLines(buf.String(), reports.TerminalWidth))
+		return code
+	}
 	return c.run(args[1:], stdout, stderr)
+}
+
+// asksHelp reports whether a command's arguments ask for its flags.
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help", "--h":
+			return true
+		case "--":
+			return false
+		}
+	}
+	return false
 }
 
 func usage(w io.Writer) {

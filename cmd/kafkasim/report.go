@@ -26,8 +26,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	in := fs.String("in", "", "`dir`ectory holding results.jsonl (a sweep's or a merge's -out)")
 	out := fs.String("out", "", "`dir`ectory for the report (default: the -in directory)")
+	wide := wideFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim report -in DIR [-out DIR]")
+		fmt.Fprintln(stderr, "usage: kafkasim report -in DIR [-out DIR] [-wide]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -52,10 +53,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim report: %v\n", err)
 		return 2
 	}
-	if err := writeSweepSummary(stdout, results, slices.ContainsFunc(results, func(r scenarios.Result) bool { return r.Vary != "" })); err != nil {
+	if err := writeSweepSummary(stdout, results, slices.ContainsFunc(results, func(r scenarios.Result) bool { return r.Vary != "" }), *wide); err != nil {
 		return 2
 	}
-	fmt.Fprintf(stderr, "report: %s\n", filepath.Join(*out, "index.html"))
+	printWritten(stderr, *out)
 	return 0
 }
 

@@ -17,7 +17,7 @@ func TestSweepVaryWritesAReportThatReportRebuilds(t *testing.T) {
 	if code := dispatch(args, &stdout, &stderr); code != 0 {
 		t.Fatalf("sweep: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
-	for _, want := range []string{"broker.session.timeout.ms=3000", "broker.session.timeout.ms=9000", "UNAVAILABLE P 50"} {
+	for _, want := range []string{"broker.session.timeout.ms=3000", "broker.session.timeout.ms=9000", "unavailable p50"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("sweep output lacks %q:\n%s", want, stdout.String())
 		}
@@ -109,7 +109,7 @@ func TestRunOutWritesAChromeTrace(t *testing.T) {
 	if code := dispatch([]string{"run", "-scenario", "leader-failover", "-seed", "2", "-out", out}, &stdout, &stderr); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "ELECTION") {
+	if !strings.Contains(stdout.String(), "election") {
 		t.Errorf("run prints no failover table:\n%s", stdout.String())
 	}
 	b, err := os.ReadFile(filepath.Join(out, "trace.json"))

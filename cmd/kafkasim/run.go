@@ -10,10 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
-
-	"kafkasim/faults"
 	"kafkasim/reports"
 	"kafkasim/scenarios"
 )
@@ -26,25 +22,22 @@ func init() {
 func runList(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim list", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	wide := wideFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
-	t := tablewriter.NewTable(stdout, tablewriter.WithRowAutoWrap(tw.WrapNormal), tablewriter.WithRowMaxWidth(70))
-	t.Header("scenario", "expects", "description")
+	t := reports.Table{Header: []string{"scenario", "expects", "description"}}
 	for _, sc := range scenarios.Catalog() {
 		expect := "pass"
 		if sc.Expect != "" {
 			expect = sc.Expect
 		}
-		if err := t.Append(sc.Name, expect, sc.Description); err != nil {
-			fmt.Fprintln(stderr, "kafkasim list:", err)
-			return 2
-		}
+		t.Rows = append(t.Rows, []string{sc.Name, expect, sc.Description})
 	}
-	if err := t.Render(); err != nil {
+	if err := t.Render(stdout, *wide); err != nil {
 		fmt.Fprintln(stderr, "kafkasim list:", err)
 		return 2
 	}
@@ -70,8 +63,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "new `dir`ectory for the run: what the checkers judged (check it again with kafkasim check -run), the schedule, result, timeline plot, Chrome trace (trace.json) and artifacts; refused if it exists and is not an empty directory")
 	schedFile := fs.String("schedule", "", "run the faults of this schedule `file` instead of the scenario's")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	wide := wideFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim run -scenario NAME [-seed N] [-set key=value ...] [-schedule FILE] [-out DIR] [-json]")
+		fmt.Fprintln(stderr, "usage: kafkasim run -scenario NAME [-seed N] [-set key=value ...] [-schedule FILE] [-out DIR] [-json] [-wide]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -96,7 +90,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	opts := scenarios.Options{Set: sets}
 	if *schedFile != "" {
-		sched, err := readSchedule(*schedFile)
+		sched, err := loadRunSchedule(*schedFile, sc, *seed, sets, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 			return 2
@@ -144,11 +138,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 			return 2
 		}
-	} else if err := writeRunTable(stdout, res); err != nil {
+	} else if err := fitted(stdout, *wide, func(w io.Writer) error { return writeRunTable(w, res, *wide) }); err != nil {
 		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 		return 2
 	}
 	fmt.Fprintf(stderr, "reproduce:\n%s\n", scenarios.Reproduce(res.Invocation()))
+	if outDir != nil {
+		printWritten(stderr, outDir.path)
+	}
 	return runExit(res)
 }
 
@@ -211,31 +208,29 @@ func writeRunArtifacts(dir string, res scenarios.Result) error {
 	return err
 }
 
-func writeRunTable(w io.Writer, res scenarios.Result) error {
-	t := tablewriter.NewTable(w)
-	t.Header("scenario", "seed", "ok", "expected", "as expected", "virtual s", "events", "sends ok/fail/info", "trace hash")
+func writeRunTable(w io.Writer, res scenarios.Result, wide bool) error {
 	expected := res.Expected
 	if expected == "" {
 		expected = "pass"
 	}
 	st := res.Stats
-	if err := t.Append(res.Scenario, fmt.Sprint(res.Seed), fmt.Sprint(res.OK), expected, fmt.Sprint(res.AsExpected),
+	t := reports.Table{Header: []string{"scenario", "seed", "ok", "expected", "as expected", "virtual s", "events", "sends ok/fail/info", "trace hash"},
+		DropFirst: []int{6, 3, 5}}
+	t.Rows = [][]string{{res.Scenario, fmt.Sprint(res.Seed), fmt.Sprint(res.OK), expected, fmt.Sprint(res.AsExpected),
 		fmt.Sprintf("%.1f", st.VirtualSeconds), fmt.Sprint(st.Events),
-		fmt.Sprintf("%d/%d/%d", st.SendsOK, st.SendsFail, st.SendsInfo), res.TraceHash); err != nil {
-		return err
-	}
-	if err := t.Render(); err != nil {
+		fmt.Sprintf("%d/%d/%d", st.SendsOK, st.SendsFail, st.SendsInfo), res.TraceHash}}
+	if err := t.Render(w, wide); err != nil {
 		return err
 	}
 	if len(res.Failovers) > 0 {
 		fmt.Fprintln(w, "failovers (virtual seconds from the fault):")
-		if err := reports.FailoverTable(res).Render(w); err != nil {
+		if err := reports.FailoverTable(res).Render(w, wide); err != nil {
 			return err
 		}
 	}
 	if len(res.ControllerFailovers) > 0 {
 		fmt.Fprintln(w, "controller failovers (virtual seconds from the fault to the new quorum leader's election and first commit):")
-		if err := reports.ControllerFailoverTable(res).Render(w); err != nil {
+		if err := reports.ControllerFailoverTable(res).Render(w, wide); err != nil {
 			return err
 		}
 	}
@@ -245,24 +240,5 @@ func writeRunTable(w io.Writer, res scenarios.Result) error {
 	for _, a := range res.Artifacts {
 		fmt.Fprintf(w, "see %s\n", a)
 	}
-	n := 0
-	for _, v := range res.Violations {
-		if n == 20 {
-			fmt.Fprintf(w, "... %d more violations\n", len(res.Violations)-n)
-			break
-		}
-		fmt.Fprintf(w, "%s\n", v.String())
-		n++
-	}
-	return nil
-}
-
-// readSchedule reads a schedule file; errors name the file and line.
-func readSchedule(path string) (faults.Schedule, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return faults.Parse(f, path)
+	return writeViolations(w, res.Violations, wide)
 }

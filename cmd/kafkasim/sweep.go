@@ -16,8 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
-
 	"kafkasim/reports"
 	"kafkasim/scenarios"
 )
@@ -88,8 +86,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	shard := fs.String("shard", "", "run only shard `I/N` of the seeds (index mod N == I); combine shards with kafkasim merge")
 	recheck := fs.Float64("recheck", 0.03, "fraction of runs replayed to check determinism")
 	vary := fs.String("vary", "", "run the same seeds under each value of one configuration key, `key=v1,v2,...`, and compare them")
+	wide := wideFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim sweep [-scenario NAME|all|safe] [-seeds K] [-start S] [-workers W] [-set key=value ...] [-vary key=v1,v2,...] [-out DIR] [-json] [-shard I/N] [-recheck F]")
+		fmt.Fprintln(stderr, "usage: kafkasim sweep [-scenario NAME|all|safe] [-seeds K] [-start S] [-workers W] [-set key=value ...] [-vary key=v1,v2,...] [-out DIR] [-json] [-wide] [-shard I/N] [-recheck F]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -127,9 +126,8 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	jobs, _ := opts.Jobs()
 	if isTerminal(stderr) {
-		bar := progressbar.NewOptions(len(jobs)*max(1, len(varied)), progressbar.OptionSetWriter(stderr),
-			progressbar.OptionSetDescription("sweep"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
-		opts.Progress = func(done, total int) { _ = bar.Add(1) }
+		bar := newSweepProgress(stderr, len(jobs)*max(1, len(varied)))
+		opts.Progress = func(_, _ int, last scenarios.Result) { bar.runDone(last) }
 	}
 	began := time.Now()
 	res, err := sweepVaried(opts, varied)
@@ -152,13 +150,16 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 				return 2
 			}
 		}
-	} else if err := writeSweepSummary(stdout, res.Results, len(varied) > 0); err != nil {
+	} else if err := fitted(stdout, *wide, func(w io.Writer) error { return writeSweepSummary(w, res.Results, len(varied) > 0, *wide) }); err != nil {
 		fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
 		return 2
 	}
 	fmt.Fprintf(stderr, "%d runs in %.1fs (%.0f seeds/min on %d workers)\n", len(res.Results), wall.Seconds(), float64(len(res.Results))/wall.Minutes(), *workers)
 	for _, nd := range res.Nondeterminism {
 		fmt.Fprintf(stderr, "NONDETERMINISM: %s\n", nd)
+	}
+	if *out != "" {
+		printWritten(stderr, *out)
 	}
 	return sweepExit(res.Results, len(res.Nondeterminism) > 0)
 }
@@ -272,24 +273,24 @@ func writeSweep(dir string, results []scenarios.Result, command string, replay b
 // value), the failover latency comparison when the sweep varied a key,
 // controller failover beside partition failover when runs measured one,
 // and every failing run's reproduce lines.
-func writeSweepSummary(w io.Writer, results []scenarios.Result, varied bool) error {
+func writeSweepSummary(w io.Writer, results []scenarios.Result, varied, wide bool) error {
 	groups := reports.Groups(results)
-	if err := reports.SummaryTable(groups).Render(w); err != nil {
+	if err := reports.SummaryTable(groups).Render(w, wide); err != nil {
 		return err
 	}
 	if varied {
 		fmt.Fprintln(w, "write-unavailability window per failover (virtual seconds):")
-		if err := reports.LatencyTable(groups, reports.Unavailable).Render(w); err != nil {
+		if err := reports.LatencyTable(groups, reports.Unavailable).Render(w, wide); err != nil {
 			return err
 		}
 		fmt.Fprintln(w, "time to election per failover (virtual seconds):")
-		if err := reports.LatencyTable(groups, reports.Election).Render(w); err != nil {
+		if err := reports.LatencyTable(groups, reports.Election).Render(w, wide); err != nil {
 			return err
 		}
 	}
 	if reports.HasControllerFailovers(results) {
 		fmt.Fprintln(w, "controller failover beside partition-leader failover (virtual seconds):")
-		if err := reports.FailoverComparisonTable(groups).Render(w); err != nil {
+		if err := reports.FailoverComparisonTable(groups).Render(w, wide); err != nil {
 			return err
 		}
 	}
@@ -307,8 +308,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "`dir`ectory for the merged results.jsonl and summary.md (required)")
+	wide := wideFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim merge -out DIR SHARD_DIR...")
+		fmt.Fprintln(stderr, "usage: kafkasim merge -out DIR [-wide] SHARD_DIR...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -340,9 +342,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim merge: %v\n", err)
 		return 2
 	}
-	if err := writeSweepSummary(stdout, all, false); err != nil {
+	if err := writeSweepSummary(stdout, all, false, *wide); err != nil {
 		return 2
 	}
+	printWritten(stderr, *out)
 	return sweepExit(all, false)
 }
 
