@@ -88,7 +88,9 @@ type BrokerConfig struct {
 	ProducerSnapshotLastBatchOnly bool `kafka:"producer.snapshot.last.batch.only"`
 }
 
-// TopicConfig holds the per-topic settings, applied to every topic.
+// TopicConfig holds the per-topic settings: the cluster's defaults, which a
+// topic's own configs (CreateTopics) override on the controller and on
+// every broker alike.
 type TopicConfig struct {
 	// MinInsyncReplicas is the ISR size an acks=all write needs; below it
 	// the leader answers NOT_ENOUGH_REPLICAS and (KIP-966) the high

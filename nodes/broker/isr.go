@@ -63,7 +63,7 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 		return
 	}
 	kc := &b.cfg.Kafka // not a copy of the whole configuration on every fetch
-	if kc.Controller.EligibleLeaderReplicas && int32(len(p.isr)) < kc.Topic.MinInsyncReplicas {
+	if kc.Controller.EligibleLeaderReplicas && p.underMinISR() {
 		return
 	}
 	hw := leo
