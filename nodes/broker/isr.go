@@ -49,8 +49,8 @@ func (p *partition) maximalISR() []model.BrokerID {
 // maybeIncrementHW recomputes a leader's high watermark
 // (Partition.maybeIncrementLeaderHW): the minimum log end over the leader
 // and the maximal ISR, also waiting for a caught-up replica about to join.
-// It never moves back. With ELR on (KIP-966) it does not move while the ISR
-// is below min.insync.replicas.
+// It never moves back, and does not move while the ISR is below the
+// effective min.insync.replicas.
 func (b *Broker) maybeIncrementHW(p *partition) {
 	// The high watermark is at most the log end, so one already there has
 	// nowhere to go: the answer for every idle partition of every follower
@@ -62,10 +62,14 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 	if !p.isLeader || p.hw >= leo {
 		return
 	}
-	kc := &b.cfg.Kafka // not a copy of the whole configuration on every fetch
-	if kc.Controller.EligibleLeaderReplicas && p.underMinISR() {
+	// Since Kafka 3.7 (KAFKA-15583) the high watermark stays put while the
+	// ISR is below the effective min ISR, with ELR on or off
+	// (Partition.maybeIncrementLeaderHW asks isUnderMinIsr first): an
+	// acks=1 write taken then is not committed until the ISR recovers.
+	if p.underMinISR() {
 		return
 	}
+	kc := &b.cfg.Kafka // not a copy of the whole configuration on every fetch
 	hw := leo
 	maximal := p.maximalISR()
 	now := b.now()
