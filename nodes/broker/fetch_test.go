@@ -13,15 +13,19 @@ import (
 )
 
 // fetchDouble is a consumer that sends fetches on command and logs the
-// answers.
+// answers, fetches and ListOffsets.
 type fetchDouble struct {
 	answers *[]*model.FetchResponse
+	listed  *[]model.ListOffsetsResponse
 }
 
 func (c *fetchDouble) Start(env *sim.Env) {}
 func (c *fetchDouble) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
-	if r, ok := m.(*model.FetchResponse); ok {
+	switch r := m.(type) {
+	case *model.FetchResponse:
 		*c.answers = append(*c.answers, r)
+	case model.ListOffsetsResponse:
+		*c.listed = append(*c.listed, r)
 	}
 }
 func (c *fetchDouble) Fire(env *sim.Env, t sim.Timer)             {}
