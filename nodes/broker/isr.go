@@ -78,11 +78,11 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 	// which no order changes.
 	for _, fs := range p.followers {
 		// Only a follower behind hw can hold it back; whether it is about
-		// to join (caught up and alive, a map lookup) is asked last.
+		// to join (caught up and eligible, a map lookup) is asked last.
 		if fs.leo >= hw || !containsBroker(p.replicas, fs.id) {
 			continue
 		}
-		if containsBroker(maximal, fs.id) || (fs.caughtUp(leo, now, kc.Broker.ReplicaLagTimeMax) && b.live[fs.id]) {
+		if containsBroker(maximal, fs.id) || (fs.caughtUp(leo, now, kc.Broker.ReplicaLagTimeMax) && b.isrEligible(fs)) {
 			hw = fs.leo
 		}
 	}
@@ -129,13 +129,13 @@ func (b *Broker) maybeShrinkISRs() {
 
 // maybeExpandISR runs after a follower fetch: a follower outside the ISR
 // rejoins once it has reached the high watermark and the start of the
-// leader's epoch, and is alive (Partition.maybeExpandIsr).
+// leader's epoch, and is eligible (Partition.maybeExpandIsr).
 func (b *Broker) maybeExpandISR(p *partition, r model.BrokerID) {
-	if p.alter != nil || containsBroker(p.isr, r) || !b.live[r] {
+	if p.alter != nil || containsBroker(p.isr, r) {
 		return
 	}
 	fs := p.follower(r)
-	if fs == nil || fs.leo < p.hw || fs.leo < p.epochStartOffset {
+	if fs == nil || !b.isrEligible(fs) || fs.leo < p.hw || fs.leo < p.epochStartOffset {
 		return
 	}
 	newISR := append(append([]model.BrokerID(nil), p.isr...), r)

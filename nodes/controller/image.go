@@ -214,6 +214,16 @@ func (m *MetadataImage) TopicConfig(topic string) (model.TopicConfig, bool) {
 	return t.config, true
 }
 
+// BrokerEpoch is a registered broker's epoch, and false for a broker the
+// image does not know.
+func (m *MetadataImage) BrokerEpoch(id model.BrokerID) (model.Epoch, bool) {
+	r := m.s.brokers[id]
+	if r == nil {
+		return model.NoEpoch, false
+	}
+	return r.Epoch, true
+}
+
 // Brokers lists the registered brokers, live (unfenced) and fenced, each
 // sorted.
 func (m *MetadataImage) Brokers() (live, fenced []model.BrokerID) { return m.s.liveAndFenced() }
