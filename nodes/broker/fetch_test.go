@@ -239,3 +239,26 @@ func TestAnAnswerKeepsWhatItsFetchRead(t *testing.T) {
 		t.Fatalf("the answer to the first fetch carries %+v, want the batch at 0", p)
 	}
 }
+
+// Followers take the leader's log start offset from its fetch answers
+// (ReplicaFetcherThread.processPartitionData): the leader's start moves to
+// 5 (as its retention or a DeleteRecords would move it) and both
+// followers' logs then start at 5 too, with the records above it kept.
+func TestFollowersAdoptTheLeadersLogStartOffset(t *testing.T) {
+	r := newRig(t, testConfig())
+	for i := 0; i < 10; i++ {
+		r.produce(time.Second+time.Duration(i)*10*time.Millisecond, 1, model.AcksAll, fmt.Sprintf("v%d", i))
+	}
+	r.s.At(2*time.Second, "raise the leader's log start", func() {
+		if l := r.replica(1).Log; !l.MaybeIncrementLogStartOffset(5, r.replica(1).HW) {
+			t.Errorf("leader HW %d: log start not raised", r.replica(1).HW)
+		}
+	})
+	r.produce(2500*time.Millisecond, 1, model.AcksAll, "after")
+	r.s.Run(4 * time.Second)
+	for id := model.BrokerID(1); id <= 3; id++ {
+		if v := r.replica(id); v.LogStart != 5 || v.LEO != 11 {
+			t.Fatalf("b%d log start %d LEO %d, want 5 and 11", id, v.LogStart, v.LEO)
+		}
+	}
+}
