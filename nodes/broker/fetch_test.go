@@ -42,6 +42,7 @@ func (r *rig) consumerFetch(at time.Duration, corr int32, off model.Offset, wait
 		req.ReplicaID = model.NoBroker
 		req.BrokerEpoch = model.NoEpoch
 		req.MaxWait = wait
+		req.MinBytes = r.minBytes
 		req.MaxBytes = 1 << 20
 		req.Partitions = append(req.Partitions, model.FetchPartition{
 			TP: r.tp, FetchOffset: off, CurrentLeaderEpoch: model.NoEpoch, LastFetchedEpoch: model.NoEpoch, MaxBytes: 1 << 20,
@@ -259,6 +260,41 @@ func TestFollowersAdoptTheLeadersLogStartOffset(t *testing.T) {
 	for id := model.BrokerID(1); id <= 3; id++ {
 		if v := r.replica(id); v.LogStart != 5 || v.LEO != 11 {
 			t.Fatalf("b%d log start %d LEO %d, want 5 and 11", id, v.LogStart, v.LEO)
+		}
+	}
+}
+
+// The leader holds a fetch until its min bytes are readable or its wait
+// runs out (ReplicaManager.fetchMessages, DelayedFetch.tryComplete): a
+// consumer asking for 64 KiB gets one small record only when its 1.5 s
+// run out, while one asking for a byte (Kafka's default fetch.min.bytes)
+// gets it as soon as it is committed. The same holds for followers under
+// replica.fetch.min.bytes: an acks=all write waits for the followers'
+// replica.fetch.wait.max.ms (500 ms) instead of being acknowledged within
+// a few round trips.
+func TestTheLeaderHonoursFetchMinBytes(t *testing.T) {
+	for _, minBytes := range []int32{1, 64 << 10} {
+		kc := testConfig()
+		kc.Broker.ReplicaFetchMinBytes = minBytes
+		r := newRig(t, kc)
+		r.minBytes = minBytes
+		r.consumerFetch(2*time.Second, 1, 0, 1500*time.Millisecond)
+		r.produce(2*time.Second+10*time.Millisecond, 1, model.AcksAll, "v0")
+		var fetchedEarly, ackedEarly int
+		r.s.At(2*time.Second+300*time.Millisecond, "look", func() {
+			fetchedEarly, ackedEarly = len(*r.fetched), len(*r.answers)
+		})
+		r.s.Run(4 * time.Second)
+		wantEarly := 0
+		if minBytes == 1 {
+			wantEarly = 1
+		}
+		if fetchedEarly != wantEarly || ackedEarly != wantEarly {
+			t.Fatalf("min bytes %d: %d fetch answers and %d acks within 300 ms, want %d each", minBytes, fetchedEarly, ackedEarly, wantEarly)
+		}
+		got := *r.fetched
+		if len(got) != 1 || len(got[0].Partitions[0].Batches) != 1 || len(*r.answers) != 1 || (*r.answers)[0].Error != model.NoError {
+			t.Fatalf("min bytes %d: fetch answers %v, acks %v: want the record and its ack in the end", minBytes, got, *r.answers)
 		}
 	}
 }
