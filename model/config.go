@@ -88,11 +88,14 @@ type BrokerConfig struct {
 	ProducerSnapshotLastBatchOnly bool `kafka:"producer.snapshot.last.batch.only"`
 }
 
-// TopicConfig holds the per-topic settings, applied to every topic.
+// TopicConfig holds the per-topic settings: the cluster's defaults, which a
+// topic's own configs (CreateTopics) override on the controller and on
+// every broker alike.
 type TopicConfig struct {
 	// MinInsyncReplicas is the ISR size an acks=all write needs; below it
-	// the leader answers NOT_ENOUGH_REPLICAS and (KIP-966) the high
-	// watermark stops.
+	// the leader answers NOT_ENOUGH_REPLICAS and the high watermark stops
+	// (Kafka 3.7+, KAFKA-15583, with or without ELR). Brokers cap it at a
+	// partition's replica count.
 	MinInsyncReplicas int32 `kafka:"min.insync.replicas" min:"1"`
 	// UncleanLeaderElection lets the controller elect a replica outside the
 	// ISR when no ISR member is alive: availability at the price of
@@ -114,8 +117,7 @@ type ControllerConfig struct {
 	// before fencing the broker, which removes it from every ISR.
 	BrokerSessionTimeout time.Duration `kafka:"broker.session.timeout.ms" min:"1ms"`
 	// EligibleLeaderReplicas turns on KIP-966's ELR: replicas that leave the
-	// ISR while it is below min.insync.replicas stay electable, the high
-	// watermark does not advance below min ISR, and a broker restarting
+	// ISR while it is below min.insync.replicas stay electable, and a broker restarting
 	// without a clean shutdown leaves every ISR and ELR. In Kafka this is
 	// the feature eligible.leader.replicas.version (on for new clusters
 	// since 4.1); kafkasim turns it on by default because it is the fixed

@@ -75,11 +75,14 @@ type Broker struct {
 	activeController model.BrokerID
 
 	// Metadata cache, as pushed by the controller.
-	live     map[model.BrokerID]bool
-	brokers  []model.BrokerID // registered brokers, sorted
-	meta     map[model.TopicPartition]model.PartitionState
-	metaTPs  []model.TopicPartition // sorted keys of meta
-	topicsOf map[string][]model.TopicPartition
+	live map[model.BrokerID]bool
+	// liveEpochs is each live broker's epoch as the metadata has it
+	// (NoEpoch where the metadata does not carry one), for ISR eligibility.
+	liveEpochs map[model.BrokerID]model.Epoch
+	brokers    []model.BrokerID // registered brokers, sorted
+	meta       map[model.TopicPartition]model.PartitionState
+	metaTPs    []model.TopicPartition // sorted keys of meta
+	topicsOf   map[string][]model.TopicPartition
 
 	// Replicas hosted here: tps lists them in sorted order, for whatever
 	// walks them all, and parts finds one by name (see partIndex).
@@ -155,6 +158,7 @@ func (b *Broker) Start(env *sim.Env) {
 	b.brokerEpoch = model.NoEpoch
 	b.fenced = true
 	b.live = map[model.BrokerID]bool{}
+	b.liveEpochs = map[model.BrokerID]model.Epoch{}
 	b.meta = map[model.TopicPartition]model.PartitionState{}
 	b.topicsOf = map[string][]model.TopicPartition{}
 	b.parts = partIndex{}

@@ -79,8 +79,11 @@ type rig struct {
 	ctl     *fakeController
 	answers *[]model.ProduceResponse
 	fetched *[]*model.FetchResponse // what the consumer double got
-	tp      model.TopicPartition
-	envs    map[sim.NodeID]*sim.Env
+	listed  *[]model.ListOffsetsResponse
+	// minBytes is the consumer double's fetch.min.bytes (Kafka's default 1).
+	minBytes int32
+	tp       model.TopicPartition
+	envs     map[sim.NodeID]*sim.Env
 }
 
 const controllerID = 100
@@ -100,9 +103,9 @@ func newRig(t *testing.T, kc model.Config) *rig {
 		s.AddNode(sim.NodeID(id), fmt.Sprintf("b%d", id), Factory(Config{ID: model.BrokerID(id), Controller: controllerID, Kafka: kc}))
 	}
 	answers := &[]model.ProduceResponse{}
-	r := &rig{s: s, ctl: ctl, answers: answers, fetched: &[]*model.FetchResponse{}, tp: tp, envs: map[sim.NodeID]*sim.Env{}}
+	r := &rig{s: s, ctl: ctl, answers: answers, fetched: &[]*model.FetchResponse{}, listed: &[]model.ListOffsetsResponse{}, minBytes: 1, tp: tp, envs: map[sim.NodeID]*sim.Env{}}
 	s.AddNode(clientID, "client", func() sim.Node { return &producerDouble{answers: answers} })
-	s.AddNode(consumerID, "consumer", func() sim.Node { return &fetchDouble{answers: r.fetched} })
+	s.AddNode(consumerID, "consumer", func() sim.Node { return &fetchDouble{answers: r.fetched, listed: r.listed} })
 	for _, id := range s.Nodes() {
 		s.Start(id)
 	}

@@ -212,7 +212,7 @@ func (b *Broker) appendCoordinatorWrite(s *coordShard, w group.Write) {
 		b.applyEffects(s, s.c.WriteDone(b.now(), w.ID, model.NotLeaderOrFollower))
 		return
 	}
-	if int32(len(p.isr)) < b.cfg.Kafka.Topic.MinInsyncReplicas {
+	if p.underMinISR() {
 		b.applyEffects(s, s.c.WriteDone(b.now(), w.ID, model.NotEnoughReplicas))
 		return
 	}
@@ -240,7 +240,7 @@ func (b *Broker) completeCoordinatorWrites(p *partition) {
 		w := s.writes[0]
 		s.writes = s.writes[1:]
 		code := model.NoError
-		if int32(len(p.isr)) < b.cfg.Kafka.Topic.MinInsyncReplicas {
+		if p.underMinISR() {
 			code = model.NotEnoughReplicasAfterAppend
 		}
 		b.applyEffects(s, s.c.WriteDone(b.now(), w.id, code))

@@ -113,8 +113,8 @@ func (b *Broker) armFetchWait(deadline time.Duration) {
 }
 
 // readFetch reads the answer to a fetch from the current state into
-// b.fetchRead, and reports whether it should go now: it carries records,
-// an error or a divergence. fetchAnswer then makes it the answer. A parked
+// b.fetchRead, and reports whether it should go now: it carries the
+// fetch's min bytes of records, an error or a divergence. fetchAnswer then makes it the answer. A parked
 // fetch is read again whenever its partition changes, and most reads find
 // nothing to send yet: reading into the broker's own list rather than an
 // answer leaves the room the request brought for its answer (see
@@ -123,6 +123,7 @@ func (b *Broker) readFetch(m *model.FetchRequest) bool {
 	follower := m.ReplicaID != model.NoBroker
 	parts := b.fetchRead[:0]
 	ready := false
+	var readable int64 // bytes read, while they matter (min bytes above 1)
 	for i := range m.Partitions {
 		fp := &m.Partitions[i]
 		// Filled where it lies rather than built and copied in.
@@ -165,14 +166,24 @@ func (b *Broker) readFetch(m *model.FetchRequest) bool {
 			if max <= 0 {
 				max = int(b.cfg.Kafka.Broker.ReplicaFetchMaxBytes)
 			}
-			pr.Batches = p.log.ReadUpTo(fp.FetchOffset, max, end)
-			if len(pr.Batches) > 0 {
-				ready = true
+			if m.MinBytes <= 1 {
+				// Any batch is at least one byte: no need to count.
+				pr.Batches = p.log.ReadUpTo(fp.FetchOffset, max, end)
+				ready = ready || len(pr.Batches) > 0
+			} else {
+				var n int64
+				pr.Batches, n = p.log.ReadUpToSized(fp.FetchOffset, max, end)
+				readable += n
 			}
 		}
 	}
 	b.fetchRead = parts
-	return ready
+	// The leader answers at once on an error or a divergence, or once the
+	// bytes readable reach the fetch's min bytes (fetch.min.bytes for a
+	// consumer, replica.fetch.min.bytes for a follower), as
+	// ReplicaManager.fetchMessages and DelayedFetch.tryComplete do; a fetch
+	// asking for 0 bytes is answered at once.
+	return ready || readable >= int64(m.MinBytes)
 }
 
 // fetchAnswer is the answer to m that the last readFetch of m read.

@@ -13,15 +13,19 @@ import (
 )
 
 // fetchDouble is a consumer that sends fetches on command and logs the
-// answers.
+// answers, fetches and ListOffsets.
 type fetchDouble struct {
 	answers *[]*model.FetchResponse
+	listed  *[]model.ListOffsetsResponse
 }
 
 func (c *fetchDouble) Start(env *sim.Env) {}
 func (c *fetchDouble) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
-	if r, ok := m.(*model.FetchResponse); ok {
+	switch r := m.(type) {
+	case *model.FetchResponse:
 		*c.answers = append(*c.answers, r)
+	case model.ListOffsetsResponse:
+		*c.listed = append(*c.listed, r)
 	}
 }
 func (c *fetchDouble) Fire(env *sim.Env, t sim.Timer)             {}
@@ -38,6 +42,7 @@ func (r *rig) consumerFetch(at time.Duration, corr int32, off model.Offset, wait
 		req.ReplicaID = model.NoBroker
 		req.BrokerEpoch = model.NoEpoch
 		req.MaxWait = wait
+		req.MinBytes = r.minBytes
 		req.MaxBytes = 1 << 20
 		req.Partitions = append(req.Partitions, model.FetchPartition{
 			TP: r.tp, FetchOffset: off, CurrentLeaderEpoch: model.NoEpoch, LastFetchedEpoch: model.NoEpoch, MaxBytes: 1 << 20,
@@ -233,5 +238,63 @@ func TestAnAnswerKeepsWhatItsFetchRead(t *testing.T) {
 	}
 	if p := a.Partitions[0]; p.Error != model.NoError || len(p.Batches) != 1 || p.Batches[0].BaseOffset != 0 || p.HighWatermark != 1 {
 		t.Fatalf("the answer to the first fetch carries %+v, want the batch at 0", p)
+	}
+}
+
+// Followers take the leader's log start offset from its fetch answers
+// (ReplicaFetcherThread.processPartitionData): the leader's start moves to
+// 5 (as its retention or a DeleteRecords would move it) and both
+// followers' logs then start at 5 too, with the records above it kept.
+func TestFollowersAdoptTheLeadersLogStartOffset(t *testing.T) {
+	r := newRig(t, testConfig())
+	for i := 0; i < 10; i++ {
+		r.produce(time.Second+time.Duration(i)*10*time.Millisecond, 1, model.AcksAll, fmt.Sprintf("v%d", i))
+	}
+	r.s.At(2*time.Second, "raise the leader's log start", func() {
+		if l := r.replica(1).Log; !l.MaybeIncrementLogStartOffset(5, r.replica(1).HW) {
+			t.Errorf("leader HW %d: log start not raised", r.replica(1).HW)
+		}
+	})
+	r.produce(2500*time.Millisecond, 1, model.AcksAll, "after")
+	r.s.Run(4 * time.Second)
+	for id := model.BrokerID(1); id <= 3; id++ {
+		if v := r.replica(id); v.LogStart != 5 || v.LEO != 11 {
+			t.Fatalf("b%d log start %d LEO %d, want 5 and 11", id, v.LogStart, v.LEO)
+		}
+	}
+}
+
+// The leader holds a fetch until its min bytes are readable or its wait
+// runs out (ReplicaManager.fetchMessages, DelayedFetch.tryComplete): a
+// consumer asking for 64 KiB gets one small record only when its 1.5 s
+// run out, while one asking for a byte (Kafka's default fetch.min.bytes)
+// gets it as soon as it is committed. The same holds for followers under
+// replica.fetch.min.bytes: an acks=all write waits for the followers'
+// replica.fetch.wait.max.ms (500 ms) instead of being acknowledged within
+// a few round trips.
+func TestTheLeaderHonoursFetchMinBytes(t *testing.T) {
+	for _, minBytes := range []int32{1, 64 << 10} {
+		kc := testConfig()
+		kc.Broker.ReplicaFetchMinBytes = minBytes
+		r := newRig(t, kc)
+		r.minBytes = minBytes
+		r.consumerFetch(2*time.Second, 1, 0, 1500*time.Millisecond)
+		r.produce(2*time.Second+10*time.Millisecond, 1, model.AcksAll, "v0")
+		var fetchedEarly, ackedEarly int
+		r.s.At(2*time.Second+300*time.Millisecond, "look", func() {
+			fetchedEarly, ackedEarly = len(*r.fetched), len(*r.answers)
+		})
+		r.s.Run(4 * time.Second)
+		wantEarly := 0
+		if minBytes == 1 {
+			wantEarly = 1
+		}
+		if fetchedEarly != wantEarly || ackedEarly != wantEarly {
+			t.Fatalf("min bytes %d: %d fetch answers and %d acks within 300 ms, want %d each", minBytes, fetchedEarly, ackedEarly, wantEarly)
+		}
+		got := *r.fetched
+		if len(got) != 1 || len(got[0].Partitions[0].Batches) != 1 || len(*r.answers) != 1 || (*r.answers)[0].Error != model.NoError {
+			t.Fatalf("min bytes %d: fetch answers %v, acks %v: want the record and its ack in the end", minBytes, got, *r.answers)
+		}
 	}
 }

@@ -237,6 +237,13 @@ func (b *Broker) appendAsFollower(p *partition, pr *model.FetchPartitionResponse
 	if pr.HighWatermark >= 0 {
 		p.hw = min(pr.HighWatermark, p.log.LEO())
 	}
+	// The follower takes the leader's log start offset, after the high
+	// watermark, as ReplicaFetcherThread.processPartitionData does: the
+	// leader's retention (or a DeleteRecords) decides where every
+	// replica's log begins.
+	if p.log.MaybeIncrementLogStartOffset(pr.LogStartOffset, p.hw) {
+		b.env.Trace("log-start", p.tp.String()+" logStart="+itoa(int64(pr.LogStartOffset))+" (leader's)")
+	}
 }
 
 // truncateOnDivergence follows AbstractFetcherThread's truncation on a

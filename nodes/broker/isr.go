@@ -49,8 +49,8 @@ func (p *partition) maximalISR() []model.BrokerID {
 // maybeIncrementHW recomputes a leader's high watermark
 // (Partition.maybeIncrementLeaderHW): the minimum log end over the leader
 // and the maximal ISR, also waiting for a caught-up replica about to join.
-// It never moves back. With ELR on (KIP-966) it does not move while the ISR
-// is below min.insync.replicas.
+// It never moves back, and does not move while the ISR is below the
+// effective min.insync.replicas.
 func (b *Broker) maybeIncrementHW(p *partition) {
 	// The high watermark is at most the log end, so one already there has
 	// nowhere to go: the answer for every idle partition of every follower
@@ -62,10 +62,14 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 	if !p.isLeader || p.hw >= leo {
 		return
 	}
-	kc := &b.cfg.Kafka // not a copy of the whole configuration on every fetch
-	if kc.Controller.EligibleLeaderReplicas && int32(len(p.isr)) < kc.Topic.MinInsyncReplicas {
+	// Since Kafka 3.7 (KAFKA-15583) the high watermark stays put while the
+	// ISR is below the effective min ISR, with ELR on or off
+	// (Partition.maybeIncrementLeaderHW asks isUnderMinIsr first): an
+	// acks=1 write taken then is not committed until the ISR recovers.
+	if p.underMinISR() {
 		return
 	}
+	kc := &b.cfg.Kafka // not a copy of the whole configuration on every fetch
 	hw := leo
 	maximal := p.maximalISR()
 	now := b.now()
@@ -74,11 +78,11 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 	// which no order changes.
 	for _, fs := range p.followers {
 		// Only a follower behind hw can hold it back; whether it is about
-		// to join (caught up and alive, a map lookup) is asked last.
+		// to join (caught up and eligible, a map lookup) is asked last.
 		if fs.leo >= hw || !containsBroker(p.replicas, fs.id) {
 			continue
 		}
-		if containsBroker(maximal, fs.id) || (fs.caughtUp(leo, now, kc.Broker.ReplicaLagTimeMax) && b.live[fs.id]) {
+		if containsBroker(maximal, fs.id) || (fs.caughtUp(leo, now, kc.Broker.ReplicaLagTimeMax) && b.isrEligible(fs)) {
 			hw = fs.leo
 		}
 	}
@@ -125,13 +129,13 @@ func (b *Broker) maybeShrinkISRs() {
 
 // maybeExpandISR runs after a follower fetch: a follower outside the ISR
 // rejoins once it has reached the high watermark and the start of the
-// leader's epoch, and is alive (Partition.maybeExpandIsr).
+// leader's epoch, and is eligible (Partition.maybeExpandIsr).
 func (b *Broker) maybeExpandISR(p *partition, r model.BrokerID) {
-	if p.alter != nil || containsBroker(p.isr, r) || !b.live[r] {
+	if p.alter != nil || containsBroker(p.isr, r) {
 		return
 	}
 	fs := p.follower(r)
-	if fs == nil || fs.leo < p.hw || fs.leo < p.epochStartOffset {
+	if fs == nil || !b.isrEligible(fs) || fs.leo < p.hw || fs.leo < p.epochStartOffset {
 		return
 	}
 	newISR := append(append([]model.BrokerID(nil), p.isr...), r)

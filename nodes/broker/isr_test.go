@@ -39,3 +39,37 @@ func TestAFollowerNoLongerAReplicaDoesNotHoldTheHighWatermark(t *testing.T) {
 		t.Fatalf("answers %v, want one OK", *r.answers)
 	}
 }
+
+// Below min.insync.replicas the high watermark stands still even with ELR
+// off (Kafka 3.7+, KAFKA-15583: Partition.maybeIncrementLeaderHW returns
+// at once when isUnderMinIsr): an acks=1 write to a leader alone in its
+// ISR stays uncommitted. The nearby fine case: with the ISR at the
+// minimum (one follower down) the same write is committed.
+func TestTheHighWatermarkStopsBelowMinISRWithoutELR(t *testing.T) {
+	for _, crash := range [][]sim.NodeID{{2, 3}, {3}} {
+		kc := testConfig()
+		kc.Controller.EligibleLeaderReplicas = false
+		r := newRig(t, kc)
+		r.s.At(time.Second, "crash followers", func() {
+			for _, id := range crash {
+				r.s.Crash(id)
+			}
+		})
+		// The write makes the crashed followers lag; after
+		// replica.lag.time.max.ms (30 s) the leader drops them, and the
+		// shrink is what could move the high watermark.
+		r.produce(2*time.Second, 1, model.AcksLeader, "acks1")
+		r.s.Run(50 * time.Second)
+		v := r.replica(1)
+		if len(v.ISR) != 3-len(crash) || v.LEO != 1 {
+			t.Fatalf("followers %v down: ISR %v LEO %d", crash, v.ISR, v.LEO)
+		}
+		want := model.Offset(1)
+		if len(v.ISR) < 2 {
+			want = 0
+		}
+		if v.HW != want {
+			t.Fatalf("followers %v down, ISR %v, min ISR 2: HW %d, want %d", crash, v.ISR, v.HW, want)
+		}
+	}
+}

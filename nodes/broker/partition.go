@@ -13,6 +13,9 @@ import (
 type partition struct {
 	tp  model.TopicPartition
 	log *storage.Log
+	// topic is the topic's settings (see topicconfig.go), fixed when the
+	// replica opens: kafkasim has no AlterConfigs.
+	topic model.TopicConfig
 
 	// From the controller (the latest PartitionState applied).
 	leader         model.BrokerID
@@ -76,13 +79,15 @@ func (b *Broker) openPartition(tp model.TopicPartition) *partition {
 		// producer snapshot must be replayed (see storage.OpenAfterCleanShutdown).
 		open = storage.OpenAfterCleanShutdown
 	}
-	log, rec := open(b.env.Disk(), partitionDir(tp), storage.ConfigFrom(kc.Broker, kc.Topic), b.env.Now())
+	topic := b.topicConfig(tp.Topic)
+	log, rec := open(b.env.Disk(), partitionDir(tp), storage.ConfigFrom(kc.Broker, topic), b.env.Now())
 	if !rec.Clean() {
 		b.env.Trace("log-recovered", tp.String()+": "+rec.String())
 	}
 	p := &partition{
 		tp:             tp,
 		log:            log,
+		topic:          topic,
 		leader:         model.NoBroker,
 		leaderEpoch:    model.NoEpoch,
 		partitionEpoch: model.NoEpoch,

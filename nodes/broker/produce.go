@@ -49,8 +49,9 @@ func (b *Broker) handleProduce(from model.BrokerID, m *model.ProduceRequest) {
 		reply(model.CorruptMessage, model.NoOffset)
 		return
 	}
-	minISR := b.cfg.Kafka.Topic.MinInsyncReplicas
-	if m.Acks == model.AcksAll && int32(len(p.isr)) < minISR {
+	// Partition.appendRecordsToLeader: an acks=all write needs the
+	// effective min ISR in the committed ISR.
+	if m.Acks == model.AcksAll && p.underMinISR() {
 		// Refuse before appending: nothing of this batch enters the log.
 		reply(model.NotEnoughReplicas, model.NoOffset)
 		return
@@ -144,7 +145,7 @@ func (b *Broker) expireProduces() {
 // data stays in the log (NOT_ENOUGH_REPLICAS_AFTER_APPEND).
 func (b *Broker) answerProduce(p *partition, pp *pendingProduce) {
 	code := model.NoError
-	if int32(len(p.isr)) < b.cfg.Kafka.Topic.MinInsyncReplicas {
+	if p.underMinISR() {
 		code = model.NotEnoughReplicasAfterAppend
 	}
 	b.finishProduce(pp, code)

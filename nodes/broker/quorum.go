@@ -61,9 +61,11 @@ func (b *Broker) afterQuorum() {
 	if brokersChanged {
 		live, fenced := b.replay.img.Brokers()
 		b.live = map[model.BrokerID]bool{}
+		b.liveEpochs = map[model.BrokerID]model.Epoch{}
 		b.brokers = b.brokers[:0]
 		for _, id := range live {
 			b.live[id] = true
+			b.liveEpochs[id], _ = b.replay.img.BrokerEpoch(id)
 			b.brokers = append(b.brokers, id)
 		}
 		b.brokers = append(b.brokers, fenced...)

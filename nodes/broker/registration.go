@@ -118,9 +118,11 @@ func (b *Broker) handleMetadataUpdate(m model.MetadataUpdate) {
 	b.controllerEpoch = m.ControllerEpoch
 	b.metadataOffset = m.MetadataOffset
 	b.live = map[model.BrokerID]bool{}
+	b.liveEpochs = map[model.BrokerID]model.Epoch{}
 	b.brokers = b.brokers[:0]
 	for _, id := range m.LiveBrokers {
 		b.live[id] = true
+		b.liveEpochs[id] = model.NoEpoch // a push carries no broker epochs
 		b.brokers = append(b.brokers, id)
 	}
 	b.brokers = append(b.brokers, m.FencedBrokers...)

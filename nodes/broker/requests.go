@@ -47,6 +47,14 @@ func (b *Broker) handleListOffsets(from model.BrokerID, m model.ListOffsetsReque
 	default:
 		resp.Error = b.fenceCheck(p, m.CurrentLeaderEpoch)
 	}
+	if resp.Error == model.NoError && m.Spec == model.SpecLatest && m.ReplicaID == model.NoBroker && p.hw < p.epochStartOffset {
+		// A freshly elected leader whose high watermark has not reached
+		// its epoch's start may not know the committed end yet: a
+		// consumer's latest offset waits (Partition.fetchOffsetForTimestamp
+		// answers OFFSET_NOT_AVAILABLE to a client request, one with an
+		// isolation level, in that state; a follower's has none).
+		resp.Error = model.OffsetNotAvailable
+	}
 	if resp.Error == model.NoError {
 		switch {
 		case m.Spec == model.SpecEarliest:

@@ -121,7 +121,7 @@ func (c *Controller) alterPartition(m model.AlterPartitionRequest) (model.ErrorC
 		acceptable:      c.state.active,
 		minISR:          t.effectiveMinISR(),
 		elr:             c.cfg.Cluster.Controller.EligibleLeaderReplicas,
-		unclean:         t.unclean,
+		unclean:         t.config.UncleanLeaderElection,
 		uncleanShutdown: model.NoBroker,
 	})
 	return model.NoError, change, ok

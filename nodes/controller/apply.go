@@ -53,12 +53,12 @@ type brokerRegistration struct {
 type topicInfo struct {
 	name    string
 	configs []model.ConfigEntry
-	// minISR is min.insync.replicas for this topic (its override or the
-	// cluster's), before capping at the replication factor.
-	minISR int32
-	// unclean is unclean.leader.election.enable for this topic.
-	unclean bool
-	parts   []*partitionInfo
+	// config is the topic's settings as they apply to it: its overrides
+	// on top of the cluster's defaults (Kafka's LogConfig, built from the
+	// topic's ConfigRecords over the broker's defaults). min.insync.replicas
+	// here is before capping at the replication factor.
+	config model.TopicConfig
+	parts  []*partitionInfo
 }
 
 // partitionInfo is one partition: what brokers and clients see, plus the
@@ -127,18 +127,11 @@ func (s *metadataState) apply(offset int64, r Record) {
 		if _, ok := s.topics[r.Name]; ok {
 			panic(fmt.Sprintf("controller: %v: topic exists", r))
 		}
-		cfg := s.cluster
-		for _, c := range r.Configs {
-			if err := cfg.Set(c.Name, c.Value); err != nil {
-				panic(fmt.Sprintf("controller: %v: %v", r, err))
-			}
+		config, err := resolveTopicConfig(s.cluster, r.Configs)
+		if err != nil {
+			panic(fmt.Sprintf("controller: %v: %v", r, err))
 		}
-		t := &topicInfo{
-			name:    r.Name,
-			configs: r.Configs,
-			minISR:  cfg.Topic.MinInsyncReplicas,
-			unclean: cfg.Topic.UncleanLeaderElection,
-		}
+		t := &topicInfo{name: r.Name, configs: r.Configs, config: config}
 		for i := range r.Partitions {
 			p := r.Partitions[i]
 			if p.TP != model.TP(r.Name, int32(i)) {
@@ -212,11 +205,24 @@ func (s *metadataState) active(id model.BrokerID) bool {
 // change builder. (With the ELR rules as they are, a cap or none gives the
 // same ELR: an ISR holding every replica leaves nobody to put in it.)
 func (t *topicInfo) effectiveMinISR() int {
-	m := int(t.minISR)
+	m := int(t.config.MinInsyncReplicas)
 	if len(t.parts) > 0 && len(t.parts[0].Replicas) < m {
 		m = len(t.parts[0].Replicas)
 	}
 	return m
+}
+
+// resolveTopicConfig is a topic's settings: the cluster's topic defaults
+// with the topic's overrides applied, as Kafka's LogConfig.fromProps lays a
+// topic's configs over the broker's defaults.
+func resolveTopicConfig(cluster model.Config, overrides []model.ConfigEntry) (model.TopicConfig, error) {
+	cfg := cluster
+	for _, c := range overrides {
+		if err := cfg.Set(c.Name, c.Value); err != nil {
+			return model.TopicConfig{}, err
+		}
+	}
+	return cfg.Topic, nil
 }
 
 // eachPartition calls f for every partition in (topic, partition) order.

@@ -279,7 +279,7 @@ func (s *metadataState) leaderAndISRUpdates(remove, add, unclean model.BrokerID,
 			acceptable:      acceptable,
 			minISR:          t.effectiveMinISR(),
 			elr:             s.cluster.Controller.EligibleLeaderReplicas,
-			unclean:         t.unclean,
+			unclean:         t.config.UncleanLeaderElection,
 			uncleanShutdown: unclean,
 		}
 		if r, ok := buildChange(p, spec); ok {

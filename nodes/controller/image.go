@@ -37,8 +37,6 @@ func (s *metadataState) snapshot() []byte {
 			b = appendString(b, c.Name)
 			b = appendString(b, c.Value)
 		}
-		b = binary.AppendVarint(b, int64(t.minISR))
-		b = appendBool(b, t.unclean)
 		b = binary.AppendUvarint(b, uint64(len(t.parts)))
 		for _, p := range t.parts {
 			b = binary.AppendVarint(b, int64(p.Leader))
@@ -94,8 +92,13 @@ func restoreState(cluster model.Config, data []byte) *metadataState {
 		for j := 0; j < nc && d.err == nil; j++ {
 			t.configs = append(t.configs, model.ConfigEntry{Name: d.string(), Value: d.string()})
 		}
-		t.minISR = d.int32()
-		t.unclean = d.bool()
+		// The settings are not stored: they follow from the overrides and
+		// this node's cluster defaults, as they did when the record applied.
+		config, err := resolveTopicConfig(cluster, t.configs)
+		if err != nil {
+			d.fail()
+		}
+		t.config = config
 		np := d.count()
 		for j := 0; j < np && d.err == nil; j++ {
 			p := &partitionInfo{PartitionState: model.PartitionState{TP: model.TP(t.name, int32(j))}}
@@ -199,6 +202,26 @@ func (m *MetadataImage) Partition(tp model.TopicPartition) (model.PartitionState
 		return model.PartitionState{}, false
 	}
 	return p.PartitionState, true
+}
+
+// TopicConfig is a topic's settings (its overrides on the cluster's
+// defaults), and false for a topic the image does not know.
+func (m *MetadataImage) TopicConfig(topic string) (model.TopicConfig, bool) {
+	t := m.s.topics[topic]
+	if t == nil {
+		return model.TopicConfig{}, false
+	}
+	return t.config, true
+}
+
+// BrokerEpoch is a registered broker's epoch, and false for a broker the
+// image does not know.
+func (m *MetadataImage) BrokerEpoch(id model.BrokerID) (model.Epoch, bool) {
+	r := m.s.brokers[id]
+	if r == nil {
+		return model.NoEpoch, false
+	}
+	return r.Epoch, true
 }
 
 // Brokers lists the registered brokers, live (unfenced) and fenced, each

@@ -444,11 +444,18 @@ func (l *Log) Read(from model.Offset, maxBytes int) []*model.Batch {
 // watermark for a consumer's fetch (Kafka's maxOffsetMetadata). It returns
 // nil when from is at or after end.
 func (l *Log) ReadUpTo(from model.Offset, maxBytes int, end model.Offset) []*model.Batch {
+	batches, _ := l.ReadUpToSized(from, maxBytes, end)
+	return batches
+}
+
+// ReadUpToSized is ReadUpTo that also says how many bytes the batches
+// take in the log, what a leader compares with a fetch's min bytes.
+func (l *Log) ReadUpToSized(from model.Offset, maxBytes int, end model.Offset) ([]*model.Batch, int64) {
 	if end > l.leo {
 		end = l.leo
 	}
 	if from < l.logStart || from >= end {
-		return nil
+		return nil, 0
 	}
 	for si := l.segIndex(from); si < len(l.segs); si++ {
 		s := l.segs[si]
@@ -470,11 +477,11 @@ func (l *Log) ReadUpTo(from model.Offset, maxBytes int, end model.Offset) []*mod
 			bytes += n
 		}
 		if j == i {
-			return nil
+			return nil, 0
 		}
-		return s.span(i, j)
+		return s.span(i, j), bytes
 	}
-	return nil
+	return nil, 0
 }
 
 // BatchAt returns the batch that holds offset off, if off is in the log

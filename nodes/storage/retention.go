@@ -25,6 +25,10 @@ import (
 // to a checkpoint so that it survives a restart.
 func (l *Log) ApplyRetention(now time.Duration, hw model.Offset) (deleted int) {
 	l.clock = now
+	// Segments below a log start offset raised by other means (a
+	// follower taking its leader's) go first, whatever the retention
+	// settings (UnifiedLog.deleteLogStartOffsetBreachedSegments).
+	deleted += l.deleteOld(hw, func(s *segment) bool { return s.next() <= l.logStart })
 	if l.cfg.RetentionBytes >= 0 {
 		if size := l.Size(); size >= l.cfg.RetentionBytes {
 			excess := size - l.cfg.RetentionBytes
@@ -78,14 +82,41 @@ func (l *Log) deleteOld(hw model.Offset, expired func(*segment) bool) int {
 	}
 	l.removeFiles(drop...)
 	l.segs = append([]*segment(nil), l.segs[n:]...)
-	if start := l.segs[0].base; start > l.logStart {
-		l.logStart = start
-		if l.recoveryPoint < start {
-			l.recoveryPoint = start
-		}
-		l.epochs.TruncateFromStart(start)
-		l.producers.onLogStartOffsetIncremented(start)
-		l.writeLogStart()
-	}
+	l.raiseLogStart(l.segs[0].base)
 	return n
+}
+
+// raiseLogStart moves the log start offset up to start, with what follows
+// from it (UnifiedLog.maybeIncrementLogStartOffset and updateLogStartOffset):
+// the epoch cache and the producer state forget what lies below, and the
+// new start is checkpointed. A start at or below the current one does
+// nothing.
+func (l *Log) raiseLogStart(start model.Offset) {
+	if start <= l.logStart {
+		return
+	}
+	l.logStart = start
+	if l.recoveryPoint < start {
+		l.recoveryPoint = start
+	}
+	l.epochs.TruncateFromStart(start)
+	l.producers.onLogStartOffsetIncremented(start)
+	l.writeLogStart()
+}
+
+// MaybeIncrementLogStartOffset raises the log start offset to off, as a
+// follower does to follow its leader's (ReplicaFetcherThread.
+// processPartitionData hands UnifiedLog.maybeIncrementLogStartOffset the
+// leader's log start from each fetch answer), and reports whether it
+// moved. It never moves back, nor past hw: Kafka refuses a start above the
+// high watermark (OffsetOutOfRangeException), and here such a start is
+// left for a later answer, once the high watermark has caught up. The
+// segments now wholly below the start are deleted by the next retention
+// check, as Kafka's deleteLogStartOffsetBreachedSegments does.
+func (l *Log) MaybeIncrementLogStartOffset(off, hw model.Offset) bool {
+	if off <= l.logStart || off > hw || off > l.leo {
+		return false
+	}
+	l.raiseLogStart(off)
+	return true
 }

@@ -206,3 +206,35 @@ func TestRetentionTimeFollowsAppendsAndTruncation(t *testing.T) {
 	}
 	checkInvariants(t, l)
 }
+
+// A follower's log start follows the leader's
+// (UnifiedLog.maybeIncrementLogStartOffset): it moves up, never back, never
+// past the high watermark or the log end, survives a restart through the
+// checkpoint, and the next retention check deletes the segments wholly
+// below it even with retention that would keep them
+// (deleteLogStartOffsetBreachedSegments).
+func TestTheLogStartOffsetFollowsTheLeaders(t *testing.T) {
+	w := newWorld(t, 1)
+	cfg := retentionConfig() // 7 days: retention alone deletes nothing
+	l := timedLog(t, w, cfg)
+	if l.MaybeIncrementLogStartOffset(9, 8) {
+		t.Fatalf("the log start went past the high watermark")
+	}
+	if !l.MaybeIncrementLogStartOffset(8, 20) || l.LogStartOffset() != 8 {
+		t.Fatalf("log start %d, want 8", l.LogStartOffset())
+	}
+	if l.MaybeIncrementLogStartOffset(7, 20) || l.LogStartOffset() != 8 {
+		t.Fatalf("log start %d moved back", l.LogStartOffset())
+	}
+	if l.MaybeIncrementLogStartOffset(21, 25) {
+		t.Fatalf("the log start went past the log end %d", l.LEO())
+	}
+	if n := l.ApplyRetention(20*time.Second, 20); n != 1 || l.Segments()[0].Base != 6 || l.LogStartOffset() != 8 {
+		t.Fatalf("retention deleted %d segments, first base %d, start %d: want segment 0 gone, start 8", n, l.Segments()[0].Base, l.LogStartOffset())
+	}
+	w.crash()
+	l, _ = w.open(cfg)
+	if l.LogStartOffset() != 8 {
+		t.Fatalf("after a restart the log start is %d, want 8", l.LogStartOffset())
+	}
+}
