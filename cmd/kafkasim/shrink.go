@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"kafkasim/reports"
 	"kafkasim/scenarios"
@@ -46,6 +45,12 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
 		return 2
 	}
+	if *out != "" {
+		if err := checkOutFile(*out); err != nil {
+			fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
+			return 2
+		}
+	}
 	res, err := scenarios.Shrink(sc, *seed, sets, *runs)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
@@ -58,8 +63,9 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err := reports.WriteFile(*out, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
+		// WriteFile removed its temporary file; whatever was at -out is
+		// untouched.
 		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
-		os.Remove(*out)
 		return 2
 	}
 	fmt.Fprintf(stdout, "%s: %s kept with %d of %d faults; written to %s\n", sc.Name, res.Kind, len(res.Shrunk), len(res.Original), *out)
