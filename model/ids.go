@@ -96,8 +96,16 @@ func ParseTopicPartition(s string) (TopicPartition, error) {
 // can be a JSON object key or value.
 func (tp TopicPartition) MarshalText() ([]byte, error) { return []byte(tp.String()), nil }
 
-// UnmarshalText reads the "topic/partition" form.
+// UnmarshalText reads the "topic/partition" form. The zero value (a
+// finding about no one partition, such as a whole-history anomaly) is
+// written by MarshalText as "/0", which ParseTopicPartition rightly
+// refuses as a name; it is read back here as the zero value, so that
+// every result kafkasim writes can be read again (sweep merge, report).
 func (tp *TopicPartition) UnmarshalText(b []byte) error {
+	if s := string(b); s == "/0" || s == "" {
+		*tp = TopicPartition{}
+		return nil
+	}
 	v, err := ParseTopicPartition(string(b))
 	if err != nil {
 		return err

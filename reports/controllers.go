@@ -27,26 +27,23 @@ var (
 	ControllerFirstCommit = ControllerMetric{"controller-failover", "controller failover time (to the first commit under the new leader)", func(f scenarios.ControllerFailover) time.Duration { return f.FirstCommit }}
 )
 
-// ControllerValues are the measured values of m over every controller
-// failover of the runs, sorted; unmeasured ones are left out.
-func ControllerValues(results []scenarios.Result, m ControllerMetric) []time.Duration {
-	var out []time.Duration
-	for _, r := range results {
-		for _, f := range r.ControllerFailovers {
-			if d := m.Get(f); d >= 0 {
-				out = append(out, d)
-			}
-		}
+// ControllerValues are the measured values of m over the group's
+// controller failovers, sorted (a uniform sample past sampleCap);
+// unmeasured ones are left out.
+func ControllerValues(g Group, m ControllerMetric) []time.Duration {
+	if s := g.controller[m.Name]; s != nil {
+		return s.Sorted()
 	}
-	slices.Sort(out)
-	return out
+	return nil
 }
 
-// ControllerQuantilesOf computes the quantiles of m over the runs'
+// ControllerQuantilesOf computes the quantiles of m over the group's
 // controller failovers.
-func ControllerQuantilesOf(results []scenarios.Result, m ControllerMetric) Quantiles {
-	vs := ControllerValues(results, m)
-	return Quantiles{N: len(vs), P50: Quantile(vs, 0.5), P90: Quantile(vs, 0.9), P99: Quantile(vs, 0.99), Max: Quantile(vs, 1)}
+func ControllerQuantilesOf(g Group, m ControllerMetric) Quantiles {
+	if s := g.controller[m.Name]; s != nil {
+		return s.Quantiles()
+	}
+	return Quantiles{P50: -1, P90: -1, P99: -1, Max: -1}
 }
 
 // HasControllerFailovers reports whether any run measured a controller
@@ -67,20 +64,10 @@ func FailoverComparisonTable(groups []Group) Table {
 		"controller failover p50", "p90", "p99", "max", "never recommitted"},
 		DropFirst: []int{11, 13, 4, 5, 9, 12, 14, 2, 7, 1, 8}}
 	for _, g := range groups {
-		el, un := QuantilesOf(g.Results, Election), QuantilesOf(g.Results, Unavailable)
-		ce, cf := ControllerQuantilesOf(g.Results, ControllerElection), ControllerQuantilesOf(g.Results, ControllerFirstCommit)
-		n, never := 0, 0
-		parts := 0
-		for _, r := range g.Results {
-			parts += len(r.Failovers)
-			for _, f := range r.ControllerFailovers {
-				n++
-				if f.FirstCommit < 0 {
-					never++
-				}
-			}
-		}
-		t.Rows = append(t.Rows, []string{g.Label, fmt.Sprint(len(g.Results)),
+		el, un := QuantilesOf(g, Election), QuantilesOf(g, Unavailable)
+		ce, cf := ControllerQuantilesOf(g, ControllerElection), ControllerQuantilesOf(g, ControllerFirstCommit)
+		n, never, parts := g.controllerFailovers, g.neverRecommitted, g.stats.Failovers
+		t.Rows = append(t.Rows, []string{g.Label, fmt.Sprint(g.stats.Runs),
 			fmt.Sprint(parts), Seconds(el.P50), Seconds(el.P99), Seconds(un.P50), Seconds(un.P99),
 			fmt.Sprint(n), Seconds(ce.P50), Seconds(ce.P99),
 			Seconds(cf.P50), Seconds(cf.P90), Seconds(cf.P99), Seconds(cf.Max), fmt.Sprint(never)})
@@ -111,8 +98,8 @@ func PlotFailoverComparison(base string, groups []Group) ([]string, error) {
 	var series []cdfSeries
 	for _, g := range groups {
 		series = append(series,
-			cdfSeries{g.Label + ": partition leader election", Values(g.Results, Election)},
-			cdfSeries{g.Label + ": controller failover", ControllerValues(g.Results, ControllerFirstCommit)})
+			cdfSeries{g.Label + ": partition leader election", Values(g, Election)},
+			cdfSeries{g.Label + ": controller failover", ControllerValues(g, ControllerFirstCommit)})
 	}
 	return plotCDFs(base, "partition-leader vs controller failover (CDF over failovers)", "time from the fault (virtual seconds)", series)
 }

@@ -43,7 +43,7 @@ func quorumResults() []scenarios.Result {
 
 func TestControllerQuantilesOverSeeds(t *testing.T) {
 	groups := Groups(quorumResults())
-	q := ControllerQuantilesOf(groups[0].Results, ControllerFirstCommit)
+	q := ControllerQuantilesOf(groups[0], ControllerFirstCommit)
 	if q.N != 5 || q.P50 != 1300*time.Millisecond || q.Max != 1500*time.Millisecond {
 		t.Fatalf("quantiles %+v", q)
 	}

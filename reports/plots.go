@@ -30,7 +30,7 @@ const (
 func PlotCDF(base string, groups []Group, m Metric) ([]string, error) {
 	var series []cdfSeries
 	for _, g := range groups {
-		series = append(series, cdfSeries{g.Label, Values(g.Results, m)})
+		series = append(series, cdfSeries{g.Label, Values(g, m)})
 	}
 	return plotCDFs(base, "failover "+m.Title+" (CDF over failovers)", m.Title+" (virtual seconds)", series)
 }
@@ -92,14 +92,14 @@ func PlotHistogram(base string, groups []Group, m Metric) ([]string, error) {
 	// One set of bins for every group: from zero to the largest value.
 	var hi time.Duration
 	for _, g := range groups {
-		if vs := Values(g.Results, m); len(vs) > 0 {
+		if vs := Values(g, m); len(vs) > 0 {
 			hi = max(hi, vs[len(vs)-1])
 		}
 	}
 	const bins = 30
 	width := max(hi.Seconds()/bins, 0.001)
 	for i, g := range groups {
-		vs := Values(g.Results, m)
+		vs := Values(g, m)
 		if len(vs) == 0 {
 			continue
 		}

@@ -27,60 +27,112 @@ var (
 )
 
 // Group is the runs of a sweep that share a label: a scenario, or a value
-// of the swept configuration key (sweep -vary).
+// of the swept configuration key (sweep -vary). It holds what the tables
+// and plots show, accumulated run by run (see Summary), not the runs.
 type Group struct {
-	Label   string
-	Results []scenarios.Result
+	Label string
+	// scenario and vary are what the label is made of, once the whole
+	// sweep is known (Label depends on whether it mixed scenarios).
+	scenario, vary string
+	stats          GroupStats
+	expects        map[string]bool
+	kinds          map[string]int
+	metrics        map[string]*Sample // partition failover metrics, by Metric.Name
+	controller     map[string]*Sample // controller failover metrics, by ControllerMetric.Name
+	// controllerFailovers counts them; neverRecommitted those that saw no
+	// commit under a new quorum leader.
+	controllerFailovers, neverRecommitted int
 }
 
-// Label is what a run is grouped under: its -vary setting when it has one
-// (after its scenario when the sweep mixed scenarios), else its scenario.
-func Label(r scenarios.Result, mixed bool) string {
-	switch {
-	case r.Vary == "":
-		return r.Scenario
-	case mixed:
-		return r.Scenario + " " + r.Vary
+// groupMetrics and groupControllerMetrics are the metrics a Group samples.
+var (
+	groupMetrics           = []Metric{Election, FirstAck, Unavailable, ConsumerGap}
+	groupControllerMetrics = []ControllerMetric{ControllerElection, ControllerFirstCommit}
+)
+
+func newGroup(r scenarios.Result) *Group {
+	g := &Group{scenario: r.Scenario, vary: r.Vary, expects: map[string]bool{}, kinds: map[string]int{},
+		metrics: map[string]*Sample{}, controller: map[string]*Sample{}}
+	for _, m := range groupMetrics {
+		g.metrics[m.Name] = &Sample{}
 	}
-	return r.Vary
+	for _, m := range groupControllerMetrics {
+		g.controller[m.Name] = &Sample{}
+	}
+	return g
+}
+
+// add folds one run into the group: the same figures Summarize once
+// computed over a list of every run, in constant memory per group.
+func (g *Group) add(r scenarios.Result) {
+	s := &g.stats
+	s.Runs++
+	if !r.OK {
+		s.Failed++
+	}
+	if r.AsExpected {
+		s.AsExpected++
+	}
+	exp := r.Expected
+	if exp == "" {
+		exp = "pass"
+	}
+	g.expects[exp] = true
+	var seen []string // a run's anomalies, each counted once; few per run
+	for _, v := range r.Violations {
+		if v.Error && !slices.Contains(seen, v.Anomaly) {
+			seen = append(seen, v.Anomaly)
+			g.kinds[v.Anomaly]++
+		}
+	}
+	if r.Liveness != "" {
+		g.kinds["liveness"]++
+	}
+	for _, f := range r.Failovers {
+		s.Failovers++
+		if f.Election < 0 {
+			s.Unelected++
+		}
+		if f.Truncated {
+			s.Truncated++
+		}
+		for _, m := range groupMetrics {
+			if d := m.Get(f); d >= 0 {
+				g.metrics[m.Name].Add(d)
+			}
+		}
+	}
+	for _, f := range r.ControllerFailovers {
+		g.controllerFailovers++
+		if f.FirstCommit < 0 {
+			g.neverRecommitted++
+		}
+		for _, m := range groupControllerMetrics {
+			if d := m.Get(f); d >= 0 {
+				g.controller[m.Name].Add(d)
+			}
+		}
+	}
 }
 
 // Groups splits results by Label, in order of first appearance (job order
 // for a sweep, scenario then seed for a merge), so that a report is the
 // same for the same results.
 func Groups(results []scenarios.Result) []Group {
-	mixed := false
+	s := NewSummary()
 	for _, r := range results {
-		mixed = mixed || r.Scenario != results[0].Scenario
+		s.Add(r)
 	}
-	var out []Group
-	at := map[string]int{}
-	for _, r := range results {
-		l := Label(r, mixed)
-		i, ok := at[l]
-		if !ok {
-			i = len(out)
-			at[l] = i
-			out = append(out, Group{Label: l})
-		}
-		out[i].Results = append(out[i].Results, r)
-	}
-	return out
+	return s.Groups()
 }
 
-// Values are the measured values of m over every failover of the runs,
-// sorted; unmeasured ones are left out.
-func Values(results []scenarios.Result, m Metric) []time.Duration {
-	var out []time.Duration
-	for _, r := range results {
-		for _, f := range r.Failovers {
-			if d := m.Get(f); d >= 0 {
-				out = append(out, d)
-			}
-		}
+// Values are the measured values of m over the group's failovers, sorted
+// (a uniform sample of them past sampleCap); unmeasured ones are left out.
+func Values(g Group, m Metric) []time.Duration {
+	if s := g.metrics[m.Name]; s != nil {
+		return s.Sorted()
 	}
-	slices.Sort(out)
-	return out
+	return nil
 }
 
 // Quantile is the nearest-rank q-quantile of sorted values (q in [0, 1]),
@@ -111,8 +163,6 @@ type GroupStats struct {
 	Failovers, Unelected, Truncated int
 	// Election and Unavailable are the quantiles of those metrics.
 	Election, Unavailable Quantiles
-	// Failing are the runs of scenarios that must pass and did not.
-	Failing []scenarios.Result
 }
 
 // Quantiles of one metric over a group's failovers; each is -1 when
@@ -122,57 +172,26 @@ type Quantiles struct {
 	P50, P90, P99, Max time.Duration
 }
 
-// QuantilesOf computes the quantiles of metric m over the runs.
-func QuantilesOf(results []scenarios.Result, m Metric) Quantiles {
-	vs := Values(results, m)
-	return Quantiles{N: len(vs), P50: Quantile(vs, 0.5), P90: Quantile(vs, 0.9), P99: Quantile(vs, 0.99), Max: Quantile(vs, 1)}
+// QuantilesOf computes the quantiles of metric m over the group's
+// failovers: exact up to sampleCap values, from a uniform sample past it
+// (N and Max stay exact).
+func QuantilesOf(g Group, m Metric) Quantiles {
+	if s := g.metrics[m.Name]; s != nil {
+		return s.Quantiles()
+	}
+	return Quantiles{P50: -1, P90: -1, P99: -1, Max: -1}
 }
 
-// Summarize computes a group's statistics.
+// Summarize returns a group's statistics.
 func Summarize(g Group) GroupStats {
-	s := GroupStats{Label: g.Label, Runs: len(g.Results)}
-	kinds := map[string]int{}
-	expects := map[string]bool{}
-	for _, r := range g.Results {
-		if !r.OK {
-			s.Failed++
-			if r.Expected == "" {
-				s.Failing = append(s.Failing, r)
-			}
-		}
-		if r.AsExpected {
-			s.AsExpected++
-		}
-		exp := r.Expected
-		if exp == "" {
-			exp = "pass"
-		}
-		expects[exp] = true
-		seen := map[string]bool{}
-		for _, v := range r.Violations {
-			if v.Error && !seen[v.Anomaly] {
-				seen[v.Anomaly] = true
-				kinds[v.Anomaly]++
-			}
-		}
-		if r.Liveness != "" {
-			kinds["liveness"]++
-		}
-		for _, f := range r.Failovers {
-			s.Failovers++
-			if f.Election < 0 {
-				s.Unelected++
-			}
-			if f.Truncated {
-				s.Truncated++
-			}
-		}
+	s := g.stats
+	s.Label = g.Label
+	s.Expects = strings.Join(sortedKeys(g.expects), ", ")
+	s.Violations = nil
+	for _, k := range sortedKeys(g.kinds) {
+		s.Violations = append(s.Violations, k+" "+strconv.Itoa(g.kinds[k]))
 	}
-	s.Expects = strings.Join(sortedKeys(expects), ", ")
-	for _, k := range sortedKeys(kinds) {
-		s.Violations = append(s.Violations, k+" "+strconv.Itoa(kinds[k]))
-	}
-	s.Election, s.Unavailable = QuantilesOf(g.Results, Election), QuantilesOf(g.Results, Unavailable)
+	s.Election, s.Unavailable = QuantilesOf(g, Election), QuantilesOf(g, Unavailable)
 	return s
 }
 
@@ -183,4 +202,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Label is what a run is grouped under: its -vary setting when it has one
+// (after its scenario when the sweep mixed scenarios), else its scenario.
+func Label(r scenarios.Result, mixed bool) string {
+	switch {
+	case r.Vary == "":
+		return r.Scenario
+	case mixed:
+		return r.Scenario + " " + r.Vary
+	}
+	return r.Vary
 }

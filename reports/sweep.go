@@ -38,6 +38,13 @@ func ReproduceLines(r scenarios.Result) string {
 	return scenarios.Reproduce(r.Invocation())
 }
 
+// SweepFiles are the files WriteSweep writes in its folder (the plots
+// are those of WriteSweep's list, each as .png and .svg): the command
+// line removes these, and nothing else, when it reuses a folder.
+var SweepFiles = []string{"summary.md", "index.html",
+	"cdf-unavailable.png", "cdf-unavailable.svg", "cdf-election.png", "cdf-election.svg",
+	"hist-unavailable.png", "hist-unavailable.svg", "cdf-controller-failover.png", "cdf-controller-failover.svg"}
+
 // SweepOptions describe a sweep report beyond its results.
 type SweepOptions struct {
 	// Command is the command line that produced the results, shown at the
@@ -96,11 +103,21 @@ type failing struct {
 // runs to link. The content depends only on the results, the options and
 // the files under dir/runs, so the same sweep gives the same report.
 func WriteSweep(dir string, results []scenarios.Result, o SweepOptions) error {
+	s := NewSummary()
+	for _, r := range results {
+		s.Add(r)
+	}
+	return WriteSummary(dir, s, o)
+}
+
+// WriteSummary writes the report of the runs a Summary accumulated, as
+// WriteSweep does for a list of them.
+func WriteSummary(dir string, s *Summary, o SweepOptions) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	groups := Groups(results)
-	rep := sweepReport{Command: o.Command, Runs: len(results), Summary: SummaryTable(groups),
+	groups := s.Groups()
+	rep := sweepReport{Command: o.Command, Runs: s.Runs(), Summary: SummaryTable(groups),
 		Latency: []Table{LatencyTable(groups, Unavailable), LatencyTable(groups, Election)}}
 	plots := []struct {
 		name, caption string
@@ -117,7 +134,7 @@ func WriteSweep(dir string, results []scenarios.Result, o SweepOptions) error {
 		}
 		rep.Figures = append(rep.Figures, Figure{Caption: p.caption, PNG: p.name + ".png", SVG: p.name + ".svg"})
 	}
-	if HasControllerFailovers(results) {
+	if s.HasControllerFailovers() {
 		const name = "cdf-controller-failover"
 		if _, err := PlotFailoverComparison(filepath.Join(dir, name), groups); err != nil {
 			return fmt.Errorf("plot %s: %w", name, err)
@@ -131,20 +148,11 @@ func WriteSweep(dir string, results []scenarios.Result, o SweepOptions) error {
 		return err
 	}
 	rep.Replayed = replayed
-	var prov Provenance
-	for _, r := range results {
-		prov.Add(r)
-	}
-	rep.Provenance = prov.Lines()
-	mixed := len(groups) > 0 && slices.ContainsFunc(results, func(r scenarios.Result) bool { return r.Scenario != results[0].Scenario })
-	for _, r := range results {
-		if r.Expected != "" || r.OK {
-			continue
-		}
-		if len(rep.Failing) == failingShown {
-			rep.More++
-			continue
-		}
+	rep.Provenance = s.Provenance()
+	mixed := s.Mixed()
+	failingRuns, more := s.Failing()
+	rep.More = more
+	for _, r := range failingRuns {
 		f := failing{Label: fmt.Sprintf("%s seed %d", Label(r, mixed), r.Seed), Reproduce: ReproduceLines(r)}
 		if slices.ContainsFunc(replayed, func(l RunLink) bool { return l.Name == RunDirName(r) }) {
 			f.Dir = RunsDir + "/" + RunDirName(r)
@@ -153,7 +161,7 @@ func WriteSweep(dir string, results []scenarios.Result, o SweepOptions) error {
 			f.Problems = append(f.Problems, "liveness: "+r.Liveness)
 		}
 		for _, v := range r.Violations {
-			if v.Error && len(f.Problems) < 5 {
+			if v.Error && len(f.Problems) < failingViolations {
 				f.Problems = append(f.Problems, v.String())
 			}
 		}

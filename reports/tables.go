@@ -45,7 +45,7 @@ func LatencyTable(groups []Group, m Metric) Table {
 		DropFirst: []int{4, 7, 8}}
 	for _, g := range groups {
 		s := Summarize(g)
-		q := QuantilesOf(g.Results, m)
+		q := QuantilesOf(g, m)
 		t.Rows = append(t.Rows, []string{s.Label, fmt.Sprint(s.Runs), fmt.Sprint(s.Failovers),
 			Seconds(q.P50), Seconds(q.P90), Seconds(q.P99), Seconds(q.Max),
 			fmt.Sprint(s.Unelected), fmt.Sprint(s.Truncated), fmt.Sprint(s.Failed), strings.Join(s.Violations, ", ")})

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 
@@ -28,7 +29,21 @@ type SweepOptions struct {
 	// only: never concurrently), so that a progress bar can say which
 	// scenario is running and how many runs failed so far.
 	Progress func(done, total int, last Result)
-	_        struct{}
+	// OnResult, if set, receives every run's result as soon as it and
+	// every job before it have finished: in job order, from the caller's
+	// goroutine, never concurrently. The sweep then keeps no results
+	// (SweepResult.Results stays empty), so its memory does not grow with
+	// the number of seeds. An error stops the sweep as Stop does and is
+	// returned.
+	OnResult func(Job, Result) error
+	// Skip, if set, is asked about each job before it is started (from one
+	// goroutine, never concurrently): a skipped job is not run and not
+	// reported, as when a stopped sweep is resumed.
+	Skip func(Job) bool
+	// Stop, when closed, stops the sweep from starting new runs; the runs
+	// under way finish and are reported, and Sweep returns with Stopped set.
+	Stop <-chan struct{}
+	_    struct{}
 }
 
 // Job is one (scenario, seed) of a sweep.
@@ -38,31 +53,62 @@ type Job struct {
 	Seed     uint64
 }
 
-// SweepResult holds every run's result in job order, and any determinism
-// failures the recheck found.
+// SweepResult holds every run's result in job order (when no OnResult
+// takes them), and any determinism failures the recheck found.
 type SweepResult struct {
 	Results        []Result
 	Nondeterminism []string
+	// Ran counts the runs reported; Stopped says Stop (or an error) ended
+	// the sweep before every job was started.
+	Ran     int
+	Stopped bool
+}
+
+// Count is the number of jobs of the sweep after sharding, checking that
+// the seeds and their count fit: a sweep's jobs are made one at a time
+// (JobAt), never listed, so that a sweep of a billion seeds costs no more
+// memory than one of ten.
+func (o SweepOptions) Count() (int, error) {
+	if o.Shards < 0 || (o.Shards > 0 && (o.Shard < 0 || o.Shard >= o.Shards)) {
+		return 0, fmt.Errorf("shard %d/%d: want 0 <= shard < shards", o.Shard, o.Shards)
+	}
+	if o.Seeds < 1 {
+		return 0, fmt.Errorf("seeds %d: want at least 1", o.Seeds)
+	}
+	if uint64(o.Seeds-1) > math.MaxUint64-o.Start {
+		return 0, fmt.Errorf("seeds %d from %d: the last seed would pass %d", o.Seeds, o.Start, uint64(math.MaxUint64))
+	}
+	if len(o.Scenarios) > 0 && o.Seeds > math.MaxInt/len(o.Scenarios) {
+		return 0, fmt.Errorf("seeds %d of %d scenarios: too many jobs", o.Seeds, len(o.Scenarios))
+	}
+	total := len(o.Scenarios) * o.Seeds
+	if o.Shards == 0 {
+		return total, nil
+	}
+	return (total - o.Shard + o.Shards - 1) / o.Shards, nil
+}
+
+// JobAt is the p-th job of the sweep after sharding (0 <= p < Count), in
+// the fixed order scenario by scenario, seed by seed.
+func (o SweepOptions) JobAt(p int) Job {
+	i := p
+	if o.Shards > 0 {
+		i = p*o.Shards + o.Shard
+	}
+	return Job{Index: i, Scenario: o.Scenarios[i/o.Seeds], Seed: o.Start + uint64(i%o.Seeds)}
 }
 
 // Jobs lists a sweep's jobs in a fixed order (scenario by scenario, seed by
-// seed), after sharding.
+// seed), after sharding. For small sweeps and tests; Sweep itself makes
+// them one at a time.
 func (o SweepOptions) Jobs() ([]Job, error) {
-	if o.Shards < 0 || (o.Shards > 0 && (o.Shard < 0 || o.Shard >= o.Shards)) {
-		return nil, fmt.Errorf("shard %d/%d: want 0 <= shard < shards", o.Shard, o.Shards)
+	n, err := o.Count()
+	if err != nil {
+		return nil, err
 	}
-	if o.Seeds < 1 {
-		return nil, fmt.Errorf("seeds %d: want at least 1", o.Seeds)
-	}
-	var jobs []Job
-	i := 0
-	for _, sc := range o.Scenarios {
-		for k := 0; k < o.Seeds; k++ {
-			if o.Shards == 0 || i%o.Shards == o.Shard {
-				jobs = append(jobs, Job{Index: i, Scenario: sc, Seed: o.Start + uint64(k)})
-			}
-			i++
-		}
+	jobs := make([]Job, n)
+	for p := range jobs {
+		jobs[p] = o.JobAt(p)
 	}
 	return jobs, nil
 }
@@ -78,17 +124,22 @@ func rechecked(i int, fraction float64) bool {
 	return float64(h%10000) < fraction*10000
 }
 
+// windowPerWorker bounds how far the sweep runs ahead of its slowest
+// unfinished job: results are reported in job order, so the ones after a
+// slow run wait for it, and at most this many per worker are held.
+const windowPerWorker = 8
+
 // Sweep runs the jobs on a pool of workers. Each run is single-threaded
 // and shares nothing with the others (a run is a pure function of its
 // scenario, seed and options), so the results do not depend on the number
-// of workers or their timing; they are returned in job order.
+// of workers or their timing; they are reported in job order.
 func Sweep(o SweepOptions) (SweepResult, error) {
 	for _, kv := range o.Scenarios {
 		if _, err := ConfigFor(kv, o.Set); err != nil {
 			return SweepResult{}, fmt.Errorf("scenario %s: %w", kv.Name, err)
 		}
 	}
-	jobs, err := o.Jobs()
+	total, err := o.Count()
 	if err != nil {
 		return SweepResult{}, err
 	}
@@ -96,23 +147,35 @@ func Sweep(o SweepOptions) (SweepResult, error) {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
+	// A job in flight carries its sequence number among the jobs started,
+	// so that the collector can put the results back in order.
+	type started struct {
+		seq int
+		job Job
+	}
 	type outcome struct {
-		pos    int
+		started
 		res    Result
 		err    error
 		nondet string
 	}
-	work := make(chan int)
+	work := make(chan started)
 	done := make(chan outcome)
+	// slots bounds the jobs started but not yet reported (running or
+	// waiting for an earlier one): the reorder buffer stays small.
+	slots := make(chan struct{}, workers*windowPerWorker)
+	// quit is closed by the collector when OnResult fails.
+	quit := make(chan struct{})
+	var stopped bool // written by the dispatcher, read after it ends
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for pos := range work {
-				j := jobs[pos]
+			for s := range work {
+				j := s.job
 				res, err := Run(j.Scenario, j.Seed, Options{Set: o.Set})
-				oc := outcome{pos: pos, res: res, err: err}
+				oc := outcome{started: s, res: res, err: err}
 				if err == nil && rechecked(j.Index, o.Recheck) {
 					again, err2 := Run(j.Scenario, j.Seed, Options{Set: o.Set})
 					if err2 == nil && again.TraceHash != res.TraceHash {
@@ -124,32 +187,85 @@ func Sweep(o SweepOptions) (SweepResult, error) {
 			}
 		}()
 	}
+	dispatched := make(chan struct{})
 	go func() {
-		for pos := range jobs {
-			work <- pos
+		defer close(dispatched)
+		seq := 0
+		for p := 0; p < total; p++ {
+			j := o.JobAt(p)
+			if o.Skip != nil && o.Skip(j) {
+				continue
+			}
+			select {
+			case slots <- struct{}{}:
+			case <-o.Stop:
+				stopped = true
+				return
+			case <-quit:
+				stopped = true
+				return
+			}
+			// A stop that came while waiting for a slot wins over the job.
+			select {
+			case <-o.Stop:
+				stopped = true
+				return
+			case <-quit:
+				stopped = true
+				return
+			default:
+			}
+			work <- started{seq: seq, job: j}
+			seq++
 		}
+	}()
+	go func() {
+		<-dispatched
 		close(work)
 		wg.Wait()
 		close(done)
 	}()
-	out := SweepResult{Results: make([]Result, len(jobs))}
+	var out SweepResult
 	var firstErr error
-	n := 0
+	pending := map[int]outcome{}
+	next := 0
 	for oc := range done {
-		n++
-		if oc.err != nil && firstErr == nil {
-			firstErr = fmt.Errorf("%s seed %d: %w", jobs[oc.pos].Scenario.Name, jobs[oc.pos].Seed, oc.err)
-		}
-		oc.res.History = nil // a sweep keeps results, not every history
-		oc.res.Observed, oc.res.Faults = checkers.Observations{}, nil
-		oc.res.Replicas, oc.res.DiskLost = nil, nil
-		out.Results[oc.pos] = oc.res
-		if oc.nondet != "" {
-			out.Nondeterminism = append(out.Nondeterminism, oc.nondet)
-		}
-		if o.Progress != nil {
-			o.Progress(n, len(jobs), oc.res)
+		pending[oc.seq] = oc
+		for {
+			oc, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			<-slots
+			if oc.err != nil {
+				if firstErr == nil {
+					firstErr = fmt.Errorf("%s seed %d: %w", oc.job.Scenario.Name, oc.job.Seed, oc.err)
+					close(quit)
+				}
+				continue
+			}
+			oc.res.History = nil // a sweep keeps results, not every history
+			oc.res.Observed, oc.res.Faults = checkers.Observations{}, nil
+			oc.res.Replicas, oc.res.DiskLost = nil, nil
+			if oc.nondet != "" {
+				out.Nondeterminism = append(out.Nondeterminism, oc.nondet)
+			}
+			out.Ran++
+			if o.OnResult == nil {
+				out.Results = append(out.Results, oc.res)
+			} else if firstErr == nil {
+				if err := o.OnResult(oc.job, oc.res); err != nil {
+					firstErr = err
+					close(quit)
+				}
+			}
+			if o.Progress != nil {
+				o.Progress(out.Ran, total, oc.res)
+			}
 		}
 	}
+	out.Stopped = stopped
 	return out, firstErr
 }

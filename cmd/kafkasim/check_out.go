@@ -24,7 +24,7 @@ func newCheckOut(path string) (*checkOut, error) {
 	if path == "" {
 		return &checkOut{}, nil
 	}
-	d, err := newRunDir(path)
+	d, err := newRunDir(path, false)
 	if err != nil {
 		return nil, err
 	}

@@ -44,9 +44,9 @@ func TestCheckOutNeverDestroysWhatItNames(t *testing.T) {
 	}
 	for _, c := range []struct{ path, want string }{
 		{full, "is not empty"},
-		{file, "is not a directory"},
+		{file, "not a directory"},
 		{link, "is a symbolic link"},
-		{fifo, "is not a directory"},
+		{fifo, "not a directory"},
 	} {
 		code, out, errs := runCmd("check", "-history", history, "-out", c.path)
 		if code != 2 || out != "" || !strings.Contains(errs, c.want) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"kafkasim/checkers"
+	"kafkasim/reports"
 	"kafkasim/scenarios"
 )
 
@@ -42,14 +43,12 @@ func runExit(res scenarios.Result) int {
 // sweepExit is the exit code of a sweep or a merge: 1 when a safe
 // scenario failed, a bug scenario never showed its anomaly or a replay
 // diverged; else 3 when some run's verdict was unknown; else 0.
-func sweepExit(results []scenarios.Result, nondeterministic bool) int {
-	if nondeterministic || !sweepAsExpected(results) {
+func sweepExit(s *reports.Summary, nondeterministic bool) int {
+	if nondeterministic || !s.AsExpected() {
 		return exitViolation
 	}
-	for _, r := range results {
-		if r.Valid == checkers.ValidUnknown {
-			return exitUnknown
-		}
+	if s.Unknown() {
+		return exitUnknown
 	}
 	return exitPass
 }

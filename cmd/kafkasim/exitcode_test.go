@@ -72,7 +72,7 @@ func TestRunAndSweepExitCodes(t *testing.T) {
 		{[]scenarios.Result{unknown, failed}, false, 1},
 		{[]scenarios.Result{pass, pass}, true, 1},
 	} {
-		if got := sweepExit(c.results, c.nondet); got != c.want {
+		if got := sweepExit(summaryOf(c.results), c.nondet); got != c.want {
 			t.Errorf("sweepExit(%d results, nondeterministic %v): %d, want %d", len(c.results), c.nondet, got, c.want)
 		}
 	}

@@ -54,8 +54,9 @@ func TestRunAndSweepEndWithTheFilesTheyWrote(t *testing.T) {
 	if !strings.HasPrefix(tail, "wrote "+dir+"/\n") || !strings.Contains(tail, "result.json") || !strings.Contains(tail, "schedule.txt") {
 		t.Fatalf("run does not end with what it wrote:\n%s", errs)
 	}
-	if _, _, errs := runCmd("run", "-scenario", "baseline", "-seed", "1"); strings.Contains(errs, "wrote") {
-		t.Fatalf("run without -out claims it wrote something:\n%s", errs)
+	// Without -out the run goes to the run store, and says where.
+	if _, _, errs := runCmd("run", "-scenario", "baseline", "-seed", "1"); !strings.Contains(errs, "wrote "+filepath.Join(storeRoot, "baseline")) {
+		t.Fatalf("run without -out does not say where in the store it wrote:\n%s", errs)
 	}
 	sweep := filepath.Join(t.TempDir(), "sweep")
 	_, _, errs = runCmd("sweep", "-scenario", "baseline", "-seeds", "1", "-recheck", "0", "-out", sweep)

@@ -49,11 +49,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim report: %v\n", err)
 		return 2
 	}
-	if err := reports.WriteSweep(*out, results, reports.SweepOptions{}); err != nil {
+	summary := summaryOf(results)
+	if err := reports.WriteSummary(*out, summary, reports.SweepOptions{}); err != nil {
 		fmt.Fprintf(stderr, "kafkasim report: %v\n", err)
 		return 2
 	}
-	if err := writeSweepSummary(stdout, results, slices.ContainsFunc(results, func(r scenarios.Result) bool { return r.Vary != "" }), *wide); err != nil {
+	if err := writeSweepSummary(stdout, summary, slices.ContainsFunc(results, func(r scenarios.Result) bool { return r.Vary != "" }), *wide); err != nil {
 		return 2
 	}
 	printWritten(stderr, *out)
@@ -69,19 +70,12 @@ const replayedMax = 5
 // history, schedule, fault log, result, porcupine's visualization if any,
 // the timeline plot and the Chrome trace. A run is a pure function of its
 // scenario, seed and settings, so the replay is the run the sweep saw.
-func replayForReport(dir string, results []scenarios.Result, sets []string, stderr io.Writer) error {
-	var pick []scenarios.Result
-	for _, r := range results {
-		if r.Expected == "" && !r.OK && len(pick) < replayedMax {
+func replayForReport(dir string, summary *reports.Summary, sets []string, stderr io.Writer) error {
+	failing, _ := summary.Failing()
+	pick := slices.Clone(failing[:min(len(failing), replayedMax)])
+	if r, ok := summary.FirstFailover(); ok {
+		if !slices.ContainsFunc(pick, func(p scenarios.Result) bool { return reports.RunDirName(p) == reports.RunDirName(r) }) {
 			pick = append(pick, r)
-		}
-	}
-	for _, r := range results {
-		if len(r.Failovers) > 0 {
-			if !slices.ContainsFunc(pick, func(p scenarios.Result) bool { return reports.RunDirName(p) == reports.RunDirName(r) }) {
-				pick = append(pick, r)
-			}
-			break
 		}
 	}
 	for _, r := range pick {

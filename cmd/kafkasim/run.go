@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"kafkasim/reports"
 	"kafkasim/scenarios"
@@ -60,7 +61,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "the run's seed")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
-	out := fs.String("out", "", "new `dir`ectory for the run: what the checkers judged (check it again with kafkasim check -run), the schedule, result, timeline plot, Chrome trace (trace.json) and artifacts; refused if it exists and is not an empty directory")
+	out := fs.String("out", "", "new `dir`ectory for the run: what the checkers judged (check it again with kafkasim check -run), the schedule, result, timeline plot, Chrome trace (trace.json) and artifacts; refused if it exists and is not an empty directory (default: a new store/SCENARIO/TIME/, linked from store/latest)")
+	force := fs.Bool("force", false, "write into an -out directory that already holds files (only regular files of the same names are replaced)")
 	schedFile := fs.String("schedule", "", "run the faults of this schedule `file` instead of the scenario's")
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	wide := wideFlag(fs)
@@ -103,32 +105,54 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			opts.ScheduleFile = filepath.Join(*out, scheduleFileName)
 		}
 	}
-	var outDir *runDir
-	if *out != "" {
-		d, err := newRunDir(*out)
+	stored := *out == ""
+	if stored {
+		// A fresh folder in the run store, reserved now so that no other
+		// run takes its name; the run is renamed onto it at the end.
+		p, err := newStoreDir(sc.Name, time.Now())
 		if err != nil {
 			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 			return 2
 		}
-		outDir = d
-		opts.OutDir = d.tmp
+		*out = p
 	}
-	res, err := scenarios.Run(sc, *seed, opts)
+	outDir, err := newRunDir(*out, *force)
 	if err != nil {
-		outDir.discard()
+		if stored {
+			os.Remove(*out)
+		}
 		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 		return 2
 	}
-	if outDir != nil {
-		outDir.relocate(res.Artifacts)
-		if err := writeRunArtifacts(outDir.tmp, res); err != nil {
-			outDir.discard()
-			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-			return 2
+	opts.OutDir = outDir.tmp
+	res, err := scenarios.Run(sc, *seed, opts)
+	if err != nil {
+		outDir.discard()
+		if stored {
+			os.Remove(*out)
 		}
-		if err := outDir.commit(); err != nil {
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+		return 2
+	}
+	outDir.relocate(res.Artifacts)
+	if err := writeRunArtifacts(outDir.tmp, res); err != nil {
+		outDir.discard()
+		if stored {
+			os.Remove(*out)
+		}
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+		return 2
+	}
+	if err := outDir.commit(); err != nil {
+		if stored {
+			os.Remove(*out)
+		}
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+		return 2
+	}
+	if stored {
+		if err := linkLatest(*out); err != nil {
 			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-			return 2
 		}
 	}
 	if *asJSON {

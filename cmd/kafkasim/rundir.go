@@ -20,11 +20,14 @@ type runDir struct {
 	tmp  string
 	// empty: path was an empty directory, replaced at the end.
 	empty bool
+	// force: a directory with files in it is accepted (-force) and the
+	// run is moved into it at the end, replacing only regular files.
+	force, into bool
 }
 
 // newRunDir checks path and creates the temporary directory.
-func newRunDir(path string) (*runDir, error) {
-	d := &runDir{path: filepath.Clean(path)}
+func newRunDir(path string, force bool) (*runDir, error) {
+	d := &runDir{path: filepath.Clean(path), force: force}
 	if err := d.check(); err != nil {
 		return nil, err
 	}
@@ -53,7 +56,7 @@ func (d *runDir) check() error {
 	case fi.Mode()&os.ModeSymlink != 0:
 		return fmt.Errorf("-out %s: is a symbolic link; name a new directory", d.path)
 	case !fi.IsDir():
-		return fmt.Errorf("-out %s: exists and is not a directory (%v); name a new directory", d.path, fi.Mode().Type())
+		return fmt.Errorf("-out %s: exists and is a %s, not a directory; name a new directory", d.path, describeMode(fi.Mode()))
 	}
 	f, err := os.Open(d.path)
 	if err != nil {
@@ -62,7 +65,11 @@ func (d *runDir) check() error {
 	names, err := f.Readdirnames(1)
 	f.Close()
 	if len(names) > 0 {
-		return fmt.Errorf("-out %s: is not empty; name a new directory", d.path)
+		if d.force {
+			d.into = true
+			return nil
+		}
+		return fmt.Errorf("-out %s: is not empty; name a new directory, or give -force to write into it", d.path)
 	}
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
@@ -88,6 +95,17 @@ func (d *runDir) commit() error {
 	if err := os.Chmod(d.tmp, 0o755); err != nil {
 		d.discard()
 		return err
+	}
+	if d.into {
+		if err := checkMoveInto(d.tmp, d.path); err != nil {
+			d.discard()
+			return fmt.Errorf("-out %s: %v; nothing was written", d.path, err)
+		}
+		if err := moveInto(d.tmp, d.path); err != nil {
+			d.discard()
+			return fmt.Errorf("-out %s: %v", d.path, err)
+		}
+		return nil
 	}
 	if d.empty {
 		// Remove fails on a directory that is no longer empty.

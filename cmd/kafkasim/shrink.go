@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"kafkasim/reports"
@@ -48,6 +47,12 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
 		return 2
 	}
+	if *out != "" {
+		if err := checkOutFile(*out); err != nil {
+			fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
+			return 2
+		}
+	}
 	res, err := scenarios.Shrink(sc, *seed, sets, *runs)
 	if errors.Is(err, scenarios.ErrNothingToShrink) {
 		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
@@ -71,8 +76,9 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err := reports.WriteFile(*out, func(w io.Writer) error { _, err := io.WriteString(w, text); return err }); err != nil {
+		// WriteFile removed its temporary file; whatever was at -out is
+		// untouched.
 		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
-		os.Remove(*out)
 		return 2
 	}
 	fmt.Fprintf(stdout, "%s: %s kept with %d of %d faults; written to %s\n", sc.Name, res.Kind, len(res.Shrunk), len(res.Original), *out)
