@@ -224,7 +224,7 @@ func (s *Scripted) stats(h model.History, start time.Duration, wall time.Duratio
 // ready to be judged. trace sets the kernel's tracing (for replay checks);
 // override, if not nil, replaces the scenario's faults.
 func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override *faults.Schedule) (*Scripted, string, error) {
-	s, err := NewScripted(ScriptOptions{Seed: seed, Config: kc, Brokers: sc.Brokers, Controllers: sc.Controllers, Partitions: sc.Partitions, Interval: sc.Interval, Groups: sc.Groups, Trace: trace})
+	s, err := NewScripted(fixtureOptions(sc, seed, kc, trace))
 	if err != nil {
 		return nil, "", err
 	}
