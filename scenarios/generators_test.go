@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -562,11 +563,22 @@ var safeKinds = []faultKind{
 		if r == 0 {
 			r = 1
 		}
-		return fmt.Sprintf("drift %s %+.3f", drawTarget(t, s, "node"), float64(r)/1000)
+		return fmt.Sprintf("drift %s %s", drawTarget(t, s, "node"), driftRate(r))
 	}),
 	cutThenKillSoon,
 	cutThenKillLate,
 	followerThenLeader,
+}
+
+// driftRate writes a clock rate of perMille thousandths as a schedule
+// prints it back (the shortest decimal, signed: "+0.05", not "+0.050"),
+// so that a generated line is the line the run reports.
+func driftRate(perMille int) string {
+	r := strconv.FormatFloat(float64(perMille)/1000, 'g', -1, 64)
+	if !strings.HasPrefix(r, "-") {
+		r = "+" + r
+	}
+	return r
 }
 
 // safeCase draws a case inside the safe envelope: acks=all with
