@@ -78,6 +78,11 @@ type Result struct {
 	// Vary is the "key=value" a sweep -vary ran this run under ("" when
 	// none), so that a report rebuilt from results.jsonl groups by it.
 	Vary string `json:"vary,omitempty"`
+	// DiskLost are the partitions whose acknowledged writes the
+	// configuration no longer promised to keep (power losses of too many
+	// replicas, or a leader elected from outside the ISR and ELR); the
+	// checkers report the consequences of loss there as allowed.
+	DiskLost []model.TopicPartition `json:"disk_lost,omitempty"`
 	// History is the run's history, for writing out; not in the JSON.
 	History model.History `json:"-"`
 	// Observed and Faults are what the brokers reported and what the
@@ -137,6 +142,7 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 		}
 	}
 	res.History = in.History // the checkers only read it, and the run is over
+	res.DiskLost = in.DiskLost
 	res.Schedule = s.schedule.String()
 	for _, e := range s.nemesis.Log() {
 		res.FaultLog = append(res.FaultLog, e.String())
