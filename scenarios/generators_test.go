@@ -1,8 +1,10 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -36,10 +38,17 @@ var (
 	shortPhases = runPhases{20 * time.Second, 30 * time.Second}
 )
 
-// faultFirst is the earliest start of a generated fault (the cluster is
-// ready at 50 ms); a fault starts at least faultTail before the safety
-// phase ends, and a window closes at least a second before it. Times are
-// multiples of faultStep, so that they read well.
+// A generated fault's times count from the moment its case's cluster is
+// ready, not from the start of the run: a fresh cluster is usually ready
+// within 200 ms, but one whose first controller vote splits is ready only
+// after an election backoff (1.1 s at seed 2831), and a fault at an
+// absolute 1 s would then come before the run's clock (issue 27).
+// faultFirst is the earliest start of a generated fault after the
+// cluster is ready; a fault starts at least faultTail before the safety
+// phase ends (which is Phases.Safety after ready), and a window closes
+// at least a second before it. Times are multiples of faultStep, so that
+// they read well; the case's start (propCase.start) is the moment the
+// cluster is ready rounded up to one, so the placed times are too.
 const (
 	faultFirst = time.Second
 	faultTail  = 4 * time.Second
@@ -57,8 +66,10 @@ type propCase struct {
 	// Set overrides the safe baseline (scenarios.safe), by Kafka's names,
 	// in the order drawn: the -set flags of a replay.
 	Set []string
-	// Faults are schedule-file lines, in time order.
-	Faults []string
+	// Faults are the schedule's lines in time order, their times counted
+	// from the case's start (propCase.start); placed puts them in the
+	// run's time.
+	Faults []faultLine
 	// Groups are consumer groups subscribed to topic t, beside the
 	// consumer that assigns itself every partition.
 	Groups []GroupSpec
@@ -80,24 +91,81 @@ func (c propCase) scenario() Scenario {
 	}
 }
 
-// scheduleText is the case's faults as a schedule file.
-func (c propCase) scheduleText() string {
-	if len(c.Faults) == 0 {
+// errCannotRun marks a case the harness cannot play as drawn: its cluster
+// cannot be built or never becomes ready, so there is no moment to start
+// its faults from. A property discards such a case as invalid input
+// (propDiscards) instead of failing on it: it says nothing about the
+// promise under test, and a failure would pull rapid's shrinking toward
+// it and away from any real counterexample.
+var errCannotRun = errors.New("the generated case cannot be run")
+
+// start is the moment the case's faults count from: when Run's cluster
+// becomes ready (ReadyAt boots the same fixture), rounded up to a
+// faultStep so that the placed times read as the drawn ones do.
+func (c propCase) start() (time.Duration, error) {
+	ready, err := c.ready()
+	return startAfter(ready), err
+}
+
+// ready is when the case's cluster becomes ready in Run.
+func (c propCase) ready() (time.Duration, error) {
+	ready, err := ReadyAt(c.scenario(), c.Seed, c.Set)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %v", errCannotRun, err)
+	}
+	return ready, nil
+}
+
+// startAfter is the first multiple of faultStep at or after ready.
+func startAfter(ready time.Duration) time.Duration {
+	return (ready + faultStep - 1) / faultStep * faultStep
+}
+
+// placed is the case's faults in the run's time: each moved by start.
+func (c propCase) placed(start time.Duration) []faultLine {
+	out := make([]faultLine, len(c.Faults))
+	for i, f := range c.Faults {
+		out[i] = f.after(start)
+	}
+	return out
+}
+
+// scheduleText is the case's faults, placed from start, as a schedule
+// file.
+func (c propCase) scheduleText(start time.Duration) string {
+	return scheduleFile(c.placed(start))
+}
+
+// scheduleFile writes lines as a schedule file.
+func scheduleFile(lines []faultLine) string {
+	if len(lines) == 0 {
 		return "# no faults\n"
 	}
-	return strings.Join(c.Faults, "\n") + "\n"
+	var b strings.Builder
+	for _, f := range lines {
+		b.WriteString(f.String() + "\n")
+	}
+	return b.String()
 }
 
-// schedule parses the faults as kafkasim run -schedule would.
-func (c propCase) schedule() (faults.Schedule, error) {
-	return faults.Parse(strings.NewReader(c.scheduleText()), "generated.schedule")
+// schedule parses the faults, placed from start, as kafkasim run
+// -schedule would.
+func (c propCase) schedule(start time.Duration) (faults.Schedule, error) {
+	return faults.Parse(strings.NewReader(c.scheduleText(start)), "generated.schedule")
 }
 
-// run plays the case. budget is porcupine's (negative skips it).
+// run plays the case, its faults placed from its start. budget is
+// porcupine's (negative skips it). An error wrapping errCannotRun means
+// the case could not be played at all; any other error is a bug of the
+// generators or the harness.
 func (c propCase) run(budget time.Duration) (Result, error) {
-	sched, err := c.schedule()
+	start, err := c.start()
 	if err != nil {
-		return Result{}, fmt.Errorf("generated schedule does not parse: %w\n%s", err, c.scheduleText())
+		return Result{}, err
+	}
+	sched, err := c.schedule(start)
+	if err != nil {
+		return Result{}, fmt.Errorf("generated schedule does not parse: %w\n%s", err, c.scheduleText(start))
 	}
 	return Run(c.scenario(), c.Seed, Options{Set: c.Set, Schedule: &sched, LinearizabilityBudget: budget})
 }
@@ -154,7 +222,13 @@ func (c propCase) describe() string {
 		fmt.Fprintf(&b, "consumer group %s: %s subscribed to t\n", g.Name, countOf(g.Members, "member"))
 	}
 	fmt.Fprintf(&b, "settings:%s\n", c.setFlags())
-	fmt.Fprintf(&b, "schedule file (%d faults):\n%s", len(c.Faults), indentLines(c.scheduleText()))
+	ready, err := c.ready()
+	if err != nil {
+		fmt.Fprintf(&b, "faults (%d, times after the cluster is ready, which it never was: %v):\n%s", len(c.Faults), err, indentLines(scheduleFile(c.Faults)))
+		return b.String()
+	}
+	start := startAfter(ready)
+	fmt.Fprintf(&b, "schedule file (%d faults; the cluster is ready at %v, the drawn times count from %v):\n%s", len(c.Faults), ready, start, indentLines(c.scheduleText(start)))
 	if name, ok := c.catalogTwin(); ok {
 		fmt.Fprintf(&b, "replay: save the schedule as FILE, then\n  go run ./cmd/kafkasim run -scenario %s -seed %d -schedule FILE%s\n", name, c.Seed, c.setFlags())
 	} else {
@@ -318,6 +392,15 @@ type faultLine struct {
 	What    string
 }
 
+// after is the line moved later by d.
+func (f faultLine) after(d time.Duration) faultLine {
+	f.At += d
+	if f.End != 0 {
+		f.End += d
+	}
+	return f
+}
+
 func (f faultLine) String() string {
 	if f.End == 0 {
 		return fmt.Sprintf("at %v %s", f.At, f.What)
@@ -369,19 +452,16 @@ func faultGen(s clusterShape, p runPhases, kinds []faultKind, maxLen time.Durati
 	})
 }
 
-// drawFaults draws nMin to nMax faults and returns them as schedule lines
-// in time order (a drawn list is not sorted; the file must be).
-func drawFaults(t *rapid.T, s clusterShape, p runPhases, kinds []faultKind, nMin, nMax int, maxLen time.Duration) []string {
+// drawFaults draws nMin to nMax faults and returns their schedule lines
+// in time order (a drawn list is not sorted; the file must be), times
+// counted from the case's start.
+func drawFaults(t *rapid.T, s clusterShape, p runPhases, kinds []faultKind, nMin, nMax int, maxLen time.Duration) []faultLine {
 	var fs []faultLine
 	for _, f := range rapid.SliceOfN(faultGen(s, p, kinds, maxLen), nMin, nMax).Draw(t, "faults") {
 		fs = append(fs, f...)
 	}
 	slices.SortStableFunc(fs, func(a, b faultLine) int { return int(a.At - b.At) })
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = f.String()
-	}
-	return out
+	return fs
 }
 
 // node returns the what of a one-node fault.
@@ -422,11 +502,14 @@ var (
 
 // followerThenLeader crashes an ISR follower and, while it is down or
 // catching up, the leader: the follower may come back to a log it has
-// truncated and be the one elected.
+// truncated and be the one elected. The leader's crash comes within twice
+// the follower's downtime and inside the slot (it once could come after
+// the slot, and after the safety phase: TestGeneratedFaultsStartAfterTheClusterIsReady).
 var followerThenLeader = faultKind{"follower crash, then leader crash", func(t *rapid.T, s clusterShape, at faultSlot) []faultLine {
 	p := drawTP(t, s)
-	down := drawSteps(t, "follower down", int((at.End-at.At)/faultStep)-1)
-	lead := at.At + drawSteps(t, "leader crash after", int(2*down/faultStep))
+	slot := int((at.End - at.At) / faultStep)
+	down := drawSteps(t, "follower down", slot-1)
+	lead := at.At + drawSteps(t, "leader crash after", min(int(2*down/faultStep), slot-1))
 	return []faultLine{
 		{At: at.At, End: at.At + down, What: "crash isr-follower " + p},
 		{At: lead, End: lead + drawSteps(t, "leader down", int((at.End-lead)/faultStep)), What: "crash leader-of " + p},
@@ -480,11 +563,22 @@ var safeKinds = []faultKind{
 		if r == 0 {
 			r = 1
 		}
-		return fmt.Sprintf("drift %s %+.3f", drawTarget(t, s, "node"), float64(r)/1000)
+		return fmt.Sprintf("drift %s %s", drawTarget(t, s, "node"), driftRate(r))
 	}),
 	cutThenKillSoon,
 	cutThenKillLate,
 	followerThenLeader,
+}
+
+// driftRate writes a clock rate of perMille thousandths as a schedule
+// prints it back (the shortest decimal, signed: "+0.05", not "+0.050"),
+// so that a generated line is the line the run reports.
+func driftRate(perMille int) string {
+	r := strconv.FormatFloat(float64(perMille)/1000, 'g', -1, 64)
+	if !strings.HasPrefix(r, "-") {
+		r = "+" + r
+	}
+	return r
 }
 
 // safeCase draws a case inside the safe envelope: acks=all with

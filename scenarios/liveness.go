@@ -40,6 +40,7 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// cluster is whole again: right after the heal a restarted
 		// quorum may not have elected yet, and would name none.
 		lost := s.diskLost()
+		acks.inLog = s.inLeaderLog(lost)
 		if stuck := acks.unreadAcked(lost); stuck != "" {
 			return false, stuck
 		}
@@ -52,6 +53,30 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// inLeaderLog says whether an acknowledged send to one of the lost
+// partitions is still in its leader's log, at the offset it was
+// acknowledged with. Each partition's log is read once per look, and only
+// when asked about.
+func (s *Scripted) inLeaderLog(lost []model.TopicPartition) func(ackedSend) bool {
+	logs := map[model.TopicPartition]map[model.Offset]string{}
+	return func(a ackedSend) bool {
+		m, ok := logs[a.tp]
+		if !ok {
+			m = map[model.Offset]string{}
+			leader := s.Leader(a.tp)
+			for _, r := range s.Replicas(a.tp) {
+				if r.Broker == leader {
+					for _, ov := range r.Records {
+						m[ov.Offset] = ov.Value
+					}
+				}
+			}
+			logs[a.tp] = m
+		}
+		return m[a.offset] == a.value
+	}
 }
 
 func (s *Scripted) clusterStuck() string {

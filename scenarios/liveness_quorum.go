@@ -31,6 +31,13 @@ type brokerLook struct {
 	Up         bool
 	Registered bool
 	Fenced     bool
+	// Stale: the controller's registration is a previous incarnation's
+	// (a broker that crashed and restarted within broker.session.timeout.ms
+	// is refused, as in Kafka's ClusterControlManager.registerBroker, until
+	// the old session expires). The old registration says nothing of the
+	// running broker: it leads nothing, yet the controller's partition
+	// states still name it leader.
+	Stale bool
 }
 
 // quorumStuck says what keeps the quorum from having converged, or "".
@@ -62,6 +69,8 @@ func quorumStuck(controllers []controllerLook, brokers []brokerLook) string {
 			stuck = append(stuck, b.ID.String()+" is down")
 		case !b.Registered:
 			stuck = append(stuck, b.ID.String()+" is not registered")
+		case b.Stale:
+			stuck = append(stuck, b.ID.String()+" is registered only as its previous incarnation")
 		case b.Fenced:
 			stuck = append(stuck, b.ID.String()+" is fenced")
 		}
@@ -115,7 +124,15 @@ func (s *Scripted) quorumStuck() string {
 	var bs []brokerLook
 	for _, id := range s.Brokers {
 		st, ok := registered[id]
-		bs = append(bs, brokerLook{ID: id, Up: s.Sim.IsUp(sim.NodeID(id)) && !s.Sim.IsPaused(sim.NodeID(id)), Registered: ok, Fenced: st.Fenced})
+		look := brokerLook{ID: id, Up: s.Sim.IsUp(sim.NodeID(id)) && !s.Sim.IsPaused(sim.NodeID(id)), Registered: ok, Fenced: st.Fenced}
+		if b := s.Cluster.Broker(id); b != nil && ok {
+			// Judged by the broker epoch, which each accepted
+			// registration makes new: the running incarnation must be
+			// the one the controller registered.
+			epoch, accepted := b.Registration()
+			look.Stale = !accepted || epoch != st.Epoch
+		}
+		bs = append(bs, look)
 	}
 	return quorumStuck(cs, bs)
 }

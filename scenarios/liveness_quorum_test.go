@@ -34,6 +34,8 @@ func TestQuorumStuckSaysWhatIsStuck(t *testing.T) {
 		{"fenced and unregistered brokers", healthy, []brokerLook{ok(1), {ID: 2, Up: true, Registered: true, Fenced: true}, {ID: 3, Up: true}},
 			"active controller b101 (epoch 3): b2 is fenced, b3 is not registered"},
 		{"a broker down", healthy, []brokerLook{ok(1), {ID: 2}, ok(3)}, "active controller b101 (epoch 3): b2 is down"},
+		{"a broker registered only as its previous incarnation", healthy, []brokerLook{ok(1), {ID: 2, Up: true, Registered: true, Stale: true}, ok(3)},
+			"active controller b101 (epoch 3): b2 is registered only as its previous incarnation"},
 	} {
 		if got := quorumStuck(c.controllers, c.brokers); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)

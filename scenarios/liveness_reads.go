@@ -26,6 +26,12 @@ type ackWatch struct {
 	all       reader
 	groups    []*reader       // one per group, in the fixture's order
 	groupOf   map[int]*reader // a member's process to its group (lookup only)
+	// inLog, when set, says whether an acknowledged send is still in its
+	// partition leader's log: on a partition whose durability promise was
+	// voided (diskLost) only a send that is gone is excused from being
+	// read. What survived must still be read (nil: every send on such a
+	// partition is excused).
+	inLog func(ackedSend) bool
 }
 
 // reader is one reader's progress: the values it has read, and the
@@ -36,11 +42,13 @@ type reader struct {
 	unread []ackedSend
 }
 
-// ackedSend is one acknowledged send: its op index, value and partition.
+// ackedSend is one acknowledged send: its op index, value, partition and
+// offset.
 type ackedSend struct {
-	index int
-	value string
-	tp    model.TopicPartition
+	index  int
+	value  string
+	tp     model.TopicPartition
+	offset model.Offset
 }
 
 func newAckWatch(rec *model.Recorder, groups []GroupSpec, members []Member) *ackWatch {
@@ -101,7 +109,7 @@ func (w *ackWatch) settled(op *model.Op) {
 		return
 	}
 	w.lastAcked = max(w.lastAcked, op.Time)
-	s := ackedSend{index: op.Index, value: op.Value, tp: op.TP}
+	s := ackedSend{index: op.Index, value: op.Value, tp: op.TP, offset: op.Offset}
 	w.all.acked(s)
 	for _, g := range w.groups {
 		g.acked(s)
@@ -120,12 +128,15 @@ func (r *reader) acked(s ackedSend) {
 
 // missing drops what the reader has read since the last look and returns
 // the values still unread, except on the lost partitions, whose data the
-// faults destroyed: what is gone cannot be read.
-func (r *reader) missing(lost []model.TopicPartition) []string {
+// faults may have destroyed: what is gone cannot be read. When inLog is
+// set, a send on a lost partition that is still in the log is not
+// excused: a consumer stuck on such a partition must not pass for one
+// whose records vanished.
+func (r *reader) missing(lost []model.TopicPartition, inLog func(ackedSend) bool) []string {
 	r.unread = slices.DeleteFunc(r.unread, func(s ackedSend) bool { return r.read[s.value] })
 	var out []string
 	for _, s := range r.unread {
-		if !slices.Contains(lost, s.tp) {
+		if !slices.Contains(lost, s.tp) || (inLog != nil && inLog(s)) {
 			out = append(out, s.value)
 		}
 	}
@@ -139,7 +150,7 @@ func (w *ackWatch) sendAckedSince(t time.Duration) bool { return w.lastAcked >= 
 // unreadAcked names acknowledged values no consumer has read, except on
 // the lost partitions.
 func (w *ackWatch) unreadAcked(lost []model.TopicPartition) string {
-	missing := w.all.missing(lost)
+	missing := w.all.missing(lost, w.inLog)
 	switch {
 	case len(missing) == 0:
 		return ""
@@ -153,7 +164,7 @@ func (w *ackWatch) unreadAcked(lost []model.TopicPartition) string {
 // values no member of the group has read, except on the lost partitions.
 func (w *ackWatch) unreadByGroups(lost []model.TopicPartition) string {
 	for _, g := range w.groups {
-		missing := g.missing(lost)
+		missing := g.missing(lost, w.inLog)
 		if len(missing) > 5 {
 			return fmt.Sprintf("group %s has not read %d acknowledged records (%s, ...)", g.name, len(missing), strings.Join(missing[:5], ", "))
 		}

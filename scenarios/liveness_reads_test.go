@@ -53,6 +53,13 @@ func TestAckWatchFollowsTheHistory(t *testing.T) {
 	if got := w.unreadAcked([]model.TopicPartition{p0}); got != "acknowledged records not read by the consumer: b" {
 		t.Fatalf("unread with t/0 lost: %q", got)
 	}
+	// On a lost partition, a send still in the leader's log is not
+	// excused: only what is gone is.
+	w.inLog = func(s ackedSend) bool { return s.value == "a" && s.offset == 1 }
+	if got := w.unreadAcked([]model.TopicPartition{p0}); got != "acknowledged records not read by the consumer: a, b" {
+		t.Fatalf("unread with t/0 lost and a still in its log: %q", got)
+	}
+	w.inLog = nil
 	// A plain consumer's reads count for the consumer, not for the group.
 	poll(2, 9, p0, "c", "a")
 	w.advance()

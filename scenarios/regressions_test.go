@@ -1,7 +1,11 @@
 package scenarios
 
 import (
+	"slices"
 	"testing"
+	"time"
+
+	"kafkasim/model"
 
 	"kafkasim/faults"
 )
@@ -65,5 +69,73 @@ func TestRegressions(t *testing.T) {
 				t.Fatalf("%s (%s) broke again:\nliveness: %s\n%s", r.name, r.why, res.Liveness, failureReport(sc, res))
 			}
 		})
+	}
+}
+
+// TestRegressionLivenessWaitsForTheRestartedIncarnation: a leader cut off
+// from the other brokers for 9.7 s, then crashed and restarted at once.
+// The controller refuses the new incarnation's registration while the
+// old session lives (broker.session.timeout.ms, 9 s; Kafka's
+// ClusterControlManager.registerBroker throws
+// DuplicateBrokerRegistrationException), so t/0 keeps its dead leader
+// until 65 s. The liveness check counted the old registration as the
+// broker's and declared the cluster converged at the heal (60 s) with
+// t/0's sends still waiting; they were acknowledged after the final reads
+// and the checkers rightly reported 221 unseen acknowledged records. The
+// check now requires the controller to hold the running incarnation's
+// registration. Found by TestSafeEnvelope at -rapid.seed 515886892800968672
+// (the issue-27 campaign).
+func TestRegressionLivenessWaitsForTheRestartedIncarnation(t *testing.T) {
+	c := propCase{Seed: 1, Brokers: 3, Partitions: 3, Interval: 20 * time.Millisecond, Phases: longPhases,
+		Set: []string{"replica.lag.time.max.ms=10s"},
+		Faults: []faultLine{
+			{At: 46800 * time.Millisecond, End: 56600 * time.Millisecond, What: "partition isolate leader-of t/0 from brokers"},
+			{At: 56500 * time.Millisecond, End: 56600 * time.Millisecond, What: "crash leader-of t/0"},
+		}}
+	start, err := c.start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.scheduleText(start); got != "from 47s to 56.8s partition isolate leader-of t/0 from brokers\nfrom 56.7s to 56.8s crash leader-of t/0\n" {
+		t.Fatalf("the case is no longer the one found (its cluster is ready at another time): placed as\n%s", got)
+	}
+	res, err := c.run(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK || len(historyBreaks(res.History)) > 0 {
+		t.Fatalf("broke again (liveness %q):\n%s%v\n%s", res.Liveness, violationLines(res, 6), historyBreaks(res.History), c.describe())
+	}
+}
+
+// TestRegressionLivenessReadsWhatSurvivedALastKnownLeaderElection: both
+// replicas of a two-broker partition crash within 100 ms, so KIP-966
+// elects the last known leader and the partition's durability promise is
+// voided (diskLost). Later a consumer's fetch is lost in a 100 ms
+// isolation of the new leader, and the consumer waits out its request
+// timeout (30 s) before fetching again. The liveness phase excused every
+// unread record of a lost partition, declared the cluster converged with
+// 432 acknowledged records unread, all of them still in the leader's log.
+// It now excuses only records gone from the leader's log. Found by
+// TestSafeEnvelope at -rapid.seed 2928416723062308670 (the issue-27
+// campaign).
+func TestRegressionLivenessReadsWhatSurvivedALastKnownLeaderElection(t *testing.T) {
+	c := propCase{Seed: 1, Brokers: 2, Partitions: 1, Interval: 20 * time.Millisecond, Phases: longPhases,
+		Set: []string{"default.replication.factor=2"},
+		Faults: []faultLine{
+			{At: 1000 * time.Millisecond, End: 1100 * time.Millisecond, What: "crash isr-follower t/0"},
+			{At: 1100 * time.Millisecond, End: 1200 * time.Millisecond, What: "crash leader-of t/0"},
+			{At: 31400 * time.Millisecond, End: 38800 * time.Millisecond, What: "shutdown leader-of t/0"},
+			{At: 34200 * time.Millisecond, End: 34300 * time.Millisecond, What: "partition isolate leader-of t/0 from all"},
+		}}
+	res, err := c.run(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.DiskLost, model.TP("t", 0)) {
+		t.Fatalf("t/0's promise is no longer voided (%v): the case no longer tests what it was found for\n%s", res.DiskLost, c.describe())
+	}
+	if breaks := historyBreaks(res.History); !res.OK || len(breaks) > 0 {
+		t.Fatalf("broke again (liveness %q):\n%s%v\n%s", res.Liveness, violationLines(res, 6), breaks, c.describe())
 	}
 }

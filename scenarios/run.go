@@ -162,6 +162,7 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 		}
 	}
 	res.History = in.History // the checkers only read it, and the run is over
+	res.DiskLost = in.DiskLost
 	res.Schedule = s.schedule.String()
 	for _, e := range s.nemesis.Log() {
 		res.FaultLog = append(res.FaultLog, e.String())
@@ -262,7 +263,7 @@ const drain = 5 * time.Second
 // ready to be judged. trace sets the kernel's tracing (for replay checks);
 // override, if not nil, replaces the scenario's faults.
 func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override *faults.Schedule) (*Scripted, string, error) {
-	s, err := NewScripted(ScriptOptions{Seed: seed, Config: kc, Brokers: sc.Brokers, Controllers: sc.Controllers, Partitions: sc.Partitions, Interval: sc.Interval, Groups: sc.Groups, Trace: trace})
+	s, err := NewScripted(fixtureOptions(sc, seed, kc, trace))
 	if err != nil {
 		return nil, "", err
 	}

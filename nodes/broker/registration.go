@@ -172,3 +172,13 @@ func sortBrokers(list []model.BrokerID) {
 		}
 	}
 }
+
+// Registration is the broker epoch this incarnation registered with; ok
+// is false until the controller has accepted its registration. A
+// controller may still hold a previous incarnation's registration, which
+// it keeps (refusing the new one with DUPLICATE_BROKER_REGISTRATION) until
+// that session expires: only the epochs matching says the broker the
+// controller counts is this one.
+func (b *Broker) Registration() (epoch model.Epoch, ok bool) {
+	return b.brokerEpoch, b.registered
+}
