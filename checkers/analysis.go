@@ -106,9 +106,14 @@ func analyze(h model.History) *analysis {
 	// Size each partition's records for its sends, so that the maps do
 	// not grow a record at a time.
 	sends := map[*partition]int{}
+	records := 0
 	for i := range h {
 		if op := &h[i]; op.F == model.FSend && op.TP.Topic != "" {
 			sends[a.part(op.TP)]++
+		} else if op.F == model.FPoll {
+			for _, pr := range op.Records {
+				records += len(pr.Records)
+			}
 		}
 	}
 	n := 0
@@ -153,7 +158,7 @@ func analyze(h model.History) *analysis {
 		}
 	}
 	// The records each poll returned, in history order, for pass 3.
-	var recIDs []int32
+	recIDs := make([]int32, 0, records)
 	for i := range h {
 		op := &h[i]
 		if op.F != model.FPoll {
