@@ -55,7 +55,7 @@ type untargetedSend struct {
 type partition struct {
 	tp model.TopicPartition
 	// at is the first value seen at each offset and the op that saw it.
-	at map[model.Offset]sighting
+	at sightings
 	// conflicts holds further, different values seen at an offset.
 	conflicts map[model.Offset][]sighting
 	// offsets is the version order: every observed offset, ascending.
@@ -67,6 +67,11 @@ type partition struct {
 	// partition rather than one keyed by (partition, value): smaller keys
 	// and smaller maps, which the million-op benchmark needs.
 	ids map[string]int32
+	// sentAt, while analyze runs: the record the first send acknowledged
+	// at each offset wrote (-1 for none), so that a poll returning the
+	// same value at that offset finds its record without hashing the
+	// value. Dropped once the index is built.
+	sentAt []int32
 }
 
 type sighting struct {
@@ -101,15 +106,21 @@ func analyze(h model.History) *analysis {
 	// Size each partition's records for its sends, so that the maps do
 	// not grow a record at a time.
 	sends := map[*partition]int{}
+	records := 0
 	for i := range h {
 		if op := &h[i]; op.F == model.FSend && op.TP.Topic != "" {
 			sends[a.part(op.TP)]++
+		} else if op.F == model.FPoll {
+			for _, pr := range op.Records {
+				records += len(pr.Records)
+			}
 		}
 	}
 	n := 0
 	for p, k := range sends {
 		p.ids = make(map[string]int32, k)
-		p.at = make(map[model.Offset]sighting, k)
+		p.sentAt = make([]int32, 0, k)
+		p.at.dense = make([]sighting, 0, k)
 		n += k
 	}
 	a.vals = make([]valueInfo, 0, n)
@@ -131,14 +142,23 @@ func analyze(h model.History) *analysis {
 			}
 			continue
 		}
-		id := a.id(a.part(op.TP), op.Value)
+		p := a.part(op.TP)
+		id := a.id(p, op.Value)
 		a.sendID[i] = id
 		if v := &a.vals[id]; v.writer < 0 {
 			v.writer = int32(i)
 		}
+		if o := op.Offset; o >= 0 && o < model.Offset(2*len(p.sentAt)+denseSlack) {
+			for model.Offset(len(p.sentAt)) <= o {
+				p.sentAt = append(p.sentAt, -1)
+			}
+			if p.sentAt[o] < 0 {
+				p.sentAt[o] = id
+			}
+		}
 	}
 	// The records each poll returned, in history order, for pass 3.
-	var recIDs []int32
+	recIDs := make([]int32, 0, records)
 	for i := range h {
 		op := &h[i]
 		if op.F != model.FPoll {
@@ -147,7 +167,7 @@ func analyze(h model.History) *analysis {
 		for _, pr := range op.Records {
 			p := a.part(pr.TP)
 			for _, r := range pr.Records {
-				id := a.id(p, r.Value)
+				id := a.polledID(p, r)
 				recIDs = append(recIDs, id)
 				v := &a.vals[id]
 				if v.writer < 0 && a.untargeted != nil {
@@ -217,6 +237,7 @@ func analyze(h model.History) *analysis {
 		return 1
 	})
 	for _, p := range a.parts {
+		p.sentAt = nil
 		slices.Sort(p.offsets)
 		p.resets = mergeSpans(p.resets)
 	}
@@ -268,10 +289,23 @@ func (a *analysis) id(p *partition, v string) int32 {
 	return id
 }
 
+// polledID is the record a poll returned as r from p: the one sent at
+// r's offset when that send carried r's value, else found by value. The
+// record is the same either way (records are partition and value); the
+// offset only saves hashing the value.
+func (a *analysis) polledID(p *partition, r model.OffsetValue) int32 {
+	if o := r.Offset; o >= 0 && o < model.Offset(len(p.sentAt)) {
+		if id := p.sentAt[o]; id >= 0 && a.h[a.vals[id].writer].Value == r.Value {
+			return id
+		}
+	}
+	return a.id(p, r.Value)
+}
+
 func (a *analysis) part(tp model.TopicPartition) *partition {
 	p := a.byTP[tp]
 	if p == nil {
-		p = &partition{tp: tp, at: map[model.Offset]sighting{}, ids: map[string]int32{}}
+		p = &partition{tp: tp, ids: map[string]int32{}}
 		a.byTP[tp] = p
 		a.parts = append(a.parts, p)
 	}
@@ -280,8 +314,8 @@ func (a *analysis) part(tp model.TopicPartition) *partition {
 
 // observe records that op saw record id, with value, at offset o of p.
 func (a *analysis) observe(p *partition, o model.Offset, value string, op, id int32) {
-	if s, ok := p.at[o]; !ok {
-		p.at[o] = sighting{value, op}
+	if s, ok := p.at.get(o); !ok {
+		p.at.put(o, sighting{value, op})
 		p.offsets = append(p.offsets, o)
 	} else if s.value != value {
 		known := false
@@ -334,7 +368,10 @@ func (p *partition) excused(o model.Offset) bool {
 }
 
 // valueAt is the first value seen at an observed offset.
-func (p *partition) valueAt(o model.Offset) string { return p.at[o].value }
+func (p *partition) valueAt(o model.Offset) string {
+	s, _ := p.at.get(o)
+	return s.value
+}
 
 func mergeSpans(ss []span) []span {
 	if len(ss) < 2 {
@@ -366,4 +403,10 @@ func (p *partition) between(i, j, limit int) ([]model.Offset, []string) {
 		vs = append(vs, p.valueAt(p.offsets[k]))
 	}
 	return os, vs
+}
+
+// firstAt is the first sighting at an observed offset.
+func (p *partition) firstAt(o model.Offset) sighting {
+	s, _ := p.at.get(o)
+	return s
 }

@@ -24,7 +24,7 @@ func (a *analysis) inconsistentOffsets() []Violation {
 		}
 		slices.Sort(offs)
 		for _, o := range offs {
-			first := p.at[o]
+			first, _ := p.at.get(o)
 			vals := []string{first.value}
 			ops := []int{int(first.op)}
 			for _, c := range p.conflicts[o] {
@@ -71,7 +71,7 @@ func (a *analysis) duplicates(opts *Options) []Violation {
 	}
 	for _, p := range a.parts {
 		for _, o := range p.offsets {
-			add(p, o, p.at[o].value)
+			add(p, o, p.valueAt(o))
 			for _, c := range p.conflicts[o] {
 				add(p, o, c.value)
 			}
@@ -113,7 +113,7 @@ func (a *analysis) valueOf(id int32) string {
 		return a.h[vi.writer].Value
 	}
 	if vi.first != model.NoOffset {
-		for _, c := range append([]sighting{vi.tp.at[vi.first]}, vi.tp.conflicts[vi.first]...) {
+		for _, c := range append([]sighting{vi.tp.firstAt(vi.first)}, vi.tp.conflicts[vi.first]...) {
 			if cid, ok := vi.tp.ids[c.value]; ok && cid == id {
 				return c.value
 			}
@@ -140,7 +140,10 @@ func (a *analysis) visibility() []Violation {
 	var out []Violation
 	for id := range a.vals {
 		vi := &a.vals[id]
-		if vi.reader < 0 {
+		// Most records were read and sent by a send that did not fail:
+		// decide that before building anything, since this runs once a
+		// record.
+		if vi.reader < 0 || vi.writer >= 0 && (a.h[vi.writer].Type != model.OpFail || vi.okReader < 0) {
 			continue
 		}
 		v := a.valueOf(int32(id))

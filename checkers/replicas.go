@@ -112,7 +112,7 @@ func (a *analysis) replicaLogs(in *Input, opts *Options) []Violation {
 					if rec.Offset >= r.HW {
 						break
 					}
-					sg, ok := p.at[rec.Offset]
+					sg, ok := p.at.get(rec.Offset)
 					if !ok || sg.value == rec.Value {
 						continue
 					}
