@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sync"
@@ -46,4 +48,33 @@ func interruptible() (stop <-chan struct{}, stopped func() bool, release func())
 		signal.Stop(sig)
 	}
 	return ch, stopped, release
+}
+
+// cleanUpOnInterrupt makes a Ctrl-C during a run leave nothing behind: a
+// run cannot be stopped halfway (the simulation is one synchronous call),
+// so the handler removes what the run had begun to write (clean) and exits
+// 130 at once, as a shell expects of an interrupted command. release
+// removes the handler; the caller defers it, so that the handler also
+// covers the writing of the run's files up to their rename into place.
+func cleanUpOnInterrupt(stderr io.Writer, clean func()) (release func()) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-sig:
+			clean()
+			fmt.Fprintln(stderr, "kafkasim run: interrupted; the run's unfinished files were removed")
+			os.Exit(130)
+		case <-quit:
+		}
+	}()
+	return func() {
+		signal.Stop(sig)
+		close(quit)
+		wg.Wait()
+	}
 }

@@ -125,6 +125,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts.OutDir = outDir.tmp
+	release := cleanUpOnInterrupt(stderr, func() {
+		outDir.discard()
+		if stored {
+			os.Remove(*out)
+		}
+	})
+	defer release()
 	res, err := scenarios.Run(sc, *seed, opts)
 	if err != nil {
 		outDir.discard()
