@@ -11,7 +11,6 @@ const (
 	evDisconnect                      // a node learns a connection broke
 	evSync                            // an asynchronous fsync completes
 	evControl                         // a harness action (fault, workload step)
-	evRetransmit                      // a connection's TCP retransmission timer
 )
 
 var eventKindNames = [...]string{
@@ -20,7 +19,6 @@ var eventKindNames = [...]string{
 	evDisconnect: "disconnect",
 	evSync:       "fsync-done",
 	evControl:    "control",
-	evRetransmit: "retransmit",
 }
 
 func (k eventKind) String() string { return eventKindNames[k] }
