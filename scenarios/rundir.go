@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kafkasim/checkers"
+	"kafkasim/internal/atomicfile"
 	"kafkasim/model"
 )
 
@@ -183,7 +184,7 @@ func SaveRun(dir string, res Result) error {
 		{ObservationsFile, func(w io.Writer) error { return writeObservations(w, &res.Observed) }},
 	}
 	for _, f := range files {
-		if err := writeFileAtomically(filepath.Join(dir, f.name), f.fill); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, f.name), f.fill); err != nil {
 			return err
 		}
 	}
@@ -230,23 +231,6 @@ func writeObservations(w io.Writer, o *checkers.Observations) error {
 		}
 	}
 	return nil
-}
-
-func writeFileAtomically(path string, fill func(io.Writer) error) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	err = fill(f)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // SavedRun is a run directory read back.
