@@ -20,9 +20,9 @@ const PromiseDiskLost = "none: every ISR and ELR replica of this partition lost 
 
 // excuseDiskLost downgrades, on partitions whose every ISR and ELR replica
 // lost its disk, the findings that follow from the data loss itself: the
-// configuration's durability promise did not apply there (CHECKERS.md:
-// acknowledged writes survive "while one ISR or ELR replica keeps its
-// disk"). The findings are still reported, as allowed. Everything else
+// configuration's durability promise did not apply there (the
+// promise is that acknowledged writes survive while one ISR or ELR replica
+// keeps its disk). The findings are still reported, as allowed. Everything else
 // (replicas diverging, reads above the high watermark, two leaders in one
 // epoch) is still an error: losing a disk excuses none of it.
 func excuseDiskLost(vs []Violation, lost []model.TopicPartition) {

@@ -10,7 +10,7 @@ import (
 	"kafkasim/model"
 )
 
-// Delivery promises of consumer groups (KAFKA.md, consumer groups): a group
+// Delivery promises of consumer groups (README, "Histories and checkers"): a group
 // is a queue (its members share the partitions, so each record goes to one
 // member at a time) and several groups on one topic are publish-subscribe
 // (each group receives every record). With commits after processing the

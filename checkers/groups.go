@@ -25,7 +25,7 @@ func (k groupPartition) compare(o groupPartition) int {
 	return k.tp.Compare(o.tp)
 }
 
-// Group invariants (KAFKA.md, consumer groups): no partition is owned by
+// Group invariants (README, "Histories and checkers"): no partition is owned by
 // two members of a group at once, per generation and across a cooperative
 // handover; a group's committed offset for a partition never goes back
 // unless a client reset or sought it.
@@ -305,8 +305,8 @@ func generations(obs []GenerationObservation) []Violation {
 // per group and partition they never go back, across coordinator
 // failovers included, unless a client sought or reset the partition in
 // between. A commit the coordinator acknowledged and a later coordinator
-// no longer has is the "offset commit lost on coordinator move" of
-// KAFKA.md; no client sees it unless it fetches the offsets again, so the
+// no longer has is the "offset commit lost on coordinator move"
+// historical bug; no client sees it unless it fetches the offsets again, so the
 // operator's view is judged.
 func coordinatorCommits(obs []CommittedObservation, h model.History) []Violation {
 	explicitTP := map[model.TopicPartition][]time.Duration{}

@@ -14,7 +14,7 @@ import (
 	"kafkasim/model"
 )
 
-// Each partition is judged as its own linearizable log (CHECKERS.md). The
+// Each partition is judged as its own linearizable log, as Jepsen's Kafka test judges it. The
 // model's state is only the log's length n: the value at each offset comes
 // from the history, so the state stays one integer and Hash is exact.
 //

@@ -11,7 +11,7 @@ import (
 )
 
 // Replica invariants, judged on the logs read from every broker at the end
-// of a run and on what the run observed while it went (KAFKA.md):
+// of a run and on what the run observed while it went:
 // replicas agree below the high watermark and with what clients saw; the
 // high watermark never moves back; no consumer gets a record above the
 // high watermark of its time; one leader per epoch, epochs only grow; an

@@ -32,7 +32,7 @@ const (
 	CheckerQuorum          = "quorum" // the metadata quorum (quorum.go)
 )
 
-// Anomaly names. The history anomalies are Jepsen's (CHECKERS.md); the
+// Anomaly names. The history anomalies are Jepsen's (jepsen_keys.go maps them); the
 // rest name the invariant that broke.
 const (
 	LostWrite           = "lost-write"

@@ -105,7 +105,7 @@ func (e *StuckError) Error() string {
 // since it does so at fixed virtual times. When it says no, its string
 // describes what is stuck ("t/0 has no leader"), and the last such
 // description is carried by the *StuckError returned when the bound passes.
-// What converged means is the caller's (CHECKERS.md, Liveness); this is
+// What converged means is the caller's (scenarios/liveness.go); this is
 // only the clock and the loop. A run that stops early (no events left, or
 // the event limit) cannot converge later and is reported stuck at once.
 func Converge(w World, bound time.Duration, converged func() (bool, string)) (time.Duration, error) {

@@ -11,8 +11,8 @@ import (
 
 // diskLost lists the partitions whose acknowledged writes the
 // configuration no longer promised to keep, because power losses took the
-// unflushed data of too many of their replicas at once (CHECKERS.md: an
-// acknowledged acks=all write survives "while one ISR or ELR replica keeps
+// unflushed data of too many of their replicas at once (the promise:
+// an acknowledged acks=all write survives "while one ISR or ELR replica keeps
 // its disk").
 //
 // An acknowledged write is on at least min.insync.replicas replicas, and

@@ -65,7 +65,8 @@ func safe() model.Config {
 	return kc
 }
 
-// Catalog of the historical bugs (see KAFKA.md, "Historical bugs").
+// Catalog of the historical bugs (README, "The simulated cluster": each
+// must lose or diverge under its historical configuration).
 var HistoricalBugs = []Historical{
 	{
 		Name:         "kip101-hw-truncation",

@@ -9,9 +9,8 @@ import (
 	"kafkasim/sim"
 )
 
-// liveness runs after every fault healed, until the cluster converges
-// (CHECKERS.md, Liveness) or the bound passes; it returns "" or what was
-// stuck. Converged means: one controller is active in the metadata quorum
+// liveness runs after every fault healed, until the cluster converges or
+// the bound passes; it returns "" or what was stuck. Converged means: one controller is active in the metadata quorum
 // and every broker is registered with it and unfenced (liveness_quorum.go),
 // every partition has a leader and at least min.insync.replicas in its
 // ISR, a send made after the heal succeeded, and (the producer then

@@ -43,7 +43,7 @@ type Scenario struct {
 	Safety time.Duration
 	Until  time.Duration
 	// LivenessBound is how long, after every fault heals, the cluster has
-	// to converge (CHECKERS.md, Liveness). Zero skips the liveness phase,
+	// to converge (liveness.go says what converged means). Zero skips the liveness phase,
 	// as a scripted bug replay may: its faults are its story.
 	LivenessBound time.Duration
 

@@ -1,7 +1,7 @@
 // Package lint holds the determinism lint: a test that parses the packages
 // that make up the simulated world (sim, model, nodes, faults) and fails,
 // naming file and line, on any construct that could make a run depend on
-// anything but its seed (DESIGN.md, "Determinism rules").
+// anything but its seed (README, "The kernel").
 //
 // It reports go statements; channel types, sends, receives and select
 // statements; imports, in any form (named, dot or blank), of packages that

@@ -25,8 +25,8 @@ func repoRoot(t *testing.T) string {
 }
 
 // TestDeterminismLint is the lint itself: the simulated world (sim, model,
-// nodes, faults) must contain none of the constructs of DESIGN.md's
-// "Determinism rules". Every finding is listed, one per line, so a failure
+// nodes, faults) must contain none of the constructs the README's
+// kernel section lists under determinism. Every finding is listed, one per line, so a failure
 // says exactly what to fix.
 func TestDeterminismLint(t *testing.T) {
 	root := repoRoot(t)
@@ -38,7 +38,7 @@ func TestDeterminismLint(t *testing.T) {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d determinism violation(s) in %s (see DESIGN.md, \"Determinism rules\"):", len(found), root)
+	fmt.Fprintf(&b, "%d determinism violation(s) in %s (see README.md, \"The kernel\"):", len(found), root)
 	for _, f := range found {
 		b.WriteString("\n" + f.String())
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // SimDirs are the folders, relative to the repository root, that make up the
-// simulated world and so must pass the lint (DESIGN.md, "Determinism rules").
+// simulated world and so must pass the lint (README, "The kernel").
 var SimDirs = []string{"sim", "model", "nodes", "faults"}
 
 // CheckTree checks every Go source file under each of dirs (relative to

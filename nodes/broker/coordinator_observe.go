@@ -10,7 +10,7 @@ import (
 // GroupObserver is an Observer that also wants the group coordinators'
 // acts: the judges check that generations only grow and that a group's
 // committed offsets never go back, even across a coordinator failover
-// (KAFKA.md's "offset commit lost on coordinator move"), which no client
+// (the "offset commit lost on coordinator move" historical bug), which no client
 // sees unless it happens to fetch the offsets again.
 type GroupObserver interface {
 	// GroupStable: as coordinator under the offsets partition's leader

@@ -1,6 +1,6 @@
 // Package broker is the simulated Kafka broker: it hosts partition
 // replicas, leads some and follows others, and speaks Kafka's replication
-// protocol as KAFKA.md (beside the design notes) lays it out.
+// protocol as the README's "The simulated cluster" lays it out.
 //
 // As a leader it appends produce requests (acks 0, 1 and all, with
 // min.insync.replicas), holds acks=all requests until the high watermark

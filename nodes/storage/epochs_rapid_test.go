@@ -10,7 +10,7 @@ import (
 )
 
 // epochModel is the leader-epoch cache as the specification states it
-// (KAFKA.md, LeaderEpochFileCache), written as filters over a list rather
+// (Kafka's LeaderEpochFileCache), written as filters over a list rather
 // than as the cache's loops from the end.
 type epochModel []EpochEntry
 

@@ -68,7 +68,7 @@ func (m *refLog) truncStart(start model.Offset) {
 	m.epochs = keep
 }
 
-// endOffsetFor is the definition in KAFKA.md and LeaderEpochFileCache.
+// endOffsetFor is the definition of Kafka's LeaderEpochFileCache.endOffsetFor.
 func (m *refLog) endOffsetFor(e model.Epoch) (model.Epoch, model.Offset) {
 	if e == model.NoEpoch || len(m.epochs) == 0 || e > m.latestEpoch() {
 		return model.NoEpoch, model.NoOffset
