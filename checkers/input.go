@@ -149,6 +149,12 @@ type Options struct {
 	MinInsyncReplicas int
 	// UncleanLeaderElection voids the durability promise.
 	UncleanLeaderElection bool
+	// SelfFencing is kafkasim's consumer.self.fencing extension: the
+	// consumers give up their partitions when their coordinator goes
+	// silent, so no read by an expelled member is allowed (zombie.go).
+	// False is Kafka's consumers, whose expelled members may read until
+	// they hear from the coordinator.
+	SelfFencing bool
 
 	// LinearizabilityBudget bounds porcupine's search over the whole
 	// history (wall-clock time); 0 means 10 s; negative skips the check.

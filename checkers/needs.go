@@ -102,7 +102,7 @@ var clusterChecks = []clusterCheck{
 	{Requirement{Name: "leader-epoch uniqueness", Anomalies: []string{SplitBrain, EpochRegression}, Needs: []InputPart{PartLeaders}},
 		func(_ *analysis, in *Input, _ *Options) []Violation { return leaders(in.Observations.Leaders) }},
 	{Requirement{Name: "partition ownership"},
-		func(_ *analysis, in *Input, _ *Options) []Violation { return owners(in.History) }},
+		func(_ *analysis, in *Input, opts *Options) []Violation { return owners(in.History, opts) }},
 	{Requirement{Name: "group commits"},
 		func(_ *analysis, in *Input, _ *Options) []Violation { return commits(in.History) }},
 	{Requirement{Name: "coordinator commit durability", Anomalies: []string{CommitRegression}, Needs: []InputPart{PartCommitted}},

@@ -243,6 +243,7 @@ func CheckOptions(kc model.Config) checkers.Options {
 		Acks:                  kc.Producer.Acks.String(),
 		MinInsyncReplicas:     int(kc.Topic.MinInsyncReplicas),
 		UncleanLeaderElection: kc.Topic.UncleanLeaderElection,
+		SelfFencing:           kc.Consumer.SelfFencing,
 		LinearizabilityBudget: 5 * time.Second,
 	}
 }
@@ -252,5 +253,5 @@ func CheckOptions(kc model.Config) checkers.Options {
 // -history says it assumed when a history alone does not tell
 // (TestCheckSettingsAreWhatCheckOptionsReads keeps the two in step).
 func CheckSettings() []string {
-	return []string{"acks", "auto.offset.reset", "enable.idempotence", "max.in.flight.requests.per.connection", "min.insync.replicas", "unclean.leader.election.enable"}
+	return []string{"acks", "auto.offset.reset", "consumer.self.fencing", "enable.idempotence", "max.in.flight.requests.per.connection", "min.insync.replicas", "unclean.leader.election.enable"}
 }
