@@ -149,16 +149,25 @@ func overlaps(hs []ownership, f func(prev, o ownership)) {
 }
 
 // zombieWindows lists the overlaps of ownership Kafka's protocol allows
-// (zombie.go), by group and partition.
+// (zombie.go), by group and partition. Unlike the double-owner report,
+// which names each overlap once, it pairs every hold with every earlier
+// one still open: several expelled members may read one partition while
+// it passes from member to member.
 func zombieWindows(h model.History, opts *Options) map[groupPartition][]zombieWindow {
 	gh := holdsOf(h)
 	out := map[groupPartition][]zombieWindow{}
 	for _, k := range gh.keys {
-		overlaps(gh.holds[k], func(prev, o ownership) {
-			if w, ok := zombieWindowFor(h, k, prev, o, opts); ok {
-				out[k] = append(out[k], w)
+		hs := gh.holds[k]
+		for j, o := range hs {
+			for _, prev := range hs[:j] {
+				if prev.to <= o.from || prev.process == o.process {
+					continue
+				}
+				if w, ok := zombieWindowFor(h, k, prev, o, opts); ok {
+					out[k] = append(out[k], w)
+				}
 			}
-		})
+		}
 	}
 	return out
 }

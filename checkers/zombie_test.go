@@ -110,3 +110,31 @@ func TestZombieReadAfterHearingIsAnError(t *testing.T) {
 		t.Fatalf("an overlap within one generation with reads: want an error saying not older:\n%s", dump(r))
 	}
 }
+
+// Two expelled members at once: process 1 (generation 1) and process 2
+// (generation 2) both keep reading while process 3 owns the partition in
+// generation 3. A record read by 1 and 3 is allowed too, although the
+// overlap named in the double-owner report is 2's, the hold reaching
+// furthest.
+func TestZombieReadsOfTwoExpelledMembersAreAllowed(t *testing.T) {
+	h := hist(
+		sendOK(5, t0, "c", 0, 0, 1),
+		subscribe(1, 0, "g", "t"),
+		subscribe(2, 0, "g", "t"),
+		subscribe(3, 0, "g", "t"),
+		rebalance(1, 2, "g", 1, tps(t0), nil),
+		rebalance(2, 6, "g", 2, tps(t0), nil),
+		rebalance(3, 12, "g", 3, tps(t0), nil),
+		poll(3, 13, 13, recs(t0, 0, "c")),
+		poll(1, 14, 14, recs(t0, 0, "c")),
+		rebalance(1, 40, "g", 1, nil, tps(t0)),
+		rebalance(2, 50, "g", 2, nil, tps(t0)),
+	)
+	r := check(t, Input{History: h}, Options{Subscribe: true})
+	if d := mustFind(t, r, GroupDuplicate, t0, 0, 0); d.Error || d.Promise != PromiseZombie {
+		t.Fatalf("want an allowed duplicate, got %+v", d)
+	}
+	if r.Valid != ValidOK {
+		t.Fatalf("want ok, got %s:\n%s", r.Valid, dump(r))
+	}
+}
