@@ -42,6 +42,13 @@ type ReplicaLog struct {
 	// of an older epoch that it will truncate; the agreement check leaves
 	// it out until it is back in the ISR.
 	OutOfSync bool
+	// NeverRejoined: the replica was outside the ISR when its log was read
+	// although every fault had healed and the cluster had had its liveness
+	// bound to converge (CHECKERS.md, Liveness). It will not catch up by
+	// itself, so it is no longer left out: its log is judged with the
+	// others and its absence from the ISR is a violation of its own
+	// (replica-not-rejoined), so a divergence cannot hide outside the ISR.
+	NeverRejoined bool `json:",omitempty"`
 }
 
 // Observations are the cluster facts a run recorded, each with the virtual

@@ -224,11 +224,15 @@ func (s *Scripted) CheckInput() checkers.Input {
 	for _, o := range q.Snapshots {
 		in.Observations.Quorum.Snapshots = append(in.Observations.Quorum.Snapshots, checkers.QuorumSnapshotObservation(o))
 	}
+	// After the liveness phase every replica must have rejoined its ISR
+	// (clusterStuck): one still outside it is judged, not left out.
+	healed := s.nemesis != nil && s.nemesis.Healed()
 	for _, tp := range s.TPs {
 		ps, known := s.Partition(tp)
 		for _, r := range s.Replicas(tp) {
+			out := known && !slices.Contains(ps.ISR, r.Broker)
 			in.Replicas = append(in.Replicas, checkers.ReplicaLog{Broker: r.Broker, TP: r.TP, LogStart: r.LogStart, HW: r.HW, Records: r.Records,
-				OutOfSync: known && !slices.Contains(ps.ISR, r.Broker)})
+				OutOfSync: out, NeverRejoined: out && healed})
 		}
 	}
 	return in
