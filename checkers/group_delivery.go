@@ -78,10 +78,11 @@ func (a *analysis) groupDelivery(opts *Options, replicas []ReplicaLog) []Violati
 		}
 	}
 	hist := newOwnershipHistory(h)
+	zombies := zombieWindows(h, opts)
 	var out []Violation
 	out = append(out, a.groupUnseen(opts, replicas, groups, topics, reads)...)
 	for _, g := range groups {
-		out = append(out, groupDuplicates(h, g, reads[g], hist)...)
+		out = append(out, groupDuplicates(h, g, reads[g], hist, zombies)...)
 	}
 	out = append(out, pollUnowned(h, groupOf, hist)...)
 	return out
@@ -164,8 +165,9 @@ func (a *analysis) groupUnseen(opts *Options, replicas []ReplicaLog, groups []st
 // handover between: the second reader neither gained the partition, nor
 // subscribed afresh (a restart), nor moved its position, after the first
 // delivery. Such a duplicate means two members read the partition at once
-// or a member re-read it on its own.
-func groupDuplicates(h model.History, g string, reads map[valueKey][]groupRead, hist *ownershipHistory) []Violation {
+// or a member re-read it on its own; it is allowed when one of the two was
+// an expelled owner's read that Kafka's protocol allows (zombie.go).
+func groupDuplicates(h model.History, g string, reads map[valueKey][]groupRead, hist *ownershipHistory, zombies map[groupPartition][]zombieWindow) []Violation {
 	records := make([]valueKey, 0, len(reads))
 	for k, rs := range reads {
 		if len(rs) > 1 {
@@ -192,16 +194,38 @@ func groupDuplicates(h model.History, g string, reads map[valueKey][]groupRead, 
 			if hist.restartedBetween(again.process, again.tp, h[first.op].Time, again.time) {
 				continue
 			}
-			out = append(out, Violation{
+			dup := Violation{
 				Checker: CheckerGroups, Anomaly: GroupDuplicate, Partition: again.tp,
 				Offsets: []model.Offset{first.offset, again.offset}, Values: []string{v}, Ops: []int{first.op, again.op},
 				Error: true, Promise: PromiseGroupDelivery,
 				Detail: fmt.Sprintf("group %s delivered %q to process %d (op %d) and again to process %d (op %d) with no handover of the partition between: two members consumed it at once",
 					g, v, first.process, first.op, again.process, again.op),
-			})
+			}
+			if w := zombieRead(h, zombies[groupPartition{g, again.tp}], first, again); w != nil {
+				dup.Error, dup.Promise = false, PromiseZombie
+				dup.Detail = fmt.Sprintf("group %s delivered %q to process %d (op %d) and again to process %d (op %d): process %d, expelled without hearing from its coordinator since process %d gained the partition at %v, was still reading it, as Kafka's protocol allows",
+					g, v, first.process, first.op, again.process, again.op, w.old, w.new, w.from)
+			}
+			out = append(out, dup)
 		}
 	}
 	return out
+}
+
+// zombieRead returns the window that allows one of two deliveries of a
+// record to two members: one was the expelled old owner's read within the
+// window, the other the new owner's.
+func zombieRead(h model.History, ws []zombieWindow, x, y groupRead) *zombieWindow {
+	for i := range ws {
+		w := &ws[i]
+		for _, pair := range [2][2]groupRead{{x, y}, {y, x}} {
+			old, other := pair[0], pair[1]
+			if other.process == w.new && w.allows(old.process, h[old.op].Time) {
+				return w
+			}
+		}
+	}
+	return nil
 }
 
 // pollUnowned reports a group member's poll that returned records of a

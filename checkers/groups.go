@@ -39,15 +39,24 @@ type ownership struct {
 	gainOp     int
 }
 
-// owners checks the rebalance ops of the history. A member that is never
-// told it lost a partition keeps it to the end of the history, unless its
-// last operation was indeterminate: a client that crashed owns nothing
-// after it stopped (the coordinator will expel it), and holding that
-// against the member that took over would blame the group for the crash.
-// For the same reason an indeterminate rebalance (partitions lost in a
-// crash, as the harness records it) and a fresh subscribe (a restart) end
-// the process's holds.
-func owners(h model.History) []Violation {
+// groupHolds is every member's holds on every partition, by group and
+// partition (keys in order), and the ops that gained each partition per
+// generation.
+type groupHolds struct {
+	keys     []groupPartition
+	holds    map[groupPartition][]ownership // sorted by start
+	gensSeen map[groupPartition]map[model.Epoch][]int
+}
+
+// holdsOf reads the holds from the rebalance ops of the history. A member
+// that is never told it lost a partition keeps it to the end of the
+// history, unless its last operation was indeterminate: a client that
+// crashed owns nothing after it stopped (the coordinator will expel it),
+// and holding that against the member that took over would blame the
+// group for the crash. For the same reason an indeterminate rebalance
+// (partitions lost in a crash, as the harness records it) and a fresh
+// subscribe (a restart) end the process's holds.
+func holdsOf(h model.History) groupHolds {
 	// When each process was last heard of, if it ended indeterminate.
 	crashed := map[int]time.Duration{}
 	lastOp := map[int]int{}
@@ -118,16 +127,66 @@ func owners(h model.History) []Violation {
 		}
 	}
 	slices.SortFunc(keys, groupPartition.compare)
-	var out []Violation
 	for _, k := range keys {
+		slices.SortStableFunc(holds[k], func(x, y ownership) int { return cmp.Compare(x.from, y.from) })
+	}
+	return groupHolds{keys: keys, holds: holds, gensSeen: gensSeen}
+}
+
+// overlaps calls f for each hold of hs (sorted by start) that begins while
+// another process's hold is still open, with the open hold that reaches
+// furthest.
+func overlaps(hs []ownership, f func(prev, o ownership)) {
+	reach := -1
+	for j, o := range hs {
+		if reach >= 0 && hs[reach].to > o.from && hs[reach].process != o.process {
+			f(hs[reach], o)
+		}
+		if reach < 0 || o.to > hs[reach].to {
+			reach = j
+		}
+	}
+}
+
+// zombieWindows lists the overlaps of ownership Kafka's protocol allows
+// (zombie.go), by group and partition. Unlike the double-owner report,
+// which names each overlap once, it pairs every hold with every earlier
+// one still open: several expelled members may read one partition while
+// it passes from member to member.
+func zombieWindows(h model.History, opts *Options) map[groupPartition][]zombieWindow {
+	gh := holdsOf(h)
+	out := map[groupPartition][]zombieWindow{}
+	for _, k := range gh.keys {
+		hs := gh.holds[k]
+		for j, o := range hs {
+			for _, prev := range hs[:j] {
+				if prev.to <= o.from || prev.process == o.process {
+					continue
+				}
+				if w, ok := zombieWindowFor(h, k, prev, o, opts); ok {
+					out[k] = append(out[k], w)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// owners checks that no partition has two owners in one group at once:
+// never two in one generation, and across generations only where Kafka's
+// protocol allows it (zombie.go), which is reported as allowed.
+func owners(h model.History, opts *Options) []Violation {
+	gh := holdsOf(h)
+	var out []Violation
+	for _, k := range gh.keys {
 		// Two members gaining the partition in one generation.
-		gens := make([]model.Epoch, 0, len(gensSeen[k]))
-		for g := range gensSeen[k] {
+		gens := make([]model.Epoch, 0, len(gh.gensSeen[k]))
+		for g := range gh.gensSeen[k] {
 			gens = append(gens, g)
 		}
 		slices.Sort(gens)
 		for _, g := range gens {
-			ops := gensSeen[k][g]
+			ops := gh.gensSeen[k][g]
 			procs := map[int]bool{}
 			for _, i := range ops {
 				procs[h[i].Process] = true
@@ -140,35 +199,58 @@ func owners(h model.History) []Violation {
 				})
 			}
 		}
-		// Two holds overlapping in time: sweep by start, remembering the
-		// hold that reaches furthest.
-		hs := holds[k]
-		slices.SortStableFunc(hs, func(x, y ownership) int { return cmp.Compare(x.from, y.from) })
-		reach := -1
-		for j, o := range hs {
-			if reach >= 0 && hs[reach].to > o.from && hs[reach].process != o.process {
-				prev := hs[reach]
-				v := Violation{
-					Checker: CheckerGroups, Anomaly: DoubleOwner, Partition: k.tp, Ops: []int{prev.gainOp, o.gainOp},
-					Detail: fmt.Sprintf("in group %s, process %d gained the partition at %v (generation %d, op %d) while process %d still owned it since %v (generation %d, op %d)",
-						k.group, o.process, o.from, o.generation, o.gainOp, prev.process, prev.from, prev.generation, prev.gainOp),
-				}
-				if polls := pollsDuring(h, prev.process, k.tp, o.from, prev.to); len(polls) > 0 {
-					v.Ops = append(v.Ops, polls[:min(len(polls), maxListed)]...)
-					v.Error, v.Promise = true, PromiseGroups
-					v.Detail += fmt.Sprintf(", and the old owner polled records of it after the handover (ops %s): two members consumed it at once; revocation must come before reassignment", listOps(polls))
-				} else {
-					v.Promise = "the old owner polled no records of the partition after the handover: an overlap of ownership Kafka's protocol allows (a member cut off from its coordinator holds its partitions until it learns it was expelled), with no record consumed twice"
-					v.Detail += "; the old owner polled no records of it after the handover, so nothing was consumed twice"
-				}
-				out = append(out, v)
-			}
-			if reach < 0 || o.to > hs[reach].to {
-				reach = j
-			}
-		}
+		// Two holds overlapping in time.
+		overlaps(gh.holds[k], func(prev, o ownership) {
+			out = append(out, overlapFinding(h, k, prev, o, opts))
+		})
 	}
 	return out
+}
+
+// overlapFinding judges one overlap of holds: prev was still open when o
+// began. It is an error when the old owner read the partition during the
+// overlap and the protocol does not excuse the read: it was of the same
+// generation, the consumers fence themselves, or it read after hearing
+// from the coordinator.
+func overlapFinding(h model.History, k groupPartition, prev, o ownership, opts *Options) Violation {
+	v := Violation{
+		Checker: CheckerGroups, Anomaly: DoubleOwner, Partition: k.tp, Ops: []int{prev.gainOp, o.gainOp},
+		Detail: fmt.Sprintf("in group %s, process %d gained the partition at %v (generation %d, op %d) while process %d still owned it since %v (generation %d, op %d)",
+			k.group, o.process, o.from, o.generation, o.gainOp, prev.process, prev.from, prev.generation, prev.gainOp),
+	}
+	polls := pollsDuring(h, prev.process, k.tp, o.from, prev.to)
+	if len(polls) == 0 {
+		v.Promise = "the old owner polled no records of the partition after the handover: an overlap of ownership Kafka's protocol allows (a member cut off from its coordinator holds its partitions until it learns it was expelled), with no record consumed twice"
+		v.Detail += "; the old owner polled no records of it after the handover, so nothing was consumed twice"
+		return v
+	}
+	w, allowedAtAll := zombieWindowFor(h, k, prev, o, opts)
+	var excused, forbidden []int
+	for _, i := range polls {
+		if allowedAtAll && w.allows(prev.process, h[i].Time) {
+			excused = append(excused, i)
+		} else {
+			forbidden = append(forbidden, i)
+		}
+	}
+	if len(forbidden) > 0 {
+		v.Ops = append(v.Ops, forbidden[:min(len(forbidden), maxListed)]...)
+		v.Error, v.Promise = true, PromiseGroups
+		switch {
+		case opts.SelfFencing:
+			v.Promise = PromiseSelfFencing
+			v.Detail += fmt.Sprintf(", and the old owner polled records of it after the handover (ops %s) although consumer.self.fencing should have stopped it", listOps(forbidden))
+		case !allowedAtAll:
+			v.Detail += fmt.Sprintf(", and the old owner, of generation %d, not older, polled records of it after the handover (ops %s): two members consumed it at once; revocation must come before reassignment", prev.generation, listOps(forbidden))
+		default:
+			v.Detail += fmt.Sprintf(", and the old owner polled records of it after it had heard from the coordinator (op %d) (ops %s): two members consumed it at once; a member that learns its generation is over must give up its partitions before fetching again", w.heardOp, listOps(forbidden))
+		}
+		return v
+	}
+	v.Ops = append(v.Ops, excused[:min(len(excused), maxListed)]...)
+	v.Promise = PromiseZombie
+	v.Detail += fmt.Sprintf("; the old owner, expelled without hearing from its coordinator since, polled records of it during the overlap (ops %s): allowed by Kafka's protocol, and the group consumed those records twice", listOps(excused))
+	return v
 }
 
 // pollsDuring lists process p's polls that returned records of tp and

@@ -42,6 +42,13 @@ type ReplicaLog struct {
 	// of an older epoch that it will truncate; the agreement check leaves
 	// it out until it is back in the ISR.
 	OutOfSync bool
+	// NeverRejoined: the replica was outside the ISR when its log was read
+	// although every fault had healed and the cluster had had its liveness
+	// bound to converge (CHECKERS.md, Liveness). It will not catch up by
+	// itself, so it is no longer left out: its log is judged with the
+	// others and its absence from the ISR is a violation of its own
+	// (replica-not-rejoined), so a divergence cannot hide outside the ISR.
+	NeverRejoined bool `json:",omitempty"`
 }
 
 // Observations are the cluster facts a run recorded, each with the virtual
@@ -149,6 +156,12 @@ type Options struct {
 	MinInsyncReplicas int
 	// UncleanLeaderElection voids the durability promise.
 	UncleanLeaderElection bool
+	// SelfFencing is kafkasim's consumer.self.fencing extension: the
+	// consumers give up their partitions when their coordinator goes
+	// silent, so no read by an expelled member is allowed (zombie.go).
+	// False is Kafka's consumers, whose expelled members may read until
+	// they hear from the coordinator.
+	SelfFencing bool
 
 	// LinearizabilityBudget bounds porcupine's search over the whole
 	// history (wall-clock time); 0 means 10 s; negative skips the check.

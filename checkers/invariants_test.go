@@ -212,9 +212,43 @@ func TestOutOfSyncReplicaLeftOutOfAgreement(t *testing.T) {
 	mustFind(t, check(t, Input{History: h, Replicas: replicas}, Options{}), ReplicaDivergence, t0, 0)
 }
 
+// A replica that never rejoined the ISR after the liveness phase is judged
+// with the others: its divergence is found, and its absence from the ISR
+// is an error of its own. One that rejoined and agrees passes.
+func TestReplicaThatNeverRejoinedIsJudged(t *testing.T) {
+	h := hist(sendOK(1, t0, "new0", 0, 10, 11), sendOK(1, t0, "new1", 1, 12, 13), poll(2, 14, 15, recs(t0, 0, "new0", 1, "new1")))
+	diverged := []ReplicaLog{
+		{Broker: 1, TP: t0, HW: 2, Records: []model.OffsetValue{{Offset: 0, Value: "new0"}, {Offset: 1, Value: "new1"}}},
+		{Broker: 2, TP: t0, HW: 2, Records: []model.OffsetValue{{Offset: 0, Value: "new0"}, {Offset: 1, Value: "new1"}}},
+		{Broker: 3, TP: t0, HW: 1, Records: []model.OffsetValue{{Offset: 0, Value: "new0"}, {Offset: 1, Value: "old1"}}, OutOfSync: true, NeverRejoined: true},
+	}
+	r := check(t, Input{History: h, Replicas: diverged}, Options{})
+	mustFind(t, r, ReplicaDivergence, t0, 1)
+	v := mustFind(t, r, ReplicaNotRejoined, t0, 1)
+	if !v.Error || !strings.Contains(v.Detail, `offset 1 holds "old1" where the ISR holds "new1"`) {
+		t.Fatalf("want an error naming the disagreement, got %+v", v)
+	}
+	if r.Valid != ValidViolation {
+		t.Fatalf("want a violation, got %s", r.Valid)
+	}
+	// Still outside, but agreeing: the liveness failure alone, saying so.
+	agrees := slices.Clone(diverged)
+	agrees[2].Records = []model.OffsetValue{{Offset: 0, Value: "new0"}}
+	r = check(t, Input{History: h, Replicas: agrees}, Options{})
+	mustNotFind(t, r, ReplicaDivergence)
+	if v := mustFind(t, r, ReplicaNotRejoined, t0); !v.Error || !strings.Contains(v.Detail, "agrees") {
+		t.Fatalf("want an error saying the log agrees, got %+v", v)
+	}
+	// Rejoined and agreeing: nothing to report.
+	rejoined := slices.Clone(diverged)
+	rejoined[2] = ReplicaLog{Broker: 3, TP: t0, HW: 2, Records: []model.OffsetValue{{Offset: 0, Value: "new0"}, {Offset: 1, Value: "new1"}}}
+	mustPass(t, check(t, Input{History: h, Replicas: rejoined}, Options{}))
+}
+
 // TestDoubleOwnerSaysWhetherTheOldOwnerPolled: an overlap of ownership is
-// an error when the old owner polled records of the partition after the
-// handover, and an allowed finding that says so when it did not.
+// an allowed finding that says so when the old owner polled no records of
+// the partition after the handover, and is judged by the zombie rule
+// (zombie_test.go) when it did.
 func TestDoubleOwnerSaysWhetherTheOldOwnerPolled(t *testing.T) {
 	base := []model.Op{
 		sendOK(5, t0, "a", 0, 0, 1),
@@ -233,15 +267,16 @@ func TestDoubleOwnerSaysWhetherTheOldOwnerPolled(t *testing.T) {
 	if r.Valid != ValidOK {
 		t.Fatalf("want ok, got %s", r.Valid)
 	}
-	// The old owner fetches during the overlap: two consumers at once.
+	// The old owner fetches during the overlap: two consumers at once,
+	// an error where the consumers promise to fence themselves.
 	busy := hist(append(slices.Clone(base), poll(1, 9, 10, recs(t0, 1, "b")), rebalance(1, 20, "g", 2, nil, tps(t0)))...)
-	v = mustFind(t, check(t, Input{History: busy}, Options{}), DoubleOwner, t0)
+	v = mustFind(t, check(t, Input{History: busy}, Options{SelfFencing: true}), DoubleOwner, t0)
 	if !v.Error || !slices.Contains(v.Ops, 6) || !strings.Contains(v.Detail, "polled records of it after the handover (ops 6)") {
 		t.Fatalf("an overlap with a poll by the old owner: want an error naming the poll, got %+v", v)
 	}
 	// Its poll before the handover does not count.
 	before := hist(append(slices.Clone(base[:4]), poll(1, 4, 5, recs(t0, 1, "b")), base[4], base[5], rebalance(1, 20, "g", 2, nil, tps(t0)))...)
-	if v := mustFind(t, check(t, Input{History: before}, Options{}), DoubleOwner, t0); v.Error {
+	if v := mustFind(t, check(t, Input{History: before}, Options{SelfFencing: true}), DoubleOwner, t0); v.Error {
 		t.Fatalf("a poll before the handover made it an error: %+v", v)
 	}
 }

@@ -93,7 +93,7 @@ type clusterCheck struct {
 }
 
 var clusterChecks = []clusterCheck{
-	{Requirement{Name: "replica agreement", Anomalies: []string{ReplicaDivergence, InconsistentOffsets, AckedWriteLost}, Needs: []InputPart{PartReplicas}},
+	{Requirement{Name: "replica agreement", Anomalies: []string{ReplicaDivergence, InconsistentOffsets, AckedWriteLost, ReplicaNotRejoined}, Needs: []InputPart{PartReplicas}},
 		func(a *analysis, in *Input, opts *Options) []Violation { return a.replicaLogs(in, opts) }},
 	{Requirement{Name: "high-watermark monotonicity", Anomalies: []string{HWRegression, ReadAboveHW}, Needs: []InputPart{PartHighWatermarks}},
 		func(a *analysis, in *Input, _ *Options) []Violation {
@@ -102,7 +102,7 @@ var clusterChecks = []clusterCheck{
 	{Requirement{Name: "leader-epoch uniqueness", Anomalies: []string{SplitBrain, EpochRegression}, Needs: []InputPart{PartLeaders}},
 		func(_ *analysis, in *Input, _ *Options) []Violation { return leaders(in.Observations.Leaders) }},
 	{Requirement{Name: "partition ownership"},
-		func(_ *analysis, in *Input, _ *Options) []Violation { return owners(in.History) }},
+		func(_ *analysis, in *Input, opts *Options) []Violation { return owners(in.History, opts) }},
 	{Requirement{Name: "group commits"},
 		func(_ *analysis, in *Input, _ *Options) []Violation { return commits(in.History) }},
 	{Requirement{Name: "coordinator commit durability", Anomalies: []string{CommitRegression}, Needs: []InputPart{PartCommitted}},

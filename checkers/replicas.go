@@ -82,8 +82,8 @@ func (a *analysis) replicaLogs(in *Input, opts *Options) []Violation {
 		first := map[model.Offset]seen{}
 		reported := map[model.Offset]bool{}
 		for _, r := range s.logs {
-			if r.OutOfSync {
-				continue
+			if r.OutOfSync && !r.NeverRejoined {
+				continue // it may not have truncated yet
 			}
 			for _, rec := range r.Records {
 				if rec.Offset >= hw {
@@ -104,6 +104,7 @@ func (a *analysis) replicaLogs(in *Input, opts *Options) []Violation {
 				}
 			}
 		}
+		out = append(out, notRejoined(s, hw)...)
 		// Agreement with the clients: a record a replica counts as committed
 		// must be the one clients saw at that offset.
 		if p := a.byTP[s.tp]; p != nil {
@@ -298,4 +299,47 @@ func leaders(obs []LeaderObservation) []Violation {
 		}
 	}
 	return out
+}
+
+// notRejoined reports the replicas of s that never rejoined the ISR after
+// the liveness phase, each with where its log first disagrees with the
+// ISR's below the high watermark hw, if it does.
+func notRejoined(s replicaSet, hw model.Offset) []Violation {
+	var out []Violation
+	for _, r := range s.logs {
+		if !r.NeverRejoined {
+			continue
+		}
+		v := Violation{
+			Checker: CheckerReplicas, Anomaly: ReplicaNotRejoined, Partition: s.tp, Error: true, Promise: PromiseRejoin,
+			Detail: fmt.Sprintf("%s was still outside the ISR when the logs were read, after every fault had healed and the liveness bound had passed", r.Broker),
+		}
+		if o, mine, theirs, ok := firstDisagreement(s, r, hw); ok {
+			v.Offsets, v.Values = []model.Offset{o}, []string{theirs, mine}
+			v.Detail += fmt.Sprintf("; below the high watermark %d its offset %d holds %q where the ISR holds %q", hw, o, mine, theirs)
+		} else {
+			v.Detail += "; its log agrees with the ISR's below the high watermark"
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// firstDisagreement finds the lowest offset below hw at which replica r
+// holds another record than a replica of s in the ISR.
+func firstDisagreement(s replicaSet, r *ReplicaLog, hw model.Offset) (model.Offset, string, string, bool) {
+	for _, rec := range r.Records {
+		if rec.Offset >= hw {
+			break
+		}
+		for _, o := range s.logs {
+			if o.OutOfSync {
+				continue
+			}
+			if v, ok := o.lookup(rec.Offset); ok && v != rec.Value {
+				return rec.Offset, rec.Value, v, true
+			}
+		}
+	}
+	return 0, "", "", false
 }

@@ -49,12 +49,13 @@ const (
 
 	Nonlinearizable = "nonlinearizable"
 
-	ReplicaDivergence = "replica-divergence" // replicas disagree below the high watermark
-	HWRegression      = "hw-regression"      // a high watermark moved back
-	ReadAboveHW       = "read-above-hw"      // a consumer got a record no high watermark had covered
-	SplitBrain        = "split-brain"        // two leaders in one epoch
-	EpochRegression   = "epoch-regression"   // a leader epoch went back
-	AckedWriteLost    = "acked-write-lost"   // an acknowledged acks=all write is in no replica
+	ReplicaDivergence  = "replica-divergence"   // replicas disagree below the high watermark
+	HWRegression       = "hw-regression"        // a high watermark moved back
+	ReadAboveHW        = "read-above-hw"        // a consumer got a record no high watermark had covered
+	SplitBrain         = "split-brain"          // two leaders in one epoch
+	EpochRegression    = "epoch-regression"     // a leader epoch went back
+	AckedWriteLost     = "acked-write-lost"     // an acknowledged acks=all write is in no replica
+	ReplicaNotRejoined = "replica-not-rejoined" // a replica still outside the ISR after the liveness bound
 
 	DoubleOwner          = "double-owner"          // two members owned one partition at once
 	CommitRegression     = "commit-regression"     // a committed offset went back without a reset
@@ -81,6 +82,7 @@ const (
 	PromiseLog           = "a partition is a log: one record per offset, read in offset order"
 	PromiseVisibility    = "only records that were sent, and not definitely failed, are visible"
 	PromiseReplication   = "replication: replicas agree below the high watermark, which never moves back"
+	PromiseRejoin        = "liveness: once every fault has healed, every replica rejoins its partition's ISR within the liveness bound"
 	PromiseLeadership    = "leadership: one leader per epoch, epochs only grow"
 	PromiseGroups        = "consumer groups: one owner per partition, committed offsets only move forward"
 	PromiseGroupDelivery = "consumer groups: each group receives every acknowledged record, again only after a handover"

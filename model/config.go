@@ -200,16 +200,23 @@ type ConsumerConfig struct {
 	// [range, cooperative-sticky], which settles on range while any member
 	// lacks cooperative-sticky; kafkasim runs one assignor per group.
 	AssignmentStrategy Assignor `kafka:"partition.assignment.strategy"`
-	// SelfFencing is kafkasim's own switch (not a Kafka setting). When true
-	// a group member that has had no successful answer from its coordinator
-	// for session.timeout.ms, counted from when it sent the last request
-	// that got one, treats its partitions as lost and stops fetching them,
-	// as KIP-848's consumer does. False is the classic consumer, whose
-	// heartbeat thread (AbstractCoordinator.HeartbeatThread) on session
-	// expiry only marks the coordinator unknown and keeps fetching: cut off
-	// from its coordinator but not from the partition leaders, it goes on
-	// reading partitions the coordinator has already given to another
-	// member (the zombie consumer, two owners at once).
+	// SelfFencing is kafkasim's own switch (not a Kafka setting), off by
+	// default as in Kafka. Neither of Kafka's consumers gives up its
+	// partitions on its own when its coordinator stops answering: the
+	// classic one's heartbeat thread (AbstractCoordinator.HeartbeatThread)
+	// on session expiry only marks the coordinator unknown and looks it up
+	// again, and the KIP-848 one (AbstractHeartbeatRequestManager) skips
+	// heartbeats while the coordinator is unknown and fences itself
+	// (AbstractMembershipManager.transitionToFenced) only on an answer
+	// with FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID. (Its leave on an
+	// expired max.poll.interval.ms is about a stalled poll loop, not a
+	// silent coordinator.) So a member cut off from its coordinator but not
+	// from the partition leaders keeps fetching partitions the coordinator
+	// has already given to another member until it hears back (the zombie
+	// consumer). True is the extension: the member treats its partitions
+	// as lost once it has had no successful answer for session.timeout.ms,
+	// counted from when it sent the last request that got one, which is no
+	// later than the coordinator expires it.
 	SelfFencing bool `kafka:"consumer.self.fencing"`
 }
 
@@ -290,7 +297,7 @@ func DefaultConfig() Config {
 			FetchMaxWait:       500 * time.Millisecond,
 			FetchMinBytes:      1,
 			AssignmentStrategy: AssignRange,
-			SelfFencing:        true,
+			SelfFencing:        false,
 		},
 		Client: ClientConfig{
 			RequestTimeout:  30 * time.Second,

@@ -18,7 +18,7 @@ func TestDefaultConfig(t *testing.T) {
 		"batch.size":                                    "16384",
 		"broker.heartbeat.interval.ms":                  "2s",
 		"broker.session.timeout.ms":                     "9s",
-		"consumer.self.fencing":                         "true",
+		"consumer.self.fencing":                         "false",
 		"default.replication.factor":                    "1",
 		"delivery.timeout.ms":                           "2m0s",
 		"eligible.leader.replicas.enable":               "true",
@@ -160,7 +160,7 @@ func TestConfigSetParsing(t *testing.T) {
 		{"unclean.leader.election.enable", "true", func(c *Config) bool { return c.Topic.UncleanLeaderElection }},
 		{"log.segment.bytes", "4096", func(c *Config) bool { return c.Broker.LogSegmentBytes == 4096 }},
 		{"truncation", "leader-epoch-kip101", func(c *Config) bool { return c.Broker.Truncation == TruncateLeaderEpochKIP101 }},
-		{"consumer.self.fencing", "false", func(c *Config) bool { return !c.Consumer.SelfFencing }},
+		{"consumer.self.fencing", "true", func(c *Config) bool { return c.Consumer.SelfFencing }},
 	}
 	for _, tc := range ok {
 		c := DefaultConfig()

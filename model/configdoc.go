@@ -75,7 +75,7 @@ var settingTexts = map[string]settingText{
 	"fetch.max.wait.ms":                             {what: "How long the leader holds a consumer's fetch when fewer than fetch.min.bytes are available."},
 	"fetch.min.bytes":                               {unit: "bytes", what: "Bytes a consumer's fetch waits for."},
 	"partition.assignment.strategy":                 {what: "The group's partition assignor (kafkasim runs one per group): range, roundrobin, sticky or cooperative-sticky."},
-	"consumer.self.fencing":                         {own: true, what: "A member cut off from its coordinator for session.timeout.ms stops fetching its partitions, as KIP-848's consumer does; false is the classic consumer, which keeps fetching (the zombie consumer)."},
+	"consumer.self.fencing":                         {own: true, what: "A kafkasim extension, off by default as in Kafka: true makes a member cut off from its coordinator for session.timeout.ms stop fetching its partitions; false is what both of Kafka's consumers (classic and KIP-848) do, keep fetching until the coordinator answers (the zombie consumer)."},
 	"request.timeout.ms":                            {what: "How long a client waits for a response before giving up on the request (a write's fate is then unknown)."},
 	"retry.backoff.ms":                              {what: "First pause before a client retry; it grows exponentially up to retry.backoff.max.ms (KIP-580)."},
 	"retry.backoff.max.ms":                          {what: "Largest pause between client retries."},

@@ -134,7 +134,7 @@ var HistoricalBugs = []Historical{
 	},
 	{
 		Name:       "group-zombie",
-		Summary:    "a classic consumer cut from its coordinator keeps consuming after its session expired and its partitions went to another member",
+		Summary:    "a consumer cut from its coordinator keeps consuming after its session expired and its partitions went to another member (Kafka's protocol allows it: reported as allowed; consumer.self.fencing=true is kafkasim's fix)",
 		Seed:       1,
 		Partitions: 6,
 		Groups:     groupsPubSub,

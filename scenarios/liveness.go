@@ -12,8 +12,8 @@ import (
 // liveness runs after every fault healed, until the cluster converges or
 // the bound passes; it returns "" or what was stuck. Converged means: one controller is active in the metadata quorum
 // and every broker is registered with it and unfenced (liveness_quorum.go),
-// every partition has a leader and at least min.insync.replicas in its
-// ISR, a send made after the heal succeeded, and (the producer then
+// every partition has a leader and every one of its replicas in its ISR
+// (so that replica agreement is judged among all of them), a send made after the heal succeeded, and (the producer then
 // stopped) the consumer has read every acknowledged record.
 func (s *Scripted) liveness(bound time.Duration) string {
 	healedAt := s.Sim.Now()
@@ -91,6 +91,11 @@ func (s *Scripted) clusterStuck() string {
 			return tp.String() + ": leader " + ps.Leader.String() + " is down"
 		case int32(len(ps.ISR)) < min && int32(len(ps.Replicas)) >= min:
 			return fmt.Sprintf("%v: ISR %v below min.insync.replicas=%d", tp, ps.ISR, min)
+		case len(ps.ISR) < len(ps.Replicas):
+			// Every replica must be back: one left outside the ISR would
+			// be left out of the agreement check, and a divergence could
+			// hide in it.
+			return fmt.Sprintf("%v: replicas %v not all back in the ISR %v", tp, ps.Replicas, ps.ISR)
 		}
 	}
 	return ""

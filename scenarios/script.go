@@ -224,11 +224,15 @@ func (s *Scripted) CheckInput() checkers.Input {
 	for _, o := range q.Snapshots {
 		in.Observations.Quorum.Snapshots = append(in.Observations.Quorum.Snapshots, checkers.QuorumSnapshotObservation(o))
 	}
+	// After the liveness phase every replica must have rejoined its ISR
+	// (clusterStuck): one still outside it is judged, not left out.
+	healed := s.nemesis != nil && s.nemesis.Healed()
 	for _, tp := range s.TPs {
 		ps, known := s.Partition(tp)
 		for _, r := range s.Replicas(tp) {
+			out := known && !slices.Contains(ps.ISR, r.Broker)
 			in.Replicas = append(in.Replicas, checkers.ReplicaLog{Broker: r.Broker, TP: r.TP, LogStart: r.LogStart, HW: r.HW, Records: r.Records,
-				OutOfSync: known && !slices.Contains(ps.ISR, r.Broker)})
+				OutOfSync: out, NeverRejoined: out && healed})
 		}
 	}
 	return in
@@ -243,6 +247,7 @@ func CheckOptions(kc model.Config) checkers.Options {
 		Acks:                  kc.Producer.Acks.String(),
 		MinInsyncReplicas:     int(kc.Topic.MinInsyncReplicas),
 		UncleanLeaderElection: kc.Topic.UncleanLeaderElection,
+		SelfFencing:           kc.Consumer.SelfFencing,
 		LinearizabilityBudget: 5 * time.Second,
 	}
 }
@@ -252,5 +257,5 @@ func CheckOptions(kc model.Config) checkers.Options {
 // -history says it assumed when a history alone does not tell
 // (TestCheckSettingsAreWhatCheckOptionsReads keeps the two in step).
 func CheckSettings() []string {
-	return []string{"acks", "auto.offset.reset", "enable.idempotence", "max.in.flight.requests.per.connection", "min.insync.replicas", "unclean.leader.election.enable"}
+	return []string{"acks", "auto.offset.reset", "consumer.self.fencing", "enable.idempotence", "max.in.flight.requests.per.connection", "min.insync.replicas", "unclean.leader.election.enable"}
 }

@@ -85,7 +85,7 @@ func (b *Broker) sendFetch(f *fetcher) {
 	req.MaxBytes = kc.Broker.ReplicaFetchMaxBytes
 	for _, tp := range f.tps {
 		p := b.part(tp)
-		if p == nil || p.isLeader || p.leader != f.leader || p.needEpochQuery || p.fetchBlocked {
+		if p == nil || p.isLeader || p.leader != f.leader || p.needEpochQuery || p.fetchBlocked || p.fetchFailed {
 			continue
 		}
 		last := model.NoEpoch
@@ -217,12 +217,36 @@ func (b *Broker) handleFetchResponse(from model.BrokerID, m *model.FetchResponse
 
 // appendAsFollower copies the leader's batches as they are (offsets and
 // epochs) and takes the leader's high watermark, capped at our log end.
+//
+// A fetch position inside one of the leader's batches (our log ends in
+// the middle of it: the two logs were cut into batches differently) gets
+// the whole batch, since the leader reads from the batch holding the
+// offset (LocalLog.read). Kafka's follower cannot append a batch that
+// begins below its log end: UnifiedLog.append throws
+// UnexpectedAppendOffsetException, Partition.
+// appendRecordsToFollowerOrFutureReplica handles it only for an empty log
+// (its end at its log start: it starts the log over at the batch's base
+// offset), and otherwise AbstractFetcherThread.processFetchRequest marks
+// the partition failed (markPartitionFailed): it is not fetched again, and
+// drops out of the ISR, until its leadership changes. It does not back off
+// and retry. kafkasim does the same.
 func (b *Broker) appendAsFollower(p *partition, pr *model.FetchPartitionResponse) {
 	now := b.now()
 	for _, batch := range pr.Batches {
 		leo := p.log.LEO()
 		if batch.NextOffset() <= leo {
 			continue // already have it
+		}
+		if batch.BaseOffset < leo {
+			if leo != p.log.LogStartOffset() {
+				p.fetchFailed = true
+				b.env.Trace("fetch-failed", p.tp.String()+" fetch offset "+itoa(int64(leo))+" inside the leader's batch at "+itoa(int64(batch.BaseOffset)))
+				return
+			}
+			p.log.TruncateFullyAndStartAt(batch.BaseOffset)
+			p.hw = min(p.hw, batch.BaseOffset)
+			b.env.Trace("truncate-fully", p.tp.String()+" start="+itoa(int64(batch.BaseOffset))+" (the leader's batch begins below our empty log)")
+			leo = batch.BaseOffset
 		}
 		if batch.BaseOffset != leo {
 			// A gap: the leader's batches do not continue our log.

@@ -38,6 +38,9 @@ type partition struct {
 	needEpochQuery bool // KIP-101 mode: ask OffsetsForLeaderEpoch before fetching
 	queryOut       bool
 	fetchBlocked   bool // an error parked this partition until new metadata
+	// fetchFailed: an append the log refused took the partition out of
+	// its fetcher until its leadership changes (appendAsFollower).
+	fetchFailed bool
 }
 
 // followerState is what a leader knows of one follower, from its fetches
@@ -176,7 +179,10 @@ func (b *Broker) makeFollower(p *partition, ps model.PartitionState) {
 		b.coordinatorResigned(p)
 	}
 	b.stopFollowing(p)
-	p.fetchBlocked = false
+	// A new leader or epoch re-adds the partition to a fetcher, failed or
+	// not (AbstractFetcherManager.addFetcherForPartitions drops it from
+	// failedPartitions).
+	p.fetchBlocked, p.fetchFailed = false, false
 	switch b.cfg.Kafka.Broker.Truncation {
 	case model.TruncateHighWatermark:
 		// Before KIP-101 a new follower cut its log back to its own

@@ -15,7 +15,8 @@ import (
 // A seeded storm over a real cluster: members crash, restart and stop,
 // brokers (coordinators among them) crash and come back, and members are
 // cut off from single brokers, coordinators included, for up to 20 s. With
-// consumer.self.fencing (the default) no partition ever has two owners in
+// kafkasim's consumer.self.fencing extension on (Kafka's consumers do not
+// fence themselves; off, the cuts make zombies) no partition ever has two owners in
 // the history, no member polls a partition after another member gained
 // it, and once everything heals every acknowledged record has been polled
 // and every partition has exactly one owner.
@@ -29,6 +30,9 @@ func TestGroupClusterChaos(t *testing.T) {
 
 func chaosRun(t *testing.T, seed uint64, a model.Assignor) {
 	kc := groupConfig(t, a)
+	if err := kc.SetPair("consumer.self.fencing=true"); err != nil {
+		t.Fatal(err)
+	}
 	c, err := cluster.New(cluster.Options{Seed: seed, Config: kc, Topics: []model.TopicSpec{{Name: "t", Partitions: 6, ReplicationFactor: 3}}})
 	if err != nil {
 		t.Fatal(err)

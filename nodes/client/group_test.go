@@ -647,7 +647,7 @@ func TestGroupSelfFencingThroughLongRebalance(t *testing.T) {
 	gw := newGroupTest(t, 2, 2)
 	gw.c.topic("t", 1, 1)
 	conf := cfg(t, "auto.offset.reset=earliest", "session.timeout.ms=10s", "heartbeat.interval.ms=1s",
-		"max.poll.interval.ms=20s", "partition.assignment.strategy=cooperative-sticky")
+		"max.poll.interval.ms=20s", "partition.assignment.strategy=cooperative-sticky", "consumer.self.fencing=true")
 	a := gw.member(conf, nil)
 	b := gw.member(conf, nil)
 	c := gw.member(conf, nil)
@@ -695,7 +695,7 @@ func TestGroupSelfFencingThroughLongRebalance(t *testing.T) {
 func TestGroupSelfFencingAfterPause(t *testing.T) {
 	gw := newGroupTest(t, 2, 2)
 	gw.c.topic("t", 1)
-	conf := cfg(t, "auto.offset.reset=earliest", "session.timeout.ms=10s", "heartbeat.interval.ms=1s")
+	conf := cfg(t, "auto.offset.reset=earliest", "session.timeout.ms=10s", "heartbeat.interval.ms=1s", "consumer.self.fencing=true")
 	a := gw.member(conf, nil)
 	gw.start(0, a)
 	for i := 1; i <= 300; i++ {
