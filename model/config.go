@@ -17,7 +17,8 @@ import (
 // carries Kafka's own configuration name in a `kafka:"..."` tag, so that a
 // scenario, a command line (-set min.insync.replicas=2) and a report speak
 // the names an operator already knows, and DefaultConfig gives Kafka's
-// defaults (Kafka 4.x), except where a field's doc says otherwise.
+// defaults (Kafka 4.1, the default kafka.version; ConfigForVersion gives
+// an older release's), except where a field's doc says otherwise.
 //
 // Config is plain data without slices or maps: copying it copies it all.
 // The groups only help reading; names are unique across them.
