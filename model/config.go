@@ -17,7 +17,8 @@ import (
 // carries Kafka's own configuration name in a `kafka:"..."` tag, so that a
 // scenario, a command line (-set min.insync.replicas=2) and a report speak
 // the names an operator already knows, and DefaultConfig gives Kafka's
-// defaults (Kafka 4.x), except where a field's doc says otherwise.
+// defaults (Kafka 4.1, the default kafka.version; ConfigForVersion gives
+// an older release's), except where a field's doc says otherwise.
 //
 // Config is plain data without slices or maps: copying it copies it all.
 // The groups only help reading; names are unique across them.
@@ -29,6 +30,17 @@ type Config struct {
 	Producer   ProducerConfig
 	Consumer   ConsumerConfig
 	Client     ClientConfig
+	Release    ReleaseConfig
+}
+
+// ReleaseConfig holds kafka.version, the Kafka release whose defaults the
+// other settings start from (see versions.go).
+type ReleaseConfig struct {
+	// KafkaVersion is kafkasim's own setting (Kafka has none): setting it
+	// moves every setting whose default changed between the modelled
+	// releases, and that has not been set otherwise, to that release's
+	// value. Nodes never read it; they read the settings it moved.
+	KafkaVersion KafkaVersion `kafka:"kafka.version"`
 }
 
 // BrokerConfig holds the broker's replication and storage settings.
@@ -86,6 +98,15 @@ type BrokerConfig struct {
 	// retains, so that a reload deduplicates as the state before it did
 	// and the catalog's idempotence promise holds across restarts.
 	ProducerSnapshotLastBatchOnly bool `kafka:"producer.snapshot.last.batch.only"`
+	// HighWatermarkFreezeBelowMinISR is kafkasim's own switch (Kafka has
+	// no setting: the behaviour came with a release) for KAFKA-15583, in
+	// Kafka since 3.7: while a partition's ISR is below its effective
+	// min.insync.replicas the leader does not advance the high watermark,
+	// so an acks=1 write taken then is not committed until the ISR
+	// recovers. False is Kafka 3.6 and older, which advance it over
+	// whatever ISR is left. ELR relies on it (KIP-966), so Validate
+	// rejects ELR without it.
+	HighWatermarkFreezeBelowMinISR bool `kafka:"high.watermark.freeze.below.min.isr"`
 }
 
 // TopicConfig holds the per-topic settings: the cluster's defaults, which a
@@ -120,8 +141,8 @@ type ControllerConfig struct {
 	// ISR while it is below min.insync.replicas stay electable, and a broker restarting
 	// without a clean shutdown leaves every ISR and ELR. In Kafka this is
 	// the feature eligible.leader.replicas.version (on for new clusters
-	// since 4.1); kafkasim turns it on by default because it is the fixed
-	// behaviour, and false brings back the KIP-966 bug.
+	// since 4.1, kafka.version's default); false, as in 4.0 and older,
+	// brings back the KIP-966 bug.
 	EligibleLeaderReplicas bool `kafka:"eligible.leader.replicas.enable"`
 }
 
@@ -257,6 +278,7 @@ func DefaultConfig() Config {
 			ProducerIDExpiration:              24 * time.Hour,
 			ProducerIDExpirationCheckInterval: 10 * time.Minute,
 			Truncation:                        TruncateLeaderEpoch,
+			HighWatermarkFreezeBelowMinISR:    true,
 		},
 		Topic: TopicConfig{
 			MinInsyncReplicas:     1,
@@ -305,6 +327,7 @@ func DefaultConfig() Config {
 			RetryBackoffMax: time.Second,
 			MetadataMaxAge:  5 * time.Minute,
 		},
+		Release: ReleaseConfig{KafkaVersion: NewestKafkaVersion},
 	}
 }
 
@@ -476,6 +499,10 @@ func (c *Config) Set(name, value string) error {
 	if !ok {
 		return unknownSettingError(name)
 	}
+	if name == "kafka.version" {
+		// Not a plain field: a release moves the settings it governs.
+		return c.setKafkaVersion(KafkaVersion(value))
+	}
 	v := reflect.ValueOf(c).Elem().FieldByIndex(f.index)
 	if u, ok := v.Addr().Interface().(encoding.TextUnmarshaler); ok {
 		if err := u.UnmarshalText([]byte(value)); err != nil {
@@ -619,6 +646,14 @@ func (c *Config) Validate() error {
 	b, t, p, cs, cl := &c.Broker, &c.Topic, &c.Producer, &c.Consumer, &c.Client
 	if !b.Truncation.valid() {
 		bad("truncation=%q: must be one of %s, %s, %s", string(b.Truncation), TruncateLeaderEpoch, TruncateLeaderEpochKIP101, TruncateHighWatermark)
+	}
+	if !c.Release.KafkaVersion.valid() {
+		bad("kafka.version=%q: must be one of %s", string(c.Release.KafkaVersion), kafkaVersionList())
+	}
+	if c.Controller.EligibleLeaderReplicas && !b.HighWatermarkFreezeBelowMinISR {
+		// KIP-966: a replica that leaves the ISR below min ISR stays
+		// electable only because the high watermark cannot pass it then.
+		bad("eligible.leader.replicas.enable=true requires high.watermark.freeze.below.min.isr=true (KIP-966's ELR is safe only while the high watermark stops below min ISR)")
 	}
 	if t.MinInsyncReplicas > b.DefaultReplicationFactor {
 		bad("min.insync.replicas=%d exceeds default.replication.factor=%d: no acks=all write could ever succeed", t.MinInsyncReplicas, b.DefaultReplicationFactor)

@@ -30,6 +30,8 @@ func TestDefaultConfig(t *testing.T) {
 		"group.max.session.timeout.ms":                  "30m0s",
 		"group.min.session.timeout.ms":                  "6s",
 		"heartbeat.interval.ms":                         "3s",
+		"high.watermark.freeze.below.min.isr":           "true",
+		"kafka.version":                                 "4.1",
 		"linger.ms":                                     "5ms",
 		"log.flush.interval.messages":                   "9223372036854775807",
 		"log.flush.interval.ms":                         "never",

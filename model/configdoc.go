@@ -18,6 +18,10 @@ type SettingDoc struct {
 	Unit         string `json:"unit"`
 	KafkasimOnly bool   `json:"kafkasim_only"`
 	Description  string `json:"description"`
+	// Releases says how the setting's default differs between the Kafka
+	// releases kafka.version selects, and where that is written down;
+	// empty when kafka.version leaves it alone.
+	Releases string `json:"releases,omitempty"`
 }
 
 // settingText is the hand-written part of a SettingDoc: what a setting
@@ -44,6 +48,8 @@ var settingTexts = map[string]settingText{
 	"producer.id.expiration.ms":                     {what: "How long a partition remembers an idempotent producer after its last batch; after it, a retry is no longer recognised as a duplicate."},
 	"producer.id.expiration.check.interval.ms":      {what: "How often a broker looks for expired producers in each partition it hosts."},
 	"truncation":                                    {own: true, what: "How a follower finds where its log diverges from the leader's: leader-epoch (KIP-101 with KIP-279, today's), leader-epoch-kip101 (KIP-101 alone) or high-watermark (before KIP-101)."},
+	"high.watermark.freeze.below.min.isr":           {own: true, what: "While a partition's ISR is below min.insync.replicas the leader does not advance the high watermark (KAFKA-15583, Kafka 3.7+); false is Kafka 3.6, which commits over whatever ISR is left. ELR requires it."},
+	"kafka.version":                                 {own: true, what: "The Kafka release whose defaults and behaviours the run follows where releases differ; it moves each setting listed with release notes here, unless that setting is given another value (a scenario's or -set's value wins)."},
 	"producer.snapshot.last.batch.only":             {own: true, what: "Producer-state snapshots keep only each producer's newest batch, as Kafka's format does, so a reload forgets older in-flight batches; false keeps the five the live state retains."},
 	"min.insync.replicas":                           {unit: "replicas", what: "ISR size an acks=all write needs; below it the leader answers NOT_ENOUGH_REPLICAS and (KIP-966) the high watermark stops."},
 	"unclean.leader.election.enable":                {what: "Lets the controller elect a replica outside the ISR when no ISR member is alive: availability at the price of acknowledged writes."},
@@ -98,6 +104,7 @@ func SettingDocs() []SettingDoc {
 			Unit:         settingUnit(field.Type, text.unit),
 			KafkasimOnly: text.own,
 			Description:  text.what,
+			Releases:     ReleaseNotes(name),
 		})
 	}
 	return out
@@ -118,6 +125,8 @@ func settingUnit(t reflect.Type, counts string) string {
 		return strings.Join([]string{string(TruncateLeaderEpoch), string(TruncateLeaderEpochKIP101), string(TruncateHighWatermark)}, ", ")
 	case t == reflect.TypeFor[OffsetReset]():
 		return strings.Join([]string{string(ResetEarliest), string(ResetLatest), string(ResetNone)}, ", ")
+	case t == reflect.TypeFor[KafkaVersion]():
+		return kafkaVersionList()
 	case t == reflect.TypeFor[Assignor]():
 		return strings.Join([]string{string(AssignRange), string(AssignRoundRobin), string(AssignSticky), string(AssignCooperativeSticky)}, ", ")
 	}

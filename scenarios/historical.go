@@ -184,10 +184,8 @@ func (h Historical) FixedConfig() model.Config { return withSettings(h.Fixed) }
 
 func withSettings(set []string) model.Config {
 	kc := safe()
-	for _, kv := range set {
-		if err := kc.SetPair(kv); err != nil {
-			panic(fmt.Sprintf("scenarios: historical setting %q: %v", kv, err))
-		}
+	if err := kc.SetAll(set); err != nil {
+		panic(fmt.Sprintf("scenarios: historical settings %q: %v", set, err))
 	}
 	return kc
 }

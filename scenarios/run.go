@@ -118,10 +118,9 @@ func ConfigFor(sc Scenario, set []string) (model.Config, error) {
 	if sc.Config != nil {
 		kc = sc.Config()
 	}
-	for _, kv := range set {
-		if err := kc.SetPair(kv); err != nil {
-			return kc, err
-		}
+	// kafka.version first, whatever the flags' order (Config.SetAll).
+	if err := kc.SetAll(set); err != nil {
+		return kc, err
 	}
 	if err := kc.Validate(); err != nil {
 		return kc, err

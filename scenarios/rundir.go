@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"kafkasim/checkers"
@@ -379,7 +380,19 @@ func manifestOptions(path string, data []byte, m *RunManifest) (checkers.Options
 	for name := range m.Config {
 		names = append(names, name)
 	}
-	slices.Sort(names)
+	// kafka.version first: it moves the settings still at its defaults,
+	// and every saved value must then stand as saved.
+	slices.SortFunc(names, func(a, b string) int {
+		switch {
+		case a == b:
+			return 0
+		case a == "kafka.version":
+			return -1
+		case b == "kafka.version":
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
 	for _, name := range names {
 		if err := kc.Set(name, m.Config[name]); err != nil {
 			return checkers.Options{}, fmt.Errorf("%s:%d: config: %v", path, lineOf(data, `"`+name+`"`), err)

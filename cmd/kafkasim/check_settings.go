@@ -51,7 +51,8 @@ func historySettings(pairs []string) (model.Config, []settingValue, []string, er
 	kc := assumedConfig()
 	given := map[string]string{}
 	var unread []string
-	for _, pair := range pairs {
+	// kafka.version first, as run's -set applies it (model.ReleaseFirst).
+	for _, pair := range model.ReleaseFirst(pairs) {
 		name, value, ok := strings.Cut(pair, "=")
 		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
 		if !ok {

@@ -92,6 +92,9 @@ func writeSetting(b *strings.Builder, s scenarios.Setting) {
 	}
 	wrap(b, def+"; value: "+s.Unit)
 	wrap(b, s.Description)
+	if s.Releases != "" {
+		wrap(b, "by release: "+s.Releases)
+	}
 	if len(s.OverriddenBy) > 0 {
 		parts := make([]string, len(s.OverriddenBy))
 		for i, o := range s.OverriddenBy {

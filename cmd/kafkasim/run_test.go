@@ -56,6 +56,8 @@ func TestRunRefusesBadInput(t *testing.T) {
 		{"run", "-scenario", "baseline", "-set", "min.insync.replicas=abc"},
 		{"run", "-scenario", "baseline", "-set", "min.insync.replicas=9"},
 		{"run", "-scenario", "baseline", "-seed", "x"},
+		{"run", "-scenario", "baseline", "-set", "kafka.version=3.5"},
+		{"run", "-scenario", "baseline", "-set", "kafka.version=3.6", "-set", "eligible.leader.replicas.enable=true"},
 	} {
 		dir := filepath.Join(t.TempDir(), "out")
 		var out, errb bytes.Buffer
@@ -66,5 +68,15 @@ func TestRunRefusesBadInput(t *testing.T) {
 		if _, err := os.Stat(dir); err == nil {
 			t.Fatalf("%v: bad input left %s behind", args, dir)
 		}
+	}
+}
+
+// TestAnUnknownKafkaVersionListsTheReleases: kafka.version outside the
+// modelled releases is bad input whose message lists them.
+func TestAnUnknownKafkaVersionListsTheReleases(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := dispatch([]string{"run", "-scenario", "baseline", "-set", "kafka.version=2.8"}, &out, &errb)
+	if code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), `kafka.version: "2.8" is not a release kafkasim models (want one of 3.6, 3.7, 3.8, 3.9, 4.0, 4.1)`) {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }

@@ -66,10 +66,12 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 	// ISR is below the effective min ISR, with ELR on or off
 	// (Partition.maybeIncrementLeaderHW asks isUnderMinIsr first): an
 	// acks=1 write taken then is not committed until the ISR recovers.
-	if p.underMinISR() {
+	// Kafka 3.6 has no such check: high.watermark.freeze.below.min.isr
+	// (kafka.version=3.6 turns it off) brings that behaviour back.
+	kc := &b.cfg.Kafka // not a copy of the whole configuration on every fetch
+	if kc.Broker.HighWatermarkFreezeBelowMinISR && p.underMinISR() {
 		return
 	}
-	kc := &b.cfg.Kafka // not a copy of the whole configuration on every fetch
 	hw := leo
 	maximal := p.maximalISR()
 	now := b.now()

@@ -73,3 +73,32 @@ func TestTheHighWatermarkStopsBelowMinISRWithoutELR(t *testing.T) {
 		}
 	}
 }
+
+// Kafka 3.6 (no KAFKA-15583; high.watermark.freeze.below.min.isr=false,
+// which kafka.version=3.6 sets) commits the same acks=1 write over the
+// leader alone once the ISR has shrunk to it: Partition.maybeIncrementLeaderHW
+// at the 3.6.0 tag has no min-ISR check. The nearby case is the test
+// above: the same schedule with the freeze leaves the high watermark at 0.
+func TestKafka36AdvancesTheHighWatermarkBelowMinISR(t *testing.T) {
+	kc := testConfig()
+	if err := kc.Set("kafka.version", "3.6"); err != nil {
+		t.Fatal(err)
+	}
+	if kc.Broker.HighWatermarkFreezeBelowMinISR || kc.Controller.EligibleLeaderReplicas {
+		t.Fatalf("kafka.version=3.6 left the freeze %v, ELR %v", kc.Broker.HighWatermarkFreezeBelowMinISR, kc.Controller.EligibleLeaderReplicas)
+	}
+	r := newRig(t, kc)
+	r.s.At(time.Second, "crash followers", func() {
+		r.s.Crash(2)
+		r.s.Crash(3)
+	})
+	r.produce(2*time.Second, 1, model.AcksLeader, "acks1")
+	r.s.Run(50 * time.Second)
+	v := r.replica(1)
+	if len(v.ISR) != 1 || v.LEO != 1 {
+		t.Fatalf("ISR %v LEO %d, want the leader alone holding one record", v.ISR, v.LEO)
+	}
+	if v.HW != 1 {
+		t.Fatalf("3.6, ISR %v below min ISR 2: HW %d, want 1 (committed over the leader alone)", v.ISR, v.HW)
+	}
+}
