@@ -97,7 +97,7 @@ var versionChanges = []versionChange{
 // to wonder whether kafka.version forgot them.
 var unchangedAcrossVersions = map[string]string{
 	"unclean.leader.election.enable": "false in every modelled release (3.6 to 4.1)",
-	"consumer.self.fencing":          "kafka.version does not set it: the KIP-848 consumer (group.protocol=consumer) came as early access in 3.7 (upgrade notes, notable changes in 3.7.0) and generally available in 4.0, but group.protocol defaults to classic in every modelled release (ConsumerConfig.DEFAULT_GROUP_PROTOCOL)",
+	"consumer.self.fencing":          "kafka.version does not set it: no release's consumer gives up its partitions on its own when its coordinator goes silent (the classic AbstractCoordinator.HeartbeatThread marks the coordinator unknown; the KIP-848 consumer, early access in 3.7 and generally available in 4.0, fences itself only on FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID), so it is false for all",
 	"session.timeout.ms":             "45 s in every modelled release (since 3.0, KIP-735)",
 	"enable.idempotence":             "true in every modelled release (since 3.0, KIP-679)",
 }
