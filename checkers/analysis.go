@@ -53,7 +53,8 @@ type untargetedSend struct {
 
 // partition is what the history says about one partition.
 type partition struct {
-	tp model.TopicPartition
+	tp    model.TopicPartition
+	order int // its place in analysis.parts, once analyze has sorted them
 	// at is the first value seen at each offset and the op that saw it.
 	at sightings
 	// conflicts holds further, different values seen at an offset.
@@ -236,7 +237,8 @@ func analyze(h model.History) *analysis {
 		}
 		return 1
 	})
-	for _, p := range a.parts {
+	for k, p := range a.parts {
+		p.order = k
 		p.sentAt = nil
 		slices.Sort(p.offsets)
 		p.resets = mergeSpans(p.resets)
@@ -303,13 +305,30 @@ func (a *analysis) polledID(p *partition, r model.OffsetValue) int32 {
 }
 
 func (a *analysis) part(tp model.TopicPartition) *partition {
-	p := a.byTP[tp]
+	p := a.lookup(tp)
 	if p == nil {
 		p = &partition{tp: tp, ids: map[string]int32{}}
 		a.byTP[tp] = p
 		a.parts = append(a.parts, p)
 	}
 	return p
+}
+
+// lookup is tp's partition, nil if no one observed it. A history usually
+// has a few partitions, and comparing a few of them costs less than
+// hashing a topic's name once per record: lookup runs for every send and
+// every partition of every poll.
+func (a *analysis) lookup(tp model.TopicPartition) *partition {
+	const scan = 16
+	if len(a.parts) <= scan {
+		for _, p := range a.parts {
+			if p.tp.Partition == tp.Partition && p.tp.Topic == tp.Topic {
+				return p
+			}
+		}
+		return nil
+	}
+	return a.byTP[tp]
 }
 
 // observe records that op saw record id, with value, at offset o of p.

@@ -162,7 +162,7 @@ func (a *analysis) intPolls(cur []polled, i int32, rebalanced map[*partition]tim
 		if len(pr.Records) == 0 {
 			continue
 		}
-		p := a.byTP[pr.TP]
+		p := a.lookup(pr.TP)
 		t, moved := rebalanced[p]
 		judge := !moved || t < op.Time
 		k := slices.IndexFunc(cur, func(c polled) bool { return c.p == p })

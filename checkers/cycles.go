@@ -15,19 +15,19 @@ import (
 //   - the graph is cut into strongly connected components (Tarjan); a
 //     cycle lies inside one;
 //   - in each component with more than one operation, a shortest cycle
-//     through one operation is found by breadth-first search, for each
-//     kind: G0 (write-write edges only) and G1c (at least one write-read
-//     edge, the rest write-write or write-read; Elle's G1c spec asks for a
-//     write-read first edge, which is where the cycle starts);
+//     through one operation is found by breadth-first search, for the
+//     kinds cycles() lists;
+//   - a cycle is named by the edges it holds, as elle.txn cycle-explainer
+//     names it: write-write edges only is G0, any write-read edge makes it
+//     G1c. Elle's other names need edges this graph does not have: an
+//     anti-dependency (rw) edge makes G-single, G-nonadjacent or G2, and
+//     kafka.clj builds no rw graph (its rw-graph is commented out), so
+//     they never arise on Kafka histories; a realtime or process edge
+//     adds -realtime or -process (kafkasim does not build those edges:
+//     see the README);
 //   - the cycle starts at the operation that completed last among those
 //     that can start it, which is how Elle writes the cycles in Jepsen's
 //     own tests.
-//
-// One difference: where a component holds a G1c cycle of write-read edges
-// only, that is the one reported, because it is an error whatever the
-// write-write edges say (each of two transactions saw the other's
-// writes), while a G1c through a write-write edge is what Kafka's
-// unisolated writes allow. Elle reports whichever its search meets first.
 
 // sccs labels each node with its strongly connected component over the
 // edges that carry a relation in mask: comp[u] is u's component and
@@ -164,7 +164,8 @@ type bfsScratch struct {
 }
 
 // cycles finds, in each strongly connected component of the dependency
-// graph, at most one G0 and one G1c cycle.
+// graph, one G0 or else one G1c through a ww edge, and in each component
+// of the write-read edges alone, one G1c of write-read edges only.
 func (x *txnIndex) cycles() []Violation {
 	g := x.graph()
 	if len(g.to) == 0 {
@@ -180,14 +181,20 @@ func (x *txnIndex) cycles() []Violation {
 	}
 	ww, wwSize := g.sccs(relWW, full, fullSize)
 	wr, wrSize := g.sccs(relWR, full, fullSize)
-	// Per component, the operation each kind of cycle starts from: one in
-	// a ww-only cycle (G0), one in a wr-only cycle, one with a wr edge
-	// that stays in the component (G1c); -1 for none.
-	type starts struct{ g0, pureWR, wrFirst int32 }
+	// The operation each kind of cycle starts from; -1 for none. Per
+	// component of the whole graph: one in a ww-only cycle (G0), one with
+	// a wr edge that stays in the component (G1c through a ww edge). Per
+	// component of the wr edges alone: one in a wr-only cycle (G1c).
+	type starts struct{ g0, wrFirst int32 }
 	from := make([]starts, len(fullSize))
 	for c := range from {
-		from[c] = starts{-1, -1, -1}
+		from[c] = starts{-1, -1}
 	}
+	pureFrom := make([]int32, len(wrSize))
+	for c := range pureFrom {
+		pureFrom[c] = -1
+	}
+	pure := make([]bool, len(fullSize)) // the component holds a wr-only cycle
 	pick := func(cur *int32, u int32) {
 		if *cur < 0 || x.completedLater(u, *cur) {
 			*cur = u
@@ -202,7 +209,8 @@ func (x *txnIndex) cycles() []Violation {
 			pick(&from[c].g0, u)
 		}
 		if wrSize[wr[u]] > 1 {
-			pick(&from[c].pureWR, u)
+			pick(&pureFrom[wr[u]], u)
+			pure[c] = true
 		}
 		for e := g.start[u]; e < g.start[u+1]; e++ {
 			if g.rel[e]&relWR != 0 && full[g.to[e]] == c {
@@ -223,17 +231,30 @@ func (x *txnIndex) cycles() []Violation {
 		kind  int
 		comp  []int32
 	}
+	// Which searches to run follows the two ways Jepsen runs Elle on a
+	// Kafka history (kafka.clj cycles!, elle.txn cycle-cases-in-scc). With
+	// :ww-deps, Elle searches each component of the whole graph for the
+	// kinds of cycle in order, G0 then G1c, and skips a kind that one
+	// already found implies (elle.consistency-model implied-anomalies: G0
+	// implies G1c): a component with a G0 reports no G1c. Without
+	// :ww-deps there are only wr edges, and each of their components with
+	// a cycle is a G1c of wr edges only. kafkasim reports both: G0, or
+	// else a G1c through a ww edge, for each component of the whole graph,
+	// and a wr-only G1c for each component of the wr edges. A component
+	// that holds a wr-only G1c has no G1c through a ww edge reported too:
+	// the wr-only one is Elle's answer there in both ways.
 	var searches []search
-	for c := range from {
-		s := from[c]
-		if s.g0 >= 0 {
-			searches = append(searches, search{s.g0, cycleWW, ww})
-		}
+	for c, s := range from {
 		switch {
-		case s.pureWR >= 0:
-			searches = append(searches, search{s.pureWR, cycleWR, wr})
-		case s.wrFirst >= 0:
+		case s.g0 >= 0:
+			searches = append(searches, search{s.g0, cycleWW, ww})
+		case !pure[c] && s.wrFirst >= 0:
 			searches = append(searches, search{s.wrFirst, cycleMixed, full})
+		}
+	}
+	for _, s := range pureFrom {
+		if s >= 0 {
+			searches = append(searches, search{s, cycleWR, wr})
 		}
 	}
 	slices.SortStableFunc(searches, func(a, b search) int { return cmp.Compare(a.start, b.start) })

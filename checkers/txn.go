@@ -116,9 +116,8 @@ type txnIndex struct {
 	// opOf is the operation each history entry belongs to.
 	opOf []int32
 	// parts indexes each observed partition's version order, in a.parts
-	// order; byTP finds them.
+	// order (partition.order).
 	parts []*txnPart
-	byTP  map[model.TopicPartition]*txnPart
 }
 
 type txnOp struct{ first, end int32 }
@@ -143,7 +142,7 @@ type txnPart struct {
 }
 
 func newTxnIndex(a *analysis) *txnIndex {
-	x := &txnIndex{a: a, opOf: make([]int32, len(a.h)), byTP: make(map[model.TopicPartition]*txnPart, len(a.parts))}
+	x := &txnIndex{a: a, opOf: make([]int32, len(a.h))}
 	n := 0
 	for i := range a.h {
 		if t := a.h[i].Txn; t == 0 || i == 0 || a.h[i-1].Txn != t {
@@ -171,7 +170,6 @@ func newTxnIndex(a *analysis) *txnIndex {
 			xp.values[i], xp.writers[i] = p.valueAt(o), -1
 		}
 		x.parts = append(x.parts, xp)
-		x.byTP[p.tp] = xp
 	}
 	for i := range a.h {
 		op := &a.h[i]
@@ -281,7 +279,12 @@ func (x *txnIndex) writerByValue(xp *txnPart, value string) (int32, bool) {
 }
 
 // part is tp's index, nil when no one observed the partition.
-func (x *txnIndex) part(tp model.TopicPartition) *txnPart { return x.byTP[tp] }
+func (x *txnIndex) part(tp model.TopicPartition) *txnPart {
+	if p := x.a.lookup(tp); p != nil {
+		return x.parts[p.order]
+	}
+	return nil
+}
 
 // micro returns operation k's history entries.
 func (x *txnIndex) micro(k int32) []model.Op {
