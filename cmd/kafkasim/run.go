@@ -58,6 +58,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	name := fs.String("scenario", "", "scenario `name` (see kafkasim list)")
+	expFile := fs.String("f", "", "run the experiment in this `file` (TOML; see docs/experiments.md) instead of a catalog scenario")
 	seed := fs.Uint64("seed", 1, "the run's seed")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
@@ -67,7 +68,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	wide := wideFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim run -scenario NAME [-seed N] [-set key=value ...] [-schedule FILE] [-out DIR] [-json] [-wide]")
+		fmt.Fprintln(stderr, "usage: kafkasim run -scenario NAME|-f FILE [-seed N] [-set key=value ...] [-schedule FILE] [-out DIR] [-json] [-wide]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -80,9 +81,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim run: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	sc, ok := scenarios.Find(*name)
-	if !ok {
-		fmt.Fprintf(stderr, "kafkasim run: unknown scenario %q (see kafkasim list)\n", *name)
+	sc, exp, err := scenarioFlags(*name, *expFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 		return 2
 	}
 	// Validate everything before anything runs or is written.
@@ -125,6 +126,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts.OutDir = outDir.tmp
+	if err := keepExperiment(outDir.tmp, *out, exp, &sc); err != nil {
+		outDir.discard()
+		if stored {
+			os.Remove(*out)
+		}
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+		return 2
+	}
 	release := cleanUpOnInterrupt(stderr, func() {
 		outDir.discard()
 		if stored {
