@@ -91,10 +91,19 @@ func ParseLines(r io.Reader, name string) (Schedule, []int, error) {
 const byteOrderMark = "\uFEFF"
 
 // tokens splits a line into words, with ',' and '|' as words of their own
-// and everything from '#' on dropped.
+// and everything from a comment's '#' on dropped. A '#' that starts a
+// word and is followed by a digit is a selector's index ("member-of g
+// #2"), not a comment.
 func tokens(line string) []string {
-	if i := strings.IndexByte(line, '#'); i >= 0 {
-		line = line[:i]
+	for i := 0; i < len(line); i++ {
+		if line[i] != '#' {
+			continue
+		}
+		index := i+1 < len(line) && line[i+1] >= '0' && line[i+1] <= '9' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t')
+		if !index {
+			line = line[:i]
+			break
+		}
 	}
 	var out []string
 	for _, field := range strings.Fields(line) {

@@ -44,6 +44,27 @@ func (w world) CoordinatorOf(group string) model.BrokerID {
 	return w.s.Leader(model.TP(broker.OffsetsTopic, broker.PartitionFor(group, w.s.Config.Group.OffsetsTopicPartitions)))
 }
 
+// Replicas is a partition's assignment, in preference order, as the
+// controller sees it (follower-of, out-of-isr).
+func (w world) Replicas(tp model.TopicPartition) []model.BrokerID {
+	ps, _ := w.s.Partition(tp)
+	return ps.Replicas
+}
+
+// MembersOf lists a group's member nodes in creation order (member-of).
+func (w world) MembersOf(group string) []model.BrokerID {
+	var out []model.BrokerID
+	for _, id := range w.s.MembersOf(group) {
+		out = append(out, model.BrokerID(id))
+	}
+	return out
+}
+
+var (
+	_ faults.GroupWorld   = world{}
+	_ faults.ReplicaWorld = world{}
+)
+
 // shape describes the cluster to the swarm generator.
 func (s *Scripted) shape() faults.Shape {
 	return faults.Shape{Brokers: s.Brokers, Controllers: s.Cluster.Controllers, Partitions: s.TPs}
