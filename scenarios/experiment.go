@@ -50,6 +50,18 @@ type ExperimentLink struct {
 	Max      Duration `toml:"max"`
 	TailProb float64  `toml:"tail_prob,omitzero"`
 	Tail     Duration `toml:"tail,omitzero"`
+	// Datagram switches every link from a FIFO connection to datagrams,
+	// which the kernel may duplicate and reorder (stress, not TCP).
+	Datagram *ExperimentDatagram `toml:"datagram,omitempty"`
+}
+
+// ExperimentDatagram is sim.Datagram: the probability a message is
+// delivered twice, the probability it is held back, and for how long at
+// most.
+type ExperimentDatagram struct {
+	DupProb     float64  `toml:"dup_prob,omitzero"`
+	ReorderProb float64  `toml:"reorder_prob,omitzero"`
+	ReorderMax  Duration `toml:"reorder_max,omitzero"`
 }
 
 // ExperimentTopic is a topic and its topic-level settings.

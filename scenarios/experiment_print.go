@@ -49,9 +49,11 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 	e.Cluster = ExperimentCluster{Brokers: cmp(sc.Brokers, 3), Controllers: cmp(sc.Controllers, 3), DiskWriteback: Duration(sc.DiskWriteback)}
 	if l := sc.Link.Latency; l.Min > 0 || l.Max > 0 {
 		e.Cluster.Link = &ExperimentLink{Min: Duration(l.Min), Max: Duration(l.Max), TailProb: l.TailProb, Tail: Duration(l.Tail)}
-	}
-	if sc.Link.Datagram != nil {
-		return Experiment{}, fmt.Errorf("scenario %s runs datagram links, which a file cannot say yet", sc.Name)
+		if d := sc.Link.Datagram; d != nil {
+			e.Cluster.Link.Datagram = &ExperimentDatagram{DupProb: d.DupProb, ReorderProb: d.ReorderProb, ReorderMax: Duration(d.ReorderMax)}
+		}
+	} else if sc.Link.Datagram != nil {
+		return Experiment{}, fmt.Errorf("scenario %s runs datagram links on the default latency, which a file says only with a latency", sc.Name)
 	}
 	if nd := kc.NonDefault(); len(nd) > 0 {
 		e.Config = map[string]SettingValue{}

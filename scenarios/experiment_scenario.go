@@ -168,6 +168,15 @@ func (e Experiment) scenario(file string, data []byte) (Scenario, error) {
 			return Scenario{}, fail("link: a latency cannot be never", "cluster", "link", "min")
 		}
 		sc.Link = sim.LinkConfig{Latency: sim.Latency{Min: time.Duration(l.Min), Max: time.Duration(l.Max), TailProb: l.TailProb, Tail: time.Duration(l.Tail)}}
+		if d := l.Datagram; d != nil {
+			switch {
+			case d.DupProb < 0 || d.DupProb > 1 || d.ReorderProb < 0 || d.ReorderProb > 1:
+				return Scenario{}, fail("link.datagram: dup_prob and reorder_prob are probabilities, 0 to 1", "cluster", "link", "datagram")
+			case d.ReorderMax < 0 || (d.ReorderProb > 0) != (d.ReorderMax > 0):
+				return Scenario{}, fail("link.datagram: reorder_prob and reorder_max go together", "cluster", "link", "datagram")
+			}
+			sc.Link.Datagram = &sim.Datagram{DupProb: d.DupProb, ReorderProb: d.ReorderProb, ReorderMax: time.Duration(d.ReorderMax)}
+		}
 	}
 
 	// The configuration, by Kafka name, on Kafka's defaults.

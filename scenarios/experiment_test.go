@@ -23,7 +23,7 @@ seeds = [4, 9]
 brokers = 5
 controllers = 1
 disk_writeback = "never"
-link = { min = "1ms", max = "3ms", tail_prob = 0.01, tail = "20ms" }
+link = { min = "1ms", max = "3ms", tail_prob = 0.01, tail = "20ms", datagram = { dup_prob = 0.01, reorder_prob = 0.02, reorder_max = "5ms" } }
 
 [config]
 acks = "all"
@@ -74,7 +74,7 @@ func TestExperimentDecodesEveryKey(t *testing.T) {
 	switch {
 	case sc.Brokers != 5 || sc.Controllers != 1 || sc.DiskWriteback >= 0:
 		t.Errorf("cluster: %d brokers, %d controllers, writeback %v", sc.Brokers, sc.Controllers, sc.DiskWriteback)
-	case sc.Link.Latency.Max.Milliseconds() != 3 || sc.Link.Latency.TailProb != 0.01:
+	case sc.Link.Latency.Max.Milliseconds() != 3 || sc.Link.Latency.TailProb != 0.01 || sc.Link.Datagram == nil || sc.Link.Datagram.ReorderProb != 0.02:
 		t.Errorf("link %+v", sc.Link)
 	case sc.Partitions != 4 || sc.ReplicationFactor != 5 || len(sc.TopicConfigs) != 2 || sc.TopicConfigs[0].Name != "min.insync.replicas":
 		t.Errorf("topic: %d partitions, rf %d, configs %v", sc.Partitions, sc.ReplicationFactor, sc.TopicConfigs)
@@ -129,6 +129,9 @@ func TestExperimentErrorsPointAtTheKey(t *testing.T) {
 		{"writer without groups", base + "[faults.writer]\nkind = \"zombie\"\nstream = \"z\"\n", base + "[faults.writer]\nkind = \"rolling-restart\"\n", "give [[workload.groups]]"},
 		{"writer fault that does not parse", base + "[faults.writer]\nkind = \"spaced\"\nstream = \"s\"\ngap_min = \"5s\"\ngap_max = \"9s\"\nfaults = [\"crash leeder-of {partition}\"]\n",
 			base + "[faults.writer]\nkind = \"spaced\"\nstream = \"s\"\ngap_min = \"5s\"\ngap_max = \"9s\"\nfaults = [\"crash leader-of {partition}\"]\n", `fault "crash leeder-of {partition}"`},
+		{"datagram reorder without its bound", "name = \"x\"\n[cluster]\nlink = { min = \"1ms\", max = \"2ms\", datagram = { reorder_prob = 0.1 } }\n[phases]\nsafety = \"10s\"\n",
+			"name = \"x\"\n[cluster]\nlink = { min = \"1ms\", max = \"2ms\", datagram = { reorder_prob = 0.1, reorder_max = \"4ms\" } }\n[phases]\nsafety = \"10s\"\n",
+			"x.toml:3:36: link.datagram: reorder_prob and reorder_max go together"},
 		{"second topic", base + "[[topics]]\nname = \"t\"\n[[topics]]\nname = \"u\"\n", base + "[[topics]]\nname = \"t\"\n", "2 topics"},
 		{"toml syntax", base + "[cluster\n", base, "x.toml:7:"},
 	} {
