@@ -49,6 +49,9 @@ type LoadedExperiment struct {
 	// the same for a reformatted file that means the same and for the
 	// copy a run directory keeps.
 	Hash string
+	// Schedule is the written-out faults with the file and line each
+	// was written on, for CheckSchedule against a run's cluster.
+	Schedule ScheduleFile
 }
 
 // LoadExperiment reads, decodes and checks an experiment file, and reads
@@ -63,6 +66,7 @@ func LoadExperiment(path string) (LoadedExperiment, error) {
 	if err != nil {
 		return LoadedExperiment{}, err
 	}
+	schedName, schedOffset := path, 0
 	if f := e.Faults.ScheduleFile; f != "" {
 		if e.Faults.Schedule != "" {
 			line, col := locateKey(data, []string{"faults", "schedule_file"})
@@ -81,13 +85,27 @@ func LoadExperiment(path string) (LoadedExperiment, error) {
 			return LoadedExperiment{}, err
 		}
 		e.Faults.Schedule, e.Faults.ScheduleFile = string(text), ""
+		schedName = f
+	} else if e.Faults.Schedule != "" {
+		schedOffset = scheduleFirstLine(data) - 1
 	}
 	sc, err := e.scenario(path, data)
 	if err != nil {
 		return LoadedExperiment{}, err
 	}
 	sc.Experiment, sc.ExperimentHash = path, e.Hash()
-	return LoadedExperiment{File: path, Experiment: e, Scenario: sc, Hash: sc.ExperimentHash}, nil
+	le := LoadedExperiment{File: path, Experiment: e, Scenario: sc, Hash: sc.ExperimentHash}
+	if e.Faults.Schedule != "" {
+		s, lines, err := faults.ParseLines(strings.NewReader(e.Faults.Schedule), schedName)
+		if err != nil {
+			return LoadedExperiment{}, err // scenario() parsed it already
+		}
+		for i := range lines {
+			lines[i] += schedOffset
+		}
+		le.Schedule = ScheduleFile{Name: schedName, Schedule: s, Lines: lines}
+	}
+	return le, nil
 }
 
 // ParseExperiment decodes and checks an experiment from bytes (a

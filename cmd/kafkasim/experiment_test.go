@@ -129,3 +129,20 @@ func TestSweepExperimentFile(t *testing.T) {
 		}
 	}
 }
+
+// TestRunExperimentChecksItsScheduleAgainstTheCluster: an inline fault on
+// a partition the cluster does not have is refused at its line of the
+// experiment file, before the run; the same fault on one it has runs.
+func TestRunExperimentChecksItsScheduleAgainstTheCluster(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "short.toml")
+	os.WriteFile(file, []byte(strings.Replace(shortExperiment, "leader-of t/0", "leader-of t/7", 1)), 0o644)
+	_, stderr, code := runExperiment(t, "-f", file, "-out", filepath.Join(dir, "out"))
+	if code != 2 || !strings.Contains(stderr, file+":9: ") || !strings.Contains(stderr, "no partition t/7") {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	os.WriteFile(file, []byte(shortExperiment), 0o644)
+	if _, stderr, code := runExperiment(t, "-f", file, "-json", "-out", filepath.Join(dir, "out2")); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}

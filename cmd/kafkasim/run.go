@@ -92,6 +92,18 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts := scenarios.Options{Set: sets}
+	if exp != nil && len(exp.Schedule.Schedule) > 0 && *schedFile == "" {
+		// The experiment's own written-out faults, against this run's
+		// cluster, as -schedule's are.
+		warnings, err := scenarios.CheckSchedule(sc, *seed, sets, exp.Schedule)
+		if err != nil {
+			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+			return 2
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
+	}
 	if *schedFile != "" {
 		sched, err := loadRunSchedule(*schedFile, sc, *seed, sets, stderr)
 		if err != nil {
@@ -219,6 +231,19 @@ func writeRunArtifacts(dir string, res scenarios.Result) error {
 	// What the checkers judged, for kafkasim check -run.
 	if err := scenarios.SaveRun(dir, res); err != nil {
 		return err
+	}
+	// The experiment's copy, unless run -f wrote it already (a sweep's
+	// replayed run copies the sweep directory's).
+	if res.Experiment != "" {
+		if _, err := os.Stat(filepath.Join(dir, experimentFileName)); os.IsNotExist(err) {
+			data, err := os.ReadFile(res.Experiment)
+			if err != nil {
+				return err
+			}
+			if err := write(experimentFileName, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+				return err
+			}
+		}
 	}
 	if err := write(scheduleFileName, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "# faults of %s seed %d; replay with -schedule\n%s", res.Scenario, res.Seed, res.Schedule)
