@@ -90,3 +90,37 @@ func TestNewSelectorsResolve(t *testing.T) {
 		t.Errorf("member-of in a world without groups: %v", got)
 	}
 }
+
+// TestTriggeredFaultLines: "on EVENT T/P after T [for W]" parses, prints
+// back as written, and is refused where the fault it becomes would be.
+func TestTriggeredFaultLines(t *testing.T) {
+	for _, line := range []string{
+		"on ack t/0 after 10s crash leader-of t/0",
+		"on election t/0 after 1s for 5s partition isolate leader-of t/0",
+		"on alter-partition t/0 after 2s for 500ms clog leader-of t/0 follower-of t/0 #1 +200ms",
+	} {
+		s, err := Parse(strings.NewReader(line+"\n"), "f")
+		if err != nil || len(s) != 1 || s[0].On == nil || s[0].String() != line {
+			t.Errorf("%q: %v, printed %v", line, err, s)
+		}
+	}
+	for line, want := range map[string]string{
+		"on commit t/0 after 1s crash 1":           "want an event",
+		"on ack t/0 at 1s crash 1":                 `want "after T"`,
+		"on ack t/0 after 1s for 0s crash 1":       "longer than 0",
+		"on ack t/0 after 1s for 2s restart 1":     "instantaneous",
+		"on ack t/0 after 1s clog 1 2 +5ms":        "needs a window",
+		"on ack t0 after 1s crash 1":               "on ack",
+		"on election t/0 after 1s to 2s crash 1":   `unknown fault "to"`,
+		"on election t/0 after 1s for 2s crash 1,": "unexpected",
+	} {
+		if _, err := Parse(strings.NewReader(line+"\n"), "f"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", line, err, want)
+		}
+	}
+	// A world that reports no events cannot take one.
+	s := MustParse("f", "on ack t/0 after 1s crash 1\n")
+	if _, err := Apply(newToyWorld(t, 1), s); err == nil || !strings.Contains(err.Error(), "reports no events") {
+		t.Errorf("Apply: %v", err)
+	}
+}

@@ -1,10 +1,13 @@
 package scenarios
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"kafkasim/faults"
+	"kafkasim/model"
 	"kafkasim/sim"
 )
 
@@ -92,5 +95,94 @@ func TestScheduleCheckKnowsGroupMembers(t *testing.T) {
 		if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
 			t.Errorf("%s: %v, want %q", line, err, want)
 		}
+	}
+}
+
+// TestTriggeredFaults: each triggered fault fires at the first event of
+// its kind on its partition at or after its arming time, as the run's
+// own history and observations show it; a trigger whose event never
+// comes (no partition t/5 here) never fires.
+func TestTriggeredFaults(t *testing.T) {
+	const file = `name = "triggers"
+[config]
+"default.replication.factor" = 3
+"min.insync.replicas" = 2
+"auto.offset.reset" = "earliest"
+[faults]
+schedule = """
+from 2s to 4s crash leader-of t/0
+on election t/0 after 2s for 3s pause leader-of t/0
+on ack t/0 after 9s crash leader-of t/0
+on alter-partition t/0 after 9s crash isr-follower t/0
+on election t/5 after 9s crash 1
+"""
+[phases]
+safety = "20s"
+liveness_bound = "60s"
+`
+	_, sc, err := ParseExperiment("triggers.toml", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(sc, 1, Options{LinearizabilityBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OK {
+		t.Fatalf("%s", failureReport(sc, res))
+	}
+	tp := model.TP("t", 0)
+	firstAfter := func(times []time.Duration, from time.Duration) time.Duration {
+		best := time.Duration(-1)
+		for _, x := range times {
+			if x >= from && (best < 0 || x < best) {
+				best = x
+			}
+		}
+		return best
+	}
+	var elections, acks, isrChanges []time.Duration
+	for _, o := range res.Observed.Leaders {
+		if o.TP == tp {
+			elections = append(elections, o.Time)
+		}
+	}
+	for _, op := range res.History {
+		if op.F == model.FSend && op.Type == model.OpOK && op.TP == tp {
+			acks = append(acks, op.End)
+		}
+	}
+	var prev []model.BrokerID
+	for _, o := range res.Observed.ISRs {
+		if o.TP == tp {
+			if !slices.Equal(slices.Sorted(slices.Values(o.ISR)), prev) {
+				isrChanges = append(isrChanges, o.Time)
+			}
+			prev = slices.Sorted(slices.Values(o.ISR))
+		}
+	}
+	fired := map[string]time.Duration{}
+	for _, e := range res.FaultLog {
+		at, rest, _ := strings.Cut(e, " ")
+		d, err := time.ParseDuration(at)
+		if err != nil {
+			t.Fatalf("fault log line %q", e)
+		}
+		if strings.HasPrefix(rest, "start: on ") || strings.HasPrefix(rest, "at: on ") {
+			_, what, _ := strings.Cut(rest, ": ")
+			fired[strings.Fields(what)[1]] = d
+		}
+	}
+	for event, want := range map[string]time.Duration{
+		"election":        firstAfter(elections, 2*time.Second),
+		"ack":             firstAfter(acks, 9*time.Second),
+		"alter-partition": firstAfter(isrChanges, 9*time.Second),
+	} {
+		if got, ok := fired[event]; !ok || want < 0 || got != want {
+			t.Errorf("on %s: fired at %v (%v), the first such event at %v\n%s", event, got, ok, want, strings.Join(res.FaultLog, "\n"))
+		}
+	}
+	if strings.Contains(strings.Join(res.FaultLog, "\n"), "t/5") {
+		t.Errorf("a trigger on a partition without events fired:\n%s", strings.Join(res.FaultLog, "\n"))
 	}
 }

@@ -29,6 +29,9 @@ type Scripted struct {
 	ready, safety time.Duration
 	schedule      faults.Schedule
 	nemesis       *faults.Nemesis
+	// waiting are the triggered faults' callbacks not yet called, in the
+	// order they armed (see world.OnEvent).
+	waiting []waitingFault
 	// opts and produceUntil are how the fixture was built and set up
 	// before its schedule was written, for probe.
 	opts         ScriptOptions
