@@ -144,10 +144,33 @@ func Apply(w World, s Schedule) (*Nemesis, error) {
 	// fault, or moving or shortening this one, as shrinking does, leaves
 	// its random choices as they were.
 	seen := map[string]int{}
-	for _, f := range s {
+	ew, hasEvents := w.(EventWorld)
+	for i, f := range s {
 		text, what := f.String(), f.What()
 		a := &armed{f: f, stream: "faults/fire/" + what + "#" + strconv.Itoa(seen[what])}
 		seen[what]++
+		if f.On != nil {
+			if !hasEvents {
+				return nil, fmt.Errorf("fault %d (%s): this world reports no events", i+1, f)
+			}
+			on := *f.On
+			k.At(f.At, "arm "+text, func() {
+				ew.OnEvent(on.Event, on.TP, func() {
+					// In an event of its own: the one that made the
+					// event is a node's handler, which a fault must not
+					// interrupt halfway.
+					k.At(k.Now(), "fault "+text, func() {
+						if on.For == 0 {
+							n.fire(a, EdgeAt)
+							return
+						}
+						n.fire(a, EdgeStart)
+						k.At(k.Now()+on.For, "fault end "+text, func() { n.fire(a, EdgeEnd) })
+					})
+				})
+			})
+			continue
+		}
 		if f.Windowed() {
 			k.At(f.At, "fault start "+text, func() { n.fire(a, EdgeStart) })
 			k.At(f.End, "fault end "+text, func() { n.fire(a, EdgeEnd) })
@@ -156,6 +179,13 @@ func Apply(w World, s Schedule) (*Nemesis, error) {
 		}
 	}
 	return n, nil
+}
+
+// EventWorld is a World that reports events, for triggered faults (on
+// EVENT T/P after T ...): OnEvent calls fn once, at the first event of the
+// kind on tp from now on (Events lists the kinds).
+type EventWorld interface {
+	OnEvent(event string, tp model.TopicPartition, fn func())
 }
 
 // selectors lists every selector a fault names.

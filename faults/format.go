@@ -13,7 +13,12 @@ import (
 // controller". Parse reads it back to the same Fault.
 func (f Fault) String() string {
 	var b strings.Builder
-	if f.Windowed() {
+	if f.On != nil {
+		b.WriteString("on " + f.On.Event + " " + f.On.TP.String() + " after " + f.At.String() + " ")
+		if f.On.For > 0 {
+			b.WriteString("for " + f.On.For.String() + " ")
+		}
+	} else if f.Windowed() {
 		b.WriteString("from " + f.At.String() + " to " + f.End.String() + " ")
 	} else {
 		b.WriteString("at " + f.At.String() + " ")

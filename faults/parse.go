@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -91,10 +92,19 @@ func ParseLines(r io.Reader, name string) (Schedule, []int, error) {
 const byteOrderMark = "\uFEFF"
 
 // tokens splits a line into words, with ',' and '|' as words of their own
-// and everything from '#' on dropped.
+// and everything from a comment's '#' on dropped. A '#' that starts a
+// word and is followed by a digit is a selector's index ("member-of g
+// #2"), not a comment.
 func tokens(line string) []string {
-	if i := strings.IndexByte(line, '#'); i >= 0 {
-		line = line[:i]
+	for i := 0; i < len(line); i++ {
+		if line[i] != '#' {
+			continue
+		}
+		index := i+1 < len(line) && line[i+1] >= '0' && line[i+1] <= '9' && (i == 0 || line[i-1] == ' ' || line[i-1] == '\t')
+		if !index {
+			line = line[:i]
+			break
+		}
 	}
 	var out []string
 	for _, field := range strings.Fields(line) {
@@ -162,8 +172,33 @@ func parseLine(line string) (f Fault, ok bool, err error) {
 		if f.End <= f.At {
 			return f, false, fmt.Errorf("from %v is not before to %v", f.At, f.End)
 		}
+	case "on":
+		ev := c.next()
+		if !slices.Contains(Events(), ev) {
+			return f, false, fmt.Errorf("on %s: want an event, one of %s", quoteTok(ev), strings.Join(Events(), ", "))
+		}
+		tp, err := parseTP(c.next())
+		if err != nil {
+			return f, false, fmt.Errorf("on %s: %v", ev, err)
+		}
+		if t := c.next(); t != "after" {
+			return f, false, fmt.Errorf("want \"after T\" after \"on %s %v\", got %s", ev, tp, quoteTok(t))
+		}
+		if f.At, err = c.time("after"); err != nil {
+			return f, false, err
+		}
+		f.On = &Trigger{Event: ev, TP: tp}
+		if c.peek() == "for" {
+			c.next()
+			if f.On.For, err = c.time("for"); err != nil {
+				return f, false, err
+			}
+			if f.On.For <= 0 {
+				return f, false, fmt.Errorf("for %v: a window is longer than 0", f.On.For)
+			}
+		}
 	default:
-		return f, false, fmt.Errorf("a line starts with \"at T\" or \"from T to U\", not %q", w)
+		return f, false, fmt.Errorf("a line starts with \"at T\", \"from T to U\" or \"on EVENT T/P after T\", not %q", w)
 	}
 	if err := c.fault(&f); err != nil {
 		return f, false, err

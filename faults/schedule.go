@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
+
+	"kafkasim/model"
 )
 
 // Fault is one thing that goes wrong: what (Kind and its arguments), to
@@ -33,6 +36,29 @@ type Fault struct {
 	Delay time.Duration
 	// Rate is drift's clock rate error: 0.01 gains 10 ms every second.
 	Rate float64
+	// On, if set, makes the fault wait for an event: At is when it arms,
+	// and it fires at the first such event at or after At (see Trigger).
+	On *Trigger
+}
+
+// The events a fault can wait for (Trigger.Event).
+const (
+	EventAck            = "ack"             // a write to the partition is acknowledged to its producer
+	EventAlterPartition = "alter-partition" // the partition's leader reports a new ISR (an AlterPartition committed)
+	EventElection       = "election"        // a broker reports becoming the partition's leader
+)
+
+// Events lists the events a Trigger can wait for.
+func Events() []string { return []string{EventAck, EventAlterPartition, EventElection} }
+
+// Trigger is "on EVENT T/P after D [for W]": the fault fires at the first
+// EVENT on T/P at or after D (the fault's At), in a kernel event of its
+// own just after the one that made it, once; with For, it is a window
+// of that length from then.
+type Trigger struct {
+	Event string
+	TP    model.TopicPartition
+	For   time.Duration
 }
 
 // Windowed reports whether f heals at an end time.
@@ -50,6 +76,24 @@ const faultsMax = 100_000
 // kind, the arguments it takes, a window only where it makes sense, from
 // before to, amounts in range.
 func (f Fault) Validate() error {
+	if f.On != nil {
+		if !slices.Contains(Events(), f.On.Event) {
+			return fmt.Errorf("unknown event %q (one of %s)", f.On.Event, strings.Join(Events(), ", "))
+		}
+		if f.End != 0 {
+			return fmt.Errorf("a triggered fault's window is \"for W\", not \"to U\"")
+		}
+		if f.On.For < 0 {
+			return fmt.Errorf("for %v: negative", f.On.For)
+		}
+		// Checked as the fault it becomes when it fires at At.
+		fired := f
+		fired.On = nil
+		if f.On.For > 0 {
+			fired.End = f.At + f.On.For
+		}
+		return fired.Validate()
+	}
 	spec, ok := specs[f.Kind]
 	if !ok {
 		return fmt.Errorf("unknown fault %q", string(f.Kind))

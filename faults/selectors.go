@@ -23,6 +23,9 @@ const (
 	SelCoordinatorOf                        // a group's coordinator: "coordinator-of g"
 	SelRandomController                     // any controller, drawn from the fault's stream: "random-controller"
 	SelAllControllers                       // every controller at once: "all-controllers"
+	SelMemberOf                             // a consumer group's member, drawn or the #k-th: "member-of g", "member-of g #2"
+	SelFollowerOf                           // a partition's follower, drawn or the #k-th by assignment: "follower-of t/0 #1"
+	SelOutOfISR                             // a replica of a partition outside its ISR, drawn: "out-of-isr t/0"
 )
 
 // Selector names the node a fault acts on. All but SelNode are resolved
@@ -38,8 +41,45 @@ const (
 type Selector struct {
 	Kind  SelectorKind
 	Node  model.BrokerID       // SelNode
-	TP    model.TopicPartition // SelLeaderOf, SelISRFollower
-	Group string               // SelCoordinatorOf
+	TP    model.TopicPartition // SelLeaderOf, SelISRFollower, SelFollowerOf, SelOutOfISR
+	Group string               // SelCoordinatorOf, SelMemberOf
+	// Index is #k of SelMemberOf and SelFollowerOf (from 1); 0 draws one
+	// from the fault's stream.
+	Index int
+}
+
+// MemberOf selects a consumer group's member node: the index-th in the
+// order the world created them (from 1), or, for index 0, one drawn from
+// the fault's stream.
+func MemberOf(group string, index int) Selector {
+	return Selector{Kind: SelMemberOf, Group: group, Index: index}
+}
+
+// FollowerOf selects, at fire time, a replica of a partition other than
+// its leader: the index-th (from 1) in the partition's assignment order
+// with the leader left out, or, for index 0, one drawn from the fault's
+// stream. Unlike isr-follower it may name a follower out of the ISR.
+func FollowerOf(tp model.TopicPartition, index int) Selector {
+	return Selector{Kind: SelFollowerOf, TP: tp, Index: index}
+}
+
+// OutOfISR selects, at fire time, a replica of a partition that is not
+// in its ISR, drawn from the fault's stream.
+func OutOfISR(tp model.TopicPartition) Selector { return Selector{Kind: SelOutOfISR, TP: tp} }
+
+// GroupWorld is a World with consumer groups: what member-of needs. A
+// world without it has no members to select.
+type GroupWorld interface {
+	// MembersOf lists a group's member nodes in creation order.
+	MembersOf(group string) []model.BrokerID
+}
+
+// ReplicaWorld is a World that knows partitions' assignments: what
+// follower-of and out-of-isr need. A world without it has no followers
+// to select.
+type ReplicaWorld interface {
+	// Replicas lists a partition's assigned replicas in preference order.
+	Replicas(tp model.TopicPartition) []model.BrokerID
 }
 
 // Node selects a fixed node.
@@ -92,8 +132,38 @@ func (s Selector) String() string {
 		return "random-controller"
 	case SelAllControllers:
 		return "all-controllers"
+	case SelMemberOf:
+		return "member-of " + s.Group + indexSuffix(s.Index)
+	case SelFollowerOf:
+		return "follower-of " + s.TP.String() + indexSuffix(s.Index)
+	case SelOutOfISR:
+		return "out-of-isr " + s.TP.String()
 	}
 	return "none"
+}
+
+// indexSuffix writes a selector's #k, nothing for 0.
+func indexSuffix(k int) string {
+	if k == 0 {
+		return ""
+	}
+	return " #" + strconv.Itoa(k)
+}
+
+// indexMax bounds #k: no group or partition has more members or replicas.
+const indexMax = 10_000
+
+// parseIndex reads an optional "#k" at tok[i] and says how many tokens it
+// took (0 or 1).
+func parseIndex(tok []string, i int, what string) (int, int, error) {
+	if i >= len(tok) || !strings.HasPrefix(tok[i], "#") {
+		return 0, 0, nil
+	}
+	k, err := strconv.Atoi(tok[i][1:])
+	if err != nil || k < 1 || k > indexMax || tok[i][1] == '+' {
+		return 0, 0, fmt.Errorf("bad %s index %q: want #1 to #%d", what, tok[i], indexMax)
+	}
+	return k, 1, nil
 }
 
 // ParseSelector reads a selector's text: "b2", "2", "controller",
@@ -147,11 +217,39 @@ func parseSelectorTokens(tok []string) (Selector, int, error) {
 			return Selector{}, 0, fmt.Errorf("bad selector %q: a group id here is letters, digits, '.', '_' and '-'", head+" "+tok[1])
 		}
 		return CoordinatorOf(tok[1]), 2, nil
+	case "member-of":
+		if len(tok) < 2 || isPunct(tok[1]) || !legalName(tok[1]) {
+			return Selector{}, 0, fmt.Errorf("bad selector: member-of needs a group id, as in %q or %q", "member-of g", "member-of g #2")
+		}
+		k, n, err := parseIndex(tok, 2, "member")
+		if err != nil {
+			return Selector{}, 0, err
+		}
+		return MemberOf(tok[1], k), 2 + n, nil
+	case "follower-of", "out-of-isr":
+		if len(tok) < 2 || isPunct(tok[1]) {
+			return Selector{}, 0, fmt.Errorf("bad selector: %s needs a topic-partition, as in %q", head, head+" t/0")
+		}
+		tp, err := parseTP(tok[1])
+		if err != nil {
+			return Selector{}, 0, fmt.Errorf("bad selector %q: %v", head+" "+tok[1], err)
+		}
+		if head == "out-of-isr" {
+			return OutOfISR(tp), 2, nil
+		}
+		k, n, err := parseIndex(tok, 2, "follower")
+		if err != nil {
+			return Selector{}, 0, err
+		}
+		return FollowerOf(tp, k), 2 + n, nil
+	}
+	if strings.HasPrefix(head, "#") {
+		return Selector{}, 0, fmt.Errorf("bad selector %q: #k follows member-of G or follower-of T/P", head)
 	}
 	num := strings.TrimPrefix(head, "b")
 	id, err := strconv.ParseInt(num, 10, 32)
 	if err != nil || id < 0 || num == "" || num[0] == '+' {
-		return Selector{}, 0, fmt.Errorf("bad selector %q: want a node id (b2 or 2), controller, random-broker, random-controller, all-controllers, leader-of T/P, isr-follower T/P or coordinator-of G", head)
+		return Selector{}, 0, fmt.Errorf("bad selector %q: want a node id (b2 or 2), controller, random-broker, random-controller, all-controllers, leader-of T/P, isr-follower T/P, follower-of T/P [#k], out-of-isr T/P, coordinator-of G or member-of G [#k]", head)
 	}
 	return Node(model.BrokerID(id)), 1, nil
 }
@@ -255,6 +353,50 @@ func (s Selector) resolve(w World, r *rand.Rand) (model.BrokerID, string) {
 		return cs[r.IntN(len(cs))], ""
 	case SelAllControllers:
 		panic("faults: all-controllers resolved as one node")
+	case SelMemberOf:
+		var ms []model.BrokerID
+		if gw, ok := w.(GroupWorld); ok {
+			ms = gw.MembersOf(s.Group)
+		}
+		return pick(ms, s.Index, r, "group "+s.Group+" has no member", "group "+s.Group+" has no member"+indexSuffix(s.Index))
+	case SelFollowerOf:
+		var fs []model.BrokerID
+		if rw, ok := w.(ReplicaWorld); ok {
+			leader := w.LeaderOf(s.TP)
+			for _, b := range rw.Replicas(s.TP) {
+				if b != leader {
+					fs = append(fs, b)
+				}
+			}
+		}
+		return pick(fs, s.Index, r, s.TP.String()+" has no follower", s.TP.String()+" has no follower"+indexSuffix(s.Index))
+	case SelOutOfISR:
+		var out []model.BrokerID
+		if rw, ok := w.(ReplicaWorld); ok {
+			isr := w.ISR(s.TP)
+			for _, b := range rw.Replicas(s.TP) {
+				if !slices.Contains(isr, b) {
+					out = append(out, b)
+				}
+			}
+		}
+		slices.Sort(out)
+		return pick(out, 0, r, s.TP.String()+" has every replica in its ISR", "")
 	}
 	return model.NoBroker, "no selector"
+}
+
+// pick is the k-th of ids (from 1), or for k 0 one drawn from r, with
+// the reason when there is none: none when ids is empty, short when it
+// has fewer than k.
+func pick(ids []model.BrokerID, k int, r *rand.Rand, none, short string) (model.BrokerID, string) {
+	switch {
+	case len(ids) == 0:
+		return model.NoBroker, none
+	case k == 0:
+		return ids[r.IntN(len(ids))], ""
+	case k > len(ids):
+		return model.NoBroker, short
+	}
+	return ids[k-1], ""
 }

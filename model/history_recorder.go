@@ -26,7 +26,15 @@ type Recorder struct {
 	topics interner // indexes fit opRec.topic (uint16)
 	kinds  interner // indexes fit opRec.f (uint8)
 	keys   []string // keys[k-1] is the key of an op with key k; 0 is none
+
+	// onSendOK, if set, is told of every acknowledged send (NotifySendOK).
+	onSendOK func(TopicPartition)
 }
+
+// NotifySendOK makes r call fn with the partition of every send completed
+// as acknowledged from now on, as it is recorded: what a fault waiting
+// for an acknowledgement (faults' "on ack") listens to. fn must not record.
+func (r *Recorder) NotifySendOK(fn func(TopicPartition)) { r.onSendOK = fn }
 
 const recorderChunk = 4096
 
@@ -301,6 +309,9 @@ func (r *Recorder) SendOK(i int, at time.Duration, tp TopicPartition, o Offset) 
 	rec := r.complete(i, typeOK, at)
 	r.setTopic(rec, tp.Topic)
 	rec.part, rec.offset = tp.Partition, o
+	if r.onSendOK != nil {
+		r.onSendOK(tp)
+	}
 }
 
 // PollOK completes poll i with what it returned. The records are kept as

@@ -18,7 +18,7 @@ func controllerScenarios() []Scenario {
 			Description: "the active controller is cut from the brokers but not its quorum (it stays active while no broker reaches it), " +
 				"from its quorum but not the brokers (another takes over; brokers must find it), or from everyone",
 			Config: safe,
-			Schedule: every("controller-isolation",
+			Writer: everyWriter("controller-isolation",
 				"partition isolate controller from brokers",
 				"partition isolate controller from controllers",
 				"partition isolate controller"),
@@ -41,7 +41,7 @@ func controllerScenarios() []Scenario {
 			Description:   "controller-failover with a single controller (a quorum of one), for comparison: nothing commits until it restarts",
 			Controllers:   1,
 			Config:        safe,
-			Schedule:      every("controller-failover", "crash controller", "power-loss controller"),
+			Writer:        everyWriter("controller-failover", "crash controller", "power-loss controller"),
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
 		},

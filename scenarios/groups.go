@@ -17,6 +17,9 @@ import (
 type GroupSpec struct {
 	Name    string
 	Members int
+	// Assignor is the members' partition.assignment.strategy ("": the
+	// cluster configuration's).
+	Assignor model.Assignor
 }
 
 // Member is one group consumer of a fixture.
@@ -63,25 +66,25 @@ func groupScenarios() []Scenario {
 		suffix, how string
 		config      func() model.Config
 	}{{"", "eager (range)", eager}, {"-cooperative", "cooperative-sticky", cooperative}} {
-		scenario := func(name, what string, schedule func(s *Scripted) faults.Schedule) Scenario {
+		scenario := func(name, what string, writer *ScheduleWriter) Scenario {
 			return Scenario{
 				Name:          name + v.suffix,
 				Description:   what + "; " + v.how + " assignment",
 				Partitions:    6,
 				Groups:        groupsPubSub,
 				Config:        v.config,
-				Schedule:      schedule,
+				Writer:        writer,
 				Safety:        90 * time.Second,
 				LivenessBound: 90 * time.Second,
 			}
 		}
 		out = append(out,
 			scenario("group-rebalance", "members of two groups crash, leave and rejoin while consuming",
-				memberFaults("group-rebalance", "crash %[2]v", "shutdown %[2]v", "power-loss %[2]v")),
+				&ScheduleWriter{Kind: WriterMembers, Stream: "group-rebalance", Faults: []string{"crash {member}", "shutdown {member}", "power-loss {member}"}}),
 			scenario("coordinator-failover", "the groups' coordinators (the __consumer_offsets leaders) crash or are isolated",
-				memberFaults("coordinator-failover", "crash coordinator-of %[1]s", "partition isolate coordinator-of %[1]s", "shutdown coordinator-of %[1]s")),
+				&ScheduleWriter{Kind: WriterMembers, Stream: "coordinator-failover", Faults: []string{"crash coordinator-of {group}", "partition isolate coordinator-of {group}", "shutdown coordinator-of {group}"}}),
 			scenario("group-partition", "a member is cut from its coordinator but not from the partition leaders, past its session (the zombie case)",
-				zombieFaults("group-partition")))
+				&ScheduleWriter{Kind: WriterZombie, Stream: "group-partition"}))
 	}
 	return out
 }
@@ -138,9 +141,13 @@ func (s *Scripted) addGroups(specs []GroupSpec, kc model.Config) {
 	for _, g := range specs {
 		for m := 1; m <= g.Members; m++ {
 			group := g.Name
+			mc := kc
+			if g.Assignor != "" {
+				mc.Consumer.AssignmentStrategy = g.Assignor
+			}
 			id := s.AddClient(fmt.Sprintf("%s-member-%d", group, m), func() sim.Node {
 				return client.NewConsumer(client.ConsumerOptions{
-					Bootstrap: s.Brokers, Config: kc, Recorder: s.History,
+					Bootstrap: s.Brokers, Config: mc, Recorder: s.History,
 					GroupID: group, Topics: []string{"t"},
 				})
 			})

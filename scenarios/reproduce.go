@@ -18,6 +18,10 @@ type Invocation struct {
 	// (the run directory's saved copy when there is one), "" when the
 	// scenario's own faults ran.
 	ScheduleFile string
+	// Experiment is the experiment file the scenario was read from ("" for
+	// a catalog scenario), ExperimentHash its hash.
+	Experiment     string
+	ExperimentHash string
 }
 
 // Invocation is what made r. A sweep's -vary setting is part of r.Set;
@@ -28,7 +32,7 @@ func (r Result) Invocation() Invocation {
 	if r.Vary != "" && !slices.Contains(set, r.Vary) {
 		set = append(set, r.Vary)
 	}
-	return Invocation{Scenario: r.Scenario, Seed: r.Seed, Set: set, ScheduleFile: r.ScheduleFile}
+	return Invocation{Scenario: r.Scenario, Seed: r.Seed, Set: set, ScheduleFile: r.ScheduleFile, Experiment: r.Experiment, ExperimentHash: r.ExperimentHash}
 }
 
 // Reproduce is the one place reproduce lines are made: every command
@@ -39,13 +43,16 @@ func (r Result) Invocation() Invocation {
 // harness runs the catalog as it is).
 func Reproduce(inv Invocation) string {
 	var lines []string
-	if len(inv.Set) == 0 && inv.ScheduleFile == "" {
+	if len(inv.Set) == 0 && inv.ScheduleFile == "" && inv.Experiment == "" {
 		// -run takes one anchored regular expression per level of the
 		// test name, so that leader-failover does not also run a
 		// scenario whose name merely starts with it.
 		lines = append(lines, fmt.Sprintf("go test ./scenarios -run %s -seed %d", shellQuote("TestScenarios/^"+inv.Scenario+"$"), inv.Seed))
 	}
 	words := []string{"go", "run", "./cmd/kafkasim", "run", "-scenario", inv.Scenario, "-seed", fmt.Sprint(inv.Seed)}
+	if inv.Experiment != "" {
+		words = []string{"go", "run", "./cmd/kafkasim", "run", "-f", inv.Experiment, "-seed", fmt.Sprint(inv.Seed)}
+	}
 	for _, kv := range inv.Set {
 		words = append(words, "-set", kv)
 	}
@@ -55,7 +62,11 @@ func Reproduce(inv Invocation) string {
 	for i, w := range words {
 		words[i] = shellQuote(w)
 	}
-	lines = append(lines, strings.Join(words, " "))
+	line := strings.Join(words, " ")
+	if inv.ExperimentHash != "" {
+		line += "  # experiment sha256 " + inv.ExperimentHash
+	}
+	lines = append(lines, line)
 	return strings.Join(lines, "\n")
 }
 

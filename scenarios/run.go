@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"runtime"
 	"slices"
 	"strconv"
@@ -88,6 +89,10 @@ type Result struct {
 	// what Invocation and its reproduce lines are made of.
 	Set          []string `json:"set"`
 	ScheduleFile string   `json:"schedule_file,omitempty"`
+	// Experiment is the experiment file the scenario came from, and
+	// ExperimentHash its hash ("" for a catalog scenario).
+	Experiment     string `json:"experiment,omitempty"`
+	ExperimentHash string `json:"experiment_sha256,omitempty"`
 	// Version is the kafkasim build that ran it (see Version), GoVersion
 	// the Go release it was built with.
 	Version   string `json:"kafkasim_version"`
@@ -128,6 +133,19 @@ func ConfigFor(sc Scenario, set []string) (model.Config, error) {
 	return kc, nil
 }
 
+// judged is kc with topic t's own settings laid over it: what the
+// checkers must take the topic to promise (its min.insync.replicas, its
+// unclean.leader.election.enable), and what a saved run records for its
+// re-check. The settings were validated when the scenario was made.
+func judged(kc model.Config, topic []model.ConfigEntry) model.Config {
+	for _, c := range topic {
+		if err := kc.Set(c.Name, c.Value); err != nil {
+			panic(fmt.Sprintf("scenarios: topic setting %s=%s was not validated: %v", c.Name, c.Value, err))
+		}
+	}
+	return kc
+}
+
 // Run plays a scenario with one seed: the safety phase under its faults,
 // then (if it has a liveness bound) the liveness phase in which every
 // fault heals and the cluster must converge, then the checkers. An error
@@ -146,7 +164,7 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 	start := s.ready
 	res := Result{Scenario: sc.Name, Seed: seed, Expected: sc.Expect, Liveness: liveness}
 
-	copts := CheckOptions(kc)
+	copts := CheckOptions(judged(kc, sc.TopicConfigs))
 	copts.OutDir = opts.OutDir
 	copts.LinearizabilityBudget = opts.LinearizabilityBudget
 	if copts.LinearizabilityBudget == 0 {
@@ -169,7 +187,8 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 	res.Failovers = MeasureFailovers(res.History, in.Observations.Leaders, s.nemesis.Log())
 	res.ControllerFailovers = MeasureControllerFailovers(in.Observations.Quorum, s.nemesis.Log())
 	res.Observed = in.Observations
-	res.Set, res.ScheduleGiven, res.Config = slices.Clone(opts.Set), opts.Schedule != nil, kc
+	res.Set, res.ScheduleGiven, res.Config = slices.Clone(opts.Set), opts.Schedule != nil, judged(kc, sc.TopicConfigs)
+	res.Experiment, res.ExperimentHash = sc.Experiment, sc.ExperimentHash
 	if opts.Schedule != nil {
 		res.ScheduleFile = opts.ScheduleFile
 	}
@@ -281,10 +300,15 @@ func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override 
 		s.schedule = *override
 	case sc.Schedule != nil:
 		s.schedule = sc.Schedule(s)
+	case sc.Writer != nil:
+		s.schedule = sc.Writer.write(s)
 	case sc.Swarm != nil:
 		o := *sc.Swarm
 		o.Start, o.End = s.ready, s.safety
 		s.schedule = faults.Swarm(seed, o, s.shape())
+	}
+	if override == nil && len(sc.Faults) > 0 {
+		s.schedule = append(append(faults.Schedule(nil), s.schedule...), sc.Faults...).Sorted()
 	}
 	nem, err := faults.Apply(world{s}, s.schedule)
 	if err != nil {

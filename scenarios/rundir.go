@@ -53,6 +53,10 @@ type RunManifest struct {
 	// ScheduleGiven says a schedule file replaced the scenario's own.
 	Schedule      string `json:"schedule"`
 	ScheduleGiven bool   `json:"schedule_given"`
+	// ExperimentHash is the SHA-256 of the experiment file the scenario
+	// was read from ("" for a catalog scenario); the directory keeps its
+	// copy, experiment.toml.
+	ExperimentHash string `json:"experiment_sha256,omitempty"`
 	// Config is every configuration value of the run, by Kafka name (after
 	// Set). The checkers read the names CheckSettings lists.
 	Config map[string]string `json:"config"`
@@ -146,7 +150,7 @@ func (l *observationLine) set() int {
 func SaveRun(dir string, res Result) error {
 	m := RunManifest{
 		Format: RunFormat, Version: Version(), Scenario: res.Scenario, Seed: res.Seed,
-		Set: res.Set, Schedule: res.Schedule, ScheduleGiven: res.ScheduleGiven,
+		Set: res.Set, Schedule: res.Schedule, ScheduleGiven: res.ScheduleGiven, ExperimentHash: res.ExperimentHash,
 		Config:                map[string]string{},
 		LinearizabilityBudget: res.CheckOptions.LinearizabilityBudget.String(),
 		DiskLost:              res.DiskLost,

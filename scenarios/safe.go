@@ -23,7 +23,7 @@ func safeScenarios() []Scenario {
 			Name:          "leader-failover",
 			Description:   "partition leaders crash repeatedly and restart",
 			Config:        safe,
-			Schedule:      every("leader-failover", "crash leader-of %[1]s"),
+			Writer:        everyWriter("leader-failover", "crash leader-of {partition}"),
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
 		},
@@ -31,7 +31,7 @@ func safeScenarios() []Scenario {
 			Name:          "leader-isolation",
 			Description:   "partition leaders partitioned away, two-way and one-way",
 			Config:        safe,
-			Schedule:      every("leader-isolation", "partition isolate leader-of %[1]s", "partition isolate leader-of %[1]s from brokers", "partition oneway leader-of %[1]s isr-follower %[1]s"),
+			Writer:        everyWriter("leader-isolation", "partition isolate leader-of {partition}", "partition isolate leader-of {partition} from brokers", "partition oneway leader-of {partition} isr-follower {partition}"),
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
 		},
@@ -42,7 +42,7 @@ func safeScenarios() []Scenario {
 			// More than the 30 s writeback apart, so that the durability
 			// promise holds and every acknowledged write must survive
 			// (chaos overlaps power losses too).
-			Schedule:      spaced("power-loss", 31*time.Second, 40*time.Second, "power-loss random-broker", "power-loss leader-of %[1]s"),
+			Writer:        spacedWriter("power-loss", 31*time.Second, 40*time.Second, "power-loss random-broker", "power-loss leader-of {partition}"),
 			Safety:        150 * time.Second,
 			LivenessBound: 60 * time.Second,
 		},
@@ -50,7 +50,7 @@ func safeScenarios() []Scenario {
 			Name:          "rolling-restart",
 			Description:   "clean restarts, one broker at a time",
 			Config:        safe,
-			Schedule:      rollingRestart,
+			Writer:        &ScheduleWriter{Kind: WriterRollingRestart},
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
 		},
@@ -58,7 +58,7 @@ func safeScenarios() []Scenario {
 			Name:          "controller-failover",
 			Description:   "the active controller crashes or loses power: another controller of the quorum takes over, and the old one restarts from its log",
 			Config:        safe,
-			Schedule:      every("controller-failover", "crash controller", "power-loss controller"),
+			Writer:        everyWriter("controller-failover", "crash controller", "power-loss controller"),
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
 		},
@@ -66,7 +66,7 @@ func safeScenarios() []Scenario {
 			Name:          "slow-follower",
 			Description:   "clogged links and pauses push followers in and out of the ISR",
 			Config:        safe,
-			Schedule:      every("slow-follower", "latency isr-follower %[1]s +300ms", "pause isr-follower %[1]s", "clog leader-of %[1]s isr-follower %[1]s +2s"),
+			Writer:        everyWriter("slow-follower", "latency isr-follower {partition} +300ms", "pause isr-follower {partition}", "clog leader-of {partition} isr-follower {partition} +2s"),
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
 		},
@@ -81,15 +81,10 @@ func safeScenarios() []Scenario {
 	}
 }
 
-// every returns a schedule writer that, every 5 to 15 s of the safety
-// phase, opens a 2 to 12 s window of one of the given faults (a format
-// with the partition as %[1]s), on a partition drawn from the seed.
-func every(name string, kinds ...string) func(s *Scripted) faults.Schedule {
-	return spaced(name, 5*time.Second, 15*time.Second, kinds...)
-}
-
-// spaced is every with the gap between two faults' starts drawn from
-// [gapMin, gapMax).
+// spaced returns a schedule writer that, every gapMin to gapMax (drawn
+// from the seed) of the safety phase, opens a 2 to 12 s window of one of
+// the given faults (a format with the partition as %[1]s), on a
+// partition drawn from the seed (WriterSpaced, everyWriter).
 func spaced(name string, gapMin, gapMax time.Duration, kinds ...string) func(s *Scripted) faults.Schedule {
 	return func(s *Scripted) faults.Schedule {
 		r := s.Sim.Rand("scenario/" + name)

@@ -5,6 +5,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/sim"
 )
 
 // Scenario is a named, runnable experiment: a cluster shape, a
@@ -25,15 +26,36 @@ type Scenario struct {
 	Controllers int
 	// Config is the cluster's configuration before -set overrides.
 	Config func() model.Config
-	// Interval is the producer's time between sends (default 20 ms).
+	// Interval is the producer's time between sends (default 20 ms);
+	// Burst is how many records it sends back to back each time (0: 1).
 	Interval time.Duration
+	Burst    int
+	// ReplicationFactor of topic "t" (0: default.replication.factor) and
+	// its topic-level settings by Kafka name, sorted by name.
+	ReplicationFactor int32
+	TopicConfigs      []model.ConfigEntry
+	// NoAssignConsumer leaves out the consumer that assigns itself every
+	// partition (an experiment that only wants its groups).
+	NoAssignConsumer bool
+	// Link is every link's latency (zero: the cluster's default) and
+	// DiskWriteback the brokers' page-cache writeback delay (zero: 30 s;
+	// negative: never), as cluster.Options has them.
+	Link          sim.LinkConfig
+	DiskWriteback time.Duration
 
 	// Schedule writes the safety phase's faults for a ready fixture (it may
 	// name the nodes that lead or follow at that moment); Swarm instead
 	// draws them from the seed. Neither: no faults. A -schedule file given
 	// to a run replaces both.
+	// Writer is the same as data: one of the catalog's schedule writers
+	// with its parameters, what an experiment file can name (see
+	// ScheduleWriter). At most one of Schedule and Writer is set.
 	Schedule func(s *Scripted) faults.Schedule
+	Writer   *ScheduleWriter
 	Swarm    *faults.SwarmOptions
+	// Faults are written-out faults (an experiment's schedule), played
+	// besides whatever Schedule, Writer or Swarm write.
+	Faults faults.Schedule
 	// ProduceUntil stops the producer at this virtual time (0: it runs
 	// through the safety phase).
 	ProduceUntil time.Duration
@@ -50,7 +72,14 @@ type Scenario struct {
 	// Expect is "" for a scenario that must pass, or the anomaly the
 	// checkers must name (a historical bug under its configuration).
 	Expect string
-	_      struct{}
+
+	// Experiment is the experiment file the scenario was read from (a run
+	// or sweep directory's copy when there is one) and ExperimentHash its
+	// hash (LoadedExperiment.Hash); "" for a catalog scenario. Results
+	// and reproduce lines name them.
+	Experiment     string
+	ExperimentHash string
+	_              struct{}
 }
 
 // Catalog lists every scenario in a fixed order.
@@ -84,7 +113,7 @@ func (h Historical) Scenario() Scenario {
 		Partitions:   max(h.Partitions, 1),
 		Groups:       h.Groups,
 		Config:       h.BuggyConfig,
-		Schedule:     h.Schedule,
+		Writer:       &ScheduleWriter{Kind: WriterScript, Script: h.Name},
 		ProduceUntil: h.ProduceUntil,
 		Until:        h.End,
 		Expect:       historicalAnomaly[h.Name],

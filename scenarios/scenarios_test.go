@@ -14,10 +14,6 @@ var (
 	flagScenario = flag.String("scenario", "", "run only this scenario")
 )
 
-// defaultSeeds are the seeds every safe scenario runs when no -seed is
-// given; a bug scenario runs its own scripted seed.
-var defaultSeeds = []uint64{1, 2, 3}
-
 func seedsFor(t *testing.T, sc Scenario) []uint64 {
 	given := false
 	flag.Visit(func(f *flag.Flag) {

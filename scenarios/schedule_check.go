@@ -102,7 +102,7 @@ func (s *Scripted) missing(sel faults.Selector, nodes map[model.BrokerID]bool) s
 		if !nodes[sel.Node] {
 			return fmt.Sprintf("no node %v in this cluster (brokers %s; controllers %s)", sel.Node, idList(s.Brokers), idList(s.Cluster.Controllers))
 		}
-	case faults.SelLeaderOf, faults.SelISRFollower:
+	case faults.SelLeaderOf, faults.SelISRFollower, faults.SelFollowerOf, faults.SelOutOfISR:
 		if _, ok := s.Partition(sel.TP); ok {
 			return ""
 		}
@@ -110,6 +110,14 @@ func (s *Scripted) missing(sel faults.Selector, nodes map[model.BrokerID]bool) s
 			return fmt.Sprintf("no topic %q in this cluster (it has %s)", sel.TP.Topic, s.partitionList())
 		}
 		return fmt.Sprintf("no partition %v in this cluster (it has %s)", sel.TP, s.partitionList())
+	case faults.SelMemberOf:
+		ms := s.MembersOf(sel.Group)
+		switch {
+		case len(ms) == 0:
+			return fmt.Sprintf("no consumer group %q in this run", sel.Group)
+		case sel.Index > len(ms):
+			return fmt.Sprintf("group %s has %d members, not #%d", sel.Group, len(ms), sel.Index)
+		}
 	}
 	return ""
 }

@@ -29,6 +29,9 @@ type Scripted struct {
 	ready, safety time.Duration
 	schedule      faults.Schedule
 	nemesis       *faults.Nemesis
+	// waiting are the triggered faults' callbacks not yet called, in the
+	// order they armed (see world.OnEvent).
+	waiting []waitingFault
 	// opts and produceUntil are how the fixture was built and set up
 	// before its schedule was written, for probe.
 	opts         ScriptOptions
@@ -46,6 +49,14 @@ type ScriptOptions struct {
 	Partitions  int32         // default 1
 	Interval    time.Duration // between sends, default 20ms
 	Groups      []GroupSpec   // consumer groups subscribed to "t"
+	// Burst, ReplicationFactor, TopicConfigs, NoAssignConsumer, Link and
+	// DiskWriteback are as in Scenario (zero: the defaults).
+	Burst             int
+	ReplicationFactor int32
+	TopicConfigs      []model.ConfigEntry
+	NoAssignConsumer  bool
+	Link              sim.LinkConfig
+	DiskWriteback     time.Duration
 	// Trace carries the kernel's tracing settings (see cluster.Options).
 	Trace sim.Config
 	_     struct{}
@@ -66,9 +77,13 @@ func NewScripted(o ScriptOptions) (*Scripted, error) {
 		o.Interval = 20 * time.Millisecond
 	}
 	rf := o.Config.Broker.DefaultReplicationFactor
+	if o.ReplicationFactor > 0 {
+		rf = o.ReplicationFactor
+	}
 	c, err := cluster.New(cluster.Options{
 		Seed: o.Seed, Brokers: o.Brokers, Controllers: o.Controllers, Config: o.Config, Trace: o.Trace,
-		Topics: []model.TopicSpec{{Name: "t", Partitions: o.Partitions, ReplicationFactor: rf}},
+		Topics: []model.TopicSpec{{Name: "t", Partitions: o.Partitions, ReplicationFactor: rf, Configs: o.TopicConfigs}},
+		Link:   o.Link, DiskWriteback: o.DiskWriteback,
 	})
 	if err != nil {
 		return nil, err
@@ -81,14 +96,16 @@ func NewScripted(o ScriptOptions) (*Scripted, error) {
 	c.AddClient("producer", func() sim.Node {
 		return client.NewProducer(client.ProducerOptions{
 			Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Topics: []string{"t"},
-			Workload: s.Work, SendInterval: o.Interval,
+			Workload: s.Work, SendInterval: o.Interval, SendBurst: o.Burst,
 		})
 	})
-	c.AddClient("consumer", func() sim.Node {
-		return client.NewConsumer(client.ConsumerOptions{
-			Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Assignment: s.TPs,
+	if !o.NoAssignConsumer {
+		c.AddClient("consumer", func() sim.Node {
+			return client.NewConsumer(client.ConsumerOptions{
+				Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Assignment: s.TPs,
+			})
 		})
-	})
+	}
 	s.addGroups(o.Groups, kc)
 	c.Start()
 	if err := c.RunUntilReady(10 * time.Second); err != nil {

@@ -56,8 +56,8 @@ func TestShrinkKIP101(t *testing.T) {
 		t.Fatalf("catalog order changed: %s", h.Name)
 	}
 	sc := h.Scenario()
-	inner := sc.Schedule
-	sc.Schedule = func(s *Scripted) faults.Schedule {
+	inner := h.Schedule
+	sc.Writer, sc.Schedule = nil, func(s *Scripted) faults.Schedule {
 		// All after the moment the bug's faults start (2.1 s or later),
 		// which its schedule finds on a twin run without the noise.
 		noise := faults.MustParse("noise", `

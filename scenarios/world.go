@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"slices"
+
 	"kafkasim/faults"
 	"kafkasim/model"
 	"kafkasim/nodes/broker"
@@ -42,6 +44,95 @@ func (w world) ISR(tp model.TopicPartition) []model.BrokerID {
 // __consumer_offsets partition the group id hashes to.
 func (w world) CoordinatorOf(group string) model.BrokerID {
 	return w.s.Leader(model.TP(broker.OffsetsTopic, broker.PartitionFor(group, w.s.Config.Group.OffsetsTopicPartitions)))
+}
+
+// Replicas is a partition's assignment, in preference order, as the
+// controller sees it (follower-of, out-of-isr).
+func (w world) Replicas(tp model.TopicPartition) []model.BrokerID {
+	ps, _ := w.s.Partition(tp)
+	return ps.Replicas
+}
+
+// MembersOf lists a group's member nodes in creation order (member-of).
+func (w world) MembersOf(group string) []model.BrokerID {
+	var out []model.BrokerID
+	for _, id := range w.s.MembersOf(group) {
+		out = append(out, model.BrokerID(id))
+	}
+	return out
+}
+
+var (
+	_ faults.GroupWorld   = world{}
+	_ faults.ReplicaWorld = world{}
+	_ faults.EventWorld   = world{}
+)
+
+// waitingFault is a triggered fault's callback, waiting for its event.
+type waitingFault struct {
+	event string
+	tp    model.TopicPartition
+	fn    func()
+}
+
+// OnEvent calls fn once, at the first event of the kind on tp from now
+// on: an acknowledged send (the history), a broker reporting leadership,
+// or a leader reporting an ISR other than the one it reported last (the
+// brokers' observations). The hooks are set only once a fault waits, so
+// a run without triggered faults is not touched.
+func (w world) OnEvent(event string, tp model.TopicPartition, fn func()) {
+	s := w.s
+	if len(s.waiting) == 0 {
+		s.History.NotifySendOK(func(tp model.TopicPartition) { s.happened(faults.EventAck, tp) })
+		s.Observed.Notify = func(event string, tp model.TopicPartition) {
+			if event == faults.EventAlterPartition && !s.isrChanged(tp) {
+				return
+			}
+			s.happened(event, tp)
+		}
+	}
+	s.waiting = append(s.waiting, waitingFault{event: event, tp: tp, fn: fn})
+}
+
+// happened calls, in arming order, every waiting callback for (event,
+// tp) and forgets them; the hooks go when nothing waits.
+func (s *Scripted) happened(event string, tp model.TopicPartition) {
+	var fire []func()
+	kept := s.waiting[:0]
+	for _, wf := range s.waiting {
+		if wf.event == event && wf.tp == tp {
+			fire = append(fire, wf.fn)
+		} else {
+			kept = append(kept, wf)
+		}
+	}
+	s.waiting = kept
+	if len(s.waiting) == 0 {
+		s.History.NotifySendOK(nil)
+		s.Observed.Notify = nil
+	}
+	for _, fn := range fire {
+		fn()
+	}
+}
+
+// isrChanged says whether the latest ISR observation of tp differs from
+// the one before it (a first one counts as a change).
+func (s *Scripted) isrChanged(tp model.TopicPartition) bool {
+	obs := s.Observed.ISRs
+	var last, prev []model.BrokerID
+	n := 0
+	for i := len(obs) - 1; i >= 0 && n < 2; i-- {
+		if obs[i].TP == tp {
+			if n == 0 {
+				last = obs[i].ISR
+			} else {
+				prev = obs[i].ISR
+			}
+			n++
+		}
+	}
+	return n < 2 || !slices.Equal(slices.Sorted(slices.Values(last)), slices.Sorted(slices.Values(prev)))
 }
 
 // shape describes the cluster to the swarm generator.

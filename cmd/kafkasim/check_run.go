@@ -55,9 +55,12 @@ func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON, wide 
 // runReproduce are the reproduce lines of a saved run: its scenario, seed
 // and settings, and, when a schedule file replaced the scenario's faults,
 // the directory's copy of it (schedule.txt, which kafkasim run -out
-// writes).
+// writes); for an experiment, the directory's copy of its file.
 func runReproduce(dir string, m scenarios.RunManifest) string {
 	inv := scenarios.Invocation{Scenario: m.Scenario, Seed: m.Seed, Set: m.Set}
+	if m.ExperimentHash != "" {
+		inv.Experiment, inv.ExperimentHash = filepath.Join(dir, experimentFileName), m.ExperimentHash
+	}
 	if m.ScheduleGiven {
 		inv.ScheduleFile = filepath.Join(dir, scheduleFileName)
 	}

@@ -80,8 +80,14 @@ func replayForReport(dir string, summary *reports.Summary, sets []string, stderr
 	}
 	for _, r := range pick {
 		sc, ok := scenarios.Find(r.Scenario)
+		if r.Experiment != "" {
+			// The sweep directory's copy of the experiment, if it is
+			// still the one that ran.
+			le, err := scenarios.LoadExperiment(r.Experiment)
+			sc, ok = le.Scenario, err == nil && le.Hash == r.ExperimentHash
+		}
 		if !ok {
-			continue // a merged result from another build's catalog
+			continue // a merged result from another build's catalog, or an experiment file gone or changed
 		}
 		runDir := filepath.Join(dir, reports.RunsDir, reports.RunDirName(r))
 		if err := os.MkdirAll(runDir, 0o755); err != nil {

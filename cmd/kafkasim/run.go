@@ -58,6 +58,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	name := fs.String("scenario", "", "scenario `name` (see kafkasim list)")
+	expFile := fs.String("f", "", "run the experiment in this `file` (TOML; see docs/experiments.md) instead of a catalog scenario")
 	seed := fs.Uint64("seed", 1, "the run's seed")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
@@ -67,7 +68,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
 	wide := wideFlag(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim run -scenario NAME [-seed N] [-set key=value ...] [-schedule FILE] [-out DIR] [-json] [-wide]")
+		fmt.Fprintln(stderr, "usage: kafkasim run -scenario NAME|-f FILE [-seed N] [-set key=value ...] [-schedule FILE] [-out DIR] [-json] [-wide]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -80,9 +81,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kafkasim run: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	sc, ok := scenarios.Find(*name)
-	if !ok {
-		fmt.Fprintf(stderr, "kafkasim run: unknown scenario %q (see kafkasim list)\n", *name)
+	sc, exp, err := scenarioFlags(*name, *expFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 		return 2
 	}
 	// Validate everything before anything runs or is written.
@@ -91,6 +92,18 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts := scenarios.Options{Set: sets}
+	if exp != nil && len(exp.Schedule.Schedule) > 0 && *schedFile == "" {
+		// The experiment's own written-out faults, against this run's
+		// cluster, as -schedule's are.
+		warnings, err := scenarios.CheckSchedule(sc, *seed, sets, exp.Schedule)
+		if err != nil {
+			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+			return 2
+		}
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
+	}
 	if *schedFile != "" {
 		sched, err := loadRunSchedule(*schedFile, sc, *seed, sets, stderr)
 		if err != nil {
@@ -125,6 +138,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opts.OutDir = outDir.tmp
+	if err := keepExperiment(outDir.tmp, *out, exp, &sc); err != nil {
+		outDir.discard()
+		if stored {
+			os.Remove(*out)
+		}
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+		return 2
+	}
 	release := cleanUpOnInterrupt(stderr, func() {
 		outDir.discard()
 		if stored {
@@ -210,6 +231,19 @@ func writeRunArtifacts(dir string, res scenarios.Result) error {
 	// What the checkers judged, for kafkasim check -run.
 	if err := scenarios.SaveRun(dir, res); err != nil {
 		return err
+	}
+	// The experiment's copy, unless run -f wrote it already (a sweep's
+	// replayed run copies the sweep directory's).
+	if res.Experiment != "" {
+		if _, err := os.Stat(filepath.Join(dir, experimentFileName)); os.IsNotExist(err) {
+			data, err := os.ReadFile(res.Experiment)
+			if err != nil {
+				return err
+			}
+			if err := write(experimentFileName, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+				return err
+			}
+		}
 	}
 	if err := write(scheduleFileName, func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "# faults of %s seed %d; replay with -schedule\n%s", res.Scenario, res.Seed, res.Schedule)

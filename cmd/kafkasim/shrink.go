@@ -23,13 +23,14 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim shrink", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	name := fs.String("scenario", "", "scenario `name`")
+	expFile := fs.String("f", "", "shrink a run of the experiment in this `file` instead of a catalog scenario")
 	seed := fs.Uint64("seed", 1, "the failing run's seed")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
 	out := fs.String("out", "", "write the minimal schedule to this `file` (default: stdout)")
 	runs := fs.Int("runs", 200, "at most this many runs")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim shrink -scenario NAME -seed N [-set key=value ...] [-out FILE] [-runs K]")
+		fmt.Fprintln(stderr, "usage: kafkasim shrink -scenario NAME|-f FILE -seed N [-set key=value ...] [-out FILE] [-runs K]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -38,9 +39,13 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	sc, ok := scenarios.Find(*name)
-	if !ok || fs.NArg() > 0 || *runs < 1 {
-		fmt.Fprintf(stderr, "kafkasim shrink: unknown scenario %q, or a bad argument (see -h)\n", *name)
+	if fs.NArg() > 0 || *runs < 1 {
+		fmt.Fprintln(stderr, "kafkasim shrink: a bad argument (see -h)")
+		return 2
+	}
+	sc, _, err := scenarioFlags(*name, *expFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim shrink: %v\n", err)
 		return 2
 	}
 	if _, err := scenarios.ConfigFor(sc, sets); err != nil {
@@ -68,7 +73,7 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 	if file == "" {
 		file = "FILE"
 	}
-	replay := scenarios.Reproduce(scenarios.Invocation{Scenario: sc.Name, Seed: *seed, Set: sets, ScheduleFile: file})
+	replay := scenarios.Reproduce(scenarios.Invocation{Scenario: sc.Name, Seed: *seed, Set: sets, ScheduleFile: file, Experiment: sc.Experiment, ExperimentHash: sc.ExperimentHash})
 	text := fmt.Sprintf("# %s seed %d: %s with %d of %d faults (%d runs)\n# replay: %s\n%s",
 		sc.Name, *seed, res.Kind, len(res.Shrunk), len(res.Original), res.Runs, strings.ReplaceAll(replay, "\n", "\n# replay: "), res.Shrunk)
 	if *out == "" {

@@ -74,6 +74,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim sweep", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	name := fs.String("scenario", "safe", "scenario `name`, or all, or safe (every scenario that must pass)")
+	expFile := fs.String("f", "", "sweep the experiment in this `file` (TOML; see docs/experiments.md) instead of catalog scenarios")
 	seeds := fs.Int("seeds", 20, "seeds per scenario")
 	start := fs.Uint64("start", 1, "first seed")
 	workers := fs.Int("workers", runtime.NumCPU(), "parallel runs")
@@ -88,7 +89,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	wide := wideFlag(fs)
 	vary := fs.String("vary", "", "run the same seeds under each value of one configuration key, `key=v1,v2,...`, and compare them")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim sweep [-scenario NAME|all|safe] [-seeds K] [-start S] [-workers W] [-set key=value ...] [-vary key=v1,v2,...] [-out DIR [-force]] [-json] [-wide] [-shard I/N] [-recheck F]")
+		fmt.Fprintln(stderr, "usage: kafkasim sweep [-scenario NAME|all|safe | -f FILE] [-seeds K] [-start S] [-workers W] [-set key=value ...] [-vary key=v1,v2,...] [-out DIR [-force]] [-json] [-wide] [-shard I/N] [-recheck F]")
 		fmt.Fprintln(stderr, "       kafkasim sweep -resume DIR [-workers W] [-json]")
 		fs.PrintDefaults()
 	}
@@ -119,8 +120,27 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		*name, *seeds, *start, sets, *vary, *shard, *recheck = m.Scenario, m.Seeds, m.Start, m.Set, m.Vary, m.Shard, m.Recheck
+		if m.Experiment != "" {
+			*expFile = filepath.Join(*resume, m.Experiment)
+		}
 	}
-	scs, err := selectScenarios(*name)
+	var exp *scenarios.LoadedExperiment
+	var scs []scenarios.Scenario
+	var err error
+	if *expFile != "" {
+		nameGiven := false
+		fs.Visit(func(f *flag.Flag) { nameGiven = nameGiven || f.Name == "scenario" })
+		if nameGiven {
+			fmt.Fprintln(stderr, "kafkasim sweep: -scenario and -f are exclusive: sweep catalog scenarios or an experiment file")
+			return 2
+		}
+		var sc scenarios.Scenario
+		if sc, exp, err = scenarioFlags("", *expFile); err == nil {
+			scs, *name = []scenarios.Scenario{sc}, sc.Name
+		}
+	} else {
+		scs, err = selectScenarios(*name)
+	}
 	if err == nil && (*seeds < 1 || *workers < 1 || *recheck < 0 || *recheck > 1) {
 		err = fmt.Errorf("-seeds and -workers must be at least 1, -recheck within [0, 1]")
 	}
@@ -157,10 +177,20 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	var created, stored bool
 	if *resume != "" {
 		dir = filepath.Clean(*resume)
+		if exp != nil {
+			scs[0].Experiment = filepath.Join(dir, experimentFileName)
+		}
 	} else {
 		dir, created, stored, err = prepareSweepDir(*out, *force, *name)
 		if err == nil {
-			err = writeManifest(dir, sweepManifest{Scenario: *name, Seeds: *seeds, Start: *start, Set: sets, Vary: *vary, Shard: *shard, Recheck: *recheck})
+			m := sweepManifest{Scenario: *name, Seeds: *seeds, Start: *start, Set: sets, Vary: *vary, Shard: *shard, Recheck: *recheck}
+			if exp != nil {
+				m.Experiment = experimentFileName
+				err = keepExperiment(dir, dir, exp, &scs[0])
+			}
+			if err == nil {
+				err = writeManifest(dir, m)
+			}
 		}
 		if err != nil {
 			if created {

@@ -30,6 +30,9 @@ type sweepManifest struct {
 	Vary     string   `json:"vary,omitempty"`
 	Shard    string   `json:"shard,omitempty"`
 	Recheck  float64  `json:"recheck"`
+	// Experiment is the sweep directory's copy of the experiment file it
+	// sweeps (experimentFileName), "" for catalog scenarios.
+	Experiment string `json:"experiment,omitempty"`
 }
 
 func writeManifest(dir string, m sweepManifest) error {

@@ -19,6 +19,7 @@ var writtenNotes = map[string]string{
 	"run.json":           "what the checkers judged (kafkasim check -run DIR)",
 	"history.jsonl":      "the clients' history",
 	"schedule.txt":       "the run's faults (replay with -schedule)",
+	"experiment.toml":    "the experiment file it ran (replay with run -f)",
 	"faults.log":         "what each fault resolved to",
 	"trace.json":         "the Chrome trace (Perfetto, chrome://tracing)",
 	"observations.jsonl": "what the cluster was seen to do",

@@ -17,6 +17,10 @@ type Observations struct {
 	ISRs           []ISRObservation
 	// Quorum is what the metadata quorum's nodes reported (quorum.go).
 	Quorum QuorumObservations
+	// Notify, if set, is told of each leadership ("election") and each
+	// ISR a leader reports ("alter-partition") as it is observed: what a
+	// fault waiting for one listens to.
+	Notify func(event string, tp model.TopicPartition)
 }
 
 // HWObservations is the list of high watermark observations, kept in
@@ -118,6 +122,9 @@ type observer struct {
 
 func (o observer) BecameLeader(b model.BrokerID, tp model.TopicPartition, epoch model.Epoch) {
 	o.obs.Leaders = append(o.obs.Leaders, LeaderObservation{Time: o.s.Now(), TP: tp, Epoch: epoch, Leader: b})
+	if o.obs.Notify != nil {
+		o.obs.Notify("election", tp)
+	}
 }
 
 func (o observer) LeaderHighWatermark(b model.BrokerID, tp model.TopicPartition, epoch model.Epoch, hw model.Offset) {
@@ -126,4 +133,7 @@ func (o observer) LeaderHighWatermark(b model.BrokerID, tp model.TopicPartition,
 
 func (o observer) LeaderISR(b model.BrokerID, tp model.TopicPartition, epoch model.Epoch, isr []model.BrokerID) {
 	o.obs.ISRs = append(o.obs.ISRs, ISRObservation{Time: o.s.Now(), TP: tp, Leader: b, Epoch: epoch, ISR: append([]model.BrokerID(nil), isr...)})
+	if o.obs.Notify != nil {
+		o.obs.Notify("alter-partition", tp)
+	}
 }

@@ -1,0 +1,14 @@
+package checkers
+
+// AnomalyNames lists every anomaly a Violation can name, sorted: what an
+// experiment file may expect.
+func AnomalyNames() []string {
+	return []string{
+		AbortedRead, AckedWriteLost, CommitRegression, DoubleOwner, Duplicate, EpochRegression,
+		GenerationRegression, GroupDuplicate, GroupUnseen, HWRegression, InconsistentOffsets,
+		IntNonmonotonicPoll, IntPollSkip, LostWrite, MetadataReplayGap, Nonlinearizable,
+		NonmonotonicPoll, NonmonotonicSend, Phantom, PollSkip, PollUnowned, QuorumAppliedUncommitted,
+		QuorumCommittedChanged, QuorumEpochRegression, QuorumHWRegression, QuorumSplitBrain,
+		ReadAboveHW, ReplicaDivergence, SplitBrain, Unseen,
+	}
+}

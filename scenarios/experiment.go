@@ -1,0 +1,257 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// An experiment file is a scenario written in TOML instead of Go: the
+// cluster, its topic, the configuration by Kafka name, the workload, the
+// faults, the phases and what the run must show. Experiment is the file
+// as decoded; Scenario() maps it onto the Scenario the catalog uses, so
+// an experiment runs through the same Run, sweep and shrink as a catalog
+// entry (docs/experiments.md describes every key).
+type Experiment struct {
+	Name        string `toml:"name"`
+	Description string `toml:"description,omitempty"`
+	// Expect is "pass" (or empty) for an experiment that must pass, else
+	// the anomaly the checkers must name (checkers.AnomalyNames).
+	Expect string `toml:"expect,omitempty"`
+	// Seeds are the seeds the go test harness runs (default 1, 2, 3).
+	Seeds    []uint64                `toml:"seeds,omitempty"`
+	Cluster  ExperimentCluster       `toml:"cluster"`
+	Config   map[string]SettingValue `toml:"config,omitempty"`
+	Topics   []ExperimentTopic       `toml:"topics,omitempty"`
+	Workload ExperimentWorkload      `toml:"workload"`
+	Faults   ExperimentFaults        `toml:"faults"`
+	Phases   ExperimentPhases        `toml:"phases"`
+	_        struct{}                `toml:"-"`
+}
+
+// ExperimentCluster is the cluster's shape.
+type ExperimentCluster struct {
+	Brokers     int `toml:"brokers,omitzero"`     // default 3
+	Controllers int `toml:"controllers,omitzero"` // default 3
+	// DiskWriteback is how long unsynced writes wait in the page cache
+	// ("never": until a sync); default 30 s.
+	DiskWriteback Duration `toml:"disk_writeback,omitzero"`
+	// Link is every link's latency: uniform in [min, max], plus, with
+	// probability tail_prob, up to tail more.
+	Link *ExperimentLink `toml:"link,omitempty"`
+}
+
+// ExperimentLink is a link latency distribution.
+type ExperimentLink struct {
+	Min      Duration `toml:"min"`
+	Max      Duration `toml:"max"`
+	TailProb float64  `toml:"tail_prob,omitzero"`
+	Tail     Duration `toml:"tail,omitzero"`
+	// Datagram switches every link from a FIFO connection to datagrams,
+	// which the kernel may duplicate and reorder (stress, not TCP).
+	Datagram *ExperimentDatagram `toml:"datagram,omitempty"`
+}
+
+// ExperimentDatagram is sim.Datagram: the probability a message is
+// delivered twice, the probability it is held back, and for how long at
+// most.
+type ExperimentDatagram struct {
+	DupProb     float64  `toml:"dup_prob,omitzero"`
+	ReorderProb float64  `toml:"reorder_prob,omitzero"`
+	ReorderMax  Duration `toml:"reorder_max,omitzero"`
+}
+
+// ExperimentTopic is a topic and its topic-level settings.
+type ExperimentTopic struct {
+	Name       string `toml:"name"`
+	Partitions int32  `toml:"partitions,omitzero"` // default 1
+	// ReplicationFactor defaults to default.replication.factor.
+	ReplicationFactor int32                   `toml:"replication_factor,omitzero"`
+	Config            map[string]SettingValue `toml:"config,omitempty"`
+}
+
+// ExperimentWorkload is the clients: one producer, the consumer that
+// assigns itself every partition, and consumer groups.
+type ExperimentWorkload struct {
+	// Interval is the producer's time between sends (default 20 ms),
+	// Burst the records it sends back to back each time (default 1).
+	Interval Duration `toml:"interval,omitzero"`
+	Burst    int      `toml:"burst,omitzero"`
+	// ProduceUntil stops the producer at this virtual time (default: it
+	// runs through the safety phase).
+	ProduceUntil Duration `toml:"produce_until,omitzero"`
+	// AssignConsumer false leaves out the assigning consumer.
+	AssignConsumer *bool             `toml:"assign_consumer,omitempty"`
+	Groups         []ExperimentGroup `toml:"groups,omitempty"`
+}
+
+// ExperimentGroup is a consumer group subscribed to the topic.
+type ExperimentGroup struct {
+	Name    string `toml:"name"`
+	Members int    `toml:"members"`
+	// Assignor is the members' partition.assignment.strategy (default
+	// the configuration's).
+	Assignor string `toml:"assignor,omitempty"`
+}
+
+// ExperimentFaults are the safety phase's faults: written out (schedule,
+// inline, or schedule_file, relative to the experiment file), written by
+// one of the catalog's writers, drawn by a swarm, or a schedule besides a
+// writer or swarm.
+type ExperimentFaults struct {
+	Schedule     string            `toml:"schedule,omitempty"`
+	ScheduleFile string            `toml:"schedule_file,omitempty"`
+	Writer       *ExperimentWriter `toml:"writer,omitempty"`
+	Swarm        *ExperimentSwarm  `toml:"swarm,omitempty"`
+}
+
+// ExperimentWriter is a ScheduleWriter.
+type ExperimentWriter struct {
+	Kind   string   `toml:"kind"`
+	Stream string   `toml:"stream,omitempty"`
+	GapMin Duration `toml:"gap_min,omitzero"`
+	GapMax Duration `toml:"gap_max,omitzero"`
+	Faults []string `toml:"faults,omitempty"`
+	Script string   `toml:"script,omitempty"`
+}
+
+// ExperimentSwarm is faults.SwarmOptions: the kinds it may draw ("all":
+// every swarm kind) and its bounds (zero: the swarm's defaults).
+type ExperimentSwarm struct {
+	Kinds          []string `toml:"kinds"`
+	Controllers    bool     `toml:"controllers,omitempty"`
+	MeanInterval   Duration `toml:"mean_interval,omitzero"`
+	WindowMin      Duration `toml:"window_min,omitzero"`
+	WindowMax      Duration `toml:"window_max,omitzero"`
+	SkewMax        Duration `toml:"skew_max,omitzero"`
+	DriftMax       float64  `toml:"drift_max,omitzero"`
+	DelayMax       Duration `toml:"delay_max,omitzero"`
+	SyncLatencyMax Duration `toml:"sync_latency_max,omitzero"`
+}
+
+// ExperimentPhases are the run's lengths: safety after the cluster is
+// ready, or until an absolute virtual time (a schedule written against
+// absolute times); then, with a liveness bound, the liveness phase.
+type ExperimentPhases struct {
+	Safety        Duration `toml:"safety,omitzero"`
+	Until         Duration `toml:"until,omitzero"`
+	LivenessBound Duration `toml:"liveness_bound,omitzero"`
+}
+
+// Duration is a time.Duration written as Go writes one ("1m30s",
+// "500ms"), or "never" (negative).
+type Duration time.Duration
+
+// UnmarshalText reads a duration; the decoder reports a bad one at its
+// key's line and column.
+func (d *Duration) UnmarshalText(b []byte) error {
+	s := string(b)
+	if s == "never" {
+		*d = Duration(-1)
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (say 30s, 500ms, 1m30s)", s)
+	}
+	if v < 0 {
+		return fmt.Errorf("%q: a duration here is not negative (write \"never\" where that is meant)", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes what UnmarshalText reads.
+func (d Duration) MarshalText() ([]byte, error) {
+	if d < 0 {
+		return []byte("never"), nil
+	}
+	return []byte(time.Duration(d).String()), nil
+}
+
+// SettingValue is one configuration value by Kafka name: TOML may give it as a
+// string, an integer or a boolean, as a properties file would; it is kept
+// as the text -set takes.
+type SettingValue string
+
+// UnmarshalTOML implements toml.Unmarshaler.
+func (s *SettingValue) UnmarshalTOML(v any) error {
+	switch v := v.(type) {
+	case string:
+		*s = SettingValue(v)
+	case int64:
+		*s = SettingValue(strconv.FormatInt(v, 10))
+	case bool:
+		*s = SettingValue(strconv.FormatBool(v))
+	default:
+		return fmt.Errorf("a setting is a string, an integer or true/false, not %T", v)
+	}
+	return nil
+}
+
+// ExperimentError is a mistake in an experiment file at a line and column
+// (0 when the file as a whole is meant).
+type ExperimentError struct {
+	File      string
+	Line, Col int
+	Reason    string
+}
+
+func (e *ExperimentError) Error() string {
+	switch {
+	case e.Line == 0:
+		return fmt.Sprintf("%s: %s", e.File, e.Reason)
+	case e.Col == 0:
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason)
+	}
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Reason)
+}
+
+// DecodeExperiment decodes an experiment file strictly: a syntax error, a
+// value of the wrong type and a key the format does not have (with the
+// nearest key it does have) are errors at their line and column. It does
+// not check values (see Experiment.Scenario).
+func DecodeExperiment(file string, data []byte) (Experiment, error) {
+	var e Experiment
+	md, err := toml.NewDecoder(strings.NewReader(string(data))).Decode(&e)
+	if err != nil {
+		if pe, ok := err.(toml.ParseError); ok {
+			return Experiment{}, &ExperimentError{File: file, Line: pe.Position.Line, Col: pe.Position.Col, Reason: tomlReason(pe)}
+		}
+		return Experiment{}, &ExperimentError{File: file, Line: tomlLine(err.Error()), Reason: strings.TrimPrefix(err.Error(), "toml: ")}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		line, col := locateKey(data, k)
+		return Experiment{}, &ExperimentError{File: file, Line: line, Col: col, Reason: unknownKeyReason(k)}
+	}
+	return e, nil
+}
+
+// tomlReason is a decoder error's message without its position, which
+// ExperimentError gives.
+func tomlReason(pe toml.ParseError) string {
+	msg := pe.Message
+	if pe.LastKey != "" && !strings.Contains(msg, pe.LastKey) {
+		msg = pe.LastKey + ": " + msg
+	}
+	return msg
+}
+
+// tomlLine finds "line N" in a type error the decoder gives without a
+// position, 0 when there is none.
+func tomlLine(msg string) int {
+	_, rest, ok := strings.Cut(msg, "line ")
+	if !ok {
+		return 0
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end < 0 {
+		end = len(rest)
+	}
+	n, _ := strconv.Atoi(rest[:end])
+	return n
+}

@@ -1,0 +1,112 @@
+package scenarios
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"kafkasim/faults"
+)
+
+// Format prints e as an experiment file: what DecodeExperiment reads back
+// to e (TestExperimentRoundTrip), keys in a fixed order, maps sorted.
+func Format(e Experiment) string {
+	var b bytes.Buffer
+	enc := toml.NewEncoder(&b)
+	enc.Indent = ""
+	if err := enc.Encode(e); err != nil {
+		// Every field of Experiment has a TOML form; an error here is a
+		// bug in the format, not in a file.
+		panic(fmt.Sprintf("scenarios: cannot print an experiment: %v", err))
+	}
+	return b.String()
+}
+
+// ExperimentOf writes a scenario as an experiment: what kafkasim show
+// prints for a catalog entry. A scenario whose faults only Go can write
+// (a Schedule function) has no file form.
+func ExperimentOf(sc Scenario) (Experiment, error) {
+	if sc.Schedule != nil {
+		return Experiment{}, fmt.Errorf("scenario %s writes its faults in Go (Schedule), which a file cannot say", sc.Name)
+	}
+	kc, err := ConfigFor(sc, nil)
+	if err != nil {
+		return Experiment{}, err
+	}
+	e := Experiment{Name: sc.Name, Description: sc.Description, Expect: sc.Expect}
+	if e.Expect == "" {
+		e.Expect = "pass"
+	}
+	for _, h := range HistoricalBugs {
+		if h.Name == sc.Name {
+			e.Seeds = []uint64{h.Seed}
+		}
+	}
+	e.Cluster = ExperimentCluster{Brokers: cmp(sc.Brokers, 3), Controllers: cmp(sc.Controllers, 3), DiskWriteback: Duration(sc.DiskWriteback)}
+	if l := sc.Link.Latency; l.Min > 0 || l.Max > 0 {
+		e.Cluster.Link = &ExperimentLink{Min: Duration(l.Min), Max: Duration(l.Max), TailProb: l.TailProb, Tail: Duration(l.Tail)}
+		if d := sc.Link.Datagram; d != nil {
+			e.Cluster.Link.Datagram = &ExperimentDatagram{DupProb: d.DupProb, ReorderProb: d.ReorderProb, ReorderMax: Duration(d.ReorderMax)}
+		}
+	} else if sc.Link.Datagram != nil {
+		return Experiment{}, fmt.Errorf("scenario %s runs datagram links on the default latency, which a file says only with a latency", sc.Name)
+	}
+	if nd := kc.NonDefault(); len(nd) > 0 {
+		e.Config = map[string]SettingValue{}
+		for _, kv := range nd {
+			k, v, _ := strings.Cut(kv, "=")
+			e.Config[k] = SettingValue(v)
+		}
+	}
+	t := ExperimentTopic{Name: "t", Partitions: max(sc.Partitions, 1), ReplicationFactor: sc.ReplicationFactor}
+	if len(sc.TopicConfigs) > 0 {
+		t.Config = map[string]SettingValue{}
+		for _, c := range sc.TopicConfigs {
+			t.Config[c.Name] = SettingValue(c.Value)
+		}
+	}
+	e.Topics = []ExperimentTopic{t}
+	interval := sc.Interval
+	if interval == 0 {
+		interval = 20 * time.Millisecond
+	}
+	e.Workload = ExperimentWorkload{Interval: Duration(interval), Burst: sc.Burst, ProduceUntil: Duration(sc.ProduceUntil)}
+	if sc.NoAssignConsumer {
+		no := false
+		e.Workload.AssignConsumer = &no
+	}
+	for _, g := range sc.Groups {
+		e.Workload.Groups = append(e.Workload.Groups, ExperimentGroup{Name: g.Name, Members: g.Members, Assignor: string(g.Assignor)})
+	}
+	if len(sc.Faults) > 0 {
+		e.Faults.Schedule = sc.Faults.String()
+	}
+	if w := sc.Writer; w != nil {
+		e.Faults.Writer = &ExperimentWriter{Kind: w.Kind, Stream: w.Stream, GapMin: Duration(w.GapMin), GapMax: Duration(w.GapMax), Faults: w.Faults, Script: w.Script}
+	}
+	if o := sc.Swarm; o != nil {
+		sw := &ExperimentSwarm{Controllers: o.Controllers, MeanInterval: Duration(o.MeanInterval), WindowMin: Duration(o.WindowMin),
+			WindowMax: Duration(o.WindowMax), SkewMax: Duration(o.SkewMax), DriftMax: o.DriftMax, DelayMax: Duration(o.DelayMax),
+			SyncLatencyMax: Duration(o.SyncLatencyMax)}
+		if o.Start != 0 || o.End != 0 {
+			return Experiment{}, fmt.Errorf("scenario %s fixes its swarm's window, which the run sets", sc.Name)
+		}
+		if slices.Equal(o.Kinds, faults.SwarmKinds()) {
+			sw.Kinds = []string{"all"}
+		} else {
+			for _, k := range o.Kinds {
+				sw.Kinds = append(sw.Kinds, string(k))
+			}
+		}
+		e.Faults.Swarm = sw
+	}
+	e.Phases = ExperimentPhases{Safety: Duration(sc.Safety), Until: Duration(sc.Until), LivenessBound: Duration(sc.LivenessBound)}
+	if sc.Until > 0 {
+		e.Phases.Safety = 0 // Until replaces it (see play)
+	}
+	return e, nil
+}

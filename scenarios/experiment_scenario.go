@@ -1,0 +1,436 @@
+package scenarios
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"kafkasim/checkers"
+	"kafkasim/faults"
+	"kafkasim/model"
+	"kafkasim/sim"
+)
+
+// Limits on an experiment's shape: large enough for any experiment the
+// simulation can run in reasonable time, small enough that a typo (a
+// thousand brokers) is refused instead of run for an hour.
+const (
+	experimentBrokersMax     = 50
+	experimentControllersMax = 9
+	experimentPartitionsMax  = 1000
+	experimentMembersMax     = 100
+	experimentGroupsMax      = 20
+	experimentBurstMax       = 10_000
+	experimentSeedsMax       = 10_000
+)
+
+// experimentNamePattern is what a name may be: it names a store folder
+// and a go test subtest.
+var experimentNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
+// LoadedExperiment is an experiment file read and checked: the Scenario
+// it runs as, the experiment itself (any schedule_file inlined, so that
+// it stands alone), and where it came from.
+type LoadedExperiment struct {
+	File       string
+	Experiment Experiment
+	Scenario   Scenario
+	// Hash is the SHA-256 of the experiment as Format prints it (with any
+	// schedule file inlined): what its results and reproduce lines name,
+	// the same for a reformatted file that means the same and for the
+	// copy a run directory keeps.
+	Hash string
+	// Schedule is the written-out faults with the file and line each
+	// was written on, for CheckSchedule against a run's cluster.
+	Schedule ScheduleFile
+}
+
+// LoadExperiment reads, decodes and checks an experiment file, and reads
+// the schedule file it names (relative to it). Every error is
+// `file:line:col: reason`.
+func LoadExperiment(path string) (LoadedExperiment, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return LoadedExperiment{}, err
+	}
+	e, err := DecodeExperiment(path, data)
+	if err != nil {
+		return LoadedExperiment{}, err
+	}
+	schedName, schedOffset := path, 0
+	if f := e.Faults.ScheduleFile; f != "" {
+		if e.Faults.Schedule != "" {
+			line, col := locateKey(data, []string{"faults", "schedule_file"})
+			return LoadedExperiment{}, &ExperimentError{File: path, Line: line, Col: col, Reason: "schedule and schedule_file are exclusive: give the faults inline or in a file"}
+		}
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(filepath.Dir(path), f)
+		}
+		text, err := os.ReadFile(f)
+		if err != nil {
+			line, col := locateKey(data, []string{"faults", "schedule_file"})
+			return LoadedExperiment{}, &ExperimentError{File: path, Line: line, Col: col, Reason: err.Error()}
+		}
+		// Its own errors are its own file's lines.
+		if _, err := faults.Parse(strings.NewReader(string(text)), f); err != nil {
+			return LoadedExperiment{}, err
+		}
+		e.Faults.Schedule, e.Faults.ScheduleFile = string(text), ""
+		schedName = f
+	} else if e.Faults.Schedule != "" {
+		schedOffset = scheduleFirstLine(data) - 1
+	}
+	sc, err := e.scenario(path, data)
+	if err != nil {
+		return LoadedExperiment{}, err
+	}
+	sc.Experiment, sc.ExperimentHash = path, e.Hash()
+	le := LoadedExperiment{File: path, Experiment: e, Scenario: sc, Hash: sc.ExperimentHash}
+	if e.Faults.Schedule != "" {
+		s, lines, err := faults.ParseLines(strings.NewReader(e.Faults.Schedule), schedName)
+		if err != nil {
+			return LoadedExperiment{}, err // scenario() parsed it already
+		}
+		for i := range lines {
+			lines[i] += schedOffset
+		}
+		le.Schedule = ScheduleFile{Name: schedName, Schedule: s, Lines: lines}
+	}
+	return le, nil
+}
+
+// ParseExperiment decodes and checks an experiment from bytes (a
+// schedule_file is refused: there is no directory to find it in).
+func ParseExperiment(file string, data []byte) (Experiment, Scenario, error) {
+	e, err := DecodeExperiment(file, data)
+	if err != nil {
+		return Experiment{}, Scenario{}, err
+	}
+	if e.Faults.ScheduleFile != "" {
+		line, col := locateKey(data, []string{"faults", "schedule_file"})
+		return Experiment{}, Scenario{}, &ExperimentError{File: file, Line: line, Col: col, Reason: "schedule_file needs the experiment read from a file"}
+	}
+	sc, err := e.scenario(file, data)
+	return e, sc, err
+}
+
+// Hash is the SHA-256 of Format(e), in hex.
+func (e Experiment) Hash() string {
+	sum := sha256.Sum256([]byte(Format(e)))
+	return hex.EncodeToString(sum[:])
+}
+
+// SeedsOrDefault are the seeds the test harness runs e with.
+func (e Experiment) SeedsOrDefault() []uint64 {
+	if len(e.Seeds) == 0 {
+		return slices.Clone(defaultSeeds)
+	}
+	return slices.Clone(e.Seeds)
+}
+
+// defaultSeeds are the seeds every safe scenario and experiment runs in
+// the test harness when no -seed is given.
+var defaultSeeds = []uint64{1, 2, 3}
+
+// scenario checks every value of e and maps it onto a Scenario; an error
+// names the key at fault in data (file's bytes).
+func (e Experiment) scenario(file string, data []byte) (Scenario, error) {
+	fail := func(reason string, key ...string) error {
+		line, col := locateKey(data, key)
+		return &ExperimentError{File: file, Line: line, Col: col, Reason: reason}
+	}
+	if !experimentNamePattern.MatchString(e.Name) {
+		return Scenario{}, fail(fmt.Sprintf("name %q: want 1 to 64 of a-z, 0-9, '.', '_', '-' (it names a store folder)", e.Name), "name")
+	}
+	sc := Scenario{Name: e.Name, Description: e.Description}
+	switch {
+	case e.Expect == "" || e.Expect == "pass":
+	case slices.Contains(checkers.AnomalyNames(), e.Expect):
+		sc.Expect = e.Expect
+	default:
+		return Scenario{}, fail(fmt.Sprintf("expect %q: want pass or an anomaly the checkers name (%s)", e.Expect, strings.Join(checkers.AnomalyNames(), ", ")), "expect")
+	}
+	if len(e.Seeds) > experimentSeedsMax {
+		return Scenario{}, fail(fmt.Sprintf("%d seeds: at most %d", len(e.Seeds), experimentSeedsMax), "seeds")
+	}
+
+	// The cluster.
+	c := e.Cluster
+	sc.Brokers, sc.Controllers = c.Brokers, c.Controllers
+	if c.Brokers < 0 || c.Brokers > experimentBrokersMax {
+		return Scenario{}, fail(fmt.Sprintf("brokers = %d: want 1 to %d (default 3)", c.Brokers, experimentBrokersMax), "cluster", "brokers")
+	}
+	if c.Controllers < 0 || c.Controllers > experimentControllersMax {
+		return Scenario{}, fail(fmt.Sprintf("controllers = %d: want 1 to %d (default 3)", c.Controllers, experimentControllersMax), "cluster", "controllers")
+	}
+	brokers := cmp(c.Brokers, 3)
+	sc.DiskWriteback = time.Duration(c.DiskWriteback)
+	if l := c.Link; l != nil {
+		switch {
+		case l.Max < l.Min || l.Max == 0:
+			return Scenario{}, fail("link: want 0 <= min <= max, max > 0", "cluster", "link", "max")
+		case l.TailProb < 0 || l.TailProb > 1:
+			return Scenario{}, fail(fmt.Sprintf("link.tail_prob = %v: a probability, 0 to 1", l.TailProb), "cluster", "link", "tail_prob")
+		case (l.TailProb > 0) != (l.Tail > 0):
+			return Scenario{}, fail("link: tail_prob and tail go together", "cluster", "link", "tail")
+		case l.Min < 0 || l.Tail < 0:
+			return Scenario{}, fail("link: a latency cannot be never", "cluster", "link", "min")
+		}
+		sc.Link = sim.LinkConfig{Latency: sim.Latency{Min: time.Duration(l.Min), Max: time.Duration(l.Max), TailProb: l.TailProb, Tail: time.Duration(l.Tail)}}
+		if d := l.Datagram; d != nil {
+			switch {
+			case d.DupProb < 0 || d.DupProb > 1 || d.ReorderProb < 0 || d.ReorderProb > 1:
+				return Scenario{}, fail("link.datagram: dup_prob and reorder_prob are probabilities, 0 to 1", "cluster", "link", "datagram")
+			case d.ReorderMax < 0 || (d.ReorderProb > 0) != (d.ReorderMax > 0):
+				return Scenario{}, fail("link.datagram: reorder_prob and reorder_max go together", "cluster", "link", "datagram")
+			}
+			sc.Link.Datagram = &sim.Datagram{DupProb: d.DupProb, ReorderProb: d.ReorderProb, ReorderMax: time.Duration(d.ReorderMax)}
+		}
+	}
+
+	// The configuration, by Kafka name, on Kafka's defaults.
+	kc := model.DefaultConfig()
+	for _, name := range sortedKeys(e.Config) {
+		if err := kc.Set(name, string(e.Config[name])); err != nil {
+			return Scenario{}, fail(err.Error(), "config", name)
+		}
+	}
+	if err := kc.Validate(); err != nil {
+		// At the first setting the complaint names.
+		at, first := []string{"config"}, -1
+		for _, name := range sortedKeys(e.Config) {
+			if i := strings.Index(err.Error(), name); i >= 0 && (first < 0 || i < first) {
+				at, first = []string{"config", name}, i
+			}
+		}
+		return Scenario{}, fail(err.Error(), at...)
+	}
+	sc.Config = func() model.Config { return kc }
+
+	// The topic.
+	rf := kc.Broker.DefaultReplicationFactor
+	minISR := kc.Topic.MinInsyncReplicas
+	sc.Partitions = 1
+	switch len(e.Topics) {
+	case 0:
+	case 1:
+		t := e.Topics[0]
+		if t.Name != "t" {
+			return Scenario{}, fail(fmt.Sprintf("topic %q: the workload writes one topic, named t, so far", t.Name), "topics", "0", "name")
+		}
+		if t.Partitions < 0 || t.Partitions > experimentPartitionsMax {
+			return Scenario{}, fail(fmt.Sprintf("partitions = %d: want 1 to %d", t.Partitions, experimentPartitionsMax), "topics", "0", "partitions")
+		}
+		sc.Partitions = max(t.Partitions, 1)
+		if t.ReplicationFactor < 0 {
+			return Scenario{}, fail("replication_factor: want at least 1", "topics", "0", "replication_factor")
+		}
+		if t.ReplicationFactor > 0 {
+			rf, sc.ReplicationFactor = t.ReplicationFactor, t.ReplicationFactor
+		}
+		for _, name := range sortedKeys(t.Config) {
+			v := string(t.Config[name])
+			if !slices.Contains(topicSettings(), name) {
+				return Scenario{}, fail(fmt.Sprintf("%q is not a topic-level setting (topic-level: %s)", name, strings.Join(topicSettings(), ", ")), "topics", "0", "config", name)
+			}
+			// Validated alone, as the controller does (topicConfigs): the
+			// rule tying min.insync.replicas to default.replication.factor
+			// is about the cluster's defaults; the topic's own replication
+			// factor is checked below.
+			probe := kc
+			probe.Broker.DefaultReplicationFactor = math.MaxInt32
+			if err := probe.Set(name, v); err != nil {
+				return Scenario{}, fail(err.Error(), "topics", "0", "config", name)
+			}
+			if err := probe.Validate(); err != nil {
+				return Scenario{}, fail(err.Error(), "topics", "0", "config", name)
+			}
+			if name == "min.insync.replicas" {
+				minISR = probe.Topic.MinInsyncReplicas
+			}
+			sc.TopicConfigs = append(sc.TopicConfigs, model.ConfigEntry{Name: name, Value: v})
+		}
+	default:
+		return Scenario{}, fail(fmt.Sprintf("%d topics: the workload writes one topic, named t, so far", len(e.Topics)), "topics")
+	}
+	if int(rf) > brokers {
+		return Scenario{}, fail(fmt.Sprintf("replication factor %d is more than the %d brokers", rf, brokers), "topics", "0", "replication_factor")
+	}
+	if minISR > rf {
+		return Scenario{}, fail(fmt.Sprintf("min.insync.replicas %d is above the replication factor %d: no acks=all write could ever succeed", minISR, rf), "config", "min.insync.replicas")
+	}
+
+	// The workload.
+	w := e.Workload
+	sc.Interval, sc.Burst, sc.ProduceUntil = time.Duration(w.Interval), w.Burst, time.Duration(w.ProduceUntil)
+	if w.Interval < 0 {
+		return Scenario{}, fail("interval cannot be never", "workload", "interval")
+	}
+	if w.ProduceUntil < 0 {
+		return Scenario{}, fail("produce_until cannot be never (leave it out to produce through the safety phase)", "workload", "produce_until")
+	}
+	if w.Burst < 0 || w.Burst > experimentBurstMax {
+		return Scenario{}, fail(fmt.Sprintf("burst = %d: want 1 to %d", w.Burst, experimentBurstMax), "workload", "burst")
+	}
+	sc.NoAssignConsumer = w.AssignConsumer != nil && !*w.AssignConsumer
+	if len(w.Groups) > experimentGroupsMax {
+		return Scenario{}, fail(fmt.Sprintf("%d groups: at most %d", len(w.Groups), experimentGroupsMax), "workload", "groups")
+	}
+	for i, g := range w.Groups {
+		at := func(k string) []string { return []string{"workload", "groups", fmt.Sprint(i), k} }
+		if !experimentNamePattern.MatchString(g.Name) {
+			return Scenario{}, fail(fmt.Sprintf("group name %q: want 1 to 64 of a-z, 0-9, '.', '_', '-'", g.Name), at("name")...)
+		}
+		if slices.ContainsFunc(w.Groups[:i], func(o ExperimentGroup) bool { return o.Name == g.Name }) {
+			return Scenario{}, fail(fmt.Sprintf("group %q is given twice", g.Name), at("name")...)
+		}
+		if g.Members < 1 || g.Members > experimentMembersMax {
+			return Scenario{}, fail(fmt.Sprintf("members = %d: want 1 to %d", g.Members, experimentMembersMax), at("members")...)
+		}
+		spec := GroupSpec{Name: g.Name, Members: g.Members}
+		if g.Assignor != "" {
+			var a model.Assignor
+			if err := a.UnmarshalText([]byte(g.Assignor)); err != nil {
+				return Scenario{}, fail(err.Error(), at("assignor")...)
+			}
+			spec.Assignor = a
+		}
+		sc.Groups = append(sc.Groups, spec)
+	}
+	if sc.NoAssignConsumer && len(sc.Groups) == 0 {
+		return Scenario{}, fail("assign_consumer = false and no groups: nothing would read", "workload", "assign_consumer")
+	}
+
+	// The phases.
+	p := e.Phases
+	sc.Safety, sc.Until, sc.LivenessBound = time.Duration(p.Safety), time.Duration(p.Until), time.Duration(p.LivenessBound)
+	switch {
+	case p.Safety < 0 || p.Until < 0 || p.LivenessBound < 0:
+		return Scenario{}, fail("a phase cannot be never", "phases")
+	case p.Safety == 0 && p.Until == 0:
+		return Scenario{}, fail("phases: give safety (a span after the cluster is ready) or until (an absolute virtual time)", "phases")
+	case p.Safety > 0 && p.Until > 0:
+		return Scenario{}, fail("phases: safety and until are exclusive", "phases", "until")
+	case p.Safety+p.Until > Duration(time.Hour):
+		return Scenario{}, fail("phases: a safety phase over an hour of virtual time is not a test", "phases")
+	}
+
+	// The faults.
+	f := e.Faults
+	if f.Schedule != "" {
+		s, err := faults.Parse(strings.NewReader(f.Schedule), file)
+		if err != nil {
+			var pe *faults.ParseError
+			if errors.As(err, &pe) {
+				pe.Line += scheduleFirstLine(data) - 1
+				return Scenario{}, pe
+			}
+			return Scenario{}, fail(err.Error(), "faults", "schedule")
+		}
+		sc.Faults = s
+	}
+	if wr := f.Writer; wr != nil {
+		sw := ScheduleWriter{Kind: wr.Kind, Stream: wr.Stream, GapMin: time.Duration(wr.GapMin), GapMax: time.Duration(wr.GapMax), Faults: slices.Clone(wr.Faults), Script: wr.Script}
+		if err := sw.Validate(); err != nil {
+			return Scenario{}, fail("writer: "+err.Error(), "faults", "writer")
+		}
+		if (sw.Kind == WriterMembers || sw.Kind == WriterZombie) && len(sc.Groups) == 0 {
+			return Scenario{}, fail(fmt.Sprintf("writer %q faults group members: give [[workload.groups]]", sw.Kind), "faults", "writer", "kind")
+		}
+		if sw.Kind == WriterScript && p.Until == 0 {
+			return Scenario{}, fail("writer \"script\" is written against absolute times: give phases.until", "faults", "writer", "kind")
+		}
+		sc.Writer = &sw
+	}
+	if sw := f.Swarm; sw != nil {
+		if f.Writer != nil {
+			return Scenario{}, fail("faults: a writer and a swarm are exclusive (a schedule may go with either)", "faults", "swarm")
+		}
+		o := faults.SwarmOptions{Controllers: sw.Controllers, MeanInterval: time.Duration(sw.MeanInterval),
+			WindowMin: time.Duration(sw.WindowMin), WindowMax: time.Duration(sw.WindowMax), SkewMax: time.Duration(sw.SkewMax),
+			DriftMax: sw.DriftMax, DelayMax: time.Duration(sw.DelayMax), SyncLatencyMax: time.Duration(sw.SyncLatencyMax)}
+		if len(sw.Kinds) == 0 {
+			return Scenario{}, fail("swarm: give kinds (\"all\", or fault kinds)", "faults", "swarm", "kinds")
+		}
+		for _, k := range sw.Kinds {
+			switch {
+			case k == "all" && len(sw.Kinds) == 1:
+				o.Kinds = faults.SwarmKinds()
+			case slices.Contains(faults.SwarmKinds(), faults.Kind(k)):
+				o.Kinds = append(o.Kinds, faults.Kind(k))
+			default:
+				names := make([]string, 0, len(faults.SwarmKinds()))
+				for _, sk := range faults.SwarmKinds() {
+					names = append(names, string(sk))
+				}
+				return Scenario{}, fail(fmt.Sprintf("swarm kind %q: want \"all\" alone, or some of %s", k, strings.Join(names, ", ")), "faults", "swarm", "kinds")
+			}
+		}
+		if sw.MeanInterval < 0 || sw.WindowMin < 0 || sw.WindowMax < 0 || sw.SkewMax < 0 || sw.DelayMax < 0 || sw.SyncLatencyMax < 0 {
+			return Scenario{}, fail("swarm: a bound cannot be never", "faults", "swarm")
+		}
+		if sw.WindowMax > 0 && sw.WindowMin > sw.WindowMax {
+			return Scenario{}, fail("swarm: window_min is above window_max", "faults", "swarm", "window_min")
+		}
+		if sw.DriftMax < 0 || sw.DriftMax >= 1 {
+			return Scenario{}, fail(fmt.Sprintf("swarm.drift_max = %v: want 0 to 1 (a rate error)", sw.DriftMax), "faults", "swarm", "drift_max")
+		}
+		sc.Swarm = &o
+	}
+	return sc, nil
+}
+
+// cmp is v, or def when v is zero.
+func cmp(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// topicSettings are the settings a topic may override: model's "topic"
+// group, the fields of model.TopicConfig (the controller's
+// topicConfigNames, which CreateTopics accepts).
+func topicSettings() []string {
+	var out []string
+	for _, d := range model.SettingDocs() {
+		if d.Group == "topic" {
+			out = append(out, d.Name)
+		}
+	}
+	return out
+}
+
+// scheduleFirstLine is the line of the file an inline schedule's first
+// line is on: the key's own for a one-line string, the next one for a
+// multi-line string that starts with a newline (TOML drops it).
+func scheduleFirstLine(data []byte) int {
+	line, _ := locateKey(data, []string{"faults", "schedule"})
+	if line == 0 {
+		return 1
+	}
+	l := strings.TrimSpace(strings.Split(string(data), "\n")[line-1])
+	_, v, _ := strings.Cut(l, "=")
+	if v = strings.TrimSpace(v); v == `"""` || v == "'''" {
+		return line + 1
+	}
+	return line
+}
