@@ -279,11 +279,12 @@ func (s *Sim) dispatch(ev *event) {
 	}
 	switch ev.kind {
 	case evDeliver:
-		if s.link(ev.peer, ev.node).conn != ev.conn {
+		l := s.link(ev.peer, ev.node)
+		if l.conn != ev.conn {
 			s.stats.Dropped++
 			return // the connection it travelled on broke
 		}
-		if l := s.link(ev.peer, ev.node); s.cfg.TCP && l.cut && l.cfg.Datagram == nil {
+		if l.cut && s.cfg.TCP && l.cfg.Datagram == nil {
 			// Sent before the cut, it meets the cut on the way.
 			s.catchInFlight(l, ev.peer, ev.node, ev.msg)
 			return
