@@ -48,6 +48,12 @@ type BrokerConfig struct {
 	ReplicaFetchMinBytes int32 `kafka:"replica.fetch.min.bytes"`
 	// ReplicaFetchBackoff is the pause after a failed follower fetch.
 	ReplicaFetchBackoff time.Duration `kafka:"replica.fetch.backoff.ms"`
+	// ReplicaSocketTimeout bounds how long a follower waits for its
+	// connection to the leader to become ready before the fetch fails
+	// (BrokerBlockingSender.sendRequest's NetworkClientUtils.awaitReady);
+	// the fetch itself then waits request.timeout.ms. Kafka requires it
+	// to be at least replica.fetch.wait.max.ms.
+	ReplicaSocketTimeout time.Duration `kafka:"replica.socket.timeout.ms" min:"1ms"`
 	// HighWatermarkCheckpointInterval is how often a broker writes its high
 	// watermarks to disk. Before KIP-101 a restarting follower truncated to
 	// this checkpoint, which can lag the real high watermark.
@@ -86,6 +92,16 @@ type BrokerConfig struct {
 	// retains, so that a reload deduplicates as the state before it did
 	// and the catalog's idempotence promise holds across restarts.
 	ProducerSnapshotLastBatchOnly bool `kafka:"producer.snapshot.last.batch.only"`
+	// NetworkTCP is kafkasim's own switch (not a Kafka setting) choosing
+	// the simulated network. True is the TCP-faithful one: a partition
+	// drops packets silently and the kernels retransmit with TCP's
+	// backoff (200 ms doubling to 120 s, giving up after 15
+	// retransmissions), a power loss announces nothing, and a client that
+	// times out closes its connection. False, the default for now, is the
+	// announcing network the catalog was built on: a partition or a power
+	// loss resets the connection and both ends learn it at once, and
+	// what is sent into a partition is lost.
+	NetworkTCP bool `kafka:"network.tcp"`
 }
 
 // TopicConfig holds the per-topic settings: the cluster's defaults, which a
@@ -223,6 +239,20 @@ type ClientConfig struct {
 	// exponentially up to RetryBackoffMax (KIP-580).
 	RetryBackoff    time.Duration `kafka:"retry.backoff.ms"`
 	RetryBackoffMax time.Duration `kafka:"retry.backoff.max.ms"`
+	// ReconnectBackoff is the wait before reconnecting to a node whose
+	// connection broke or timed out; it doubles with each consecutive
+	// failure up to ReconnectBackoffMax, with ±20% jitter
+	// (ClusterConnectionStates.updateReconnectBackoff).
+	ReconnectBackoff    time.Duration `kafka:"reconnect.backoff.ms"`
+	ReconnectBackoffMax time.Duration `kafka:"reconnect.backoff.max.ms"`
+	// SocketConnectionSetupTimeout is how long a new connection may take
+	// to become ready before the client closes it; it doubles with each
+	// consecutive failure up to SocketConnectionSetupTimeoutMax, with
+	// ±20% jitter (KIP-601, ClusterConnectionStates). The replica
+	// fetcher's NetworkClient (BrokerBlockingSender) uses the same
+	// settings.
+	SocketConnectionSetupTimeout    time.Duration `kafka:"socket.connection.setup.timeout.ms" min:"1ms"`
+	SocketConnectionSetupTimeoutMax time.Duration `kafka:"socket.connection.setup.timeout.max.ms" min:"1ms"`
 	// MetadataMaxAge is how often a client refreshes metadata even without
 	// an error that calls for it.
 	MetadataMaxAge time.Duration `kafka:"metadata.max.age.ms" min:"1ms"`
@@ -243,6 +273,7 @@ func DefaultConfig() Config {
 			ReplicaFetchMaxBytes:              1 << 20,
 			ReplicaFetchMinBytes:              1,
 			ReplicaFetchBackoff:               time.Second,
+			ReplicaSocketTimeout:              30 * time.Second,
 			HighWatermarkCheckpointInterval:   5 * time.Second,
 			LogFlushIntervalMessages:          math.MaxInt64,
 			LogFlushInterval:                  Never,
@@ -297,6 +328,11 @@ func DefaultConfig() Config {
 			RetryBackoff:    100 * time.Millisecond,
 			RetryBackoffMax: time.Second,
 			MetadataMaxAge:  5 * time.Minute,
+			// CommonClientConfigs' defaults.
+			ReconnectBackoff:                50 * time.Millisecond,
+			ReconnectBackoffMax:             time.Second,
+			SocketConnectionSetupTimeout:    10 * time.Second,
+			SocketConnectionSetupTimeoutMax: 30 * time.Second,
 		},
 	}
 }
@@ -632,6 +668,12 @@ func (c *Config) Validate() error {
 	}
 	if p.DeliveryTimeout < satAdd(p.Linger, cl.RequestTimeout) {
 		bad("delivery.timeout.ms=%s must be at least linger.ms + request.timeout.ms = %s + %s", p.DeliveryTimeout, p.Linger, cl.RequestTimeout)
+	}
+	if b.ReplicaSocketTimeout < b.ReplicaFetchWaitMax {
+		// KafkaConfig.validateValues: "replica.socket.timeout.ms should
+		// always be at least replica.fetch.wait.max.ms to prevent
+		// unnecessary socket timeouts".
+		bad("replica.socket.timeout.ms=%s must be at least replica.fetch.wait.max.ms=%s", b.ReplicaSocketTimeout, b.ReplicaFetchWaitMax)
 	}
 	if cs.HeartbeatInterval >= cs.SessionTimeout {
 		bad("heartbeat.interval.ms=%s must be lower than session.timeout.ms=%s", cs.HeartbeatInterval, cs.SessionTimeout)

@@ -125,13 +125,20 @@ func chaosRun(cfg Config) *Sim {
 }
 
 func TestSameSeedSameTrace(t *testing.T) {
-	cfg := Config{Seed: 2024, CheckpointEvery: 1000}
+	for _, tcp := range []bool{false, true} {
+		sameSeedSameTrace(t, Config{Seed: 2024, CheckpointEvery: 1000, TCP: tcp})
+	}
+}
+
+// sameSeedSameTrace runs the chaos workload twice on one network model.
+func sameSeedSameTrace(t *testing.T, cfg Config) {
+	t.Helper()
 	a, b := chaosRun(cfg), chaosRun(cfg)
 	if a.Stats().Events < 50_000 {
 		t.Fatalf("the workload is too small to mean anything: %d events", a.Stats().Events)
 	}
 	if a.Hash() != b.Hash() || FirstCheckpointDiff(a.Checkpoints(), b.Checkpoints()) >= 0 {
-		t.Fatalf("same seed, different traces: %x vs %x", a.Hash(), b.Hash())
+		t.Fatalf("tcp=%v: same seed, different traces: %x vs %x", cfg.TCP, a.Hash(), b.Hash())
 	}
 	st := a.Stats()
 	if st.Dropped == 0 || st.Delivered == 0 || st.Fired == 0 {
@@ -151,7 +158,7 @@ func TestDifferentSeedsDiffer(t *testing.T) {
 }
 
 func TestTraceDoesNotDependOnGOMAXPROCSOrConcurrentRuns(t *testing.T) {
-	cfg := Config{Seed: 99}
+	cfg := Config{Seed: 99, TCP: true}
 	want := chaosRun(cfg).Hash()
 	old := runtime.GOMAXPROCS(1)
 	one := chaosRun(cfg).Hash()

@@ -50,7 +50,18 @@ func (p *probe) Disconnected(env *Env, peer NodeID) { p.logf(env, "disconnect %v
 // given hooks, all started.
 func world(t *testing.T, n int, link LinkConfig, mk func(id NodeID) *probe) (*Sim, *[]string) {
 	t.Helper()
-	s := New(Config{Seed: 7, EventLimit: 1_000_000, Link: link})
+	return worldOn(t, Config{Seed: 7, EventLimit: 1_000_000, Link: link}, n, mk)
+}
+
+// tcpWorld is world on the TCP-faithful network.
+func tcpWorld(t *testing.T, n int, link LinkConfig, mk func(id NodeID) *probe) (*Sim, *[]string) {
+	t.Helper()
+	return worldOn(t, Config{Seed: 7, EventLimit: 1_000_000, Link: link, TCP: true}, n, mk)
+}
+
+func worldOn(t *testing.T, cfg Config, n int, mk func(id NodeID) *probe) (*Sim, *[]string) {
+	t.Helper()
+	s := New(cfg)
 	log := &[]string{}
 	for i := 0; i < n; i++ {
 		id := NodeID(i)

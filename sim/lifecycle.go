@@ -18,6 +18,7 @@ func (s *Sim) Start(id NodeID) {
 	n.node = n.factory()
 	n.env = &Env{sim: s, n: n, inc: n.inc, live: true}
 	n.status = statusUp
+	n.off = false
 	n.held = nil
 	s.traceOut(n.id, "start", uint64(n.inc), nil)
 	n.node.Start(n.env)
@@ -43,9 +44,16 @@ func (s *Sim) Crash(id NodeID) { s.kill(id, "crash") }
 
 // PowerLoss kills a node like Crash and also drops its page cache: only
 // synced bytes survive, and the last unsynced write of a file may be torn.
+// On the TCP network (Config.TCP) the machine is off until the next Start:
+// no kernel sends a reset, so its peers hear nothing until their own
+// timeouts fire, and what they send to it gets no answer at all (their
+// kernels retransmit) until it boots and resets the connections it no
+// longer knows. On the announcing network its peers are told at once, as
+// for a crash.
 func (s *Sim) PowerLoss(id NodeID) {
 	n := s.nodes[s.index(id)]
 	s.kill(id, "power-loss")
+	n.off = s.cfg.TCP
 	n.disk.powerLoss()
 	n.disk.powerEpoch++
 }
@@ -99,9 +107,14 @@ func (s *Sim) kill(id NodeID, how string) {
 		if int32(p) == n.idx {
 			continue
 		}
-		if how == "shutdown" {
+		switch {
+		case s.cfg.TCP && (how == "power-loss" || s.link(n.idx, int32(p)).cut):
+			// No kernel is left to say goodbye, or the cut swallows
+			// what it says.
+			s.dropSilently(n.idx, int32(p))
+		case how == "shutdown":
 			s.closeConn(n.idx, int32(p))
-		} else {
+		default:
 			s.resetConn(n.idx, int32(p))
 		}
 	}

@@ -57,7 +57,29 @@ type link struct {
 	// duplicated says the link delivered (or has scheduled) some message
 	// twice in this run (datagram chaos); see Env.Duplicated.
 	duplicated bool
+	// unacked is what was sent while the path was down (a cut, a machine
+	// that is off), in send order: the sending kernel keeps it and
+	// retransmits it on one timer per connection, not one per message.
+	unacked []Message
+	rto     time.Duration // the retransmission timer's current backoff
+	retries int           // retransmissions without an answer so far
+	// halfOpen says the far end's machine lost power since this
+	// connection was opened: its kernel no longer knows the connection,
+	// and answers the next packet that reaches it with a reset.
+	halfOpen bool
 }
+
+// TCP's retransmission rules, Linux's: the retransmission timeout starts at
+// TCP_RTO_MIN (200 ms; a LAN's round trip is far below it), doubles after
+// every unanswered retransmission up to TCP_RTO_MAX (120 s), and after
+// net.ipv4.tcp_retries2 (15) retransmissions the kernel gives the
+// connection up, about 924.6 s after the first unanswered send.
+const (
+	tcpRTOMin     = 200 * time.Millisecond
+	tcpRTOMax     = 120 * time.Second
+	tcpRetries2   = 15
+	tcpGiveUpTime = 924600 * time.Millisecond // sum of the 16 timeouts above
+)
 
 func (s *Sim) link(from, to int32) *link {
 	i := int(from)*len(s.nodes) + int(to)
@@ -81,12 +103,34 @@ func (s *Sim) send(n *nodeState, to NodeID, m Message) {
 	t := s.index(to)
 	s.stats.Sent++
 	l := s.link(n.idx, t)
+	dst := s.nodes[t]
+	if s.cfg.TCP && l.cfg.Datagram == nil && (l.cut || dst.off || len(l.unacked) > 0) {
+		// The packets vanish on the way, and neither end is told, as
+		// behind a real partition or a machine that is off; the
+		// sending kernel keeps them and retransmits. What is sent
+		// behind them waits behind them: a connection delivers in
+		// order.
+		s.queueUnacked(l, n.idx, t, m)
+		return
+	}
 	if l.cut {
-		// The packets vanish; neither end is told, as with a real
-		// partition. The sender finds out by a timeout.
+		// A datagram path, or the announcing network, keeps nothing:
+		// the message is lost.
 		s.stats.Dropped++
 		return
 	}
+	if back := s.link(t, n.idx); back.halfOpen && dst.status != statusDown {
+		// The far end lost its old connection to us silently (a power
+		// loss, a crash behind a cut) and we open a new one: its old
+		// socket is reset now, before the new one carries anything.
+		s.refuse(back, t, n.idx, s.now)
+	}
+	s.transmit(n, l, t, m)
+}
+
+// transmit schedules the delivery of m on a link whose path carries
+// packets.
+func (s *Sim) transmit(n *nodeState, l *link, t int32, m Message) {
 	dst := s.nodes[t]
 	lat := l.cfg.Latency.Min
 	if l.cfg.Latency.Max > lat || l.cfg.Latency.TailProb > 0 {
@@ -95,11 +139,13 @@ func (s *Sim) send(n *nodeState, to NodeID, m Message) {
 	if s.now < l.clogUntil {
 		lat += l.clogExtra
 	}
-	if dst.status == statusDown {
-		// Nobody listens: the connection is refused, and the sender
-		// hears about it after a round of the link.
+	if dst.status == statusDown || l.halfOpen {
+		// The machine is on but nobody listens, or its kernel does not
+		// know this connection (it lost power and came back, or the
+		// process behind it died): it answers with a reset, and the
+		// sender hears about it after a round of the link.
 		s.stats.Dropped++
-		s.q.push(s.now+lat, event{kind: evDisconnect, node: n.idx, peer: t, inc: n.inc})
+		s.refuse(l, n.idx, t, s.now+lat)
 		return
 	}
 	l.used = true
@@ -124,6 +170,103 @@ func (s *Sim) send(n *nodeState, to NodeID, m Message) {
 	s.q.push(at, ev)
 }
 
+// queueUnacked keeps a message the path did not carry in the sending
+// kernel's retransmission queue, arming the connection's retransmission
+// timer if it is not armed.
+func (s *Sim) queueUnacked(l *link, from, to int32, m Message) {
+	l.used = true
+	l.unacked = append(l.unacked, m)
+	if len(l.unacked) > 1 {
+		return // the timer is armed
+	}
+	l.rto, l.retries = tcpRTOMin, 0
+	s.q.push(s.now+l.rto, event{kind: evRetransmit, node: from, peer: to, conn: l.conn})
+}
+
+// retransmit is the retransmission timer of the connection from ev.node to
+// ev.peer (Linux's tcp_retransmit_timer). If the path carries packets
+// again, everything queued is delivered in order, or refused by a machine
+// that does not know the connection; if not, the timeout doubles, and after
+// tcp_retries2 retransmissions the kernel gives up and tells its own
+// process (ETIMEDOUT), while the far end hears nothing.
+func (s *Sim) retransmit(ev *event) {
+	from, to := ev.node, ev.peer
+	l := s.link(from, to)
+	if l.conn != ev.conn || len(l.unacked) == 0 {
+		return // the connection broke meanwhile and took its queue
+	}
+	dst := s.nodes[to]
+	if l.cut || dst.off {
+		if l.retries == tcpRetries2 {
+			s.traceOut(s.nodes[from].id, "tcp-give-up", uint64(uint32(dst.id)), nil)
+			s.stats.Dropped += uint64(len(l.unacked))
+			s.breakHalf(from, to)
+			return
+		}
+		l.retries++
+		l.rto = min(2*l.rto, tcpRTOMax)
+		s.q.push(s.now+l.rto, event{kind: evRetransmit, node: from, peer: to, conn: l.conn})
+		return
+	}
+	queued := l.unacked
+	l.unacked = nil
+	if dst.status == statusDown || l.halfOpen {
+		s.stats.Dropped += uint64(len(queued))
+		s.refuse(l, from, to, s.now+l.cfg.Latency.Min)
+		return
+	}
+	src := s.nodes[from]
+	for _, m := range queued {
+		s.transmit(src, l, to, m)
+	}
+}
+
+// dropSilently forgets the connection between a node that died without a
+// word reaching b (a power loss; a crash or shutdown whose reset the cut
+// swallowed) and b: what a's kernel had not sent yet is gone, and b keeps
+// believing in the connection until it sends on it and is reset, or its own
+// timeouts fire.
+func (s *Sim) dropSilently(a, b int32) {
+	ab, ba := s.link(a, b), s.link(b, a)
+	s.stats.Dropped += uint64(len(ab.unacked))
+	ab.unacked = nil
+	if ab.used || ba.used {
+		ba.halfOpen = true
+	}
+	ab.used = false
+}
+
+// refuse is a reset answering a packet: the sender is told at "at". On
+// the TCP network the sender's connection is then gone (the far end's
+// process never had it, or is down): nothing stays queued on it, and the
+// next message opens a new one. Messages already on their way stay: what the far
+// end sent before its process died was sent before the reset.
+func (s *Sim) refuse(l *link, from, to int32, at time.Duration) {
+	n := s.nodes[from]
+	s.q.push(at, event{kind: evDisconnect, node: from, peer: to, inc: n.inc})
+	if !s.cfg.TCP {
+		return
+	}
+	l.used, l.halfOpen = false, false
+	s.link(to, from).halfOpen = false
+	s.stats.Dropped += uint64(len(l.unacked))
+	l.unacked = nil
+}
+
+// breakHalf ends the connection from a's side only: a is told now, b, which
+// did not hear of it, keeps believing in it until it sends and is reset or
+// its own timeouts fire.
+func (s *Sim) breakHalf(a, b int32) {
+	ab, ba := s.link(a, b), s.link(b, a)
+	ab.conn++
+	ba.conn = ab.conn
+	ab.unacked, ab.used = nil, false
+	ba.halfOpen = true
+	if n := s.nodes[a]; n.status != statusDown {
+		s.q.push(s.now, event{kind: evDisconnect, node: a, peer: b, inc: n.inc})
+	}
+}
+
 // resetConn breaks the connection between a and b: what is in flight either
 // way is lost, and each end that is up is told. Nodes that never exchanged a
 // message had no connection, so nobody is told.
@@ -131,6 +274,9 @@ func (s *Sim) resetConn(a, b int32) {
 	ab, ba := s.link(a, b), s.link(b, a)
 	ab.conn++
 	ba.conn = ab.conn
+	s.stats.Dropped += uint64(len(ab.unacked) + len(ba.unacked))
+	ab.unacked, ba.unacked = nil, nil
+	ab.halfOpen, ba.halfOpen = false, false
 	if !ab.used && !ba.used {
 		return
 	}
@@ -140,6 +286,37 @@ func (s *Sim) resetConn(a, b int32) {
 		if n.status != statusDown {
 			s.q.push(s.now, event{kind: evDisconnect, node: p[0], peer: p[1], inc: n.inc})
 		}
+	}
+}
+
+// closeFrom is a process closing its socket to b (Env.Close): its kernel
+// abandons what it had not delivered, late messages either way on the old
+// connection are dropped, and the next message opens a new connection.
+// The close reaches b after a round of the link, unless the path is cut or
+// b's machine is off; a b that was not told keeps a half-open connection
+// and is reset when it next sends on it.
+func (s *Sim) closeFrom(a, b int32) {
+	if !s.cfg.TCP {
+		return // the announcing network keeps one connection per pair
+	}
+	ab, ba := s.link(a, b), s.link(b, a)
+	s.stats.Dropped += uint64(len(ab.unacked))
+	ab.unacked = nil
+	ab.halfOpen = false
+	if !ab.used && !ba.used {
+		return // no connection to close
+	}
+	ab.conn++
+	ba.conn = ab.conn
+	ab.used, ba.used = false, false
+	peer := s.nodes[b]
+	switch {
+	case peer.off || peer.status == statusDown:
+		// Nothing on the far side holds the connection.
+	case ab.cut:
+		ba.halfOpen = true
+	default:
+		s.q.push(s.now+ab.cfg.Latency.Min, event{kind: evDisconnect, node: b, peer: a, inc: peer.inc})
 	}
 }
 
@@ -178,9 +355,16 @@ func (s *Sim) SetAllLinks(cfg LinkConfig) {
 	}
 }
 
-// Cut drops everything sent from one node to another until Heal, and breaks
-// their connection. A one-way cut leaves the other direction working, as a
-// misconfigured firewall does.
+// Cut drops every packet sent from one node to another until Heal, and
+// tells nobody: the connection stays open, the sending kernel retransmits
+// (see retransmit), and what was sent is delivered in order at the first
+// retransmission after the heal, unless the connection broke first. A
+// one-way cut leaves the other direction working, as a misconfigured
+// firewall does.
+//
+// On the announcing network (Config.TCP false) a cut instead breaks the
+// connection at once, both ends are told, and what is sent into the cut
+// is lost.
 func (s *Sim) Cut(from, to NodeID) {
 	f, t := s.index(from), s.index(to)
 	s.controlTrace("cut", fmt.Sprintf("%v->%v", from, to))
@@ -189,7 +373,9 @@ func (s *Sim) Cut(from, to NodeID) {
 		return
 	}
 	l.cut = true
-	s.resetConn(f, t)
+	if !s.cfg.TCP {
+		s.resetConn(f, t)
+	}
 }
 
 // Heal removes a one-way cut.

@@ -104,6 +104,20 @@ func (e *Env) Send(to NodeID, m Message) {
 	e.sim.send(e.n, to, m)
 }
 
+// Close closes this node's connection to peer, as a process closing its
+// socket after a request timeout does: what the kernel still held for the
+// peer is abandoned, late messages on the old connection are dropped, the
+// peer learns of the close after a round of the link if the path carries
+// it, and the next Send opens a new connection (so it does not wait
+// behind the old one's retransmissions). Closing when there is no
+// connection does nothing.
+func (e *Env) Close(peer NodeID) {
+	if !e.live {
+		return
+	}
+	e.sim.closeFrom(e.n.idx, e.sim.index(peer))
+}
+
 // Duplicated reports whether either link between this node and the node
 // to has delivered, or scheduled to deliver, any message twice in this run
 // (only datagram chaos duplicates: see Datagram). A duplicate is scheduled

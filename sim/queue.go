@@ -11,6 +11,7 @@ const (
 	evDisconnect                      // a node learns a connection broke
 	evSync                            // an asynchronous fsync completes
 	evControl                         // a harness action (fault, workload step)
+	evRetransmit                      // a connection's TCP retransmission timer
 )
 
 var eventKindNames = [...]string{
@@ -19,6 +20,7 @@ var eventKindNames = [...]string{
 	evDisconnect: "disconnect",
 	evSync:       "fsync-done",
 	evControl:    "control",
+	evRetransmit: "retransmit",
 }
 
 func (k eventKind) String() string { return eventKindNames[k] }

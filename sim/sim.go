@@ -15,6 +15,13 @@ type Config struct {
 	EventLimit uint64
 	// Link is the configuration every link starts with.
 	Link LinkConfig
+	// TCP selects the TCP-faithful network (see network.go): a cut is
+	// silent and what is sent into it is retransmitted with TCP's
+	// backoff, a power loss announces nothing, a closed socket is closed
+	// (Env.Close). False keeps the announcing network: a cut or a power
+	// loss resets the connection and tells both ends at once, and what is
+	// sent into a cut is lost.
+	TCP bool
 	// CheckpointEvery records the trace hash after every this many trace
 	// events (0: no checkpoints).
 	CheckpointEvery uint64
@@ -63,6 +70,7 @@ type nodeState struct {
 	node    Node // nil while down
 	env     *Env
 	status  nodeStatus
+	off     bool   // the machine lost power and has not booted: no kernel answers
 	inc     uint32 // incarnation: bumps at every start
 	timers  timerTable
 	clock   nodeClock
@@ -249,6 +257,10 @@ func (s *Sim) dispatch(ev *event) {
 	if ev.kind == evControl {
 		s.traceKind(-1, "control", kindControlDigest, fnv64(ev.name), s.detailString(ev.name))
 		ev.fn()
+		return
+	}
+	if ev.kind == evRetransmit {
+		s.retransmit(ev) // the kernel's, whatever its process is doing
 		return
 	}
 	n := s.nodes[ev.node]

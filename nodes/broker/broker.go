@@ -357,9 +357,12 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 			env.After(b.cfg.Kafka.Broker.ReplicaFetchBackoff, timerRegister, int64(b.registerCorr))
 		}
 	}
-	if f := b.fetchers[p]; f != nil && f.inflight {
-		f.inflight = false
-		b.fetcherBackoff(f)
+	if f := b.fetchers[p]; f != nil {
+		f.connected = false
+		if f.inflight {
+			f.inflight = false
+			b.fetcherBackoff(f)
+		}
 	}
 	b.dropRequestsFrom(p)
 	b.coordinatorPeerGone(p)

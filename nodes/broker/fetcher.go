@@ -17,7 +17,11 @@ type fetcher struct {
 	corr     int32
 	sentAt   time.Duration
 	timeout  sim.TimerID // armed lazily: at most one per fetcher
-	backoff  sim.TimerID
+	// connected says the leader answered on the current connection;
+	// until then a fetch fails after replica.socket.timeout.ms, the
+	// bound BrokerBlockingSender.sendRequest puts on awaitReady.
+	connected bool
+	backoff   sim.TimerID
 	// last is the request this fetcher built last, and reusable says
 	// nothing can read it any more (it was never sent, or its answer came
 	// back over a link that never delivered a message twice), so the
@@ -111,7 +115,7 @@ func (b *Broker) sendFetch(f *fetcher) {
 	f.inflight, f.reusable = true, false
 	f.sentAt = b.now()
 	if f.timeout == 0 {
-		f.timeout = b.env.After(b.fetchTimeout(), timerFetcherTimeout, int64(f.leader))
+		f.timeout = b.env.After(b.fetchTimeout(f), timerFetcherTimeout, int64(f.leader))
 	}
 	b.send(f.leader, req)
 }
@@ -141,10 +145,20 @@ func (b *Broker) retryFetcher(f *fetcher) {
 	b.sendFetch(f)
 }
 
-// fetchTimeout is how long a follower waits for a fetch answer: the
-// leader may hold it replica.fetch.wait.max.ms, then the request timeout.
-func (b *Broker) fetchTimeout() time.Duration {
-	return b.cfg.Kafka.Broker.ReplicaFetchWaitMax + b.cfg.Kafka.Client.RequestTimeout
+// fetchTimeout is how long a follower waits for a fetch answer. On a
+// connection the leader has answered on, it is the request timeout of the
+// fetcher's NetworkClient (BrokerBlockingSender builds it with the broker's
+// request.timeout.ms; the leader's replica.fetch.wait.max.ms hold counts
+// inside it, which is why Kafka requires replica.socket.timeout.ms, and
+// so request.timeout.ms in practice, to exceed it). On a new connection it
+// is replica.socket.timeout.ms, awaitReady's bound: against a leader that
+// does not answer at all (a machine that is off, a partition) the
+// connection attempts fail within it.
+func (b *Broker) fetchTimeout(f *fetcher) time.Duration {
+	if !f.connected {
+		return b.cfg.Kafka.Broker.ReplicaSocketTimeout
+	}
+	return b.cfg.Kafka.Client.RequestTimeout
 }
 
 // fetcherTimeout fires at most once per fetch timeout per fetcher, not once
@@ -161,12 +175,17 @@ func (b *Broker) fetcherTimeout(leader model.BrokerID) {
 	if !f.inflight {
 		return
 	}
-	if left := f.sentAt + b.fetchTimeout() - b.now(); left > 0 {
+	if left := f.sentAt + b.fetchTimeout(f) - b.now(); left > 0 {
 		f.timeout = b.env.After(left, timerFetcherTimeout, int64(f.leader))
 		return
 	}
-	f.inflight = false
-	b.sendFetch(f)
+	// Kafka closes the connection (BrokerBlockingSender.sendRequest's
+	// networkClient.close) and the fetcher thread delays the partitions
+	// by replica.fetch.backoff.ms (AbstractFetcherThread's
+	// handlePartitionsWithErrors) before it fetches on a new connection.
+	f.inflight, f.connected = false, false
+	b.env.Close(sim.NodeID(f.leader))
+	b.fetcherBackoff(f)
 }
 
 // handleFetchResponse appends what a leader sent, truncates where it says
@@ -176,7 +195,7 @@ func (b *Broker) handleFetchResponse(from model.BrokerID, m *model.FetchResponse
 	if f == nil || !f.inflight || m.CorrelationID != f.corr {
 		return // a late answer to a fetch we gave up on
 	}
-	f.inflight = false
+	f.inflight, f.connected = false, true
 	failed := false
 	for i := range m.Partitions {
 		pr := &m.Partitions[i]

@@ -165,7 +165,7 @@ func NewConsumer(opts ConsumerOptions) *Consumer {
 // and starts the poll loop.
 func (c *Consumer) Start(env *sim.Env) {
 	c.env = env
-	c.net = newNetwork(env)
+	c.net = newNetwork(env, c.cl)
 	c.process = c.opts.Process
 	if c.process == 0 {
 		c.process = int(env.ID())
@@ -457,7 +457,7 @@ func (c *Consumer) run(env *sim.Env) {
 func (c *Consumer) brokerFailed(env *sim.Env, broker model.BrokerID) {
 	now := env.Now()
 	c.md.requestUpdate()
-	for _, r := range c.net.disconnect(broker, now) {
+	for _, r := range c.net.disconnect(env, broker) {
 		switch r.kind {
 		case reqMetadata:
 			c.md.failed(now)

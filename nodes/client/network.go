@@ -47,29 +47,6 @@ type fetchedAt struct {
 	offset model.Offset
 }
 
-// Reconnect backoff, Kafka's reconnect.backoff.ms and
-// reconnect.backoff.max.ms defaults (CommonClientConfigs): after a
-// connection to a broker breaks, the client waits before talking to it
-// again, doubling the wait with each consecutive failure. The model's
-// configuration does not carry these two settings; their defaults are
-// what every Kafka client runs with.
-const (
-	reconnectBackoff    = 50 * time.Millisecond
-	reconnectBackoffMax = time.Second
-)
-
-// Connection setup timeout, Kafka's socket.connection.setup.timeout.ms and
-// socket.connection.setup.timeout.max.ms defaults (KIP-601): a new
-// connection that is not ready within it is closed, the timeout doubling
-// with each consecutive failure. A partition drops packets without telling
-// either end, so without it a request sent on a connection that never
-// came up would wait for its own timeout (a JoinGroup's is the rebalance
-// timeout plus 5 s, five minutes by default).
-const (
-	connectionSetupTimeout    = 10 * time.Second
-	connectionSetupTimeoutMax = 30 * time.Second
-)
-
 // brokerConn is what the client knows about its connection to one broker.
 type brokerConn struct {
 	broker       model.BrokerID
@@ -100,9 +77,16 @@ const (
 // forgetting its requests: their late answers then match nothing and are
 // dropped.
 type network struct {
-	corr  int32
-	reqs  []*request   // in send order
-	conns []brokerConn // sorted by broker
+	// backoffs holds reconnect.backoff.ms / .max.ms and
+	// socket.connection.setup.timeout.ms / .max.ms: the connection
+	// settings of ClusterConnectionStates. Without the setup timeout a
+	// request sent on a connection that never came up (a partition, a
+	// machine that is off: neither answers) would wait for its own
+	// timeout, a JoinGroup's being the rebalance timeout plus 5 s.
+	backoffs model.ClientConfig
+	corr     int32
+	reqs     []*request   // in send order
+	conns    []brokerConn // sorted by broker
 	// readied says the last message heard made its connection ready: the
 	// connection was being set up, and the setup deadline its requests
 	// had is gone.
@@ -114,8 +98,8 @@ type network struct {
 // and TCP keeps an old connection's late answers from reaching the new
 // process; the simulated network keeps one connection per pair of nodes
 // across restarts, so distinct ids per incarnation play that part.
-func newNetwork(env *sim.Env) network {
-	return network{corr: int32(env.Rand().Uint32() >> 2)}
+func newNetwork(env *sim.Env, cl model.ClientConfig) network {
+	return network{backoffs: cl, corr: int32(env.Rand().Uint32() >> 2)}
 }
 
 // send assigns the next correlation id, lets build make the message with
@@ -162,7 +146,8 @@ func (n *network) open(env *sim.Env, broker model.BrokerID) {
 		return
 	}
 	c.state = connSetup
-	c.setupDeadline = satAdd(env.Now(), expBackoff(connectionSetupTimeout, connectionSetupTimeoutMax, c.setupFailures))
+	b := n.backoffs
+	c.setupDeadline = satAdd(env.Now(), jitterCapped(env, expBackoff(b.SocketConnectionSetupTimeout, b.SocketConnectionSetupTimeoutMax, c.setupFailures), b.SocketConnectionSetupTimeoutMax))
 	n.corr++
 	env.Send(sim.NodeID(broker), model.ApiVersionsRequest{CorrelationID: n.corr})
 }
@@ -250,8 +235,13 @@ func (n *network) ready(broker model.BrokerID, now time.Duration) bool {
 
 // disconnect closes the connection to broker: every request in flight to
 // it is removed and returned, oldest first, and the broker enters
-// reconnect backoff.
-func (n *network) disconnect(broker model.BrokerID, now time.Duration) []*request {
+// reconnect backoff (ClusterConnectionStates.updateReconnectBackoff:
+// exponential in the consecutive failures, ±20% jitter, capped).
+func (n *network) disconnect(env *sim.Env, broker model.BrokerID) []*request {
+	now := env.Now()
+	// NetworkClient.handleTimedOutRequests and the setup timeout close the
+	// socket; after a broken connection this does nothing.
+	env.Close(sim.NodeID(broker))
 	var failed []*request
 	kept := n.reqs[:0]
 	for _, r := range n.reqs {
@@ -269,7 +259,8 @@ func (n *network) disconnect(broker model.BrokerID, now time.Duration) []*reques
 	}
 	c.state = connNone
 	c.failures++
-	c.blockedUntil = now + expBackoff(reconnectBackoff, reconnectBackoffMax, c.failures-1)
+	b := n.backoffs
+	c.blockedUntil = now + jitterCapped(env, expBackoff(b.ReconnectBackoff, b.ReconnectBackoffMax, c.failures-1), b.ReconnectBackoffMax)
 	return failed
 }
 
@@ -346,6 +337,13 @@ func jitter(env *sim.Env, d time.Duration) time.Duration {
 	}
 	f := 0.8 + 0.4*env.Rand().Float64()
 	return time.Duration(float64(d) * f)
+}
+
+// jitterCapped is Kafka's ExponentialBackoff.backoff with jitter 0.2:
+// the interval spread by ±20% and then capped at max, as
+// ClusterConnectionStates' reconnect and connection setup backoffs are.
+func jitterCapped(env *sim.Env, d, max time.Duration) time.Duration {
+	return min(jitter(env, d), max)
 }
 
 // satAdd adds durations, saturating at model.Never.

@@ -214,7 +214,7 @@ func NewProducer(opts ProducerOptions) *Producer {
 // history: nobody will ever learn their fate.
 func (p *Producer) Start(env *sim.Env) {
 	p.env = env
-	p.net = newNetwork(env)
+	p.net = newNetwork(env, p.cl)
 	p.process = p.opts.Process
 	if p.process == 0 {
 		p.process = int(env.ID())

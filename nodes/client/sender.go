@@ -437,7 +437,7 @@ func (p *Producer) expireBatch(env *sim.Env, b *batch) {
 func (p *Producer) brokerFailed(env *sim.Env, broker model.BrokerID, code model.ErrorCode) {
 	now := env.Now()
 	p.md.requestUpdate()
-	for _, r := range p.net.disconnect(broker, now) {
+	for _, r := range p.net.disconnect(env, broker) {
 		switch r.kind {
 		case reqMetadata:
 			p.md.failed(now)

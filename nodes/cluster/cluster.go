@@ -90,6 +90,7 @@ func New(opts Options) (*Cluster, error) {
 	}
 	kcfg := opts.Trace
 	kcfg.Seed, kcfg.EventLimit, kcfg.Link = opts.Seed, limit, link
+	kcfg.TCP = kc.Broker.NetworkTCP
 	s := sim.New(kcfg)
 	c := &Cluster{
 		Sim:        s,

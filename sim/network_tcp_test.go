@@ -1,0 +1,213 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// These tests pin the TCP rules of the simulated network: retransmission
+// with exponential backoff across a cut, the kernel's give-up, silent power
+// loss, and resets from machines that no longer know a connection.
+
+func TestRetransmissionBacksOffExponentially(t *testing.T) {
+	// A cut healed at h delivers at the first retransmission after h:
+	// retransmissions come 200 ms, 600 ms, 1.4 s, 3 s, 6.2 s after the
+	// send (the timeout doubling from 200 ms).
+	for _, tc := range []struct {
+		heal time.Duration
+		want string
+	}{
+		{100 * ms, "201ms n1 recv msg(1) from n0"},
+		{300 * ms, "601ms n1 recv msg(1) from n0"},
+		{time.Second, "1.401s n1 recv msg(1) from n0"},
+		{3 * time.Second, "3.001s n1 recv msg(1) from n0"}, // healed as it fires
+		{3001 * ms, "6.201s n1 recv msg(1) from n0"},
+	} {
+		s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+		s.Cut(0, 1)
+		s.At(0, "send", func() { sendNow(s, 0, 1, msg(1)) })
+		s.At(tc.heal, "heal", func() { s.Heal(0, 1) })
+		s.Run(time.Minute)
+		if len(*log) != 1 || (*log)[0] != tc.want {
+			t.Fatalf("heal at %v: log %v, want [%s]", tc.heal, *log, tc.want)
+		}
+	}
+}
+
+func TestRetransmissionBackoffIsCappedAndGivesUpAfterRetries2(t *testing.T) {
+	// Never healed: the sender's kernel gives up after tcp_retries2 = 15
+	// retransmissions, 924.6 s after the send, and tells its own process
+	// only; the far end hears nothing, and a message it sends later is
+	// answered with a reset.
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.Cut(0, 1)
+	s.At(0, "send", func() { sendNow(s, 0, 1, msg(1)); sendNow(s, 0, 1, msg(2)) })
+	s.At(time.Hour, "late send", func() { sendNow(s, 1, 0, msg(3)) })
+	s.Run(2 * time.Hour)
+	want := []string{"15m24.6s n0 disconnect n1", "1h0m0.001s n1 disconnect n0"}
+	if strings.Join(*log, "|") != strings.Join(want, "|") {
+		t.Fatalf("got\n%s\nwant\n%s", join(*log), join(want))
+	}
+	if tcpGiveUpTime != 924600*ms {
+		t.Fatal("give-up constant disagrees")
+	}
+	if got := s.Stats().Dropped; got != 3 {
+		t.Fatalf("dropped %d, want 3", got)
+	}
+}
+
+func TestGiveUpJustBeforeTheHealLosesTheQueue(t *testing.T) {
+	// The connection broke before the heal: nothing queued on it is
+	// delivered after, and new messages take a fresh connection.
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.Cut(0, 1)
+	s.At(0, "send", func() { sendNow(s, 0, 1, msg(1)) })
+	s.At(tcpGiveUpTime+ms, "heal", func() { s.Heal(0, 1); sendNow(s, 0, 1, msg(2)) })
+	s.Run(time.Hour)
+	mustNotContain(t, *log, "msg(1)")
+	mustContain(t, *log, "15m24.6s n0 disconnect n1")
+	mustContain(t, *log, "15m24.602s n1 recv msg(2) from n0")
+}
+
+func TestResetDropsTheRetransmissionQueue(t *testing.T) {
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(1)) })
+	s.At(10*ms, "cut", func() { s.Cut(0, 1) })
+	s.At(20*ms, "send", func() { sendNow(s, 0, 1, msg(2)) })
+	s.At(30*ms, "reset", func() { s.ResetConnection(0, 1); s.Heal(0, 1) })
+	s.Run(time.Second)
+	mustContain(t, *log, "30ms n0 disconnect n1")
+	mustContain(t, *log, "30ms n1 disconnect n0")
+	mustNotContain(t, *log, "msg(2)")
+}
+
+func TestCrashIsAnnouncedPowerLossIsNot(t *testing.T) {
+	s, log := tcpWorld(t, 3, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "talk", func() {
+		sendNow(s, 0, 1, msg(1))
+		sendNow(s, 0, 2, msg(2))
+	})
+	s.At(10*ms, "crash n1", func() { s.Crash(1) })
+	s.At(10*ms, "power off n2", func() { s.PowerLoss(2) })
+	s.Run(time.Second)
+	mustContain(t, *log, "10ms n0 disconnect n1")
+	mustNotContain(t, *log, "disconnect n2")
+}
+
+func TestSendToAMachineThatIsOffGetsNoAnswerUntilItBoots(t *testing.T) {
+	// A powered-off machine answers nothing: the sender's kernel
+	// retransmits. Once the machine is back, its kernel does not know the
+	// old connection and resets it at the next retransmission.
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(1)) })
+	s.At(10*ms, "power off", func() { s.PowerLoss(1) })
+	s.At(20*ms, "send", func() { sendNow(s, 0, 1, msg(2)) })
+	s.At(5*time.Second, "boot", func() { s.Start(1) })
+	s.Run(time.Minute)
+	// Retransmissions at 220 ms, 620 ms, 1.42 s, 3.02 s, 6.22 s: the
+	// first after the boot is refused.
+	mustContain(t, *log, "6.221s n0 disconnect n1")
+	mustNotContain(t, *log, "msg(2)")
+	mustNotContain(t, *log, "n1 disconnect")
+}
+
+func TestSendAfterRebootOnAStaleConnectionIsReset(t *testing.T) {
+	// The machine lost power and came back before the peer sent again:
+	// the peer's next message reaches a kernel that does not know its
+	// connection, and is answered with a reset; the one after goes
+	// through on a new connection.
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(1)) })
+	s.At(10*ms, "power off", func() { s.PowerLoss(1) })
+	s.At(20*ms, "boot", func() { s.Start(1) })
+	s.At(30*ms, "send", func() { sendNow(s, 0, 1, msg(2)) })
+	s.At(40*ms, "send", func() { sendNow(s, 0, 1, msg(3)) })
+	s.Run(time.Second)
+	mustContain(t, *log, "31ms n0 disconnect n1")
+	mustNotContain(t, *log, "msg(2)")
+	mustContain(t, *log, "41ms n1 recv msg(3) from n0")
+}
+
+func TestRebootedMachineOpeningANewConnectionResetsThePeersOldOne(t *testing.T) {
+	// After a power loss the rebooted node talks first: the peer's old
+	// socket is reset (it is told), and the new connection carries the
+	// message and the peer's answer.
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(1)) })
+	s.At(10*ms, "power off", func() { s.PowerLoss(1) })
+	s.At(20*ms, "boot", func() { s.Start(1) })
+	s.At(30*ms, "send", func() { sendNow(s, 1, 0, msg(2)) })
+	s.At(40*ms, "answer", func() { sendNow(s, 0, 1, msg(3)) })
+	s.Run(time.Second)
+	want := []string{"1ms n1 recv msg(1) from n0", "20ms n1 start", "30ms n0 disconnect n1", "31ms n0 recv msg(2) from n1", "41ms n1 recv msg(3) from n0"}
+	if strings.Join(*log, "|") != strings.Join(want, "|") {
+		t.Fatalf("got\n%s\nwant\n%s", join(*log), join(want))
+	}
+}
+
+func TestCrashBehindACutIsNotAnnounced(t *testing.T) {
+	// The crashed node's kernel resets its connections, but the cut
+	// swallows the reset: the peer learns only when a packet gets through
+	// after the heal.
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(1)) })
+	s.At(10*ms, "cut", func() { s.Partition([]NodeID{0}, []NodeID{1}) })
+	s.At(20*ms, "crash", func() { s.Crash(1) })
+	s.At(30*ms, "send", func() { sendNow(s, 0, 1, msg(2)) })
+	s.At(100*ms, "heal", func() { s.HealAll() })
+	s.Run(time.Second)
+	// Retransmission at 230 ms reaches a machine with no process: refused.
+	want := []string{"1ms n1 recv msg(1) from n0", "231ms n0 disconnect n1"}
+	if strings.Join(*log, "|") != strings.Join(want, "|") {
+		t.Fatalf("got\n%s\nwant\n%s", join(*log), join(want))
+	}
+}
+
+func TestPausedNodeStillReceivesWhatWasRetransmitted(t *testing.T) {
+	// A paused process's kernel acknowledges and buffers: what arrives,
+	// retransmitted or not, is handled when the process resumes.
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.Cut(0, 1)
+	s.At(0, "send", func() { sendNow(s, 0, 1, msg(1)) })
+	s.At(50*ms, "heal+pause", func() { s.Heal(0, 1); s.Pause(1) })
+	s.At(time.Second, "resume", func() { s.Resume(1) })
+	s.Run(time.Minute)
+	want := []string{"1s n1 recv msg(1) from n0"}
+	if strings.Join(*log, "|") != strings.Join(want, "|") {
+		t.Fatalf("got\n%s\nwant\n%s", join(*log), join(want))
+	}
+}
+
+func TestNothingCrossesACutUntilItHeals(t *testing.T) {
+	s, log := tcpWorld(t, 3, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(1)); sendNow(s, 1, 0, msg(2)) })
+	s.At(10*ms, "cut", func() { s.Partition([]NodeID{0}, []NodeID{1, 2}) })
+	s.At(20*ms, "send", func() {
+		sendNow(s, 0, 1, msg(3))
+		sendNow(s, 1, 0, msg(4))
+		sendNow(s, 0, 2, msg(5))
+		sendNow(s, 2, 1, msg(6)) // same side: crosses nothing
+	})
+	s.At(30*ms, "heal", func() { s.HealAll() })
+	s.At(40*ms, "send", func() { sendNow(s, 0, 1, msg(7)) })
+	s.Run(time.Second)
+	mustContain(t, *log, "1ms n1 recv msg(1) from n0")
+	// The partition tells nobody: the connections stay open.
+	for _, l := range *log {
+		if strings.Contains(l, "disconnect") {
+			t.Fatalf("a cut announced itself: %s", l)
+		}
+	}
+	mustContain(t, *log, "21ms n1 recv msg(6) from n2")
+	// What was sent into the cut arrives at the first retransmission
+	// after the heal (200 ms after the send), and msg(7), sent after the
+	// heal, waits behind msg(3) on the same connection.
+	want := []string{"221ms n1 recv msg(3) from n0", "221ms n1 recv msg(7) from n0", "221ms n0 recv msg(4) from n1", "221ms n2 recv msg(5) from n0"}
+	for _, w := range want {
+		mustContain(t, *log, w)
+	}
+	if s.Stats().Dropped != 0 {
+		t.Fatalf("dropped %d, want 0", s.Stats().Dropped)
+	}
+}
