@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -61,6 +62,11 @@ type link struct {
 	// that is off), in send order: the sending kernel keeps it and
 	// retransmits it on one timer per connection, not one per message.
 	unacked []Message
+	// caught counts the messages at the head of unacked that were on
+	// the wire when the path went down and were dropped on arrival
+	// (catchInFlight): they were sent before anything queued behind
+	// them, so the next one caught goes after them and before those.
+	caught  int
 	rto     time.Duration // the retransmission timer's current backoff
 	retries int           // retransmissions without an answer so far
 	// halfOpen says the far end's machine lost power since this
@@ -183,6 +189,23 @@ func (s *Sim) queueUnacked(l *link, from, to int32, m Message) {
 	s.q.push(s.now+l.rto, event{kind: evRetransmit, node: from, peer: to, conn: l.conn})
 }
 
+// catchInFlight is a message that was on the wire when its path was cut:
+// the cut drops it on arrival, unseen by the receiver, and the sending
+// kernel, which never got its acknowledgement, retransmits it with what
+// it queued since. It was sent before everything queued while the path was
+// down, so it goes ahead of them, behind what was caught before it (the
+// wire delivers in order, so that is what was sent before it).
+func (s *Sim) catchInFlight(l *link, from, to int32, m Message) {
+	l.unacked = slices.Insert(l.unacked, l.caught, m)
+	l.caught++
+	l.used = true
+	if len(l.unacked) > 1 {
+		return // the timer is armed
+	}
+	l.rto, l.retries = tcpRTOMin, 0
+	s.q.push(s.now+l.rto, event{kind: evRetransmit, node: from, peer: to, conn: l.conn})
+}
+
 // retransmit is the retransmission timer of the connection from ev.node to
 // ev.peer (Linux's tcp_retransmit_timer). If the path carries packets
 // again, everything queued is delivered in order, or refused by a machine
@@ -209,7 +232,7 @@ func (s *Sim) retransmit(ev *event) {
 		return
 	}
 	queued := l.unacked
-	l.unacked = nil
+	l.unacked, l.caught = nil, 0
 	if dst.status == statusDown || l.halfOpen {
 		s.stats.Dropped += uint64(len(queued))
 		s.refuse(l, from, to, s.now+l.cfg.Latency.Min)
@@ -229,7 +252,7 @@ func (s *Sim) retransmit(ev *event) {
 func (s *Sim) dropSilently(a, b int32) {
 	ab, ba := s.link(a, b), s.link(b, a)
 	s.stats.Dropped += uint64(len(ab.unacked))
-	ab.unacked = nil
+	ab.unacked, ab.caught = nil, 0
 	if ab.used || ba.used {
 		ba.halfOpen = true
 	}
@@ -250,7 +273,7 @@ func (s *Sim) refuse(l *link, from, to int32, at time.Duration) {
 	l.used, l.halfOpen = false, false
 	s.link(to, from).halfOpen = false
 	s.stats.Dropped += uint64(len(l.unacked))
-	l.unacked = nil
+	l.unacked, l.caught = nil, 0
 }
 
 // breakHalf ends the connection from a's side only: a is told now, b, which
@@ -260,8 +283,9 @@ func (s *Sim) breakHalf(a, b int32) {
 	ab, ba := s.link(a, b), s.link(b, a)
 	ab.conn++
 	ba.conn = ab.conn
-	ab.unacked, ab.used = nil, false
+	ab.unacked, ab.caught, ab.used = nil, 0, false
 	ba.halfOpen = true
+	s.rearmRetransmit(ba, b, a)
 	if n := s.nodes[a]; n.status != statusDown {
 		s.q.push(s.now, event{kind: evDisconnect, node: a, peer: b, inc: n.inc})
 	}
@@ -276,6 +300,7 @@ func (s *Sim) resetConn(a, b int32) {
 	ba.conn = ab.conn
 	s.stats.Dropped += uint64(len(ab.unacked) + len(ba.unacked))
 	ab.unacked, ba.unacked = nil, nil
+	ab.caught, ba.caught = 0, 0
 	ab.halfOpen, ba.halfOpen = false, false
 	if !ab.used && !ba.used {
 		return
@@ -301,7 +326,7 @@ func (s *Sim) closeFrom(a, b int32) {
 	}
 	ab, ba := s.link(a, b), s.link(b, a)
 	s.stats.Dropped += uint64(len(ab.unacked))
-	ab.unacked = nil
+	ab.unacked, ab.caught = nil, 0
 	ab.halfOpen = false
 	if !ab.used && !ba.used {
 		return // no connection to close
@@ -314,10 +339,32 @@ func (s *Sim) closeFrom(a, b int32) {
 	case peer.off || peer.status == statusDown:
 		// Nothing on the far side holds the connection.
 	case ab.cut:
+		// b never hears of the close: it keeps retransmitting what it
+		// queued for a, and a's kernel, which no longer knows the
+		// connection, resets it once a retransmission gets through.
 		ba.halfOpen = true
+		s.rearmRetransmit(ba, b, a)
 	default:
+		// b's kernel learns of the close and abandons what it still
+		// had for a (a's kernel would reset it anyway).
+		s.stats.Dropped += uint64(len(ba.unacked))
+		ba.unacked, ba.caught = nil, 0
 		s.q.push(s.now+ab.cfg.Latency.Min, event{kind: evDisconnect, node: b, peer: a, inc: peer.inc})
 	}
+}
+
+// rearmRetransmit moves the retransmission timer of the link from a to b
+// onto the connection generation the link has now: a connection that one
+// end gave up or closed keeps, at the other end, the queue it had, and
+// that end's kernel goes on retransmitting it (to be reset by the far
+// kernel once a retransmission gets through). Without it the queue would
+// wait for a timer of the old generation that no longer acts, and
+// everything sent behind it would wait forever.
+func (s *Sim) rearmRetransmit(l *link, a, b int32) {
+	if len(l.unacked) == 0 {
+		return
+	}
+	s.q.push(s.now+l.rto, event{kind: evRetransmit, node: a, peer: b, conn: l.conn})
 }
 
 // closeConn closes the connection from a node that is shutting down to a

@@ -211,3 +211,72 @@ func TestNothingCrossesACutUntilItHeals(t *testing.T) {
 		t.Fatalf("dropped %d, want 0", s.Stats().Dropped)
 	}
 }
+
+func TestMessageOnTheWireWhenTheCutComesIsRetransmitted(t *testing.T) {
+	// msg(1) is on the wire (10 ms latency) when the cut comes at 5 ms:
+	// the cut drops it on arrival and the sender retransmits it, 200 ms
+	// after the drop, ahead of msg(2), which was sent into the cut
+	// after it. msg(0), delivered before the cut, arrives once, on time.
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(10 * ms)}, plain)
+	s.At(0, "send", func() { sendNow(s, 0, 1, msg(0)) })
+	s.At(1*ms, "send", func() { sendNow(s, 0, 1, msg(1)) })
+	s.At(10500*time.Microsecond, "cut", func() { s.Cut(0, 1) })
+	s.At(12*ms, "send", func() { sendNow(s, 0, 1, msg(2)) })
+	s.At(100*ms, "heal", func() { s.Heal(0, 1) })
+	s.Run(time.Second)
+	want := []string{"10ms n1 recv msg(0) from n0", "221ms n1 recv msg(1) from n0", "221ms n1 recv msg(2) from n0"}
+	if strings.Join(*log, "|") != strings.Join(want, "|") {
+		t.Fatalf("got\n%s\nwant\n%s", join(*log), join(want))
+	}
+}
+
+func TestMessageOnTheWireIsLostOnTheAnnouncingNetwork(t *testing.T) {
+	// The same cut on the announcing network breaks the connection and
+	// what was on the wire is lost: the difference the rule above makes.
+	s, log := world(t, 2, LinkConfig{Latency: Fixed(10 * ms)}, plain)
+	s.At(0, "send", func() { sendNow(s, 0, 1, msg(0)) })
+	s.At(1*ms, "send", func() { sendNow(s, 0, 1, msg(1)) })
+	s.At(10500*time.Microsecond, "cut", func() { s.Cut(0, 1) })
+	s.At(100*ms, "heal", func() { s.Heal(0, 1) })
+	s.Run(time.Second)
+	mustContain(t, *log, "10ms n1 recv msg(0) from n0")
+	mustNotContain(t, *log, "msg(1)")
+}
+
+func TestClosingAConnectionFreesWhatTheFarEndQueued(t *testing.T) {
+	// n1 queued a message for n0 behind a cut; after the heal, and
+	// before n1's next retransmission, n0 closes the connection (a
+	// request timeout). n1's kernel is told and abandons the queue, and
+	// what n1 sends next goes out on a new connection at once rather
+	// than behind a queue no timer serves any more.
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(0)); sendNow(s, 1, 0, msg(1)) })
+	s.At(10*ms, "cut", func() { s.Cut(1, 0) })
+	s.At(20*ms, "queue", func() { sendNow(s, 1, 0, msg(2)) })
+	s.At(100*ms, "heal and close", func() { s.Heal(1, 0); s.nodes[0].env.Close(1) })
+	s.At(150*ms, "send again", func() { sendNow(s, 1, 0, msg(3)) })
+	s.Run(time.Minute)
+	mustContain(t, *log, "101ms n1 disconnect n0")
+	mustContain(t, *log, "151ms n0 recv msg(3) from n1")
+	mustNotContain(t, *log, "msg(2)")
+}
+
+func TestClosingBehindACutLeavesTheFarEndRetransmittingIntoAReset(t *testing.T) {
+	// n0 closes while the cut still holds n1's queue: n1 is not told,
+	// retransmits after the heal, and n0's kernel, which no longer knows
+	// the connection, resets it; n1's next message then goes through.
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(0)); sendNow(s, 1, 0, msg(1)) })
+	s.At(10*ms, "cut", func() { s.Cut(1, 0); s.Cut(0, 1) })
+	s.At(20*ms, "queue", func() { sendNow(s, 1, 0, msg(2)) })
+	s.At(50*ms, "close", func() { s.nodes[0].env.Close(1) })
+	s.At(100*ms, "heal", func() { s.HealAll() })
+	s.At(time.Second, "send again", func() { sendNow(s, 1, 0, msg(3)) })
+	s.Run(time.Minute)
+	// The close re-arms n1's timer on the connection as it stands, 200 ms
+	// on: its retransmission at 250 ms is reset by n0's kernel and n1
+	// hears of it a link latency later.
+	mustContain(t, *log, "251ms n1 disconnect n0")
+	mustContain(t, *log, "1.001s n0 recv msg(3) from n1")
+	mustNotContain(t, *log, "msg(2)")
+}

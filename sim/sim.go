@@ -283,6 +283,11 @@ func (s *Sim) dispatch(ev *event) {
 			s.stats.Dropped++
 			return // the connection it travelled on broke
 		}
+		if l := s.link(ev.peer, ev.node); s.cfg.TCP && l.cut && l.cfg.Datagram == nil {
+			// Sent before the cut, it meets the cut on the way.
+			s.catchInFlight(l, ev.peer, ev.node, ev.msg)
+			return
+		}
 	case evFire, evSync:
 		if !n.timers.live(ev.timer) {
 			return // cancelled
