@@ -97,10 +97,11 @@ type BrokerConfig struct {
 	// drops packets silently and the kernels retransmit with TCP's
 	// backoff (200 ms doubling to 120 s, giving up after 15
 	// retransmissions), a power loss announces nothing, and a client that
-	// times out closes its connection. False, the default for now, is the
-	// announcing network the catalog was built on: a partition or a power
-	// loss resets the connection and both ends learn it at once, and
-	// what is sent into a partition is lost.
+	// times out closes its connection. It is the default. False is the
+	// announcing network the catalog was first built on, kept for
+	// comparison: a partition or a power loss resets the connection and
+	// both ends learn it at once, and what is sent into a partition is
+	// lost.
 	NetworkTCP bool `kafka:"network.tcp"`
 }
 
@@ -281,6 +282,7 @@ func DefaultConfig() Config {
 			ProducerIDExpiration:              24 * time.Hour,
 			ProducerIDExpirationCheckInterval: 10 * time.Minute,
 			Truncation:                        TruncateLeaderEpoch,
+			NetworkTCP:                        true,
 		},
 		Topic: TopicConfig{
 			MinInsyncReplicas:     1,

@@ -42,7 +42,7 @@ func TestDefaultConfig(t *testing.T) {
 		"max.poll.records":                              "500",
 		"metadata.max.age.ms":                           "5m0s",
 		"min.insync.replicas":                           "1",
-		"network.tcp":                                   "false",
+		"network.tcp":                                   "true",
 		"offsets.commit.timeout.ms":                     "5s",
 		"offsets.topic.num.partitions":                  "50",
 		"offsets.topic.replication.factor":              "3",

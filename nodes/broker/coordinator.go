@@ -54,7 +54,12 @@ type coordShard struct {
 	timer      sim.TimerID
 	timerAt    time.Duration
 	writes     []*coordWrite // in append order
-	report     *shardReport  // what a GroupObserver was last told (coordinator_observe.go)
+	// lastWritten is the end of the shard's last write, and deferred the
+	// heartbeat answers waiting for the high watermark to reach it
+	// (coordinator_deferred.go).
+	lastWritten model.Offset
+	deferred    []deferredReply
+	report      *shardReport // what a GroupObserver was last told (coordinator_observe.go)
 }
 
 // coordWrite is a coordinator write waiting for the high watermark.
@@ -173,6 +178,7 @@ func (b *Broker) unloadShard(s *coordShard, why string) {
 	b.env.Cancel(s.timer)
 	s.timer = 0
 	s.writes = nil
+	b.failDeferred(s, model.NotCoordinator)
 	b.env.Trace("coordinator-unload", s.p.tp.String()+" epoch="+itoa(int64(s.epoch))+": "+why)
 	if s.loading {
 		return // nothing was served, nothing waits
@@ -218,6 +224,7 @@ func (b *Broker) appendCoordinatorWrite(s *coordShard, w group.Write) {
 	}
 	batch := model.NewBatchOf(model.NoProducerID, model.NoEpoch, model.NoSequence, w.Records).Rebase(p.log.LEO(), p.leaderEpoch)
 	p.log.Append(batch, b.now())
+	s.lastWritten = batch.NextOffset()
 	s.writes = append(s.writes, &coordWrite{id: w.ID, required: batch.NextOffset(), deadline: b.now() + b.cfg.Kafka.Group.OffsetCommitTimeout})
 	b.wakeFetches(p)
 	b.maybeIncrementHW(p)
@@ -245,6 +252,9 @@ func (b *Broker) completeCoordinatorWrites(p *partition) {
 		}
 		b.applyEffects(s, s.c.WriteDone(b.now(), w.id, code))
 	}
+	if b.coord.shards[p.tp.Partition] == s {
+		b.releaseDeferred(s)
+	}
 }
 
 // armShard sets the shard's one timer to its earliest deadline: the
@@ -257,6 +267,11 @@ func (b *Broker) armShard(s *coordShard) {
 	for _, w := range s.writes {
 		if !ok || w.deadline < at {
 			at, ok = w.deadline, true
+		}
+	}
+	for _, d := range s.deferred {
+		if !ok || d.deadline < at {
+			at, ok = d.deadline, true
 		}
 	}
 	if !ok {
@@ -309,6 +324,9 @@ func (b *Broker) fireCoordinator(t sim.Timer) {
 		b.applyEffects(s, s.c.WriteDone(now, w.id, model.RequestTimedOut))
 	}
 	if b.coord.shards[int32(t.Arg)] == s {
+		b.releaseDeferred(s)
+	}
+	if b.coord.shards[int32(t.Arg)] == s {
 		b.applyEffects(s, s.c.Expire(now))
 	}
 }
@@ -319,6 +337,7 @@ func (b *Broker) coordinatorPeerGone(peer model.BrokerID) {
 	for _, tp := range b.topicsOf[OffsetsTopic] {
 		if s := b.coord.shards[tp.Partition]; s != nil {
 			s.c.ForgetPeer(peer)
+			s.forgetDeferred(peer)
 		}
 	}
 }

@@ -30,7 +30,7 @@ func (b *Broker) handleGroupMessage(from model.BrokerID, m sim.Message) {
 		}
 	case model.HeartbeatRequest:
 		if s := b.groupShard(from, m.GroupID, m); s != nil {
-			b.applyEffects(s, s.c.HandleHeartbeat(now, from, m))
+			b.sendHeartbeatEffects(s, s.c.HandleHeartbeat(now, from, m))
 		}
 	case model.LeaveGroupRequest:
 		if s := b.groupShard(from, m.GroupID, m); s != nil {
