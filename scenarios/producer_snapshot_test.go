@@ -16,19 +16,26 @@ import "testing"
 // second time, which the anomaly checker reports as an idempotence
 // failure. With the default format the retries are answered as the
 // duplicates they are.
+//
+// The run is the one described above on the announcing network
+// (network.tcp=false), where it was found: the timing of the shutdown and
+// the producer's retries is seed-specific, and on the TCP network seed 2
+// runs differently and shows no duplicate with either format (a seed that
+// shows it there has not been looked for).
 func TestKafkasSnapshotFormatForgetsInFlightBatchesOnReload(t *testing.T) {
 	sc, ok := Find("coordinator-failover")
 	if !ok {
 		t.Fatal("no scenario coordinator-failover")
 	}
-	res, err := Run(sc, 2, Options{})
+	announcing := "network.tcp=false"
+	res, err := Run(sc, 2, Options{Set: []string{announcing}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.OK {
 		t.Fatalf("default snapshot format: the run failed:\n%s", failureReport(sc, res))
 	}
-	res, err = Run(sc, 2, Options{Set: []string{"producer.snapshot.last.batch.only=true"}})
+	res, err = Run(sc, 2, Options{Set: []string{announcing, "producer.snapshot.last.batch.only=true"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func TestFollowerCutStallsWritesOnlyUntilTheFirstRetransmission(t *testing.T) {
 		},
 		Until: 30 * time.Second,
 	}
-	set := []string{"network.tcp=true"}
+	set := []string{"network.tcp=true"} // the default, named so that the test says what it needs
 	kc, err := ConfigFor(sc, set)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestFollowerCutOnTheAnnouncingNetwork(t *testing.T) {
 		},
 		Until: 60 * time.Second,
 	}
-	res, err := Run(sc, 1, Options{LinearizabilityBudget: -1})
+	res, err := Run(sc, 1, Options{Set: []string{"network.tcp=false"}, LinearizabilityBudget: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
