@@ -24,11 +24,12 @@ const Unmeasured time.Duration = -1
 //
 // Durations are virtual time from the fault (At), except Unavailable and
 // ConsumerGap, which are whole windows: the gap between acknowledged writes
-// (or polls that returned records) that holds the election (the fault when
-// no one was elected). The gap holds the election rather than the fault
-// because a consumer keeps returning records it fetched before the fault,
-// and an in-flight write may complete just after it. Each is Unmeasured
-// when the run did not show it.
+// (or polls that returned records) that holds the election. The gap holds
+// the election rather than the fault because a consumer keeps returning
+// records it fetched before the fault, and an in-flight write may complete
+// just after it. When no one was elected (the old leader came back), it
+// is the longest such gap from the fault to the fault's end, for the same
+// reason. Each is Unmeasured when the run did not show it.
 type Failover struct {
 	TP model.TopicPartition
 	// Cause is the fault's kind (crash, power-loss, shutdown, pause,
@@ -44,8 +45,9 @@ type Failover struct {
 	// Election: the fault to NewLeader's report of leadership.
 	Election time.Duration
 	// FirstAck: the fault to the first acknowledged write to TP that
-	// completed after the election (after the fault when no one was
-	// elected, as when the old leader came back and kept leading).
+	// completed after the election (when no one was elected, as when the
+	// old leader came back and kept leading: the write that ended the
+	// Unavailable gap).
 	FirstAck time.Duration
 	// Unavailable: the last acknowledged write to TP completed before the
 	// election, to the first completed after it.
@@ -197,15 +199,29 @@ func MeasureFailovers(h model.History, leaders []checkers.LeaderObservation, log
 				break
 			}
 		}
-		ackFrom := t.ev.Time
 		if f.Election != Unmeasured {
-			ackFrom += f.Election
+			ackFrom := t.ev.Time + f.Election
+			if a, ok := after(acks[t.tp], ackFrom); ok {
+				f.FirstAck = a - t.ev.Time
+			}
+			f.Unavailable = window(acks[t.tp], ackFrom)
+			f.ConsumerGap = window(polls[t.tp], ackFrom)
+		} else {
+			// No one was elected: the old leader came back. The gap that
+			// holds the fault's instant may be a short one, between writes
+			// already answered when the fault hit (their responses were on
+			// the wire); the outage is the longest gap up to the fault's end.
+			healed := t.ev.Time
+			if t.ev.Fault.Windowed() {
+				healed = max(healed, min(t.ev.Fault.End, t.until))
+			}
+			var first time.Duration
+			f.Unavailable, first = longestGap(acks[t.tp], t.ev.Time, healed)
+			if f.Unavailable != Unmeasured {
+				f.FirstAck = first - t.ev.Time
+			}
+			f.ConsumerGap, _ = longestGap(polls[t.tp], t.ev.Time, healed)
 		}
-		if a, ok := after(acks[t.tp], ackFrom); ok {
-			f.FirstAck = a - t.ev.Time
-		}
-		f.Unavailable = window(acks[t.tp], ackFrom)
-		f.ConsumerGap = window(polls[t.tp], ackFrom)
 		for _, c := range conflicts[t.tp] {
 			if c.first <= t.ev.Time && c.second > t.ev.Time && c.second < t.until {
 				f.Truncated = true
@@ -267,6 +283,24 @@ func window(ts []time.Duration, t time.Duration) time.Duration {
 		return Unmeasured
 	}
 	return ts[i] - ts[i-1]
+}
+
+// longestGap is the longest gap in the sorted ts from the last at or
+// before from to the first after to, and when that gap ended (Unmeasured
+// and 0 when ts has nothing on either side).
+func longestGap(ts []time.Duration, from, to time.Duration) (gap, ended time.Duration) {
+	i := sort.Search(len(ts), func(i int) bool { return ts[i] > from })
+	j := sort.Search(len(ts), func(i int) bool { return ts[i] > to })
+	if i == 0 || j == len(ts) {
+		return Unmeasured, 0
+	}
+	gap = Unmeasured
+	for k := i; k <= j; k++ {
+		if d := ts[k] - ts[k-1]; d > gap {
+			gap, ended = d, ts[k]
+		}
+	}
+	return gap, ended
 }
 
 // conflict: two acknowledged writes of different values at one offset;

@@ -108,3 +108,34 @@ func TestFailoverMeasuresFromTheHistoryAlone(t *testing.T) {
 		t.Fatalf("JSON %s read back as %+v (%v)", b, back, err)
 	}
 }
+
+// When no one is elected (a pause the leader comes back from), the outage
+// is the longest gap in acknowledged writes up to the fault's end, not the
+// short gap that holds the fault's instant between writes already answered
+// when it hit; a longer gap after the fault's end is someone else's.
+func TestFailoverWithoutElectionMeasuresTheOutage(t *testing.T) {
+	tp := model.TP("t", 0)
+	ms := time.Millisecond
+	send := func(i int, end time.Duration) model.Op {
+		return model.Op{Index: i, Type: model.OpOK, F: model.FSend, Time: end - 10*ms, End: end, TP: tp, Value: "v", Offset: model.Offset(i)}
+	}
+	// Answered at 10.001 s, the response already on the wire at 10 s.
+	h := model.History{send(0, 9980*ms), send(1, 10001*ms), send(2, 17020*ms), send(3, 17040*ms), send(4, 30000*ms), send(5, 30020*ms)}
+	leaders := []checkers.LeaderObservation{{Time: time.Second, TP: tp, Epoch: 0, Leader: 1}}
+	pause := faults.Fault{At: 10 * time.Second, End: 17 * time.Second, Kind: faults.KindPause, Target: faults.Selector{Kind: faults.SelNode, Node: 1}}
+	log := []faults.Event{{Time: 10 * time.Second, Edge: faults.EdgeStart, Fault: pause, Nodes: []model.BrokerID{1}}}
+	got := MeasureFailovers(h, leaders, log)
+	if len(got) != 1 || got[0].NewLeader != model.NoBroker {
+		t.Fatalf("got %+v", got)
+	}
+	if f := got[0]; f.Unavailable != 7019*ms || f.FirstAck != 7020*ms {
+		t.Fatalf("unavailable %v first ack %v, want 7.019s and 7.02s", f.Unavailable, f.FirstAck)
+	}
+	// The nearby case: an instantaneous fault with no one elected keeps
+	// the gap that holds it.
+	crash := faults.Fault{At: 10 * time.Second, Kind: faults.KindCrash, Target: pause.Target}
+	log = []faults.Event{{Time: 10 * time.Second, Edge: faults.EdgeAt, Fault: crash, Nodes: []model.BrokerID{1}}}
+	if got := MeasureFailovers(h, leaders, log); len(got) != 1 || got[0].Unavailable != 21*ms || got[0].FirstAck != ms {
+		t.Fatalf("instantaneous: got %+v, want unavailable 21ms, first ack 1ms", got)
+	}
+}

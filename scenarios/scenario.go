@@ -87,6 +87,7 @@ func Catalog() []Scenario {
 	out := append([]Scenario(nil), safeScenarios()...)
 	out = append(out, groupScenarios()...)
 	out = append(out, controllerScenarios()...)
+	out = append(out, leaderLossScenarios()...)
 	for _, h := range HistoricalBugs {
 		out = append(out, h.Scenario())
 	}
