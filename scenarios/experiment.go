@@ -116,6 +116,11 @@ type ExperimentWriter struct {
 	GapMax Duration `toml:"gap_max,omitzero"`
 	Faults []string `toml:"faults,omitempty"`
 	Script string   `toml:"script,omitempty"`
+	// Writer "once" only.
+	Start     Duration `toml:"start,omitzero"`
+	Spread    Duration `toml:"spread,omitzero"`
+	WindowMin Duration `toml:"window_min,omitzero"`
+	WindowMax Duration `toml:"window_max,omitzero"`
 }
 
 // ExperimentSwarm is faults.SwarmOptions: the kinds it may draw ("all":

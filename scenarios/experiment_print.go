@@ -86,7 +86,8 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 		e.Faults.Schedule = sc.Faults.String()
 	}
 	if w := sc.Writer; w != nil {
-		e.Faults.Writer = &ExperimentWriter{Kind: w.Kind, Stream: w.Stream, GapMin: Duration(w.GapMin), GapMax: Duration(w.GapMax), Faults: w.Faults, Script: w.Script}
+		e.Faults.Writer = &ExperimentWriter{Kind: w.Kind, Stream: w.Stream, GapMin: Duration(w.GapMin), GapMax: Duration(w.GapMax), Faults: w.Faults, Script: w.Script,
+			Start: Duration(w.Start), Spread: Duration(w.Spread), WindowMin: Duration(w.WindowMin), WindowMax: Duration(w.WindowMax)}
 	}
 	if o := sc.Swarm; o != nil {
 		sw := &ExperimentSwarm{Controllers: o.Controllers, MeanInterval: Duration(o.MeanInterval), WindowMin: Duration(o.WindowMin),

@@ -339,7 +339,8 @@ func (e Experiment) scenario(file string, data []byte) (Scenario, error) {
 		sc.Faults = s
 	}
 	if wr := f.Writer; wr != nil {
-		sw := ScheduleWriter{Kind: wr.Kind, Stream: wr.Stream, GapMin: time.Duration(wr.GapMin), GapMax: time.Duration(wr.GapMax), Faults: slices.Clone(wr.Faults), Script: wr.Script}
+		sw := ScheduleWriter{Kind: wr.Kind, Stream: wr.Stream, GapMin: time.Duration(wr.GapMin), GapMax: time.Duration(wr.GapMax), Faults: slices.Clone(wr.Faults), Script: wr.Script,
+			Start: time.Duration(wr.Start), Spread: time.Duration(wr.Spread), WindowMin: time.Duration(wr.WindowMin), WindowMax: time.Duration(wr.WindowMax)}
 		if err := sw.Validate(); err != nil {
 			return Scenario{}, fail("writer: "+err.Error(), "faults", "writer")
 		}

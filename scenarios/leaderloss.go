@@ -1,11 +1,6 @@
 package scenarios
 
-import (
-	"fmt"
-	"time"
-
-	"kafkasim/faults"
-)
+import "time"
 
 // The leader-loss study's fault lasts a time drawn from [leaderLossMin,
 // leaderLossMax) to the millisecond: from shorter than
@@ -31,16 +26,16 @@ const (
 )
 
 // leaderLossKinds are the four ways the study delivers one leader's
-// failure, each a schedule line with the partition as %[1]s: a process
+// failure, each a fault with the drawn partition as {partition}: a process
 // crash (its sockets close, peers learn at once), a power loss and a
 // pause (nothing is announced; a paused kernel still accepts what
 // arrives), and a silent partition that cuts the leader from every other
 // node, clients included.
 var leaderLossKinds = []struct{ name, fault, description string }{
-	{"leader-crash", "crash leader-of %[1]s", "one partition leader's process crashes for 2-40 s: its sockets close, so peers and clients learn at once"},
-	{"leader-power-loss", "power-loss leader-of %[1]s", "one partition leader's machine loses power for 2-40 s: nothing is announced, peers and clients find out by their own timeouts"},
-	{"leader-pause", "pause leader-of %[1]s", "one partition leader's process is paused for 2-40 s: its kernel still accepts requests, answered when it resumes"},
-	{"leader-cut", "partition isolate leader-of %[1]s from all", "one partition leader is silently cut from every node, clients included, for 2-40 s: what is sent waits in TCP retransmission"},
+	{"leader-crash", "crash leader-of {partition}", "one partition leader's process crashes for 2-40 s: its sockets close, so peers and clients learn at once"},
+	{"leader-power-loss", "power-loss leader-of {partition}", "one partition leader's machine loses power for 2-40 s: nothing is announced, peers and clients find out by their own timeouts"},
+	{"leader-pause", "pause leader-of {partition}", "one partition leader's process is paused for 2-40 s: its kernel still accepts requests, answered when it resumes"},
+	{"leader-cut", "partition isolate leader-of {partition} from all", "one partition leader is silently cut from every node, clients included, for 2-40 s: what is sent waits in TCP retransmission"},
 }
 
 // leaderLossScenarios are the leader-loss study: the same failure (the
@@ -55,29 +50,17 @@ func leaderLossScenarios() []Scenario {
 			Name:        k.name,
 			Description: k.description,
 			Config:      safe,
-			Schedule:    leaderLoss(k.name, k.fault),
+			// Every kind draws from the stream "leader-loss", so the four
+			// scenarios pick the same partition, start and length on a seed.
+			Writer: &ScheduleWriter{
+				Kind: WriterOnce, Stream: "leader-loss", Faults: []string{k.fault},
+				Start: leaderLossStart, Spread: leaderLossSpread,
+				WindowMin: leaderLossMin, WindowMax: leaderLossMax,
+			},
 			// The fault, then 15 s of writes under the recovered leader.
 			Safety:        leaderLossStart + leaderLossSpread + leaderLossMax + 15*time.Second,
 			LivenessBound: 60 * time.Second,
 		})
 	}
 	return out
-}
-
-// leaderLoss writes the study's one fault: fault (a format with the
-// partition as %[1]s) on a partition drawn from the seed, starting within
-// leaderLossSpread of leaderLossStart after readiness (to the
-// millisecond) and lasting a time drawn from [leaderLossMin,
-// leaderLossMax). Every kind draws from a
-// stream of the same name, so the four scenarios pick the same partition
-// and start on the same seed.
-func leaderLoss(name, fault string) func(s *Scripted) faults.Schedule {
-	return func(s *Scripted) faults.Schedule {
-		r := s.Sim.Rand("scenario/leader-loss")
-		tp := s.TPs[r.IntN(len(s.TPs))]
-		at := s.ready + leaderLossStart + time.Duration(r.Int64N(leaderLossSpread.Milliseconds()))*time.Millisecond
-		d := leaderLossMin + time.Duration(r.Int64N((leaderLossMax-leaderLossMin).Milliseconds()))*time.Millisecond
-		line := fmt.Sprintf("from %v to %v %s\n", at, at+d, fmt.Sprintf(fault, tp))
-		return faults.MustParse(name, line)
-	}
 }

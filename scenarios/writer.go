@@ -31,11 +31,16 @@ const (
 	// moment it is ready: code, not data, because the moment a bug needs
 	// is found by probing a twin of the run (Scripted.probe).
 	WriterScript = "script"
+	// WriterOnce: one window of one fault (Faults holds exactly one, with
+	// {partition} the partition drawn from the seed), starting Start to
+	// Start+Spread after readiness and lasting WindowMin to WindowMax,
+	// each drawn to the millisecond. The leader-loss study is written so.
+	WriterOnce = "once"
 )
 
 // WriterKinds lists the ScheduleWriter kinds.
 func WriterKinds() []string {
-	return []string{WriterSpaced, WriterMembers, WriterZombie, WriterRollingRestart, WriterScript}
+	return []string{WriterSpaced, WriterMembers, WriterZombie, WriterRollingRestart, WriterScript, WriterOnce}
 }
 
 // ScheduleWriter is a schedule writer and its parameters. Stream names the
@@ -47,6 +52,10 @@ type ScheduleWriter struct {
 	GapMin, GapMax time.Duration // WriterSpaced only
 	Faults         []string      // WriterSpaced and WriterMembers
 	Script         string        // WriterScript only
+	// WriterOnce only: when the one window starts (Start plus up to
+	// Spread after readiness) and how long it lasts.
+	Start, Spread        time.Duration
+	WindowMin, WindowMax time.Duration
 }
 
 // The placeholders a writer's faults may hold, and the fmt verbs the
@@ -63,7 +72,8 @@ func (w ScheduleWriter) Validate() error {
 	if !slices.Contains(WriterKinds(), w.Kind) {
 		return fmt.Errorf("unknown writer %q (one of %s)", w.Kind, strings.Join(WriterKinds(), ", "))
 	}
-	takesFaults := w.Kind == WriterSpaced || w.Kind == WriterMembers
+	takesFaults := w.Kind == WriterSpaced || w.Kind == WriterMembers || w.Kind == WriterOnce
+	once := w.Start != 0 || w.Spread != 0 || w.WindowMin != 0 || w.WindowMax != 0
 	switch {
 	case w.Kind == WriterScript && !slices.ContainsFunc(HistoricalBugs, func(h Historical) bool { return h.Name == w.Script }):
 		return fmt.Errorf("script %q is not a historical bug (see kafkasim list)", w.Script)
@@ -77,6 +87,12 @@ func (w ScheduleWriter) Validate() error {
 		return fmt.Errorf("writer %q needs 0 < gap_min < gap_max", w.Kind)
 	case w.Kind != WriterSpaced && (w.GapMin != 0 || w.GapMax != 0):
 		return fmt.Errorf("gap_min and gap_max are only for writer %q", WriterSpaced)
+	case w.Kind == WriterOnce && (w.Start < 0 || w.Spread <= 0 || w.WindowMin <= 0 || w.WindowMax <= w.WindowMin):
+		return fmt.Errorf("writer %q needs start >= 0, spread > 0 and 0 < window_min < window_max", w.Kind)
+	case w.Kind != WriterOnce && once:
+		return fmt.Errorf("start, spread, window_min and window_max are only for writer %q", WriterOnce)
+	case w.Kind == WriterOnce && len(w.Faults) != 1:
+		return fmt.Errorf("writer %q takes exactly one fault", w.Kind)
 	case takesFaults && len(w.Faults) == 0:
 		return fmt.Errorf("writer %q needs at least one fault", w.Kind)
 	case !takesFaults && len(w.Faults) > 0:
@@ -112,6 +128,8 @@ func (w ScheduleWriter) write(s *Scripted) faults.Schedule {
 		return zombieFaults(w.Stream)(s)
 	case WriterRollingRestart:
 		return rollingRestart(s)
+	case WriterOnce:
+		return w.once(s, fill(spacedPlaceholders)[0])
 	case WriterScript:
 		for _, h := range HistoricalBugs {
 			if h.Name == w.Script {
@@ -130,4 +148,17 @@ func spacedWriter(stream string, gapMin, gapMax time.Duration, faults ...string)
 // everyWriter is spacedWriter with faults 5 to 15 s apart.
 func everyWriter(stream string, faults ...string) *ScheduleWriter {
 	return spacedWriter(stream, 5*time.Second, 15*time.Second, faults...)
+}
+
+// once writes WriterOnce's window: fault (a format with the partition as
+// %[1]s) on a partition drawn from the seed. The draws come in a fixed
+// order (partition, start, length) from the writer's stream, so scenarios
+// sharing a stream pick the same partition and moment on the same seed.
+func (w ScheduleWriter) once(s *Scripted, fault string) faults.Schedule {
+	r := s.Sim.Rand("scenario/" + w.Stream)
+	tp := s.TPs[r.IntN(len(s.TPs))]
+	at := s.ready + w.Start + time.Duration(r.Int64N(w.Spread.Milliseconds()))*time.Millisecond
+	d := w.WindowMin + time.Duration(r.Int64N((w.WindowMax-w.WindowMin).Milliseconds()))*time.Millisecond
+	line := fmt.Sprintf("from %v to %v %s\n", at, at+d, fmt.Sprintf(fault, tp))
+	return faults.MustParse(w.Stream, line)
 }
