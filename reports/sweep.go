@@ -179,7 +179,9 @@ func WriteSummary(dir string, s *Summary, o SweepOptions) error {
 	rep.Anomalies = s.AnomalyCounts()
 	seen := map[string]map[string]bool{"s": {}, "v": {}, "a": {}, "x": {}}
 	for _, r := range rows {
-		if slices.ContainsFunc(replayed, func(l RunLink) bool { return l.Name == RunDirName(scenarios.Result{Scenario: r.Scenario, Seed: r.Seed, Vary: r.Vary}) }) {
+		if slices.ContainsFunc(replayed, func(l RunLink) bool {
+			return l.Name == RunDirName(scenarios.Result{Scenario: r.Scenario, Seed: r.Seed, Vary: r.Vary})
+		}) {
 			r.Dir = RunsDir + "/" + RunDirName(scenarios.Result{Scenario: r.Scenario, Seed: r.Seed, Vary: r.Vary})
 		}
 		rep.Rows = append(rep.Rows, r)
