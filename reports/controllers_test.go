@@ -85,11 +85,11 @@ func TestSweepReportPutsControllerFailoverBesidePartitionFailover(t *testing.T) 
 			t.Errorf("the comparison CDF's legend lacks series %q", want)
 		}
 	}
-	if !strings.Contains(string(html), "<h2>Controller failover</h2>") || !strings.Contains(string(html), `src="cdf-controller-failover.svg"`) {
+	if !strings.Contains(string(html), "<h2>Controller failover</h2>") || !strings.Contains(string(html), `src="cdf-controller-failover.png"`) {
 		t.Error("index.html lacks the controller section")
 	}
 	for _, l := range regexp.MustCompile(`(?:href|src)="([^"]+)"`).FindAllStringSubmatch(string(html), -1) {
-		if l[1] != "results.jsonl" && !strings.HasPrefix(l[1], "#") {
+		if l[1] != "results.jsonl" && !strings.HasPrefix(l[1], "#") && !strings.HasPrefix(l[1], "data:") {
 			if _, err := os.Stat(filepath.Join(dir, l[1])); err != nil {
 				t.Errorf("index.html links %q, which does not exist", l[1])
 			}

@@ -14,7 +14,7 @@ import (
 var indexTemplate = template.Must(template.New("index").Funcs(template.FuncMap{"base": path.Base}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
+<meta charset="utf-8"><link rel="icon" href="data:,">
 <title>kafkasim sweep</title>
 <style>
 body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; padding: 0 1em; }
@@ -132,7 +132,7 @@ td.FAIL, td.anomaly-not-shown { color: #b22222; font-weight: bold; }
 <tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
-{{define "figure"}}<figure><img src="{{.SVG}}" alt="{{.Caption}}"><figcaption>{{.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>
+{{define "figure"}}<figure><img src="{{.PNG}}" width="1000" height="450" alt="{{.Caption}}"><figcaption>{{.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>
 <ul class="legend">{{range .Legend}}<li><span class="swatch" style="border-top-color: {{.Color}}{{if .Dashed}}; border-top-style: dashed{{end}}"></span>{{.Label}} ({{.Note}})</li>{{end}}</ul></figure>
 {{end}}
 `))

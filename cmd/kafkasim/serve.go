@@ -135,7 +135,7 @@ func storeEntries(fsys fs.FS) ([]storeEntry, error) {
 }
 
 var storeListTemplate = template.Must(template.New("store").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>kafkasim store</title>
+<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>kafkasim store</title>
 <style>body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; } table { border-collapse: collapse; } th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }</style>
 </head><body>
 <h1>kafkasim run store</h1>
@@ -206,7 +206,7 @@ func storeResults(fsys fs.FS, p string) ([]scenarios.Result, error) {
 }
 
 var diffTemplate = template.Must(template.New("diff").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>kafkasim diff</title>
+<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>kafkasim diff</title>
 <style>body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; } table { border-collapse: collapse; margin: 1em 0; font-size: 90%; } th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }</style>
 </head><body><h1>kafkasim diff</h1><p><a href="/">the store</a></p>
 {{range .}}<h2>{{.Path}}</h2>
