@@ -94,12 +94,12 @@ func ControllerFailoverTable(res scenarios.Result) Table {
 // failover (the fault to the election of another leader) and of
 // controller failover (the fault to the first commit under the new quorum
 // leader) on one set of axes, and writes base.png and base.svg.
-func PlotFailoverComparison(base string, groups []Group) ([]string, error) {
+func PlotFailoverComparison(base string, groups []Group) ([]string, []LegendEntry, error) {
 	var series []cdfSeries
 	for _, g := range groups {
 		series = append(series,
-			cdfSeries{g.Label + ": partition leader election", Values(g, Election)},
-			cdfSeries{g.Label + ": controller failover", ControllerValues(g, ControllerFirstCommit)})
+			cdfSeries{g.Label + ": partition leader election", Values(g, Election), g.stats.Failovers},
+			cdfSeries{g.Label + ": controller failover", ControllerValues(g, ControllerFirstCommit), g.controllerFailovers})
 	}
 	return plotCDFs(base, "partition-leader vs controller failover (CDF over failovers)", "time from the fault (virtual seconds)", series)
 }

@@ -4,10 +4,12 @@
 // can be read and compared at a glance.
 //
 // Files: stats.go (groups, metrics, quantiles), tables.go (terminal and
-// Markdown tables), plots.go (failover CDFs and histograms), timeline.go
-// (one run over time), chrometrace.go (one run as a Chrome trace for
-// Perfetto), run.go (a run's pictures), sweep.go and html.go (a sweep's
-// summary.md and index.html), files.go (atomic writes).
+// Markdown tables), plots.go (failover CDFs and histograms), palette.go
+// (series colours), timeline.go (one run over time), chrometrace.go (one
+// run as a Chrome trace for Perfetto), run.go (a run's pictures),
+// runpage.go (a run directory's index.html), runrows.go (a sweep's
+// per-run rows), sweep.go and html.go (a sweep's summary.md and
+// index.html), files.go (atomic writes).
 //
 // It only reads results; it must never run a simulation or change a
 // result. Its output depends only on its input (map keys sorted, groups in

@@ -2,13 +2,14 @@ package reports
 
 import (
 	"fmt"
-	"image/color"
 	"io"
+	"math"
+	"os"
+	"strconv"
 	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -19,41 +20,59 @@ var Formats = []string{"png", "svg"}
 
 // plot sizes
 const (
-	plotWidth  = 7 * vg.Inch
-	plotHeight = 4 * vg.Inch
+	plotWidth  = 10 * vg.Inch // the page's width at 100 pixels an inch
+	plotHeight = 4.5 * vg.Inch
 )
 
 // PlotCDF draws, for metric m, the empirical CDF of every group's
 // failovers (one line per group, named by its label) and writes base.png
-// and base.svg. Groups with no measured failover get no line. It returns
-// the files written.
-func PlotCDF(base string, groups []Group, m Metric) ([]string, error) {
+// and base.svg. Groups with no measured failover get no line, and when no
+// group has one nothing is drawn (and an older drawing is removed). It
+// returns the files written and the legend, which the HTML report shows
+// beside the plot rather than on top of the curves.
+func PlotCDF(base string, groups []Group, m Metric) ([]string, []LegendEntry, error) {
 	var series []cdfSeries
 	for _, g := range groups {
-		series = append(series, cdfSeries{g.Label, Values(g, m)})
+		series = append(series, cdfSeries{g.Label, Values(g, m), g.stats.Failovers})
 	}
 	return plotCDFs(base, "failover "+m.Title+" (CDF over failovers)", m.Title+" (virtual seconds)", series)
 }
 
-// cdfSeries is one line of a CDF plot: its legend and its sorted values.
+// cdfSeries is one line of a CDF plot: its legend, its sorted values, and
+// how many failovers the tables count for it (some unmeasured).
 type cdfSeries struct {
 	label  string
 	values []time.Duration
+	total  int
 }
 
-// plotCDFs draws one empirical CDF line per series that has values (its
-// legend says how many) and writes base.png and base.svg.
-func plotCDFs(base, title, xlabel string, series []cdfSeries) ([]string, error) {
+// LegendEntry is one series of a plot, for a legend outside it: its
+// colour, its label, the values drawn and the failovers the tables count.
+type LegendEntry struct {
+	Color, Label string
+	Dashed       bool
+	N, Total     int
+}
+
+// Note says why N and Total differ, when they do.
+func (e LegendEntry) Note() string {
+	if e.N == e.Total {
+		return fmt.Sprintf("n=%d", e.N)
+	}
+	return fmt.Sprintf("n=%d of %d failovers (%d unmeasured: no election, no acknowledged write after, or a sample of a large sweep)", e.N, e.Total, e.Total-e.N)
+}
+
+// plotCDFs draws one empirical CDF line per series that has values and
+// writes base.png and base.svg; with no values anywhere it writes nothing.
+func plotCDFs(base, title, xlabel string, series []cdfSeries) ([]string, []LegendEntry, error) {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = "fraction of failovers"
 	p.Y.Min, p.Y.Max = 0, 1
 	p.X.Min = 0
-	p.Legend.Top = false
-	p.Legend.Left = false
 	p.Add(plotter.NewGrid())
-	lines := 0
+	var legend []LegendEntry
 	for i, sr := range series {
 		vs := sr.values
 		if len(vs) == 0 {
@@ -66,29 +85,43 @@ func plotCDFs(base, title, xlabel string, series []cdfSeries) ([]string, error) 
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		l.StepStyle = plotter.PostStep
-		l.Color = plotutil.Color(i)
+		l.Color = seriesColor(i)
+		l.Dashes = seriesDashes(i)
 		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s (n=%d)", sr.label, len(vs)), l)
-		lines++
+		legend = append(legend, LegendEntry{Color: cssColor(seriesColor(i)), Label: sr.label, Dashed: l.Dashes != nil, N: len(vs), Total: max(sr.total, len(vs))})
 	}
-	if lines == 0 {
-		p.Title.Text += ": no failovers measured"
+	if len(legend) == 0 {
+		return nil, nil, removePlot(base)
 	}
-	return save(p, base)
+	files, err := save(p, base)
+	return files, legend, err
+}
+
+// removePlot removes base's drawings, left by an older report of the same
+// folder, so that a plot with no data is absent, not stale.
+func removePlot(base string) error {
+	for _, f := range Formats {
+		if err := os.Remove(base + "." + f); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 // PlotHistogram draws the histogram of metric m over all the groups'
-// failovers, one translucent series per group so that they can be told
-// apart, and writes base.png and base.svg.
-func PlotHistogram(base string, groups []Group, m Metric) ([]string, error) {
+// failovers, one outlined (unfilled) series per group so that none hides
+// another, with whole-number counts, and writes base.png and base.svg;
+// with no values it writes nothing.
+func PlotHistogram(base string, groups []Group, m Metric) ([]string, []LegendEntry, error) {
 	p := plot.New()
 	p.Title.Text = "failover " + m.Title + " (histogram)"
 	p.X.Label.Text = m.Title + " (virtual seconds)"
-	p.Y.Label.Text = "failovers"
+	p.Y.Label.Text = "failovers (count)"
+	p.Y.Tick.Marker = wholeTicks{}
 	// One set of bins for every group: from zero to the largest value.
 	var hi time.Duration
 	for _, g := range groups {
@@ -98,6 +131,7 @@ func PlotHistogram(base string, groups []Group, m Metric) ([]string, error) {
 	}
 	const bins = 30
 	width := max(hi.Seconds()/bins, 0.001)
+	var legend []LegendEntry
 	for i, g := range groups {
 		vs := Values(g, m)
 		if len(vs) == 0 {
@@ -113,17 +147,41 @@ func PlotHistogram(base string, groups []Group, m Metric) ([]string, error) {
 		}
 		l, err := plotter.NewLine(xys)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		c := plotutil.Color(i)
-		r, gg, b, _ := c.RGBA()
-		l.Color = c
-		l.FillColor = color.NRGBA{R: uint8(r >> 8), G: uint8(gg >> 8), B: uint8(b >> 8), A: 70}
+		l.Color = seriesColor(i)
+		l.Dashes = seriesDashes(i)
+		l.Width = vg.Points(1.5)
 		p.Add(l)
-		p.Legend.Add(fmt.Sprintf("%s (n=%d)", g.Label, len(vs)), l)
+		legend = append(legend, LegendEntry{Color: cssColor(seriesColor(i)), Label: g.Label, Dashed: l.Dashes != nil, N: len(vs), Total: max(g.stats.Failovers, len(vs))})
+	}
+	if len(legend) == 0 {
+		return nil, nil, removePlot(base)
 	}
 	p.X.Min, p.Y.Min = 0, 0
-	return save(p, base)
+	files, err := save(p, base)
+	return files, legend, err
+}
+
+// wholeTicks are gonum's default ticks with the fractional ones dropped
+// and the rest written without decimals: counts are whole numbers.
+type wholeTicks struct{}
+
+func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Value != math.Trunc(t.Value) {
+			if t.Label == "" {
+				out = append(out, plot.Tick{Value: t.Value})
+			}
+			continue
+		}
+		if t.Label != "" {
+			t.Label = strconv.FormatFloat(t.Value, 'f', 0, 64)
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // save writes p in every format, each through a temporary file.

@@ -69,13 +69,13 @@ func TestSweepReportHasPlotsTablesAndLinksThatResolve(t *testing.T) {
 			t.Fatalf("%s missing or empty: %v", name, err)
 		}
 	}
-	svg, _ := os.ReadFile(filepath.Join(dir, "cdf-unavailable.svg"))
+	// The legend sits outside the plot, in the page, with counts.
+	html, _ := os.ReadFile(filepath.Join(dir, "index.html"))
 	for _, series := range []string{"broker.session.timeout.ms=3000 (n=", "broker.session.timeout.ms=9000 (n="} {
-		if !strings.Contains(string(svg), series) {
-			t.Errorf("CDF SVG lacks series %q", series)
+		if !strings.Contains(string(html), series) {
+			t.Errorf("the CDF's legend lacks series %q", series)
 		}
 	}
-	html, _ := os.ReadFile(filepath.Join(dir, "index.html"))
 	links := regexp.MustCompile(`(?:href|src)="([^"]+)"`).FindAllStringSubmatch(string(html), -1)
 	if len(links) < 8 {
 		t.Fatalf("index.html has only %d links", len(links))
@@ -83,8 +83,14 @@ func TestSweepReportHasPlotsTablesAndLinksThatResolve(t *testing.T) {
 	sawArtifact := false
 	for _, l := range links {
 		target := l[1]
-		if target == "results.jsonl" {
-			continue // written by the sweep command beside the report
+		if target == "results.jsonl" || strings.HasPrefix(target, "data:") {
+			continue // written by the sweep command beside the report; inline
+		}
+		if id, ok := strings.CutPrefix(target, "#"); ok {
+			if !strings.Contains(string(html), `id="`+id+`"`) {
+				t.Errorf("index.html links %q, which has no anchor", target)
+			}
+			continue
 		}
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(target))); err != nil {
 			t.Errorf("index.html links %q, which does not exist", target)
@@ -94,7 +100,7 @@ func TestSweepReportHasPlotsTablesAndLinksThatResolve(t *testing.T) {
 	if !sawArtifact {
 		t.Error("the failing run's artifacts are not linked")
 	}
-	for _, want := range []string{"<img src=\"cdf-unavailable.svg\"", "broker.session.timeout.ms=9000", "go run ./cmd/kafkasim run -scenario leader-failover -seed 99 -set broker.session.timeout.ms=3000"} {
+	for _, want := range []string{"<img src=\"cdf-unavailable.png\"", "broker.session.timeout.ms=9000", "go run ./cmd/kafkasim run -scenario leader-failover -seed 99 -set broker.session.timeout.ms=3000"} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("index.html lacks %q", want)
 		}

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"strconv"
+
 	"kafkasim/checkers"
 	"kafkasim/scenarios"
 )
@@ -29,6 +31,9 @@ type Summary struct {
 	unknown       bool // some run's verdict was unknown
 	// prov are the distinct settings, schedules and builds of the runs.
 	prov Provenance
+	// rows are the first runRowsCap runs' rows; moreRows counts the rest.
+	rows     []RunRow
+	moreRows int
 }
 
 // NewSummary is an empty summary.
@@ -59,6 +64,11 @@ func (s *Summary) Add(r scenarios.Result) {
 		s.groups = append(s.groups, newGroup(r))
 	}
 	s.groups[i].add(r)
+	if len(s.rows) < runRowsCap {
+		s.rows = append(s.rows, rowOf(r))
+	} else {
+		s.moreRows++
+	}
 	s.controllers = s.controllers || len(r.ControllerFailovers) > 0
 	if r.Expected != "" {
 		s.shown[r.Scenario] = s.shown[r.Scenario] || r.AsExpected
@@ -141,4 +151,27 @@ func (s *Summary) AsExpected() bool {
 		}
 	}
 	return true
+}
+
+// Rows are the first runs' rows (runRowsCap of them) and how many runs
+// have none.
+func (s *Summary) Rows() ([]RunRow, int) { return s.rows, s.moreRows }
+
+// FailingCount is how many runs of scenarios that must pass failed.
+func (s *Summary) FailingCount() int { return len(s.failing) + s.moreFailing }
+
+// AnomalyCounts is, per anomaly, how many runs showed it at error level
+// (and "liveness" for runs that did not converge), sorted by anomaly.
+func (s *Summary) AnomalyCounts() Table {
+	total := map[string]int{}
+	for _, g := range s.groups {
+		for k, n := range g.kinds {
+			total[k] += n
+		}
+	}
+	t := Table{Header: []string{"anomaly", "runs"}}
+	for _, k := range sortedKeys(total) {
+		t.Rows = append(t.Rows, []string{k, strconv.Itoa(total[k])})
+	}
+	return t
 }

@@ -58,6 +58,8 @@ type Figure struct {
 	Caption string
 	PNG     string // relative to the report folder
 	SVG     string
+	// Legend is shown beside the plot, outside its data.
+	Legend []LegendEntry
 }
 
 // RunLink is one replayed run of a report and its files, relative to the
@@ -85,11 +87,28 @@ type sweepReport struct {
 	Failing     []failing
 	More        int // failing runs not listed
 	Replayed    []RunLink
+	// Verdict is the banner: Passed says every run went as its scenario
+	// expects; FailingRuns counts runs of must-pass scenarios that failed;
+	// NotShown lists bug scenarios whose anomaly no seed showed.
+	Passed      bool
+	FailingRuns int
+	Unknown     bool
+	// Rows are the runs' rows for the sortable table; MoreRows counts runs
+	// past runRowsCap that it leaves out.
+	Rows      []RunRow
+	MoreRows  int
+	Anomalies Table
+	Filters   filters
+}
+
+// filters are the distinct values of each filterable column, sorted.
+type filters struct {
+	Scenarios, Verdicts, Anomalies, Varies []string
 }
 
 type controllerSection struct {
 	Table  Table
-	Figure Figure
+	Figure *Figure // nil when nothing was measured
 }
 
 type failing struct {
@@ -121,7 +140,7 @@ func WriteSummary(dir string, s *Summary, o SweepOptions) error {
 		Latency: []Table{LatencyTable(groups, Unavailable), LatencyTable(groups, Election)}}
 	plots := []struct {
 		name, caption string
-		draw          func(string, []Group, Metric) ([]string, error)
+		draw          func(string, []Group, Metric) ([]string, []LegendEntry, error)
 		m             Metric
 	}{
 		{"cdf-unavailable", "CDF of the write-unavailability window per failover (last acknowledged write before the election to the first after)", PlotCDF, Unavailable},
@@ -129,25 +148,52 @@ func WriteSummary(dir string, s *Summary, o SweepOptions) error {
 		{"hist-unavailable", "histogram of the write-unavailability window", PlotHistogram, Unavailable},
 	}
 	for _, p := range plots {
-		if _, err := p.draw(filepath.Join(dir, p.name), groups, p.m); err != nil {
+		files, legend, err := p.draw(filepath.Join(dir, p.name), groups, p.m)
+		if err != nil {
 			return fmt.Errorf("plot %s: %w", p.name, err)
 		}
-		rep.Figures = append(rep.Figures, Figure{Caption: p.caption, PNG: p.name + ".png", SVG: p.name + ".svg"})
+		if len(files) > 0 {
+			rep.Figures = append(rep.Figures, Figure{Caption: p.caption, PNG: p.name + ".png", SVG: p.name + ".svg", Legend: legend})
+		}
 	}
 	if s.HasControllerFailovers() {
 		const name = "cdf-controller-failover"
-		if _, err := PlotFailoverComparison(filepath.Join(dir, name), groups); err != nil {
+		files, legend, err := PlotFailoverComparison(filepath.Join(dir, name), groups)
+		if err != nil {
 			return fmt.Errorf("plot %s: %w", name, err)
 		}
-		rep.Controllers = &controllerSection{Table: FailoverComparisonTable(groups),
-			Figure: Figure{Caption: "CDF of partition-leader failover (the fault to another leader's election) beside controller failover (the fault to the first metadata entry committed under the new quorum leader)",
-				PNG: name + ".png", SVG: name + ".svg"}}
+		rep.Controllers = &controllerSection{Table: FailoverComparisonTable(groups)}
+		if len(files) > 0 {
+			rep.Controllers.Figure = &Figure{Caption: "CDF of partition-leader failover (the fault to another leader's election) beside controller failover (the fault to the first metadata entry committed under the new quorum leader)",
+				PNG: name + ".png", SVG: name + ".svg", Legend: legend}
+		}
 	}
 	replayed, err := listRuns(dir)
 	if err != nil {
 		return err
 	}
 	rep.Replayed = replayed
+	rep.Passed, rep.FailingRuns, rep.Unknown = s.AsExpected() && !s.Unknown(), s.FailingCount(), s.Unknown()
+	rows, moreRows := s.Rows()
+	rep.MoreRows = moreRows
+	rep.Anomalies = s.AnomalyCounts()
+	seen := map[string]map[string]bool{"s": {}, "v": {}, "a": {}, "x": {}}
+	for _, r := range rows {
+		if slices.ContainsFunc(replayed, func(l RunLink) bool {
+			return l.Name == RunDirName(scenarios.Result{Scenario: r.Scenario, Seed: r.Seed, Vary: r.Vary})
+		}) {
+			r.Dir = RunsDir + "/" + RunDirName(scenarios.Result{Scenario: r.Scenario, Seed: r.Seed, Vary: r.Vary})
+		}
+		rep.Rows = append(rep.Rows, r)
+		seen["s"][r.Scenario], seen["v"][r.Verdict] = true, true
+		if r.Vary != "" {
+			seen["x"][r.Vary] = true
+		}
+		for _, a := range r.Anomalies {
+			seen["a"][a] = true
+		}
+	}
+	rep.Filters = filters{Scenarios: sortedKeys(seen["s"]), Verdicts: sortedKeys(seen["v"]), Anomalies: sortedKeys(seen["a"]), Varies: sortedKeys(seen["x"])}
 	rep.Provenance = s.Provenance()
 	mixed := s.Mixed()
 	failingRuns, more := s.Failing()
@@ -229,7 +275,9 @@ func (rep sweepReport) markdown(w io.Writer) error {
 		if err := c.Table.Markdown(&b); err != nil {
 			return err
 		}
-		fmt.Fprintf(&b, "\n![%s](%s)\n\n", c.Figure.Caption, c.Figure.PNG)
+		if c.Figure != nil {
+			fmt.Fprintf(&b, "\n![%s](%s)\n\n", c.Figure.Caption, c.Figure.PNG)
+		}
 	}
 	if len(rep.Failing) > 0 {
 		b.WriteString("## Failing runs\n")

@@ -45,9 +45,12 @@ func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	acks.Title.Text = fmt.Sprintf("%s seed %d (fault windows shaded)", res.Scenario, res.Seed)
+	acks.Title.Text = fmt.Sprintf("%s seed %d (fault windows shaded, labelled with the fault and its nodes)", res.Scenario, res.Seed)
+	if err := labelFaults(acks, res.Faults); err != nil {
+		return nil, err
+	}
 	panels := []*plot.Plot{acks, leaders, isrs, hws}
-	if len(res.Observed.Quorum.Leaders) > 0 {
+	if quorumLeaderChanged(res) {
 		q, err := quorumPanel(res, end)
 		if err != nil {
 			return nil, err
@@ -209,6 +212,51 @@ func hwPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
 	}
 	p.Y.Min = 0
 	return p, nil
+}
+
+// quorumLeaderChanged says the metadata quorum had more than one leader:
+// a panel of one leader throughout would be a flat line with nothing to
+// show, so the timeline leaves it out then.
+func quorumLeaderChanged(res scenarios.Result) bool {
+	var first model.BrokerID
+	for i, o := range res.Observed.Quorum.Leaders {
+		if i == 0 {
+			first = o.Node
+		} else if o.Node != first {
+			return true
+		}
+	}
+	return false
+}
+
+// labelFaults writes, at the start of each fault window, what the fault
+// was and which nodes it hit ("crash b1"), on three staggered rows near
+// the top of the panel so that neighbouring labels overlap less.
+func labelFaults(p *plot.Plot, ws []scenarios.FaultWindow) error {
+	if len(ws) == 0 {
+		return nil
+	}
+	top := max(p.Y.Max, 1)
+	p.Y.Max = top * 1.45 // room for the labels above the data
+	var xys plotter.XYLabels
+	for i, w := range ws {
+		name := string(w.Kind)
+		for _, n := range w.Nodes {
+			name += " " + n.String()
+		}
+		xys.XYs = append(xys.XYs, plotter.XY{X: w.Start.Seconds(), Y: top * (1.38 - 0.12*float64(i%3))})
+		xys.Labels = append(xys.Labels, name)
+	}
+	l, err := plotter.NewLabels(xys)
+	if err != nil {
+		return err
+	}
+	for i := range l.TextStyle {
+		l.TextStyle[i].Font.Size = vg.Points(8)
+		l.TextStyle[i].Color = color.NRGBA{R: 150, G: 20, B: 20, A: 255}
+	}
+	p.Add(l)
+	return nil
 }
 
 // quorumPanel draws the metadata quorum's leader over time: the winner of

@@ -269,8 +269,11 @@ func writeRunArtifacts(dir string, res scenarios.Result) error {
 		return err
 	}
 	// The timeline plot and trace.json (Perfetto, chrome://tracing).
-	_, err := reports.WriteRun(dir, res)
-	return err
+	if _, err := reports.WriteRun(dir, res); err != nil {
+		return err
+	}
+	// Last, the page that links every file above.
+	return reports.WriteRunPage(dir, res)
 }
 
 func writeRunTable(w io.Writer, res scenarios.Result, wide bool) error {

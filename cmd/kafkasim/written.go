@@ -57,7 +57,11 @@ func printWritten(w io.Writer, dir string) {
 		if fi, err := os.Stat(filepath.Join(dir, n)); err == nil && fi.IsDir() {
 			shown += string(filepath.Separator)
 		}
-		if note := writtenNotes[n]; note != "" {
+		note := writtenNotes[n]
+		if strings.HasPrefix(n, "linearizability-") && strings.HasSuffix(n, ".html") {
+			note = "porcupine's visualization of a history that is not linearizable"
+		}
+		if note != "" {
 			fmt.Fprintf(w, "  %-*s %s\n", width, shown, note)
 		} else {
 			fmt.Fprintf(w, "  %s\n", shown)
