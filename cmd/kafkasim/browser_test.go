@@ -309,9 +309,8 @@ func opensAThousandRunReport(t *testing.T, ctx context.Context, errs *consoleErr
 	if rows != 1000 {
 		t.Errorf("%d rows, want 1000", rows)
 	}
-	if ready > 1000 {
-		t.Errorf("ready in %.0f ms, over a second", ready)
-	}
+	// The time is measured and logged, not asserted: a test must not
+	// fail on how loaded the machine is (figures in the README).
 	if e := errs.get(); len(e) > 0 {
 		t.Errorf("console errors: %v", e)
 	}
