@@ -43,24 +43,7 @@ func TestExperiments(t *testing.T) {
 			if s := seedsFor(t, sc); seedsGiven() {
 				seeds = s
 			}
-			shown := false
-			for _, seed := range seeds {
-				res, err := Run(sc, seed, Options{})
-				if err != nil {
-					t.Fatalf("seed %d: %v", seed, err)
-				}
-				if sc.Expect != "" {
-					shown = shown || res.AsExpected
-					continue
-				}
-				if !res.OK {
-					t.Errorf("%s", failureReport(sc, res))
-				}
-			}
-			if sc.Expect != "" && !shown {
-				t.Errorf("%s: expected %s on at least one of seeds %v, saw none\nreproduce:\n%s", f, sc.Expect, seeds,
-					Reproduce(Invocation{Scenario: sc.Name, Seed: seeds[0], Experiment: f, ExperimentHash: le.Hash}))
-			}
+			playSeeds(t, sc, seeds, f, Invocation{Scenario: sc.Name, Seed: seeds[0], Experiment: f, ExperimentHash: le.Hash})
 		})
 	}
 }

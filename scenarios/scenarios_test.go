@@ -52,24 +52,32 @@ func TestScenarios(t *testing.T) {
 		}
 		t.Run(sc.Name, func(t *testing.T) {
 			seeds := seedsFor(t, sc)
-			shown := false
-			for _, seed := range seeds {
-				res, err := Run(sc, seed, Options{})
-				if err != nil {
-					t.Fatalf("seed %d: %v", seed, err)
-				}
-				if sc.Expect != "" {
-					shown = shown || res.AsExpected
-					continue
-				}
-				if !res.OK {
-					t.Errorf("%s", failureReport(sc, res))
-				}
-			}
-			if sc.Expect != "" && !shown {
-				t.Errorf("%s: expected %s on at least one of seeds %v, saw none\nreproduce:\n%s", sc.Name, sc.Expect, seeds, Reproduce(Invocation{Scenario: sc.Name, Seed: seeds[0]}))
-			}
+			playSeeds(t, sc, seeds, sc.Name, Invocation{Scenario: sc.Name, Seed: seeds[0]})
 		})
+	}
+}
+
+// playSeeds runs sc on every seed: a scenario that must pass must pass on
+// each, one that expects an anomaly must show it on at least one; name
+// and first (the reproduce line of the first seed) say which in a failure.
+func playSeeds(t *testing.T, sc Scenario, seeds []uint64, name string, first Invocation) {
+	t.Helper()
+	shown := false
+	for _, seed := range seeds {
+		res, err := Run(sc, seed, Options{})
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if sc.Expect != "" {
+			shown = shown || res.AsExpected
+			continue
+		}
+		if !res.OK {
+			t.Errorf("%s", failureReport(sc, res))
+		}
+	}
+	if sc.Expect != "" && !shown {
+		t.Errorf("%s: expected %s on at least one of seeds %v, saw none\nreproduce:\n%s", name, sc.Expect, seeds, Reproduce(first))
 	}
 }
 
