@@ -55,6 +55,9 @@ type untargetedSend struct {
 type partition struct {
 	tp    model.TopicPartition
 	order int // its place in analysis.parts, once analyze has sorted them
+	// seq: while analyze runs, its creation index (what valueInfo.part
+	// holds until the sort); then equal to order.
+	seq int32
 	// at is the first value seen at each offset and the op that saw it.
 	at sightings
 	// conflicts holds further, different values seen at an offset.
@@ -84,7 +87,10 @@ type span struct{ from, to model.Offset }
 
 // valueInfo is what the history says about one record.
 type valueInfo struct {
-	tp       *partition
+	// part is its partition's index into analysis.parts. An index, not a
+	// pointer, so that vals holds no pointers and the garbage collector
+	// never scans its million-odd records.
+	part     int32
 	writer   int32 // the first send carrying it; -1 if none
 	reader   int32 // the first poll (of any outcome) that returned it; -1 if none
 	okReader int32 // the first poll of an ok operation that returned it; -1 if none
@@ -237,14 +243,25 @@ func analyze(h model.History) *analysis {
 		}
 		return 1
 	})
+	// Records name their partition by its creation index until the sort;
+	// from here on by its place in the sorted parts.
+	order := make([]int32, len(a.parts))
 	for k, p := range a.parts {
+		order[p.seq] = int32(k)
+		p.seq = int32(k)
 		p.order = k
 		p.sentAt = nil
 		slices.Sort(p.offsets)
 		p.resets = mergeSpans(p.resets)
 	}
+	for i := range a.vals {
+		a.vals[i].part = order[a.vals[i].part]
+	}
 	return a
 }
+
+// partOf is the partition record v belongs to.
+func (a *analysis) partOf(v *valueInfo) *partition { return a.parts[v.part] }
 
 // sendRead reports whether a poll of an ok operation returned the record
 // send i wrote.
@@ -286,7 +303,7 @@ func (a *analysis) id(p *partition, v string) int32 {
 	if !ok {
 		id = int32(len(a.vals))
 		p.ids[v] = id
-		a.vals = append(a.vals, valueInfo{tp: p, writer: -1, reader: -1, okReader: -1, first: model.NoOffset, last: model.NoOffset})
+		a.vals = append(a.vals, valueInfo{part: p.seq, writer: -1, reader: -1, okReader: -1, first: model.NoOffset, last: model.NoOffset})
 	}
 	return id
 }
@@ -307,7 +324,7 @@ func (a *analysis) polledID(p *partition, r model.OffsetValue) int32 {
 func (a *analysis) part(tp model.TopicPartition) *partition {
 	p := a.lookup(tp)
 	if p == nil {
-		p = &partition{tp: tp, ids: map[string]int32{}}
+		p = &partition{tp: tp, ids: map[string]int32{}, seq: int32(len(a.parts))}
 		a.byTP[tp] = p
 		a.parts = append(a.parts, p)
 	}

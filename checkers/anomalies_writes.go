@@ -83,7 +83,7 @@ func (a *analysis) duplicates(opts *Options) []Violation {
 		vi := &a.vals[d.id]
 		value := a.valueOf(d.id)
 		v := Violation{
-			Checker: CheckerAnomalies, Anomaly: Duplicate, Partition: vi.tp.tp,
+			Checker: CheckerAnomalies, Anomaly: Duplicate, Partition: a.partOf(vi).tp,
 			Offsets: d.offs, Values: []string{value},
 			Detail: fmt.Sprintf("value %q is at %d offsets (%s)", value, len(d.offs), listOffsets(d.offs)),
 		}
@@ -113,17 +113,17 @@ func (a *analysis) valueOf(id int32) string {
 		return a.h[vi.writer].Value
 	}
 	if vi.first != model.NoOffset {
-		for _, c := range append([]sighting{vi.tp.firstAt(vi.first)}, vi.tp.conflicts[vi.first]...) {
-			if cid, ok := vi.tp.ids[c.value]; ok && cid == id {
+		for _, c := range append([]sighting{a.partOf(vi).firstAt(vi.first)}, a.partOf(vi).conflicts[vi.first]...) {
+			if cid, ok := a.partOf(vi).ids[c.value]; ok && cid == id {
 				return c.value
 			}
 		}
 	}
 	// Only a read of it remains.
 	for _, pr := range a.h[vi.reader].Records {
-		if pr.TP == vi.tp.tp {
+		if pr.TP == a.partOf(vi).tp {
 			for _, r := range pr.Records {
-				if rid, ok := vi.tp.ids[r.Value]; ok && rid == id {
+				if rid, ok := a.partOf(vi).ids[r.Value]; ok && rid == id {
 					return r.Value
 				}
 			}
@@ -149,7 +149,7 @@ func (a *analysis) visibility() []Violation {
 		v := a.valueOf(int32(id))
 		at := vi.first
 		base := Violation{
-			Checker: CheckerAnomalies, Partition: vi.tp.tp,
+			Checker: CheckerAnomalies, Partition: a.partOf(vi).tp,
 			Offsets: []model.Offset{at}, Values: []string{v},
 			Error: true, Promise: PromiseVisibility,
 		}
@@ -164,10 +164,10 @@ func (a *analysis) visibility() []Violation {
 					to = "once, to a partition it never learned, and read elsewhere"
 				}
 				base.Detail = fmt.Sprintf("op %d read %q in %s, but it was sent %s (op %d)",
-					vi.reader, v, vi.tp.tp, to, w)
+					vi.reader, v, a.partOf(vi).tp, to, w)
 			} else {
 				base.Detail = fmt.Sprintf("op %d read %q at offset %d of %s, which no client sent: a corrupted or fabricated record",
-					vi.reader, v, at, vi.tp.tp)
+					vi.reader, v, at, a.partOf(vi).tp)
 			}
 		case a.h[vi.writer].Type == model.OpFail && vi.okReader >= 0:
 			base.Anomaly = AbortedRead
@@ -228,8 +228,8 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 		if vi.okReader < 0 || vi.first == model.NoOffset {
 			continue
 		}
-		if b, ok := bounds[vi.tp]; !ok || vi.first > b.offset {
-			bounds[vi.tp] = bound{vi.first, vi.okReader}
+		if b, ok := bounds[a.partOf(vi)]; !ok || vi.first > b.offset {
+			bounds[a.partOf(vi)] = bound{vi.first, vi.okReader}
 		}
 	}
 	logStart := map[model.TopicPartition]model.Offset{}
@@ -257,7 +257,7 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 		if !a.known(i) {
 			offset = vi.last
 		}
-		p := vi.tp
+		p := a.partOf(vi)
 		if offset != model.NoOffset && p.excused(offset) {
 			continue
 		}

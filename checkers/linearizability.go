@@ -264,7 +264,7 @@ func (a *analysis) linOps(horizon time.Duration) map[*partition][]porcupine.Oper
 			default:
 				// An ok send that did not learn its offset, or an
 				// indeterminate one, whose record a poll returned.
-				p, o = vi.tp, vi.first
+				p, o = a.partOf(vi), vi.first
 				if op.Type != model.OpOK {
 					ret = horizon
 				}
