@@ -38,6 +38,13 @@ type brokerLook struct {
 	// running broker: it leads nothing, yet the controller's partition
 	// states still name it leader.
 	Stale bool
+	// Unheard: the active controller has not heard from the broker since
+	// it took over. Its replayed state may call the broker unfenced, but
+	// if the broker's heartbeats do not reach it (a connection still in
+	// retransmission to a controller that lost power) the session expires
+	// broker.session.timeout.ms after the takeover and fences it: the
+	// cluster has not converged until the controller hears from it.
+	Unheard bool
 }
 
 // quorumStuck says what keeps the quorum from having converged, or "".
@@ -73,6 +80,8 @@ func quorumStuck(controllers []controllerLook, brokers []brokerLook) string {
 			stuck = append(stuck, b.ID.String()+" is registered only as its previous incarnation")
 		case b.Fenced:
 			stuck = append(stuck, b.ID.String()+" is fenced")
+		case b.Unheard:
+			stuck = append(stuck, b.ID.String()+" has not been heard from since the controller took over")
 		}
 	}
 	if len(stuck) > 0 {
@@ -124,7 +133,7 @@ func (s *Scripted) quorumStuck() string {
 	var bs []brokerLook
 	for _, id := range s.Brokers {
 		st, ok := registered[id]
-		look := brokerLook{ID: id, Up: s.Sim.IsUp(sim.NodeID(id)) && !s.Sim.IsPaused(sim.NodeID(id)), Registered: ok, Fenced: st.Fenced}
+		look := brokerLook{ID: id, Up: s.Sim.IsUp(sim.NodeID(id)) && !s.Sim.IsPaused(sim.NodeID(id)), Registered: ok, Fenced: st.Fenced, Unheard: ok && !st.Heard}
 		if b := s.Cluster.Broker(id); b != nil && ok {
 			// Judged by the broker epoch, which each accepted
 			// registration makes new: the running incarnation must be

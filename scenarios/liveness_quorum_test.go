@@ -36,6 +36,8 @@ func TestQuorumStuckSaysWhatIsStuck(t *testing.T) {
 		{"a broker down", healthy, []brokerLook{ok(1), {ID: 2}, ok(3)}, "active controller b101 (epoch 3): b2 is down"},
 		{"a broker registered only as its previous incarnation", healthy, []brokerLook{ok(1), {ID: 2, Up: true, Registered: true, Stale: true}, ok(3)},
 			"active controller b101 (epoch 3): b2 is registered only as its previous incarnation"},
+		{"a broker the controller has not heard from since it took over", healthy, []brokerLook{ok(1), ok(2), {ID: 3, Up: true, Registered: true, Unheard: true}},
+			"active controller b101 (epoch 3): b3 has not been heard from since the controller took over"},
 	} {
 		if got := quorumStuck(c.controllers, c.brokers); got != c.want {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)

@@ -47,6 +47,12 @@ from 1s to 7.1s crash leader-of t/0
 		seed:     170,
 		why:      "the last known leader, back with an empty log, was elected (unclean, RECOVERING in Kafka): what the others had acknowledged was no longer promised, but the checkers still counted it as acked-write-lost (found by a controller-quorum-chaos sweep)",
 	},
+	{
+		name:     "converged-before-the-restarted-controller-heard-the-brokers",
+		scenario: "controller-failover-single",
+		seed:     6,
+		why:      "the only controller came back from a power loss and, from its replayed log, called every broker registered and unfenced; their heartbeats were still in TCP retransmission to the machine that lost power, so the liveness phase took the cluster as converged, and broker.session.timeout.ms after the takeover every broker was fenced during the drain and the ISR emptied (replica-not-rejoined): convergence now needs the active controller to have heard from each broker since it took over (found by the catalog sweep once the TCP network was the default)",
+	},
 }
 
 func TestRegressions(t *testing.T) {

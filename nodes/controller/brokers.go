@@ -15,6 +15,11 @@ type session struct {
 	// lastContact is when the broker's last heartbeat (or registration)
 	// arrived, on the controller's clock.
 	lastContact time.Duration
+	// heard says a heartbeat or registration arrived since this
+	// controller became active. activate gives every broker a fresh
+	// session without it: the replayed state says a broker is unfenced,
+	// but only a message from it says it reaches this controller.
+	heard bool
 	// fencing says its expiry is queued: the session timer ignores it
 	// until that operation has run.
 	fencing bool
@@ -77,7 +82,7 @@ func (c *Controller) handleRegistration(env *sim.Env, from sim.NodeID, m model.B
 			env.Send(from, resp)
 			return
 		}
-		c.sessions[id] = &session{lastContact: env.Now()}
+		c.sessions[id] = &session{lastContact: env.Now(), heard: true}
 		resp.BrokerEpoch = epoch
 		env.Send(from, resp)
 		c.armSessionTimer(env)
@@ -118,7 +123,8 @@ func (c *Controller) handleHeartbeat(env *sim.Env, from sim.NodeID, m model.Brok
 		env.Send(from, resp)
 		return
 	}
-	c.session(id).lastContact = env.Now()
+	sess := c.session(id)
+	sess.lastContact, sess.heard = env.Now(), true
 	caughtUp := m.MetadataOffset >= b.registeredAt
 
 	var records []Record

@@ -161,6 +161,9 @@ type BrokerState struct {
 	Epoch       model.Epoch
 	Incarnation uint64
 	Fenced      bool
+	// Heard: this controller is active and has heard from the broker
+	// (a heartbeat or a registration) since it became active.
+	Heard bool
 }
 
 // Brokers lists the registered brokers, sorted by id, as of the last
@@ -169,7 +172,8 @@ func (c *Controller) Brokers() []BrokerState {
 	out := make([]BrokerState, 0, len(c.state.brokerIDs))
 	for _, id := range c.state.brokerIDs {
 		b := c.state.brokers[id]
-		out = append(out, BrokerState{ID: b.ID, Epoch: b.Epoch, Incarnation: b.Incarnation, Fenced: b.Fenced})
+		sess := c.sessions[id]
+		out = append(out, BrokerState{ID: b.ID, Epoch: b.Epoch, Incarnation: b.Incarnation, Fenced: b.Fenced, Heard: c.active && sess != nil && sess.heard})
 	}
 	return out
 }
