@@ -181,17 +181,7 @@ func TestPausedNodeStillReceivesWhatWasRetransmitted(t *testing.T) {
 
 func TestNothingCrossesACutUntilItHeals(t *testing.T) {
 	s, log := tcpWorld(t, 3, LinkConfig{Latency: Fixed(ms)}, plain)
-	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(1)); sendNow(s, 1, 0, msg(2)) })
-	s.At(10*ms, "cut", func() { s.Partition([]NodeID{0}, []NodeID{1, 2}) })
-	s.At(20*ms, "send", func() {
-		sendNow(s, 0, 1, msg(3))
-		sendNow(s, 1, 0, msg(4))
-		sendNow(s, 0, 2, msg(5))
-		sendNow(s, 2, 1, msg(6)) // same side: crosses nothing
-	})
-	s.At(30*ms, "heal", func() { s.HealAll() })
-	s.At(40*ms, "send", func() { sendNow(s, 0, 1, msg(7)) })
-	s.Run(time.Second)
+	playCutAndHeal(s)
 	mustContain(t, *log, "1ms n1 recv msg(1) from n0")
 	// The partition tells nobody: the connections stay open.
 	for _, l := range *log {

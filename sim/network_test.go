@@ -53,17 +53,7 @@ func TestLatencyIsDrawnPerMessageWithinBounds(t *testing.T) {
 
 func TestNothingCrossesACut(t *testing.T) {
 	s, log := world(t, 3, LinkConfig{Latency: Fixed(ms)}, plain)
-	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(1)); sendNow(s, 1, 0, msg(2)) })
-	s.At(10*ms, "cut", func() { s.Partition([]NodeID{0}, []NodeID{1, 2}) })
-	s.At(20*ms, "send", func() {
-		sendNow(s, 0, 1, msg(3))
-		sendNow(s, 1, 0, msg(4))
-		sendNow(s, 0, 2, msg(5))
-		sendNow(s, 2, 1, msg(6)) // same side: crosses nothing
-	})
-	s.At(30*ms, "heal", func() { s.HealAll() })
-	s.At(40*ms, "send", func() { sendNow(s, 0, 1, msg(7)) })
-	s.Run(time.Second)
+	playCutAndHeal(s)
 	mustContain(t, *log, "1ms n1 recv msg(1) from n0")
 	// The partition broke the connection that existed: both ends told.
 	mustContain(t, *log, "10ms n0 disconnect n1")
@@ -215,4 +205,22 @@ func TestDuplicatedTellsWhenALinkRedelivered(t *testing.T) {
 	if env(0).Duplicated(2) || env(2).Duplicated(0) || env(1).Duplicated(2) {
 		t.Fatal("Duplicated is true for a pair whose links never duplicated")
 	}
+}
+
+// playCutAndHeal is the cut the two networks' cut tests share: n0 and n1
+// talk, a cut parts n0 from n1 and n2 at 10 ms, messages are sent across
+// it and beside it at 20 ms, it heals at 30 ms, and n0 sends again at 40
+// ms. Each network's test says what its log must then show.
+func playCutAndHeal(s *Sim) {
+	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(1)); sendNow(s, 1, 0, msg(2)) })
+	s.At(10*ms, "cut", func() { s.Partition([]NodeID{0}, []NodeID{1, 2}) })
+	s.At(20*ms, "send", func() {
+		sendNow(s, 0, 1, msg(3))
+		sendNow(s, 1, 0, msg(4))
+		sendNow(s, 0, 2, msg(5))
+		sendNow(s, 2, 1, msg(6)) // same side: crosses nothing
+	})
+	s.At(30*ms, "heal", func() { s.HealAll() })
+	s.At(40*ms, "send", func() { sendNow(s, 0, 1, msg(7)) })
+	s.Run(time.Second)
 }
