@@ -113,7 +113,7 @@ type PartitionChangeRecord struct {
 	Unclean bool
 }
 
-func (LeaderChangeRecord) kind() recordKind    { return kindLeaderChange }
+func (LeaderChangeRecord) kind() recordKind { return kindLeaderChange }
 func (r RegisterBrokerRecord) kind() recordKind {
 	if r.Rack != "" {
 		return kindRegisterBrokerRack
