@@ -199,3 +199,61 @@ func TestCheckScheduleRacks(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A swarm aimed at a rack and waiting for events runs on a real cluster:
+// over a few seeds its faults hit exactly rack r2's nodes (b2, b5, b101)
+// and some of them wait for an event first; the runs pass (rf 3 over three
+// racks, min ISR 2).
+func TestRackSwarmRuns(t *testing.T) {
+	const exp = `name = "rack-swarm"
+[cluster]
+brokers = 5
+racks = ["r1", "r2", "r3"]
+[config]
+acks = "all"
+"default.replication.factor" = 3
+"min.insync.replicas" = 2
+"auto.offset.reset" = "earliest"
+[[topics]]
+name = "t"
+partitions = 3
+[faults.swarm]
+kinds = ["crash", "pause", "isolate"]
+targets = ["rack r2"]
+triggers = ["ack", "election"]
+trigger_prob = 0.5
+mean_interval = "8s"
+[phases]
+safety = "30s"
+liveness_bound = "60s"
+`
+	_, sc, err := ParseExperiment("rack-swarm.toml", []byte(exp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, waited := 0, 0
+	for seed := uint64(1); seed <= 3; seed++ {
+		res, err := Run(sc, seed, Options{LinearizabilityBudget: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.OK {
+			t.Errorf("seed %d failed: %v", seed, res.Violations)
+		}
+		waited += strings.Count(res.Schedule, "on ack") + strings.Count(res.Schedule, "on election")
+		for _, line := range res.FaultLog {
+			if !strings.Contains(line, " start: ") && !strings.Contains(line, " at: ") || strings.Contains(line, "heal") {
+				continue
+			}
+			if !strings.Contains(line, "rack r2") {
+				t.Errorf("seed %d: a fault not aimed at rack r2: %s", seed, line)
+			}
+			if strings.Contains(line, "-> b2 b5 b101") {
+				hits++
+			}
+		}
+	}
+	if hits == 0 || waited == 0 {
+		t.Fatalf("over 3 seeds: %d faults hit rack r2, %d waited for an event", hits, waited)
+	}
+}
