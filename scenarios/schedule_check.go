@@ -116,7 +116,7 @@ func (s *Scripted) missing(sel faults.Selector, nodes map[model.BrokerID]bool) s
 	case faults.SelRack:
 		if len(s.RackNodes(sel.Rack)) == 0 {
 			if len(s.opts.Racks) == 0 {
-				return fmt.Sprintf("no rack %q: this cluster has no racks (give cluster.racks)", sel.Rack)
+				return fmt.Sprintf("no rack %q: this cluster has no racks (racks are cluster.racks of an experiment file)", sel.Rack)
 			}
 			return fmt.Sprintf("no rack %q in this cluster (it has %s)", sel.Rack, strings.Join(s.opts.Racks, ", "))
 		}
