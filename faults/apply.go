@@ -2,6 +2,8 @@ package faults
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -247,6 +249,8 @@ func (n *Nemesis) start(a *armed, edge Edge) {
 		n.s.HealAll()
 		clear(n.cuts)
 		n.record(a, edge, []model.BrokerID{}, "")
+	case f.Kind == KindClog && (f.Target.Several() || f.Peer.Several()):
+		n.clogGroups(a, edge, r)
 	case specs[f.Kind].args == argsTwo:
 		x, why := f.Target.resolve(n.w, r)
 		y, why2 := f.Peer.resolve(n.w, r)
@@ -267,7 +271,7 @@ func (n *Nemesis) start(a *armed, edge Edge) {
 		if f.Kind == KindReset {
 			n.s.ResetConnection(node(x), node(y))
 		} else {
-			n.clog(link{x, y}, f.Delay, f.End-f.At)
+			n.clog(link{x, y}, f.Delay, f.windowLength())
 		}
 		n.record(a, edge, a.nodes, "")
 	default:
@@ -367,8 +371,8 @@ func (n *Nemesis) startNode(f Fault, id model.BrokerID, win bool) string {
 	case KindLatency:
 		for _, o := range k.Nodes() {
 			if p := model.BrokerID(o); p != id {
-				n.clog(link{id, p}, f.Delay, f.End-f.At)
-				n.clog(link{p, id}, f.Delay, f.End-f.At)
+				n.clog(link{id, p}, f.Delay, f.windowLength())
+				n.clog(link{p, id}, f.Delay, f.windowLength())
 			}
 		}
 	default:
@@ -483,6 +487,39 @@ func (n *Nemesis) uncut(l link) bool {
 	delete(n.cuts, l)
 	n.s.Heal(node(l.from), node(l.to))
 	return true
+}
+
+// clogGroups slows every directed link from a node the target names to
+// a node the peer names (other than itself), for the window: the clog of
+// a group of nodes ("clog rack r1 rack r2 +200ms").
+func (n *Nemesis) clogGroups(a *armed, edge Edge, r *rand.Rand) {
+	f := a.f
+	xs, why := f.Target.resolveAll(n.w, r)
+	ys, why2 := f.Peer.resolveAll(n.w, r)
+	if xs == nil || ys == nil {
+		a.noop = true
+		if why != "" && why2 != "" {
+			why += "; "
+		}
+		n.record(a, edge, nil, why+why2)
+		return
+	}
+	links := 0
+	for _, x := range xs {
+		for _, y := range ys {
+			if x != y {
+				n.clog(link{x, y}, f.Delay, f.windowLength())
+				links++
+			}
+		}
+	}
+	if links == 0 {
+		a.noop = true
+		n.record(a, edge, nil, "both ends are "+describe([][]model.BrokerID{xs}))
+		return
+	}
+	a.nodes = slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(xs), ys...))))
+	n.record(a, edge, a.nodes, describe([][]model.BrokerID{xs, ys}))
 }
 
 // clog slows a directed link for d; the kernel ends it by itself.

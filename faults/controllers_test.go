@@ -98,7 +98,8 @@ func TestControllerSyntaxRoundTrips(t *testing.T) {
 func TestControllerSyntaxErrors(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{"at 1s partition oneway all-controllers b1", "one node at each end"},
-		{"from 1s to 2s clog b1 all-controllers +1s", "one node at each end"},
+		{"from 1s to 2s partition oneway b1 rack r1", "one node at each end"},
+		{"at 1s reset rack r1 b2", "one node at each end"},
 		{"at 1s reset all-controllers b2", "one node at each end"},
 		{"at 1s partition isolate controller from quorum", "want servers, brokers, controllers or all"},
 		{"at 1s crash all-controller", "all-controllers"},

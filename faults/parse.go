@@ -349,7 +349,7 @@ func amountExample(a amount) string {
 // selector reads one selector from the cursor.
 func (c *cursor) selector() (Selector, error) {
 	if c.done() || isPunct(c.peek()) {
-		return Selector{}, fmt.Errorf("missing node (want b2, controller, random-broker, random-controller, all-controllers, leader-of T/P, isr-follower T/P or coordinator-of G), got %s", quoteTok(c.peek()))
+		return Selector{}, fmt.Errorf("missing node (want b2, controller, random-broker, random-controller, all-controllers, leader-of T/P, isr-follower T/P, follower-of T/P, out-of-isr T/P, coordinator-of G, member-of G or rack R), got %s", quoteTok(c.peek()))
 	}
 	s, n, err := parseSelectorTokens(c.tok[c.i:])
 	if err != nil {

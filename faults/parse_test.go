@@ -199,6 +199,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("from 1s to 2s crash member-of g #2 # c\nfrom 3s to 4s pause follower-of t/0 #1\nat 5s crash out-of-isr t/0\n")
 	f.Add("from 1s to 2s clog follower-of t/0 member-of g #12 +5ms\n")
 	f.Add("on ack t/0 after 10s crash leader-of t/0\non election t/0 after 11s for 5s pause 2\non alter-partition t/1 after 12s for 1s partition isolate out-of-isr t/1\n")
+	f.Add("from 1s to 2s crash rack r1\nfrom 3s to 4s partition isolate rack az-2 from all\nfrom 5s to 6s clog rack r1 rack r2 +50ms\non ack t/0 after 7s for 2s clog rack r1 b3 +5ms\nat 8s partition rack r1 | rack r2, b3\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		s, err := Parse(strings.NewReader(src), "fuzz")
 		if err != nil {

@@ -121,8 +121,10 @@ func (f Fault) Validate() error {
 	if (spec.args == argsTwo) == f.Peer.IsZero() {
 		return fmt.Errorf("%s: %s", f.Kind, argsWant(spec.args, "peer"))
 	}
-	if spec.args == argsTwo && (f.Target.Several() || f.Peer.Several()) {
-		return fmt.Errorf("%s takes one node at each end, not all-controllers", f.Kind)
+	// Clog slows every link from one group to another (a rack's links
+	// to another rack); oneway and reset take one node at each end.
+	if spec.args == argsTwo && f.Kind != KindClog && (f.Target.Several() || f.Peer.Several()) {
+		return fmt.Errorf("%s takes one node at each end, not all-controllers or a rack (clog takes groups)", f.Kind)
 	}
 	if spec.args == argsGroups {
 		if len(f.Groups) < 2 {
@@ -227,4 +229,14 @@ func (s Schedule) clone() Schedule {
 		}
 	}
 	return out
+}
+
+// windowLength is how long a windowed fault lasts once it fires: To minus
+// From, or a triggered fault's "for W" (its End is 0: it fires when the
+// event comes, not at At).
+func (f Fault) windowLength() time.Duration {
+	if f.On != nil {
+		return f.On.For
+	}
+	return f.End - f.At
 }

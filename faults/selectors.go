@@ -26,6 +26,7 @@ const (
 	SelMemberOf                             // a consumer group's member, drawn or the #k-th: "member-of g", "member-of g #2"
 	SelFollowerOf                           // a partition's follower, drawn or the #k-th by assignment: "follower-of t/0 #1"
 	SelOutOfISR                             // a replica of a partition outside its ISR, drawn: "out-of-isr t/0"
+	SelRack                                 // every broker and controller of a rack at once: "rack r1"
 )
 
 // Selector names the node a fault acts on. All but SelNode are resolved
@@ -43,6 +44,7 @@ type Selector struct {
 	Node  model.BrokerID       // SelNode
 	TP    model.TopicPartition // SelLeaderOf, SelISRFollower, SelFollowerOf, SelOutOfISR
 	Group string               // SelCoordinatorOf, SelMemberOf
+	Rack  string               // SelRack
 	// Index is #k of SelMemberOf and SelFollowerOf (from 1); 0 draws one
 	// from the fault's stream.
 	Index int
@@ -82,6 +84,18 @@ type ReplicaWorld interface {
 	Replicas(tp model.TopicPartition) []model.BrokerID
 }
 
+// Rack selects every broker and controller of a rack at once, as the
+// world places them (RackWorld).
+func Rack(name string) Selector { return Selector{Kind: SelRack, Rack: name} }
+
+// RackWorld is a World whose nodes sit in racks: what "rack r1" needs. A
+// world without it has no racks, and a rack selector names nobody.
+type RackWorld interface {
+	// RackNodes lists the brokers and controllers of a rack, sorted; nil
+	// for a rack the world does not have.
+	RackNodes(rack string) []model.BrokerID
+}
+
 // Node selects a fixed node.
 func Node(id model.BrokerID) Selector { return Selector{Kind: SelNode, Node: id} }
 
@@ -109,7 +123,7 @@ func RandomController() Selector { return Selector{Kind: SelRandomController} }
 func AllControllers() Selector { return Selector{Kind: SelAllControllers} }
 
 // Several reports whether s may name more than one node.
-func (s Selector) Several() bool { return s.Kind == SelAllControllers }
+func (s Selector) Several() bool { return s.Kind == SelAllControllers || s.Kind == SelRack }
 
 // IsZero reports whether s is the zero Selector (no node).
 func (s Selector) IsZero() bool { return s.Kind == selNone }
@@ -138,6 +152,8 @@ func (s Selector) String() string {
 		return "follower-of " + s.TP.String() + indexSuffix(s.Index)
 	case SelOutOfISR:
 		return "out-of-isr " + s.TP.String()
+	case SelRack:
+		return "rack " + s.Rack
 	}
 	return "none"
 }
@@ -168,7 +184,8 @@ func parseIndex(tok []string, i int, what string) (int, int, error) {
 
 // ParseSelector reads a selector's text: "b2", "2", "controller",
 // "random-broker", "random-controller", "all-controllers", "leader-of t/0",
-// "isr-follower t/0", "coordinator-of g".
+// "isr-follower t/0", "coordinator-of g", "member-of g #2",
+// "follower-of t/0 #1", "out-of-isr t/0", "rack r1".
 func ParseSelector(text string) (Selector, error) {
 	tok := strings.Fields(text)
 	if len(tok) == 0 {
@@ -217,6 +234,11 @@ func parseSelectorTokens(tok []string) (Selector, int, error) {
 			return Selector{}, 0, fmt.Errorf("bad selector %q: a group id here is letters, digits, '.', '_' and '-'", head+" "+tok[1])
 		}
 		return CoordinatorOf(tok[1]), 2, nil
+	case "rack":
+		if len(tok) < 2 || isPunct(tok[1]) || !legalName(tok[1]) {
+			return Selector{}, 0, fmt.Errorf("bad selector: rack needs a rack name (letters, digits, '.', '_', '-'), as in %q", "rack r1")
+		}
+		return Rack(tok[1]), 2, nil
 	case "member-of":
 		if len(tok) < 2 || isPunct(tok[1]) || !legalName(tok[1]) {
 			return Selector{}, 0, fmt.Errorf("bad selector: member-of needs a group id, as in %q or %q", "member-of g", "member-of g #2")
@@ -249,7 +271,7 @@ func parseSelectorTokens(tok []string) (Selector, int, error) {
 	num := strings.TrimPrefix(head, "b")
 	id, err := strconv.ParseInt(num, 10, 32)
 	if err != nil || id < 0 || num == "" || num[0] == '+' {
-		return Selector{}, 0, fmt.Errorf("bad selector %q: want a node id (b2 or 2), controller, random-broker, random-controller, all-controllers, leader-of T/P, isr-follower T/P, follower-of T/P [#k], out-of-isr T/P, coordinator-of G or member-of G [#k]", head)
+		return Selector{}, 0, fmt.Errorf("bad selector %q: want a node id (b2 or 2), controller, random-broker, random-controller, all-controllers, leader-of T/P, isr-follower T/P, follower-of T/P [#k], out-of-isr T/P, coordinator-of G, member-of G [#k] or rack R", head)
 	}
 	return Node(model.BrokerID(id)), 1, nil
 }
@@ -294,6 +316,16 @@ func (s Selector) resolveAll(w World, r *rand.Rand) ([]model.BrokerID, string) {
 			return nil, "no controller"
 		}
 		return slices.Compact(cs), ""
+	}
+	if s.Kind == SelRack {
+		var ns []model.BrokerID
+		if rw, ok := w.(RackWorld); ok {
+			ns = slices.Compact(slices.Sorted(slices.Values(rw.RackNodes(s.Rack))))
+		}
+		if len(ns) == 0 {
+			return nil, "no rack " + s.Rack
+		}
+		return ns, ""
 	}
 	id, why := s.resolve(w, r)
 	if id == model.NoBroker {
@@ -351,8 +383,8 @@ func (s Selector) resolve(w World, r *rand.Rand) (model.BrokerID, string) {
 			return model.NoBroker, "no controller"
 		}
 		return cs[r.IntN(len(cs))], ""
-	case SelAllControllers:
-		panic("faults: all-controllers resolved as one node")
+	case SelAllControllers, SelRack:
+		panic("faults: " + s.String() + " resolved as one node")
 	case SelMemberOf:
 		var ms []model.BrokerID
 		if gw, ok := w.(GroupWorld); ok {

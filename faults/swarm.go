@@ -48,7 +48,25 @@ type SwarmOptions struct {
 	// only the active controller ("controller") and draws exactly what it
 	// drew before controllers were a target.
 	Controllers bool
-	_           struct{}
+	// Targets, if any, are what every fault that takes a node aims at,
+	// drawn uniformly per fault, instead of the swarm's own ways of
+	// choosing (a fixed node, the leader, ...): "rack r1", "member-of g",
+	// "follower-of t/0 #1", "out-of-isr t/0". A kind that takes one node
+	// at each end (oneway, reset) skips the targets that name several
+	// nodes, and uses its own ways when that leaves none. Clog keeps
+	// drawing its second end as a fixed server.
+	Targets []Selector
+	// Triggers, if any, are events (Events) a drawn fault may wait for:
+	// with probability TriggerProb each fault becomes "on EVENT T/P after
+	// its time [for its window]", the event and the partition drawn too.
+	// They draw from streams of their own ("faults/swarm/trigger/KIND"),
+	// so turning triggers on moves no other draw.
+	Triggers    []string
+	TriggerProb float64
+	// MaxPerKind bounds the faults of one kind in one schedule (0: the
+	// swarm's own bound, 1000).
+	MaxPerKind int
+	_          struct{}
 }
 
 // Shape is what Swarm may aim at: the world's servers and the names its
@@ -109,7 +127,11 @@ func Swarm(seed uint64, opts SwarmOptions, shape Shape) Schedule {
 			continue
 		}
 		d := drawer{r: streams.Stream("faults/swarm/" + string(k)), o: opts, shape: shape}
-		out = append(out, d.kind(k)...)
+		drawn := d.kind(k)
+		if len(opts.Triggers) > 0 && opts.TriggerProb > 0 && len(shape.Partitions) > 0 {
+			triggerSome(streams.Stream("faults/swarm/trigger/"+string(k)), opts, shape, drawn)
+		}
+		out = append(out, drawn...)
 	}
 	return out.Sorted()
 }
@@ -130,7 +152,11 @@ func (d *drawer) kind(k Kind) Schedule {
 	spec := specs[k]
 	var out Schedule
 	t := d.o.Start
-	for range perKindMax {
+	limit := perKindMax
+	if d.o.MaxPerKind > 0 {
+		limit = min(limit, d.o.MaxPerKind)
+	}
+	for range limit {
 		// Gaps are exponential (faults of a kind arrive as a Poisson
 		// process); computed in floating point so that a huge interval
 		// ends the phase instead of overflowing the clock.
@@ -203,6 +229,9 @@ func (d *drawer) duration(lo, hi time.Duration) time.Duration {
 // after the old ones, so that a swarm without Controllers draws what it
 // always drew.
 func (d *drawer) selector(several bool) Selector {
+	if ts := d.targets(several); len(ts) > 0 {
+		return ts[d.r.IntN(len(ts))]
+	}
 	type way func() Selector
 	fixed := d.shape.Brokers
 	quorum := d.o.Controllers && len(d.shape.Controllers) > 0
@@ -246,4 +275,41 @@ func (d *drawer) peer(target Selector) Selector {
 		i = (i + 1) % len(srv)
 	}
 	return Node(srv[i])
+}
+
+// targets are the options' Targets a fault may aim at: all of them, or,
+// for one end of a two-node fault, those that name one node.
+func (d *drawer) targets(several bool) []Selector {
+	if several {
+		return d.o.Targets
+	}
+	var out []Selector
+	for _, t := range d.o.Targets {
+		if !t.Several() {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// triggerSome turns some of one kind's drawn faults into triggered ones:
+// each, with probability o.TriggerProb, waits from its time for an event
+// drawn from o.Triggers on a partition drawn from the shape, and keeps
+// its window as "for W". The draws are three per fault, whether it is
+// triggered or not, so one fault's fate does not move another's.
+func triggerSome(r *rand.Rand, o SwarmOptions, shape Shape, s Schedule) {
+	for i := range s {
+		hit := r.Float64() < o.TriggerProb
+		ev := o.Triggers[r.IntN(len(o.Triggers))]
+		tp := shape.Partitions[r.IntN(len(shape.Partitions))]
+		if !hit {
+			continue
+		}
+		f := &s[i]
+		on := &Trigger{Event: ev, TP: tp}
+		if f.Windowed() {
+			on.For = f.End - f.At
+		}
+		f.On, f.End = on, 0
+	}
 }

@@ -20,13 +20,20 @@ type BrokerRegistrationRequest struct {
 	// disk. Without it (KIP-966) its log may have lost an unflushed tail,
 	// so the controller removes it from every ISR and ELR.
 	CleanShutdown bool
+	// Rack is the broker's broker.rack, "" for none (the field of Kafka's
+	// BrokerRegistrationRequest), which rack-aware placement reads.
+	Rack string
 }
 
-// String reads "BrokerRegistration b1 inc=3 clean corr=1" (or "unclean").
+// String reads "BrokerRegistration b1 inc=3 clean corr=1" (or "unclean"),
+// with " rack=r1" after the broker when it has one.
 func (m BrokerRegistrationRequest) String() string {
 	var b strings.Builder
 	b.WriteString("BrokerRegistration ")
 	b.WriteString(m.BrokerID.String())
+	if m.Rack != "" {
+		kv(&b, "rack", m.Rack)
+	}
 	kv(&b, "inc", itoa(int64(m.Incarnation)))
 	if m.CleanShutdown {
 		word(&b, "clean")
@@ -37,10 +44,15 @@ func (m BrokerRegistrationRequest) String() string {
 	return b.String()
 }
 
-// Digest covers every field.
+// Digest covers every field; a broker without a rack digests as it did
+// before racks existed, so rackless runs keep their trace hashes.
 func (m BrokerRegistrationRequest) Digest() uint64 {
-	return request(apiBrokerRegistration).Int32(m.CorrelationID).Broker(m.BrokerID).
-		Uint64(m.Incarnation).Bool(m.CleanShutdown).Sum()
+	h := request(apiBrokerRegistration).Int32(m.CorrelationID).Broker(m.BrokerID).
+		Uint64(m.Incarnation).Bool(m.CleanShutdown)
+	if m.Rack != "" {
+		h = h.Str(m.Rack)
+	}
+	return h.Sum()
 }
 
 // BrokerRegistrationResponse gives the broker its epoch. A registered

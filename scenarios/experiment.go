@@ -42,6 +42,15 @@ type ExperimentCluster struct {
 	// Link is every link's latency: uniform in [min, max], plus, with
 	// probability tail_prob, up to tail more.
 	Link *ExperimentLink `toml:"link,omitempty"`
+	// Racks are the racks' names; brokers and controllers are spread
+	// over them round-robin (scenarios/racks.go), and each broker gets
+	// its rack as broker.rack, so that the controller places replicas
+	// rack-aware (StripedReplicaPlacer).
+	Racks []string `toml:"racks,omitempty"`
+	// RackAwarePlacement false keeps the racks (faults can name them) but
+	// does not tell the brokers theirs: placement cannot see them, as in
+	// a cluster whose broker.rack was never set. Default true.
+	RackAwarePlacement *bool `toml:"rack_aware_placement,omitempty"`
 }
 
 // ExperimentLink is a link latency distribution.
@@ -135,6 +144,16 @@ type ExperimentSwarm struct {
 	DriftMax       float64  `toml:"drift_max,omitzero"`
 	DelayMax       Duration `toml:"delay_max,omitzero"`
 	SyncLatencyMax Duration `toml:"sync_latency_max,omitzero"`
+	// Targets, if given, are what every fault that takes a node aims at,
+	// in the schedule format's selector words ("rack r1", "member-of g",
+	// "follower-of t/0 #1", "out-of-isr t/0", "leader-of t/0", "b2").
+	Targets []string `toml:"targets,omitempty"`
+	// Triggers are events a drawn fault may wait for (ack, election,
+	// alter-partition), each fault with probability trigger_prob.
+	Triggers    []string `toml:"triggers,omitempty"`
+	TriggerProb float64  `toml:"trigger_prob,omitzero"`
+	// MaxPerKind bounds the faults of one kind in a run (0: 1000).
+	MaxPerKind int `toml:"max_per_kind,omitzero"`
 }
 
 // ExperimentPhases are the run's lengths: safety after the cluster is

@@ -15,6 +15,7 @@ import (
 // printed.
 func FuzzExperiment(f *testing.F) {
 	f.Add([]byte(goodExperiment))
+	f.Add([]byte(rackExperiment))
 	for _, sc := range Catalog() {
 		if e, err := ExperimentOf(sc); err == nil {
 			f.Add([]byte(Format(e)))

@@ -47,6 +47,13 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 		}
 	}
 	e.Cluster = ExperimentCluster{Brokers: cmp(sc.Brokers, 3), Controllers: cmp(sc.Controllers, 3), DiskWriteback: Duration(sc.DiskWriteback)}
+	if len(sc.Racks) > 0 {
+		e.Cluster.Racks = slices.Clone(sc.Racks)
+		if sc.RackUnaware {
+			no := false
+			e.Cluster.RackAwarePlacement = &no
+		}
+	}
 	if l := sc.Link.Latency; l.Min > 0 || l.Max > 0 {
 		e.Cluster.Link = &ExperimentLink{Min: Duration(l.Min), Max: Duration(l.Max), TailProb: l.TailProb, Tail: Duration(l.Tail)}
 		if d := sc.Link.Datagram; d != nil {
@@ -93,6 +100,10 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 		sw := &ExperimentSwarm{Controllers: o.Controllers, MeanInterval: Duration(o.MeanInterval), WindowMin: Duration(o.WindowMin),
 			WindowMax: Duration(o.WindowMax), SkewMax: Duration(o.SkewMax), DriftMax: o.DriftMax, DelayMax: Duration(o.DelayMax),
 			SyncLatencyMax: Duration(o.SyncLatencyMax)}
+		for _, t := range o.Targets {
+			sw.Targets = append(sw.Targets, t.String())
+		}
+		sw.Triggers, sw.TriggerProb, sw.MaxPerKind = slices.Clone(o.Triggers), o.TriggerProb, o.MaxPerKind
 		if o.Start != 0 || o.End != 0 {
 			return Experiment{}, fmt.Errorf("scenario %s fixes its swarm's window, which the run sets", sc.Name)
 		}

@@ -104,6 +104,9 @@ func LoadExperiment(path string) (LoadedExperiment, error) {
 			lines[i] += schedOffset
 		}
 		le.Schedule = ScheduleFile{Name: schedName, Schedule: s, Lines: lines}
+		if err := checkScheduleRacks(sc, le.Schedule); err != nil {
+			return LoadedExperiment{}, err
+		}
 	}
 	return le, nil
 }
@@ -120,7 +123,20 @@ func ParseExperiment(file string, data []byte) (Experiment, Scenario, error) {
 		return Experiment{}, Scenario{}, &ExperimentError{File: file, Line: line, Col: col, Reason: "schedule_file needs the experiment read from a file"}
 	}
 	sc, err := e.scenario(file, data)
-	return e, sc, err
+	if err != nil || e.Faults.Schedule == "" {
+		return e, sc, err
+	}
+	s, lines, err := faults.ParseLines(strings.NewReader(e.Faults.Schedule), file)
+	if err != nil {
+		return Experiment{}, Scenario{}, err // scenario() parsed it already
+	}
+	for i := range lines {
+		lines[i] += scheduleFirstLine(data) - 1
+	}
+	if err := checkScheduleRacks(sc, ScheduleFile{Name: file, Schedule: s, Lines: lines}); err != nil {
+		return Experiment{}, Scenario{}, err
+	}
+	return e, sc, nil
 }
 
 // Hash is the SHA-256 of Format(e), in hex.
@@ -173,6 +189,9 @@ func (e Experiment) scenario(file string, data []byte) (Scenario, error) {
 		return Scenario{}, fail(fmt.Sprintf("controllers = %d: want 1 to %d (default 3)", c.Controllers, experimentControllersMax), "cluster", "controllers")
 	}
 	brokers := cmp(c.Brokers, 3)
+	if err := checkRacks(c, brokers, &sc, fail); err != nil {
+		return Scenario{}, err
+	}
 	sc.DiskWriteback = time.Duration(c.DiskWriteback)
 	if l := c.Link; l != nil {
 		switch {
@@ -347,6 +366,9 @@ func (e Experiment) scenario(file string, data []byte) (Scenario, error) {
 		if (sw.Kind == WriterMembers || sw.Kind == WriterZombie) && len(sc.Groups) == 0 {
 			return Scenario{}, fail(fmt.Sprintf("writer %q faults group members: give [[workload.groups]]", sw.Kind), "faults", "writer", "kind")
 		}
+		if why := writerRackMistake(sw.Faults, sc.Racks); why != "" {
+			return Scenario{}, fail("writer: "+why, "faults", "writer", "faults")
+		}
 		if sw.Kind == WriterScript && p.Until == 0 {
 			return Scenario{}, fail("writer \"script\" is written against absolute times: give phases.until", "faults", "writer", "kind")
 		}
@@ -384,6 +406,9 @@ func (e Experiment) scenario(file string, data []byte) (Scenario, error) {
 		}
 		if sw.DriftMax < 0 || sw.DriftMax >= 1 {
 			return Scenario{}, fail(fmt.Sprintf("swarm.drift_max = %v: want 0 to 1 (a rate error)", sw.DriftMax), "faults", "swarm", "drift_max")
+		}
+		if err := swarmAims(sw, sc, brokers, cmp(c.Controllers, 3), &o, fail); err != nil {
+			return Scenario{}, err
 		}
 		sc.Swarm = &o
 	}

@@ -15,7 +15,7 @@ func fixtureOptions(sc Scenario, seed uint64, kc model.Config, trace sim.Config)
 		Seed: seed, Config: kc, Brokers: sc.Brokers, Controllers: sc.Controllers,
 		Partitions: sc.Partitions, Interval: sc.Interval, Burst: sc.Burst, Groups: sc.Groups, Trace: trace,
 		ReplicationFactor: sc.ReplicationFactor, TopicConfigs: sc.TopicConfigs, NoAssignConsumer: sc.NoAssignConsumer,
-		Link: sc.Link, DiskWriteback: sc.DiskWriteback,
+		Link: sc.Link, DiskWriteback: sc.DiskWriteback, Racks: sc.Racks, RackUnaware: sc.RackUnaware,
 	}
 }
 

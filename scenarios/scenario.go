@@ -42,6 +42,12 @@ type Scenario struct {
 	// negative: never), as cluster.Options has them.
 	Link          sim.LinkConfig
 	DiskWriteback time.Duration
+	// Racks are the cluster's racks (racks.go): brokers and controllers
+	// are spread over them round-robin, each broker told its broker.rack
+	// (so the controller places replicas rack-aware) unless RackUnaware,
+	// and "rack R" selects a rack's nodes. None: no racks, as before.
+	Racks       []string
+	RackUnaware bool
 
 	// Schedule writes the safety phase's faults for a ready fixture (it may
 	// name the nodes that lead or follow at that moment); Swarm instead

@@ -7,6 +7,7 @@ import (
 	"kafkasim/faults"
 	"kafkasim/model"
 	"kafkasim/nodes/broker"
+	"kafkasim/sim"
 )
 
 // ScheduleFile is a schedule read from a file to replace a scenario's
@@ -38,7 +39,9 @@ func CheckSchedule(sc Scenario, seed uint64, set []string, file ScheduleFile) (w
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewScripted(ScriptOptions{Seed: seed, Config: kc, Brokers: sc.Brokers, Controllers: sc.Controllers, Partitions: sc.Partitions, Interval: sc.Interval, Groups: sc.Groups})
+	// The fixture the run builds (fixtureOptions), so that readiness,
+	// partitions and racks are the run's.
+	s, err := NewScripted(fixtureOptions(sc, seed, kc, sim.Config{}))
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +113,13 @@ func (s *Scripted) missing(sel faults.Selector, nodes map[model.BrokerID]bool) s
 			return fmt.Sprintf("no topic %q in this cluster (it has %s)", sel.TP.Topic, s.partitionList())
 		}
 		return fmt.Sprintf("no partition %v in this cluster (it has %s)", sel.TP, s.partitionList())
+	case faults.SelRack:
+		if len(s.RackNodes(sel.Rack)) == 0 {
+			if len(s.opts.Racks) == 0 {
+				return fmt.Sprintf("no rack %q: this cluster has no racks (racks are cluster.racks of an experiment file)", sel.Rack)
+			}
+			return fmt.Sprintf("no rack %q in this cluster (it has %s)", sel.Rack, strings.Join(s.opts.Racks, ", "))
+		}
 	case faults.SelMemberOf:
 		ms := s.MembersOf(sel.Group)
 		switch {

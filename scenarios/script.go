@@ -57,6 +57,9 @@ type ScriptOptions struct {
 	NoAssignConsumer  bool
 	Link              sim.LinkConfig
 	DiskWriteback     time.Duration
+	// Racks and RackUnaware are as in Scenario.
+	Racks       []string
+	RackUnaware bool
 	// Trace carries the kernel's tracing settings (see cluster.Options).
 	Trace sim.Config
 	_     struct{}
@@ -83,7 +86,7 @@ func NewScripted(o ScriptOptions) (*Scripted, error) {
 	c, err := cluster.New(cluster.Options{
 		Seed: o.Seed, Brokers: o.Brokers, Controllers: o.Controllers, Config: o.Config, Trace: o.Trace,
 		Topics: []model.TopicSpec{{Name: "t", Partitions: o.Partitions, ReplicationFactor: rf, Configs: o.TopicConfigs}},
-		Link:   o.Link, DiskWriteback: o.DiskWriteback,
+		Link:   o.Link, DiskWriteback: o.DiskWriteback, BrokerRacks: brokerRacks(o),
 	})
 	if err != nil {
 		return nil, err

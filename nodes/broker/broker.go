@@ -27,6 +27,9 @@ type Config struct {
 	SnapshotEvery int
 	QuorumWatch   raft.Observer
 	Kafka         model.Config
+	// Rack is this broker's broker.rack ("" for none), sent with its
+	// registration for the controller's rack-aware placement.
+	Rack string
 	// Observer, if set, is told what the judges check later: leadership
 	// taken and leader high watermarks moved.
 	Observer Observer

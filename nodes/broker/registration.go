@@ -17,6 +17,7 @@ func (b *Broker) register() {
 		BrokerID:      b.cfg.ID,
 		Incarnation:   b.incarnation,
 		CleanShutdown: b.cleanStart,
+		Rack:          b.cfg.Rack,
 	})
 	if !sent {
 		// No active controller known yet: the observer's news of one

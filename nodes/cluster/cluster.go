@@ -38,6 +38,10 @@ type Options struct {
 	// vm.dirty_expire_centisecs); a power loss takes only younger ones.
 	// Zero means 30 s, Linux's default; negative means never.
 	DiskWriteback time.Duration
+	// BrokerRacks are the brokers' broker.rack settings, the i-th for
+	// broker i+1 ("" or beyond the list: no rack). With any rack set the
+	// controller places replicas rack-aware (StripedReplicaPlacer).
+	BrokerRacks []string
 	// Trace carries the kernel's tracing settings (CheckpointEvery and the
 	// Record fields of sim.Config); its other fields are ignored.
 	Trace sim.Config
@@ -128,7 +132,11 @@ func New(opts Options) (*Cluster, error) {
 	for i := 1; i <= n; i++ {
 		id := model.BrokerID(i)
 		c.Brokers = append(c.Brokers, id)
-		s.AddNode(sim.NodeID(id), id.String(), broker.Factory(broker.Config{ID: id, Voters: c.Controllers, Kafka: kc,
+		rack := ""
+		if i <= len(opts.BrokerRacks) {
+			rack = opts.BrokerRacks[i-1]
+		}
+		s.AddNode(sim.NodeID(id), id.String(), broker.Factory(broker.Config{ID: id, Voters: c.Controllers, Kafka: kc, Rack: rack,
 			Observer: newObserver(s, c), SnapshotEvery: opts.SnapshotEvery, QuorumWatch: watch}))
 		if writeback > 0 {
 			s.Disk(sim.NodeID(id)).SetWriteback(writeback)

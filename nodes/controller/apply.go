@@ -42,6 +42,8 @@ type brokerRegistration struct {
 	Epoch       model.Epoch
 	Incarnation uint64
 	Fenced      bool
+	// Rack is the broker's broker.rack, "" for none.
+	Rack string
 	// registeredAt is the offset of the RegisterBrokerRecord, which equals
 	// Epoch; kept as an offset because that is how it is compared (a
 	// heartbeat's metadata offset must reach it before the broker is
@@ -114,7 +116,7 @@ func (s *metadataState) apply(offset int64, r Record) {
 			s.brokerIDs = insertSorted(s.brokerIDs, r.ID)
 		}
 		s.brokers[r.ID] = &brokerRegistration{
-			ID: r.ID, Epoch: r.Epoch, Incarnation: r.Incarnation, Fenced: true, registeredAt: offset,
+			ID: r.ID, Epoch: r.Epoch, Incarnation: r.Incarnation, Fenced: true, Rack: r.Rack, registeredAt: offset,
 		}
 
 	case FenceBrokerRecord:

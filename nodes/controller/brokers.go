@@ -75,7 +75,7 @@ func (c *Controller) handleRegistration(env *sim.Env, from sim.NodeID, m model.B
 		}
 	}
 	epoch := model.Epoch(c.nextOffset() + int64(len(records)))
-	records = append(records, RegisterBrokerRecord{ID: id, Epoch: epoch, Incarnation: m.Incarnation})
+	records = append(records, RegisterBrokerRecord{ID: id, Epoch: epoch, Incarnation: m.Incarnation, Rack: m.Rack})
 	c.commit(records, func(ok bool) {
 		if !ok {
 			resp.Error = model.NotController

@@ -50,6 +50,21 @@ func (s *metadataState) snapshot() []byte {
 			b = binary.AppendVarint(b, p.changedAt)
 		}
 	}
+	// The brokers' racks trail the rest, only when some broker has one:
+	// a rackless state snapshots to the bytes it did before racks existed.
+	var racked []model.BrokerID
+	for _, id := range s.brokerIDs {
+		if s.brokers[id].Rack != "" {
+			racked = append(racked, id)
+		}
+	}
+	if len(racked) > 0 {
+		b = binary.AppendUvarint(b, uint64(len(racked)))
+		for _, id := range racked {
+			b = binary.AppendVarint(b, int64(id))
+			b = appendString(b, s.brokers[id].Rack)
+		}
+	}
 	return b
 }
 
@@ -115,6 +130,17 @@ func restoreState(cluster model.Config, data []byte) *metadataState {
 		}
 		s.topics[t.name] = t
 		s.topicNames = append(s.topicNames, t.name)
+	}
+	if len(d.b) > 0 && d.err == nil {
+		nr := d.count()
+		for i := 0; i < nr && d.err == nil; i++ {
+			id, rack := model.BrokerID(d.int32()), d.string()
+			if r := s.brokers[id]; r != nil && rack != "" {
+				r.Rack = rack
+			} else {
+				d.fail()
+			}
+		}
 	}
 	if d.err != nil || len(d.b) != 0 || !slices.IsSorted(s.brokerIDs) || !slices.IsSorted(s.topicNames) {
 		panic(fmt.Sprintf("controller: a metadata snapshot of %d bytes does not decode", len(data)))

@@ -35,6 +35,10 @@ const (
 	kindUnfenceBroker   recordKind = 4
 	kindCreateTopic     recordKind = 5
 	kindPartitionChange recordKind = 6
+	// kindRegisterBrokerRack is a RegisterBrokerRecord with a rack: its
+	// own kind, so that a rackless registration keeps the encoding (and
+	// the log bytes, and the trace) it had before racks existed.
+	kindRegisterBrokerRack recordKind = 7
 )
 
 // LeaderChangeRecord started a controller epoch in the single controller's
@@ -56,6 +60,9 @@ type RegisterBrokerRecord struct {
 	ID          model.BrokerID
 	Epoch       model.Epoch
 	Incarnation uint64
+	// Rack is the broker's broker.rack, "" for none (Kafka's
+	// RegisterBrokerRecord.rack).
+	Rack string
 }
 
 // FenceBrokerRecord fences a broker: it may lead nothing and be in no ISR.
@@ -106,8 +113,13 @@ type PartitionChangeRecord struct {
 	Unclean bool
 }
 
-func (LeaderChangeRecord) kind() recordKind    { return kindLeaderChange }
-func (RegisterBrokerRecord) kind() recordKind  { return kindRegisterBroker }
+func (LeaderChangeRecord) kind() recordKind { return kindLeaderChange }
+func (r RegisterBrokerRecord) kind() recordKind {
+	if r.Rack != "" {
+		return kindRegisterBrokerRack
+	}
+	return kindRegisterBroker
+}
 func (FenceBrokerRecord) kind() recordKind     { return kindFenceBroker }
 func (UnfenceBrokerRecord) kind() recordKind   { return kindUnfenceBroker }
 func (CreateTopicRecord) kind() recordKind     { return kindCreateTopic }
@@ -118,10 +130,15 @@ func (r LeaderChangeRecord) String() string {
 	return "LeaderChange controllerEpoch=" + itoa(int64(r.ControllerEpoch)) + " controller=" + r.ControllerID.String()
 }
 
-// String reads "RegisterBroker b1 brokerEpoch=7 inc=42".
+// String reads "RegisterBroker b1 brokerEpoch=7 inc=42", with
+// " rack=r1" at the end when the broker has a rack.
 func (r RegisterBrokerRecord) String() string {
-	return "RegisterBroker " + r.ID.String() + " brokerEpoch=" + itoa(int64(r.Epoch)) +
+	s := "RegisterBroker " + r.ID.String() + " brokerEpoch=" + itoa(int64(r.Epoch)) +
 		" inc=" + strconv.FormatUint(r.Incarnation, 10)
+	if r.Rack != "" {
+		s += " rack=" + r.Rack
+	}
+	return s
 }
 
 // String reads "FenceBroker b1 brokerEpoch=7".
@@ -186,10 +203,14 @@ func (r LeaderChangeRecord) appendTo(b []byte) []byte {
 }
 
 func (r RegisterBrokerRecord) appendTo(b []byte) []byte {
-	b = append(b, byte(kindRegisterBroker))
+	b = append(b, byte(r.kind()))
 	b = binary.AppendVarint(b, int64(r.ID))
 	b = binary.AppendVarint(b, int64(r.Epoch))
-	return binary.AppendUvarint(b, r.Incarnation)
+	b = binary.AppendUvarint(b, r.Incarnation)
+	if r.Rack != "" {
+		b = appendString(b, r.Rack)
+	}
+	return b
 }
 
 func (r FenceBrokerRecord) appendTo(b []byte) []byte {
@@ -347,6 +368,12 @@ func (d *decoder) record() Record {
 		return LeaderChangeRecord{ControllerEpoch: model.Epoch(d.int32()), ControllerID: model.BrokerID(d.int32())}
 	case kindRegisterBroker:
 		return RegisterBrokerRecord{ID: model.BrokerID(d.int32()), Epoch: model.Epoch(d.int32()), Incarnation: d.uvarint()}
+	case kindRegisterBrokerRack:
+		r := RegisterBrokerRecord{ID: model.BrokerID(d.int32()), Epoch: model.Epoch(d.int32()), Incarnation: d.uvarint(), Rack: d.string()}
+		if r.Rack == "" {
+			d.fail() // a rackless registration has its own kind
+		}
+		return r
 	case kindFenceBroker:
 		return FenceBrokerRecord{ID: model.BrokerID(d.int32()), Epoch: model.Epoch(d.int32())}
 	case kindUnfenceBroker:

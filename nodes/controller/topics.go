@@ -162,13 +162,19 @@ func (c *Controller) buildTopic(rnd *rand.Rand, spec *model.TopicSpec) (CreateTo
 		if rf < 1 || int(rf) > len(live)+len(fenced) || len(live) == 0 {
 			return none, model.InvalidReplicationFactor
 		}
-		// Kafka's placer uses fenced brokers only when there are not enough
-		// unfenced ones.
-		candidates := live
-		if len(live) < int(rf) {
-			candidates = append(slices.Clone(live), fenced...)
+		if c.state.racked() {
+			// Rack-aware: StripedReplicaPlacer, which itself takes a
+			// fenced broker only where a rack has no unfenced one left.
+			assignment = placeStriped(rnd, c.state.placeable(), int(partitions), int(rf))
+		} else {
+			// Kafka's placer uses fenced brokers only when there are not
+			// enough unfenced ones.
+			candidates := live
+			if len(live) < int(rf) {
+				candidates = append(slices.Clone(live), fenced...)
+			}
+			assignment = assignReplicas(rnd, candidates, int(partitions), int(rf))
 		}
-		assignment = assignReplicas(rnd, candidates, int(partitions), int(rf))
 	}
 
 	r := CreateTopicRecord{Name: spec.Name, Configs: configs}
