@@ -56,17 +56,22 @@ type Broker struct {
 	env *sim.Env
 
 	// Controller session.
-	incarnation     uint64
-	cleanStart      bool // the clean-shutdown marker was there at start
-	brokerEpoch     model.Epoch
-	registered      bool
-	acting          bool // registered and caught up: applies leadership (see maybeStartActing)
-	fenced          bool
-	registerCorr    int32
-	heartbeatCorr   int32
-	heartbeatOut    bool // a heartbeat is in flight
-	metadataOffset  int64
-	controllerEpoch model.Epoch
+	incarnation   uint64
+	cleanStart    bool // the clean-shutdown marker was there at start
+	brokerEpoch   model.Epoch
+	registered    bool
+	acting        bool // registered and caught up: applies leadership (see maybeStartActing)
+	fenced        bool
+	registerCorr  int32
+	heartbeatCorr int32
+	heartbeatOut  bool // a heartbeat is in flight
+	// running: the controller has unfenced this incarnation once
+	// (BrokerLifecycleManager's RUNNING); stopping: a controlled
+	// shutdown is under way (shutdown.go); shutdownHeard: the controller
+	// has answered it once.
+	running, stopping, shutdownHeard bool
+	metadataOffset                   int64
+	controllerEpoch                  model.Epoch
 
 	// The metadata quorum's observer (nil without voters), its state
 	// machine, and the active controller it knows.
@@ -197,26 +202,12 @@ func (b *Broker) Start(env *sim.Env) {
 	}
 }
 
-// Stop is a clean shutdown. It first tells the controller it is going (a
-// heartbeat with WantShutdown, KRaft's controlled shutdown) so that its
-// leaderships move at once rather than after broker.session.timeout.ms;
-// then it flushes and closes every log (which snapshots its producer
-// state) and writes the high watermarks and the clean-shutdown marker, as
-// Kafka's LogManager.shutdown does. (Kafka's
-// broker waits for the controller's answer before it stops; here the
-// kernel delivers the request as the connection closes, and the
-// controller fences the broker on receipt, which moves the same
-// leaderships.)
+// Stop is the end of a clean shutdown, after the controlled shutdown
+// (BeginStop, shutdown.go) was granted or timed out: it flushes and closes
+// every log (which snapshots its producer state) and writes the high
+// watermarks and the clean-shutdown marker, as Kafka's
+// LogManager.shutdown does.
 func (b *Broker) Stop(env *sim.Env) {
-	if b.registered {
-		b.sendController(model.BrokerHeartbeatRequest{
-			CorrelationID:  b.nextCorr(),
-			BrokerID:       b.cfg.ID,
-			BrokerEpoch:    b.brokerEpoch,
-			MetadataOffset: b.metadataOffset,
-			WantShutdown:   true,
-		})
-	}
 	for _, tp := range b.tps {
 		// LogManager.shutdown: flush, then close, which snapshots the
 		// producer state at the log end (UnifiedLog.close).
@@ -299,6 +290,8 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 	switch t.Kind {
 	case timerHeartbeat:
 		b.heartbeat()
+	case timerShutdownHeartbeat:
+		b.sendHeartbeat()
 	case timerRegister:
 		if !b.registered && int32(t.Arg) == b.registerCorr {
 			b.register()

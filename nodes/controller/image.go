@@ -27,6 +27,7 @@ func (s *metadataState) snapshot() []byte {
 		b = binary.AppendUvarint(b, r.Incarnation)
 		b = appendBool(b, r.Fenced)
 		b = binary.AppendVarint(b, r.registeredAt)
+		b = appendBool(b, r.InControlledShutdown)
 	}
 	b = binary.AppendUvarint(b, uint64(len(s.topicNames)))
 	for _, name := range s.topicNames {
@@ -81,7 +82,7 @@ func restoreState(cluster model.Config, data []byte) *metadataState {
 	nb := d.count()
 	for i := 0; i < nb && d.err == nil; i++ {
 		r := &brokerRegistration{ID: model.BrokerID(d.int32()), Epoch: model.Epoch(d.int32()), Incarnation: d.uvarint(),
-			Fenced: d.bool(), registeredAt: d.varint()}
+			Fenced: d.bool(), registeredAt: d.varint(), InControlledShutdown: d.bool()}
 		s.brokers[r.ID] = r
 		s.brokerIDs = append(s.brokerIDs, r.ID)
 	}
