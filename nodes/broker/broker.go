@@ -84,10 +84,13 @@ type Broker struct {
 	// liveEpochs is each live broker's epoch as the metadata has it
 	// (NoEpoch where the metadata does not carry one), for ISR eligibility.
 	liveEpochs map[model.BrokerID]model.Epoch
-	brokers    []model.BrokerID // registered brokers, sorted
-	meta       map[model.TopicPartition]model.PartitionState
-	metaTPs    []model.TopicPartition // sorted keys of meta
-	topicsOf   map[string][]model.TopicPartition
+	// shuttingDown lists the live brokers the metadata has in controlled
+	// shutdown (never filled from a push, which does not carry it).
+	shuttingDown map[model.BrokerID]bool
+	brokers      []model.BrokerID // registered brokers, sorted
+	meta         map[model.TopicPartition]model.PartitionState
+	metaTPs      []model.TopicPartition // sorted keys of meta
+	topicsOf     map[string][]model.TopicPartition
 
 	// Replicas hosted here: tps lists them in sorted order, for whatever
 	// walks them all, and parts finds one by name (see partIndex).
@@ -164,6 +167,7 @@ func (b *Broker) Start(env *sim.Env) {
 	b.fenced = true
 	b.live = map[model.BrokerID]bool{}
 	b.liveEpochs = map[model.BrokerID]model.Epoch{}
+	b.shuttingDown = map[model.BrokerID]bool{}
 	b.meta = map[model.TopicPartition]model.PartitionState{}
 	b.topicsOf = map[string][]model.TopicPartition{}
 	b.parts = partIndex{}

@@ -225,6 +225,14 @@ func (m *MetadataImage) BrokerEpoch(id model.BrokerID) (model.Epoch, bool) {
 	return r.Epoch, true
 }
 
+// InControlledShutdown reports whether a registered broker is in
+// controlled shutdown (BrokerRegistration.inControlledShutdown): a leader
+// must not take it into an ISR.
+func (m *MetadataImage) InControlledShutdown(id model.BrokerID) bool {
+	r := m.s.brokers[id]
+	return r != nil && r.InControlledShutdown
+}
+
 // Brokers lists the registered brokers, live (unfenced) and fenced, each
 // sorted.
 func (m *MetadataImage) Brokers() (live, fenced []model.BrokerID) { return m.s.liveAndFenced() }
