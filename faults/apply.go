@@ -323,10 +323,10 @@ func (n *Nemesis) startNode(f Fault, id model.BrokerID, win bool) string {
 			k.Shutdown(nid)
 		}
 	case KindRestart:
-		if k.IsUp(nid) {
+		if k.IsUp(nid) && !k.IsStopping(nid) {
 			return "already up"
 		}
-		k.Restart(nid)
+		k.Restart(nid) // a node still stopping restarts once it is down
 	case KindPause:
 		if win {
 			n.paused[id]++
@@ -425,10 +425,10 @@ func (n *Nemesis) endNode(f Fault, id model.BrokerID) (note string) {
 		note = release(n.down, id)
 		switch {
 		case note != "":
-		case k.IsUp(nid):
+		case k.IsUp(nid) && !k.IsStopping(nid):
 			note = "already up"
 		default:
-			k.Restart(nid)
+			k.Restart(nid) // a node still stopping restarts once it is down
 		}
 	case KindPause:
 		note = release(n.paused, id)

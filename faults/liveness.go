@@ -47,8 +47,8 @@ func (n *Nemesis) Heal() {
 	}
 	clear(n.paused)
 	for _, id := range sortedIDs(n.crashed) {
-		if !k.IsUp(node(id)) {
-			k.Restart(node(id))
+		if !k.IsUp(node(id)) || k.IsStopping(node(id)) {
+			k.Restart(node(id)) // one still stopping restarts once it is down
 			back = append(back, id)
 		}
 	}

@@ -124,6 +124,13 @@ type BrokerConfig struct {
 	// both ends learn it at once, and what is sent into a partition is
 	// lost.
 	NetworkTCP bool `kafka:"network.tcp"`
+	// ControlledShutdownEnable makes a clean stop a controlled shutdown
+	// (KRaft's BrokerServer.shutdown): the broker asks the controller to
+	// move its leaderships and goes on serving until it is let go, or for
+	// at most five minutes (KafkaBroker.shutdown's default timeout), and
+	// only then closes its logs. Off, the broker stops at once and the
+	// controller finds out when its session expires.
+	ControlledShutdownEnable bool `kafka:"controlled.shutdown.enable"`
 }
 
 // TopicConfig holds the per-topic settings: the cluster's defaults, which a
@@ -312,6 +319,7 @@ func DefaultConfig() Config {
 			Truncation:                        TruncateLeaderEpoch,
 			HighWatermarkFreezeBelowMinISR:    true,
 			NetworkTCP:                        true,
+			ControlledShutdownEnable:          true,
 		},
 		Topic: TopicConfig{
 			MinInsyncReplicas:     1,

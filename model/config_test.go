@@ -27,6 +27,7 @@ func TestDefaultConfig(t *testing.T) {
 		"fetch.max.wait.ms":                             "500ms",
 		"fetch.min.bytes":                               "1",
 		"group.initial.rebalance.delay.ms":              "3s",
+		"controlled.shutdown.enable":                    "true",
 		"group.max.session.timeout.ms":                  "30m0s",
 		"group.min.session.timeout.ms":                  "6s",
 		"heartbeat.interval.ms":                         "3s",

@@ -42,6 +42,7 @@ var settingTexts = map[string]settingText{
 	"replica.fetch.min.bytes":                       {unit: "bytes", what: "Bytes a follower's fetch waits for before the leader answers."},
 	"replica.fetch.backoff.ms":                      {what: "Pause after a failed follower fetch."},
 	"network.tcp":                                   {own: true, what: "The TCP-faithful network: a cut is silent and what is sent into it is retransmitted with Linux's backoff (200 ms doubling to 120 s, 15 tries); power losses and pauses announce nothing. On by default; false is the announcing network (a cut or power loss resets the connection at once, what is sent into a cut is lost), a kafkasim extension kept for comparison."},
+	"controlled.shutdown.enable":                    {what: "A clean stop first asks the controller to move the broker's leaderships and serves on until it is let go (at most 5 minutes); false stops at once and leaves the controller to notice at the session timeout."},
 	"reconnect.backoff.ms":                          {what: "A client's first wait before reconnecting to a broker; it doubles on each failure, with 20% jitter."},
 	"reconnect.backoff.max.ms":                      {what: "The cap of a client's reconnect backoff."},
 	"replica.socket.timeout.ms":                     {what: "A follower's fetch timeout on a connection the leader has not yet answered on; at least replica.fetch.wait.max.ms."},

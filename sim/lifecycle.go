@@ -24,8 +24,16 @@ func (s *Sim) Start(id NodeID) {
 	n.node.Start(n.env)
 }
 
-// Restart is Start, named for the reader of a fault schedule.
-func (s *Sim) Restart(id NodeID) { s.Start(id) }
+// Restart is Start, named for the reader of a fault schedule, except for a
+// node in a graceful stop (GracefulStopper): it restarts once that stop is
+// over, as an operator's restart waits for the old process to exit.
+func (s *Sim) Restart(id NodeID) {
+	if n := s.nodes[s.index(id)]; n.stopping {
+		n.restartAfterStop = true
+		return
+	}
+	s.Start(id)
+}
 
 // IsUp reports whether a node is running (up or paused).
 func (s *Sim) IsUp(id NodeID) bool { return s.nodes[s.index(id)].status != statusDown }
@@ -63,10 +71,16 @@ func (s *Sim) PowerLoss(id NodeID) {
 // Stopper, and is then discarded. Unlike a crash, its connections close
 // gracefully: what it sent, from Stop included, is still delivered, as a
 // process that exits after writing to its sockets has its data sent before
-// the connection closes; then each peer learns of the close.
+// the connection closes; then each peer learns of the close. A
+// GracefulStopper is not stopped at once: it gets BeginStop and stops when
+// it says so or at its deadline (graceful.go).
 func (s *Sim) Shutdown(id NodeID) {
 	n := s.nodes[s.index(id)]
 	if n.status == statusDown {
+		return
+	}
+	if gs, ok := n.node.(GracefulStopper); ok {
+		s.beginStop(n, gs)
 		return
 	}
 	if st, ok := n.node.(Stopper); ok {
@@ -102,6 +116,7 @@ func (s *Sim) kill(id NodeID, how string) {
 	n.env = nil
 	n.status = statusDown
 	n.held = nil
+	n.stopping, n.restartAfterStop = false, false // a crash ends a graceful stop too
 	n.timers.clear()
 	for p := range s.nodes {
 		if int32(p) == n.idx {

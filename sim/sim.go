@@ -77,7 +77,10 @@ type nodeState struct {
 	disk    *Disk
 	rand    *rand.Rand
 	held    []event // events that came due while paused, in order
-	starts  int
+	// stopping is a graceful stop under way (graceful.go);
+	// restartAfterStop, a restart asked for meanwhile.
+	stopping, restartAfterStop bool
+	starts                     int
 }
 
 // Sim is one simulated world: a clock, an event queue, nodes, links and

@@ -59,17 +59,22 @@ type Broker struct {
 	env *sim.Env
 
 	// Controller session.
-	incarnation     uint64
-	cleanStart      bool // the clean-shutdown marker was there at start
-	brokerEpoch     model.Epoch
-	registered      bool
-	acting          bool // registered and caught up: applies leadership (see maybeStartActing)
-	fenced          bool
-	registerCorr    int32
-	heartbeatCorr   int32
-	heartbeatOut    bool // a heartbeat is in flight
-	metadataOffset  int64
-	controllerEpoch model.Epoch
+	incarnation   uint64
+	cleanStart    bool // the clean-shutdown marker was there at start
+	brokerEpoch   model.Epoch
+	registered    bool
+	acting        bool // registered and caught up: applies leadership (see maybeStartActing)
+	fenced        bool
+	registerCorr  int32
+	heartbeatCorr int32
+	heartbeatOut  bool // a heartbeat is in flight
+	// running: the controller has unfenced this incarnation once
+	// (BrokerLifecycleManager's RUNNING); stopping: a controlled
+	// shutdown is under way (shutdown.go); shutdownHeard: the controller
+	// has answered it once.
+	running, stopping, shutdownHeard bool
+	metadataOffset                   int64
+	controllerEpoch                  model.Epoch
 
 	// The metadata quorum's observer (nil without voters), its state
 	// machine, and the active controller it knows.
@@ -82,10 +87,13 @@ type Broker struct {
 	// liveEpochs is each live broker's epoch as the metadata has it
 	// (NoEpoch where the metadata does not carry one), for ISR eligibility.
 	liveEpochs map[model.BrokerID]model.Epoch
-	brokers    []model.BrokerID // registered brokers, sorted
-	meta       map[model.TopicPartition]model.PartitionState
-	metaTPs    []model.TopicPartition // sorted keys of meta
-	topicsOf   map[string][]model.TopicPartition
+	// shuttingDown lists the live brokers the metadata has in controlled
+	// shutdown (never filled from a push, which does not carry it).
+	shuttingDown map[model.BrokerID]bool
+	brokers      []model.BrokerID // registered brokers, sorted
+	meta         map[model.TopicPartition]model.PartitionState
+	metaTPs      []model.TopicPartition // sorted keys of meta
+	topicsOf     map[string][]model.TopicPartition
 
 	// Replicas hosted here: tps lists them in sorted order, for whatever
 	// walks them all, and parts finds one by name (see partIndex).
@@ -162,6 +170,7 @@ func (b *Broker) Start(env *sim.Env) {
 	b.fenced = true
 	b.live = map[model.BrokerID]bool{}
 	b.liveEpochs = map[model.BrokerID]model.Epoch{}
+	b.shuttingDown = map[model.BrokerID]bool{}
 	b.meta = map[model.TopicPartition]model.PartitionState{}
 	b.topicsOf = map[string][]model.TopicPartition{}
 	b.parts = partIndex{}
@@ -200,26 +209,12 @@ func (b *Broker) Start(env *sim.Env) {
 	}
 }
 
-// Stop is a clean shutdown. It first tells the controller it is going (a
-// heartbeat with WantShutdown, KRaft's controlled shutdown) so that its
-// leaderships move at once rather than after broker.session.timeout.ms;
-// then it flushes and closes every log (which snapshots its producer
-// state) and writes the high watermarks and the clean-shutdown marker, as
-// Kafka's LogManager.shutdown does. (Kafka's
-// broker waits for the controller's answer before it stops; here the
-// kernel delivers the request as the connection closes, and the
-// controller fences the broker on receipt, which moves the same
-// leaderships.)
+// Stop is the end of a clean shutdown, after the controlled shutdown
+// (BeginStop, shutdown.go) was granted or timed out: it flushes and closes
+// every log (which snapshots its producer state) and writes the high
+// watermarks and the clean-shutdown marker, as Kafka's
+// LogManager.shutdown does.
 func (b *Broker) Stop(env *sim.Env) {
-	if b.registered {
-		b.sendController(model.BrokerHeartbeatRequest{
-			CorrelationID:  b.nextCorr(),
-			BrokerID:       b.cfg.ID,
-			BrokerEpoch:    b.brokerEpoch,
-			MetadataOffset: b.metadataOffset,
-			WantShutdown:   true,
-		})
-	}
 	for _, tp := range b.tps {
 		// LogManager.shutdown: flush, then close, which snapshots the
 		// producer state at the log end (UnifiedLog.close).
@@ -302,6 +297,8 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 	switch t.Kind {
 	case timerHeartbeat:
 		b.heartbeat()
+	case timerShutdownHeartbeat:
+		b.sendHeartbeat()
 	case timerRegister:
 		if !b.registered && int32(t.Arg) == b.registerCorr {
 			b.register()

@@ -19,6 +19,20 @@ import (
 // commit (cut from its followers, the ISR below min.insync.replicas) stops
 // answering heartbeats NONE within offsets.commit.timeout.ms, and a member
 // that only reaches that coordinator stops counting itself alive.
+//
+// JoinGroup and SyncGroup answers are not deferred this way, because Kafka
+// does not defer them. GroupCoordinatorService.joinGroup and syncGroup are
+// write operations too ("classic-group-join", "classic-group-sync"), but
+// they hand GroupMetadataManager a responseFuture of their own, which the
+// state machine completes inside the operation (completeClassicGroupJoin's
+// completeJoinFuture; classicGroupSyncToClassicGroup answers a Stable
+// group's SyncGroup at once), not when the operation's write commits. The
+// one answer that waits for a commit is the assignment: the leader's
+// SyncGroup in CompletingRebalance writes the group metadata record, and
+// only its appendFuture, which CoordinatorRuntime completes once that
+// record is committed, propagates the assignment to the parked SyncGroups
+// (setAndPropagateAssignment). nodes/group does the same (sync.go: the
+// assignment is propagated from the write's WriteDone).
 
 // deferredReply is a heartbeat answer waiting for the high watermark.
 type deferredReply struct {

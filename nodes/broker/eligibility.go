@@ -14,12 +14,12 @@ import "kafkasim/model"
 // push path some tests drive) liveness alone decides, as in Kafka's
 // ZooKeeper mode.
 //
-// Kafka also refuses a broker in controlled shutdown; kafkasim's metadata
-// has no controlled-shutdown state (see the controller's brokers.go), so
-// that part of the rule has nothing to read yet.
+// A broker the metadata has in controlled shutdown is refused too
+// (isReplicaIsrEligible's isBrokerShuttingDown): the controller is moving
+// it out of every ISR.
 func (b *Broker) isrEligible(fs *followerState) bool {
 	cached, live := b.liveEpochs[fs.id]
-	if !live {
+	if !live || b.shuttingDown[fs.id] {
 		return false
 	}
 	if fs.leo < 0 {

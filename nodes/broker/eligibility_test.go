@@ -11,7 +11,7 @@ import (
 // The rule itself: live, fetched in this epoch, and the fetch's broker
 // epoch is the metadata's (or -1 on either side).
 func TestISREligibilityChecksTheBrokerEpoch(t *testing.T) {
-	b := &Broker{liveEpochs: map[model.BrokerID]model.Epoch{3: 7, 4: model.NoEpoch}}
+	b := &Broker{liveEpochs: map[model.BrokerID]model.Epoch{3: 7, 4: model.NoEpoch, 6: 9}, shuttingDown: map[model.BrokerID]bool{6: true}}
 	cases := []struct {
 		fs   followerState
 		want bool
@@ -22,6 +22,7 @@ func TestISREligibilityChecksTheBrokerEpoch(t *testing.T) {
 		{followerState{id: 3, leo: -1, brokerEpoch: 7}, false}, // no fetch this epoch
 		{followerState{id: 4, leo: 5, brokerEpoch: 2}, true},   // no epoch in the metadata
 		{followerState{id: 5, leo: 5, brokerEpoch: 7}, false},  // not live
+		{followerState{id: 6, leo: 5, brokerEpoch: 9}, false},  // in controlled shutdown
 	}
 	for _, c := range cases {
 		if got := b.isrEligible(&c.fs); got != c.want {

@@ -56,6 +56,16 @@ func TestACleanShutdownSnapshotsTheProducerState(t *testing.T) {
 	r.s.Start(2)
 	r.s.Run(3 * time.Second)
 	r.s.Shutdown(3)
+	// This rig's controller never lets a broker go, so the controlled
+	// shutdown runs to its five-minute bound before the logs close.
+	r.s.Run(3*time.Second + 5*time.Minute - time.Millisecond)
+	if !r.s.IsUp(3) || r.s.Disk(3).Exists(snapshot) {
+		t.Fatal("b3 stopped before the controller let it go or its wait ran out")
+	}
+	r.s.Run(3*time.Second + 5*time.Minute + time.Millisecond)
+	if r.s.IsUp(3) {
+		t.Fatal("b3 still up after its controlled-shutdown wait")
+	}
 	if !r.s.Disk(3).Exists(snapshot) {
 		t.Fatalf("a clean shutdown left no %s: %v", snapshot, r.s.Disk(3).List(partitionDir(r.tp)))
 	}

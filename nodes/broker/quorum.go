@@ -62,10 +62,14 @@ func (b *Broker) afterQuorum() {
 		live, fenced := b.replay.img.Brokers()
 		b.live = map[model.BrokerID]bool{}
 		b.liveEpochs = map[model.BrokerID]model.Epoch{}
+		b.shuttingDown = map[model.BrokerID]bool{}
 		b.brokers = b.brokers[:0]
 		for _, id := range live {
 			b.live[id] = true
 			b.liveEpochs[id], _ = b.replay.img.BrokerEpoch(id)
+			if b.replay.img.InControlledShutdown(id) {
+				b.shuttingDown[id] = true
+			}
 			b.brokers = append(b.brokers, id)
 		}
 		b.brokers = append(b.brokers, fenced...)

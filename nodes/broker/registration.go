@@ -83,6 +83,7 @@ func (b *Broker) sendHeartbeat() {
 		BrokerID:       b.cfg.ID,
 		BrokerEpoch:    b.brokerEpoch,
 		MetadataOffset: b.metadataOffset,
+		WantShutdown:   b.stopping,
 	})
 }
 
@@ -93,7 +94,16 @@ func (b *Broker) handleHeartbeatResponse(m model.BrokerHeartbeatResponse) {
 	switch m.Error {
 	case model.NoError:
 		b.fenced = m.Fenced
+		b.running = b.running || !m.Fenced
+		if b.stopping {
+			b.shutdownAnswered(m.ShouldShutdown)
+		}
 	case model.StaleBrokerEpoch, model.BrokerIDNotRegistered:
+		if b.stopping {
+			// BrokerLifecycleManager never registers again: it retries
+			// until the controller lets it go or its wait runs out.
+			return
+		}
 		// The controller no longer knows this incarnation (it fenced and
 		// forgot it, or lost it): register again.
 		if b.registered {

@@ -110,8 +110,10 @@ func (c *Controller) alterPartition(m model.AlterPartitionRequest) (model.ErrorC
 	for _, r := range m.NewISR {
 		b := c.state.brokers[r.ID]
 		// Kafka skips the epoch check for a member sent with epoch -1
-		// (requests older than KIP-903 carry no epochs).
-		if b == nil || b.Fenced || (r.BrokerEpoch != model.NoEpoch && r.BrokerEpoch != b.Epoch) {
+		// (requests older than KIP-903 carry no epochs); a broker in
+		// controlled shutdown is refused as "shutting down"
+		// (ReplicationControlManager.ineligibleReplicasForIsr).
+		if b == nil || b.Fenced || b.InControlledShutdown || (r.BrokerEpoch != model.NoEpoch && r.BrokerEpoch != b.Epoch) {
 			return model.IneligibleReplica, none, false
 		}
 	}

@@ -49,6 +49,9 @@ type brokerRegistration struct {
 	// heartbeat's metadata offset must reach it before the broker is
 	// unfenced).
 	registeredAt int64
+	// InControlledShutdown: the broker asked to shut down and is waiting
+	// for its leaderships to move (BrokerRegistrationChangeRecord).
+	InControlledShutdown bool
 }
 
 // topicInfo is one topic.
@@ -125,6 +128,9 @@ func (s *metadataState) apply(offset int64, r Record) {
 	case UnfenceBrokerRecord:
 		s.registrationFor(r, r.ID, r.Epoch).Fenced = false
 
+	case BrokerRegistrationChangeRecord:
+		s.registrationFor(r, r.ID, r.Epoch).InControlledShutdown = true
+
 	case CreateTopicRecord:
 		if _, ok := s.topics[r.Name]; ok {
 			panic(fmt.Sprintf("controller: %v: topic exists", r))
@@ -194,12 +200,11 @@ func (s *metadataState) partition(tp model.TopicPartition) *partitionInfo {
 	return t.parts[tp.Partition]
 }
 
-// active reports whether a broker may lead and be in ISRs: registered and
-// unfenced (ClusterControlManager.isActive; kafkasim has no separate
-// controlled-shutdown state, see brokers.go).
+// active reports whether a broker may lead and be in ISRs: registered,
+// unfenced and not in controlled shutdown (ClusterControlManager.isActive).
 func (s *metadataState) active(id model.BrokerID) bool {
 	b := s.brokers[id]
-	return b != nil && !b.Fenced
+	return b != nil && !b.Fenced && !b.InControlledShutdown
 }
 
 // effectiveMinISR is min.insync.replicas capped at the replication factor,

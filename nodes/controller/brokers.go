@@ -23,7 +23,22 @@ type session struct {
 	// fencing says its expiry is queued: the session timer ignores it
 	// until that operation has run.
 	fencing bool
+	// metadataOffset is the metadata offset its last heartbeat reported
+	// (-1 before any), what BrokerHeartbeatManager.touch records.
+	metadataOffset int64
+	// shutdownOffset is where its controlled shutdown's records ended,
+	// or -1 when it is not in controlled shutdown
+	// (BrokerHeartbeatState.controlledShutdownOffset).
+	shutdownOffset int64
 }
+
+// newSession is a session with no heartbeat and no shutdown yet.
+func newSession(lastContact time.Duration) *session {
+	return &session{lastContact: lastContact, metadataOffset: -1, shutdownOffset: -1}
+}
+
+// shuttingDown is BrokerHeartbeatState.shuttingDown.
+func (s *session) shuttingDown() bool { return s.shutdownOffset >= 0 }
 
 // handleRegistration registers a broker incarnation (Kafka's
 // ClusterControlManager.registerBroker).
@@ -82,7 +97,9 @@ func (c *Controller) handleRegistration(env *sim.Env, from sim.NodeID, m model.B
 			env.Send(from, resp)
 			return
 		}
-		c.sessions[id] = &session{lastContact: env.Now(), heard: true}
+		sess := newSession(env.Now())
+		sess.heard = true
+		c.sessions[id] = sess
 		resp.BrokerEpoch = epoch
 		env.Send(from, resp)
 		c.armSessionTimer(env)
@@ -90,23 +107,27 @@ func (c *Controller) handleRegistration(env *sim.Env, from sim.NodeID, m model.B
 }
 
 // handleHeartbeat keeps a broker's session alive and moves it between
-// fenced and unfenced (Kafka's BrokerHeartbeatManager.
+// fenced, unfenced and controlled shutdown (Kafka's BrokerHeartbeatManager.
 // calculateNextBrokerState, with ReplicationControlManager.
 // processBrokerHeartbeat):
 //
 //   - a heartbeat whose broker epoch is not the registered one, or from a
 //     broker that is not registered, gets STALE_BROKER_EPOCH
 //     (ClusterControlManager.checkBrokerEpoch): the broker must register;
-//   - a fenced broker that has applied metadata up to its own registration
-//     (MetadataOffset >= the RegisterBrokerRecord's offset) is unfenced,
-//     unless it asks to stay fenced; partitions without a leader then
-//     elect again, since it may be the replica they wait for;
-//   - an unfenced broker that asks to be fenced or to shut down is fenced:
-//     it leaves every ISR and the partitions it led elect new leaders.
-//     Kafka first moves a shutting-down broker's leaderships away while it
-//     still serves fetches (CONTROLLED_SHUTDOWN), then fences it; kafkasim
-//     fences at once, which moves the same leaderships and tells the
-//     broker it may stop (ShouldShutdown).
+//   - a fenced broker that wants to shut down may do so at once; one that
+//     has applied metadata up to its own registration (MetadataOffset >=
+//     the RegisterBrokerRecord's offset) is unfenced, unless it asks to
+//     stay fenced; partitions without a leader then elect again, since it
+//     may be the replica they wait for;
+//   - an unfenced broker that asks to be fenced is fenced: it leaves every
+//     ISR and the partitions it led elect new leaders (and it may shut down
+//     at once if it also wants to);
+//   - an unfenced broker that wants to shut down and leads nothing is
+//     fenced and may stop at once; one that still leads enters controlled
+//     shutdown (controlledshutdown.go): it stays unfenced and goes on
+//     serving while its leaderships move and it leaves every ISR, and it
+//     is let go on a later heartbeat, once it leads nothing and every
+//     active broker has applied the metadata that moved them.
 func (c *Controller) handleHeartbeat(env *sim.Env, from sim.NodeID, m model.BrokerHeartbeatRequest) {
 	resp := model.BrokerHeartbeatResponse{CorrelationID: m.CorrelationID}
 	if !c.active {
@@ -125,24 +146,45 @@ func (c *Controller) handleHeartbeat(env *sim.Env, from sim.NodeID, m model.Brok
 	}
 	sess := c.session(id)
 	sess.lastContact, sess.heard = env.Now(), true
+	sess.metadataOffset = m.MetadataOffset
 	caughtUp := m.MetadataOffset >= b.registeredAt
 
 	var records []Record
+	enteringShutdown := false
 	switch {
 	case b.Fenced && m.WantShutdown:
 		resp.ShouldShutdown = true
 	case b.Fenced && !m.WantFence && caughtUp:
 		records = append(records, UnfenceBrokerRecord{ID: id, Epoch: b.Epoch})
 		records = append(records, c.state.leaderAndISRUpdates(model.NoBroker, id, model.NoBroker, leaderless)...)
-	case !b.Fenced && (m.WantFence || m.WantShutdown):
+	case b.Fenced:
+	case m.WantFence:
 		records = c.fenceRecords(id)
 		resp.ShouldShutdown = m.WantShutdown
+	case sess.shuttingDown():
+		// CONTROLLED_SHUTDOWN: let it go once nothing is left to move
+		// and every active broker knows where its leaderships went.
+		if !c.state.leadsAny(id) && sess.shutdownOffset <= c.lowestActiveOffset() {
+			records = c.fenceRecords(id)
+			resp.ShouldShutdown = true
+		}
+	case m.WantShutdown && c.state.leadsAny(id):
+		records = c.controlledShutdownRecords(id)
+		enteringShutdown = true
+	case m.WantShutdown:
+		records = c.fenceRecords(id)
+		resp.ShouldShutdown = true
 	}
 	answer := func(ok bool) {
 		if !ok {
 			resp.Error, resp.Fenced, resp.ShouldShutdown = model.NotController, true, false
 			env.Send(from, resp)
 			return
+		}
+		if enteringShutdown {
+			// QuorumController's processBatchEndOffset: the offset the
+			// other brokers must reach before this one may stop.
+			c.session(id).shutdownOffset = c.raft.EndOffset()
 		}
 		resp.CaughtUp = caughtUp
 		resp.Fenced = c.state.brokers[id].Fenced
@@ -161,7 +203,7 @@ func (c *Controller) handleHeartbeat(env *sim.Env, from sim.NodeID, m model.Brok
 func (c *Controller) session(id model.BrokerID) *session {
 	s := c.sessions[id]
 	if s == nil {
-		s = &session{lastContact: c.env.Now()}
+		s = newSession(c.env.Now())
 		c.sessions[id] = s
 	}
 	return s

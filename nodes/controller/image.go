@@ -27,6 +27,7 @@ func (s *metadataState) snapshot() []byte {
 		b = binary.AppendUvarint(b, r.Incarnation)
 		b = appendBool(b, r.Fenced)
 		b = binary.AppendVarint(b, r.registeredAt)
+		b = appendBool(b, r.InControlledShutdown)
 	}
 	b = binary.AppendUvarint(b, uint64(len(s.topicNames)))
 	for _, name := range s.topicNames {
@@ -96,7 +97,7 @@ func restoreState(cluster model.Config, data []byte) *metadataState {
 	nb := d.count()
 	for i := 0; i < nb && d.err == nil; i++ {
 		r := &brokerRegistration{ID: model.BrokerID(d.int32()), Epoch: model.Epoch(d.int32()), Incarnation: d.uvarint(),
-			Fenced: d.bool(), registeredAt: d.varint()}
+			Fenced: d.bool(), registeredAt: d.varint(), InControlledShutdown: d.bool()}
 		s.brokers[r.ID] = r
 		s.brokerIDs = append(s.brokerIDs, r.ID)
 	}
@@ -248,6 +249,14 @@ func (m *MetadataImage) BrokerEpoch(id model.BrokerID) (model.Epoch, bool) {
 		return model.NoEpoch, false
 	}
 	return r.Epoch, true
+}
+
+// InControlledShutdown reports whether a registered broker is in
+// controlled shutdown (BrokerRegistration.inControlledShutdown): a leader
+// must not take it into an ISR.
+func (m *MetadataImage) InControlledShutdown(id model.BrokerID) bool {
+	r := m.s.brokers[id]
+	return r != nil && r.InControlledShutdown
 }
 
 // Brokers lists the registered brokers, live (unfenced) and fenced, each

@@ -77,7 +77,7 @@ func (c *Controller) activate() {
 	c.sessions = map[model.BrokerID]*session{}
 	now := c.env.Now()
 	for _, id := range c.state.brokerIDs {
-		c.sessions[id] = &session{lastContact: now}
+		c.sessions[id] = newSession(now)
 	}
 	c.env.Trace("controller-active", "epoch="+itoa(int64(c.raft.Epoch()))+" offset="+itoa(c.state.offset))
 	c.armSessionTimer(c.env)

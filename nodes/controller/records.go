@@ -39,6 +39,7 @@ const (
 	// own kind, so that a rackless registration keeps the encoding (and
 	// the log bytes, and the trace) it had before racks existed.
 	kindRegisterBrokerRack recordKind = 7
+	kindRegistrationChg    recordKind = 8
 )
 
 // LeaderChangeRecord started a controller epoch in the single controller's
@@ -76,6 +77,18 @@ type FenceBrokerRecord struct {
 // UnfenceBrokerRecord lets a broker that caught up with the metadata lead
 // and join ISRs again.
 type UnfenceBrokerRecord struct {
+	ID    model.BrokerID
+	Epoch model.Epoch
+}
+
+// BrokerRegistrationChangeRecord marks a broker as in controlled shutdown
+// (Kafka's record of that name with inControlledShutdown set, written by
+// ReplicationControlManager.handleBrokerInControlledShutdown): it stays
+// unfenced and goes on serving, but may neither lead nor be in an ISR
+// (ClusterControlManager.isActive), while the controller moves its
+// leaderships away. The mark lasts as long as the registration; a new
+// incarnation registers without it.
+type BrokerRegistrationChangeRecord struct {
 	ID    model.BrokerID
 	Epoch model.Epoch
 }
@@ -124,6 +137,20 @@ func (FenceBrokerRecord) kind() recordKind     { return kindFenceBroker }
 func (UnfenceBrokerRecord) kind() recordKind   { return kindUnfenceBroker }
 func (CreateTopicRecord) kind() recordKind     { return kindCreateTopic }
 func (PartitionChangeRecord) kind() recordKind { return kindPartitionChange }
+func (BrokerRegistrationChangeRecord) kind() recordKind {
+	return kindRegistrationChg
+}
+
+// String reads "BrokerRegistrationChange b1 brokerEpoch=7 inControlledShutdown".
+func (r BrokerRegistrationChangeRecord) String() string {
+	return "BrokerRegistrationChange " + r.ID.String() + " brokerEpoch=" + itoa(int64(r.Epoch)) + " inControlledShutdown"
+}
+
+func (r BrokerRegistrationChangeRecord) appendTo(b []byte) []byte {
+	b = append(b, byte(kindRegistrationChg))
+	b = binary.AppendVarint(b, int64(r.ID))
+	return binary.AppendVarint(b, int64(r.Epoch))
+}
 
 // String reads "LeaderChange controllerEpoch=3 controller=b100".
 func (r LeaderChangeRecord) String() string {
@@ -378,6 +405,8 @@ func (d *decoder) record() Record {
 		return FenceBrokerRecord{ID: model.BrokerID(d.int32()), Epoch: model.Epoch(d.int32())}
 	case kindUnfenceBroker:
 		return UnfenceBrokerRecord{ID: model.BrokerID(d.int32()), Epoch: model.Epoch(d.int32())}
+	case kindRegistrationChg:
+		return BrokerRegistrationChangeRecord{ID: model.BrokerID(d.int32()), Epoch: model.Epoch(d.int32())}
 	case kindCreateTopic:
 		r := CreateTopicRecord{Name: d.string()}
 		nc := d.count()

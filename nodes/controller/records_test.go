@@ -17,6 +17,7 @@ var sampleRecords = []Record{
 	RegisterBrokerRecord{ID: 2, Epoch: 7, Incarnation: 1<<63 + 5},
 	FenceBrokerRecord{ID: 2, Epoch: 7},
 	UnfenceBrokerRecord{ID: 2, Epoch: 7},
+	BrokerRegistrationChangeRecord{ID: 2, Epoch: 7},
 	CreateTopicRecord{
 		Name:    "t",
 		Configs: []model.ConfigEntry{{Name: "min.insync.replicas", Value: "2"}},
@@ -53,6 +54,7 @@ func TestRecordStrings(t *testing.T) {
 		"RegisterBroker b2 brokerEpoch=7 inc=9223372036854775813",
 		"FenceBroker b2 brokerEpoch=7",
 		"UnfenceBroker b2 brokerEpoch=7",
+		"BrokerRegistrationChange b2 brokerEpoch=7 inControlledShutdown",
 		"CreateTopic t min.insync.replicas=2 [t/0 leader=b1 epoch=0 pe=0 replicas=[b1 b2 b3] isr=[b1 b2 b3] elr=[], " +
 			"t/1 leader=b2 epoch=1 pe=2 replicas=[b2 b3 b1] isr=[b2] elr=[b1]]",
 		"PartitionChange t/1 leader=none epoch=4 pe=9 isr=[] elr=[b2 b3] lastKnownLeader=b1",
@@ -77,11 +79,12 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		RegisterBrokerRecord{ID: 3, Epoch: 4, Incarnation: 13},
 		UnfenceBrokerRecord{ID: 1, Epoch: 2},
 		UnfenceBrokerRecord{ID: 2, Epoch: 3},
-		sampleRecords[4], // CreateTopic t, with a config override
+		sampleRecords[5], // CreateTopic t, with a config override
 		PartitionChangeRecord{TP: model.TP("t", 1), Leader: model.NoBroker, LeaderEpoch: 2, PartitionEpoch: 3,
 			ELR: ids(2, 3), LastKnownLeader: 1},
 		PartitionChangeRecord{TP: model.TP("t", 0), Leader: 3, LeaderEpoch: 1, PartitionEpoch: 1, ISR: ids(3), Unclean: true},
 		FenceBrokerRecord{ID: 2, Epoch: 3},
+		BrokerRegistrationChangeRecord{ID: 1, Epoch: 2},
 	}
 	off := int64(1)
 	for _, r := range log {
