@@ -145,3 +145,53 @@ func TestRegressionLivenessReadsWhatSurvivedALastKnownLeaderElection(t *testing.
 		t.Fatalf("broke again (liveness %q):\n%s%v\n%s", res.Liveness, violationLines(res, 6), breaks, c.describe())
 	}
 }
+
+// TestRegressionGroupLearnsOfACoordinatorThatDiedBehindACut: both members
+// of a group sent their JoinGroup to the coordinator b1 and waited (a
+// member sends no heartbeats while it joins). b1 was then cut off from
+// everyone (2.2 s to 10.7 s), completed the rebalance at 6.1 s with its
+// answers queued in its kernel behind the cut, and crashed at 8.8 s. The
+// simulated kernel dropped the dead process's connections silently, so the
+// members, which had nothing to send, never heard of the crash and waited
+// out the JoinGroup's own timeout (rebalance timeout + 5 s, 305 s): the
+// group read nothing (group-unseen) and the liveness phase did not
+// converge. A Linux kernel closes a dead process's sockets and, behind a
+// cut, retransmits the close (an orphaned socket, up to
+// tcp_orphan_retries), so the members learn of it at the first
+// retransmission after the heal (12.3 s), find the new coordinator and
+// rejoin (sim: orphanClose). Found by TestSafeEnvelope at -rapid.seed
+// 7244717788734712814 (the issue-27 campaign on the TCP network).
+func TestRegressionGroupLearnsOfACoordinatorThatDiedBehindACut(t *testing.T) {
+	c := propCase{Seed: 30567, Brokers: 4, Partitions: 2, Interval: 20 * time.Millisecond, Phases: longPhases,
+		Set:    []string{"session.timeout.ms=10s", "offsets.topic.num.partitions=5", "partition.assignment.strategy=roundrobin"},
+		Groups: []GroupSpec{{Name: "g", Members: 2}},
+		Faults: []faultLine{
+			{At: 1000 * time.Millisecond, End: 1100 * time.Millisecond, What: "pause leader-of t/0"},
+			{At: 1000 * time.Millisecond, End: 1100 * time.Millisecond, What: "crash isr-follower t/0"},
+			{At: 1000 * time.Millisecond, End: 1100 * time.Millisecond, What: "power-loss controller"},
+			{At: 1000 * time.Millisecond, End: 1100 * time.Millisecond, What: "latency leader-of t/0 +50ms"},
+			{At: 1200 * time.Millisecond, End: 5000 * time.Millisecond, What: "clog leader-of t/1 isr-follower t/1 +100ms"},
+			{At: 2100 * time.Millisecond, End: 10600 * time.Millisecond, What: "partition isolate isr-follower t/1 from all"},
+			{At: 8600 * time.Millisecond, End: 11700 * time.Millisecond, What: "partition isolate leader-of t/0 from brokers"},
+			{At: 8700 * time.Millisecond, End: 11700 * time.Millisecond, What: "crash leader-of t/0"},
+			{At: 52000 * time.Millisecond, End: 53900 * time.Millisecond, What: "crash leader-of t/0"},
+		}}
+	start, err := c.start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if start != 100*time.Millisecond {
+		t.Fatalf("the case is no longer the one found: its cluster is ready at %v, not 100ms", start)
+	}
+	res, err := c.run(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rebalanced := false
+	for _, op := range res.History {
+		rebalanced = rebalanced || op.F == model.FRebalance
+	}
+	if !res.OK || !rebalanced || len(historyBreaks(res.History)) > 0 {
+		t.Fatalf("broke again (liveness %q, a member rebalanced: %v):\n%s%v\n%s", res.Liveness, rebalanced, violationLines(res, 6), historyBreaks(res.History), c.describe())
+	}
+}

@@ -123,10 +123,13 @@ func (s *Sim) kill(id NodeID, how string) {
 			continue
 		}
 		switch {
-		case s.cfg.TCP && (how == "power-loss" || s.link(n.idx, int32(p)).cut):
-			// No kernel is left to say goodbye, or the cut swallows
-			// what it says.
+		case s.cfg.TCP && how == "power-loss":
+			// No kernel is left to say goodbye.
 			s.dropSilently(n.idx, int32(p))
+		case s.cfg.TCP && s.link(n.idx, int32(p)).cut:
+			// The kernel says goodbye into the cut, and keeps
+			// saying it until the cut heals.
+			s.orphanClose(n.idx, int32(p))
 		case how == "shutdown":
 			s.closeConn(n.idx, int32(p))
 		default:

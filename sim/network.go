@@ -69,6 +69,17 @@ type link struct {
 	caught  int
 	rto     time.Duration // the retransmission timer's current backoff
 	retries int           // retransmissions without an answer so far
+	// unackedSince is when the oldest packet the timer retransmits was
+	// first sent (Linux's retrans_stamp): an orphaned socket's give-up
+	// counts from it.
+	unackedSince time.Duration
+	// finPending says the process at this end died (a crash or a
+	// shutdown) while the path was cut: its kernel, which closed the
+	// socket for it, keeps retransmitting the close (finTo is the far
+	// end's incarnation it is meant for) on the connection's timer, and
+	// the far end learns of it once a retransmission gets through.
+	finPending bool
+	finTo      uint32
 	// halfOpen says the far end's machine lost power since this
 	// connection was opened: its kernel no longer knows the connection,
 	// and answers the next packet that reaches it with a reset.
@@ -85,6 +96,12 @@ const (
 	tcpRTOMax     = 120 * time.Second
 	tcpRetries2   = 15
 	tcpGiveUpTime = 924600 * time.Millisecond // sum of the 16 timeouts above
+	// tcpOrphanGiveUp is how long a socket whose process is gone keeps
+	// retransmitting: net.ipv4.tcp_orphan_retries is 0 by default, which
+	// tcp_orphan_retries() turns into 8 retries for a live connection, and
+	// retransmits_timed_out() measures 8 retries from the first
+	// unanswered send as (2^9 - 1) × TCP_RTO_MIN.
+	tcpOrphanGiveUp = 511 * tcpRTOMin
 )
 
 func (s *Sim) link(from, to int32) *link {
@@ -182,10 +199,16 @@ func (s *Sim) transmit(n *nodeState, l *link, t int32, m Message) {
 func (s *Sim) queueUnacked(l *link, from, to int32, m Message) {
 	l.used = true
 	l.unacked = append(l.unacked, m)
-	if len(l.unacked) > 1 {
+	if len(l.unacked) > 1 || l.finPending {
 		return // the timer is armed
 	}
-	l.rto, l.retries = tcpRTOMin, 0
+	s.armRetransmit(l, from, to)
+}
+
+// armRetransmit starts the retransmission timer of a connection whose
+// queue was empty: its first unanswered packet was sent now.
+func (s *Sim) armRetransmit(l *link, from, to int32) {
+	l.rto, l.retries, l.unackedSince = tcpRTOMin, 0, s.now
 	s.q.push(s.now+l.rto, event{kind: evRetransmit, node: from, peer: to, conn: l.conn})
 }
 
@@ -199,11 +222,10 @@ func (s *Sim) catchInFlight(l *link, from, to int32, m Message) {
 	l.unacked = slices.Insert(l.unacked, l.caught, m)
 	l.caught++
 	l.used = true
-	if len(l.unacked) > 1 {
+	if len(l.unacked) > 1 || l.finPending {
 		return // the timer is armed
 	}
-	l.rto, l.retries = tcpRTOMin, 0
-	s.q.push(s.now+l.rto, event{kind: evRetransmit, node: from, peer: to, conn: l.conn})
+	s.armRetransmit(l, from, to)
 }
 
 // retransmit is the retransmission timer of the connection from ev.node to
@@ -215,8 +237,17 @@ func (s *Sim) catchInFlight(l *link, from, to int32, m Message) {
 func (s *Sim) retransmit(ev *event) {
 	from, to := ev.node, ev.peer
 	l := s.link(from, to)
-	if l.conn != ev.conn || len(l.unacked) == 0 {
+	if l.conn != ev.conn || (len(l.unacked) == 0 && !l.finPending) {
 		return // the connection broke meanwhile and took its queue
+	}
+	if l.finPending && s.now-l.unackedSince >= tcpOrphanGiveUp {
+		// The orphaned socket gives up before this retransmission
+		// (tcp_write_timeout), silently: the far end keeps its
+		// half-open connection.
+		l.finPending = false
+		if len(l.unacked) == 0 {
+			return
+		}
 	}
 	dst := s.nodes[to]
 	if l.cut || dst.off {
@@ -231,8 +262,14 @@ func (s *Sim) retransmit(ev *event) {
 		s.q.push(s.now+l.rto, event{kind: evRetransmit, node: from, peer: to, conn: l.conn})
 		return
 	}
+	if l.finPending {
+		s.deliverFin(l, from, to)
+	}
 	queued := l.unacked
 	l.unacked, l.caught = nil, 0
+	if len(queued) == 0 {
+		return
+	}
 	if dst.status == statusDown || l.halfOpen {
 		s.stats.Dropped += uint64(len(queued))
 		s.refuse(l, from, to, s.now+l.cfg.Latency.Min)
@@ -241,6 +278,47 @@ func (s *Sim) retransmit(ev *event) {
 	src := s.nodes[from]
 	for _, m := range queued {
 		s.transmit(src, l, to, m)
+	}
+}
+
+// deliverFin is the retransmitted close of a process that died behind a
+// cut reaching the far end: if the far end is the incarnation it was meant
+// for and still believes in the connection, it learns of the close now
+// (after a round of the link), as a peer reading the end of its stream
+// does, and its kernel drops what it still had queued for the dead
+// process (which would only be answered with a reset).
+func (s *Sim) deliverFin(l *link, from, to int32) {
+	l.finPending = false
+	back := s.link(to, from)
+	if dst := s.nodes[to]; dst.status == statusDown || dst.inc != l.finTo || !back.halfOpen {
+		return // nobody there holds the old connection any more
+	}
+	s.refuse(back, to, from, s.now+l.cfg.Latency.Min)
+}
+
+// orphanClose is a process that died (crashed, or shut down) with its
+// path to b cut: the kernel closes its socket and queues the close (a
+// FIN) behind what it had not delivered, and, the socket now orphaned,
+// retransmits it on the connection's timer for up to tcpOrphanGiveUp,
+// so b learns of the death once the cut heals. Nothing is queued when
+// the two never had a connection, or b's end of it is already gone.
+//
+// What the process had sent but its kernel had not delivered is dropped
+// (dropSilently), as a crash on an open path drops what is in flight
+// (resetConn); Linux would deliver it ahead of the close, unless the
+// process died with unread data, in which case its kernel resets the
+// connection and the reset is lost in the cut.
+func (s *Sim) orphanClose(a, b int32) {
+	ab, ba := s.link(a, b), s.link(b, a)
+	pending := len(ab.unacked) > 0
+	s.dropSilently(a, b)
+	peer := s.nodes[b]
+	if !ba.halfOpen || peer.status == statusDown || peer.off {
+		return
+	}
+	ab.finPending, ab.finTo = true, peer.inc
+	if !pending {
+		s.armRetransmit(ab, a, b)
 	}
 }
 
@@ -270,7 +348,7 @@ func (s *Sim) refuse(l *link, from, to int32, at time.Duration) {
 	if !s.cfg.TCP {
 		return
 	}
-	l.used, l.halfOpen = false, false
+	l.used, l.halfOpen, l.finPending = false, false, false
 	s.link(to, from).halfOpen = false
 	s.stats.Dropped += uint64(len(l.unacked))
 	l.unacked, l.caught = nil, 0
@@ -283,7 +361,7 @@ func (s *Sim) breakHalf(a, b int32) {
 	ab, ba := s.link(a, b), s.link(b, a)
 	ab.conn++
 	ba.conn = ab.conn
-	ab.unacked, ab.caught, ab.used = nil, 0, false
+	ab.unacked, ab.caught, ab.used, ab.finPending = nil, 0, false, false
 	ba.halfOpen = true
 	s.rearmRetransmit(ba, b, a)
 	if n := s.nodes[a]; n.status != statusDown {
@@ -302,6 +380,7 @@ func (s *Sim) resetConn(a, b int32) {
 	ab.unacked, ba.unacked = nil, nil
 	ab.caught, ba.caught = 0, 0
 	ab.halfOpen, ba.halfOpen = false, false
+	ab.finPending, ba.finPending = false, false
 	if !ab.used && !ba.used {
 		return
 	}
@@ -327,7 +406,7 @@ func (s *Sim) closeFrom(a, b int32) {
 	ab, ba := s.link(a, b), s.link(b, a)
 	s.stats.Dropped += uint64(len(ab.unacked))
 	ab.unacked, ab.caught = nil, 0
-	ab.halfOpen = false
+	ab.halfOpen, ab.finPending = false, false
 	if !ab.used && !ba.used {
 		return // no connection to close
 	}

@@ -146,10 +146,12 @@ func TestRebootedMachineOpeningANewConnectionResetsThePeersOldOne(t *testing.T) 
 	}
 }
 
-func TestCrashBehindACutIsNotAnnounced(t *testing.T) {
-	// The crashed node's kernel resets its connections, but the cut
-	// swallows the reset: the peer learns only when a packet gets through
-	// after the heal.
+func TestCrashBehindACutIsAnnouncedOnceTheCutHeals(t *testing.T) {
+	// The crashed node's kernel closes its sockets into the cut and keeps
+	// retransmitting the close (an orphaned socket): the peer learns at
+	// the first retransmission after the heal, 220 ms (the crash at 20 ms
+	// plus TCP_RTO_MIN), before its own retransmission of msg(2) at 230 ms
+	// would have been refused.
 	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
 	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(1)) })
 	s.At(10*ms, "cut", func() { s.Partition([]NodeID{0}, []NodeID{1}) })
@@ -157,10 +159,74 @@ func TestCrashBehindACutIsNotAnnounced(t *testing.T) {
 	s.At(30*ms, "send", func() { sendNow(s, 0, 1, msg(2)) })
 	s.At(100*ms, "heal", func() { s.HealAll() })
 	s.Run(time.Second)
-	// Retransmission at 230 ms reaches a machine with no process: refused.
-	want := []string{"1ms n1 recv msg(1) from n0", "231ms n0 disconnect n1"}
+	want := []string{"1ms n1 recv msg(1) from n0", "221ms n0 disconnect n1"}
 	if strings.Join(*log, "|") != strings.Join(want, "|") {
 		t.Fatalf("got\n%s\nwant\n%s", join(*log), join(want))
+	}
+}
+
+// answerThenDie is the case of the TestSafeEnvelope counterexample at rapid
+// seed 7244717788734712814: n0 sends a request and waits, sending nothing
+// more; n1's answer goes into a cut and waits in n1's kernel; n1's process
+// dies (die) at 2 s while the cut lasts; the cut heals at heal, and n1 is
+// started again at 3 s.
+func answerThenDie(t *testing.T, die func(s *Sim), heal time.Duration) []string {
+	t.Helper()
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "request", func() { sendNow(s, 0, 1, msg(1)) })
+	s.At(10*ms, "cut", func() { s.Partition([]NodeID{0}, []NodeID{1}) })
+	s.At(time.Second, "answer", func() { sendNow(s, 1, 0, msg(2)) })
+	s.At(2*time.Second, "die", func() { die(s) })
+	s.At(3*time.Second, "restart", func() { s.Start(1) })
+	s.At(heal, "heal", func() { s.HealAll() })
+	s.Run(10 * time.Minute)
+	return *log
+}
+
+func TestProcessDeathBehindACutReachesAPeerThatSendsNothing(t *testing.T) {
+	// Without the retransmitted close the peer, which waits for an
+	// answer and sends nothing, would never hear of the death (a group
+	// member waits out its 305 s JoinGroup timeout). The close rides the
+	// timer of the answer queued before it: retransmissions at 1.2, 1.6,
+	// 2.4, 4 and 7.2 s after the answer; the first after the heal at 5 s
+	// tells the peer. The answer itself died with the process.
+	for _, how := range []struct {
+		name string
+		die  func(s *Sim)
+	}{
+		{"crash", func(s *Sim) { s.Crash(1) }},
+		{"shutdown", func(s *Sim) { s.Shutdown(1) }},
+	} {
+		log := answerThenDie(t, how.die, 5*time.Second)
+		mustContain(t, log, "7.201s n0 disconnect n1")
+		mustNotContain(t, log, "msg(2)")
+	}
+}
+
+func TestOrphanedCloseGivesUpAfterOrphanRetries(t *testing.T) {
+	// The orphaned socket retransmits for (2^9-1) × 200 ms = 102.2 s from
+	// its first unanswered packet (the answer at 1 s): its eighth and last
+	// retransmission is at 52 s, and the timer at 103.2 s gives up. Healed
+	// at 50 s the close gets through at 52 s; healed at 53 s, the peer
+	// hears nothing.
+	log := answerThenDie(t, func(s *Sim) { s.Crash(1) }, 50*time.Second)
+	mustContain(t, log, "52.001s n0 disconnect n1")
+	log = answerThenDie(t, func(s *Sim) { s.Crash(1) }, 53*time.Second)
+	for _, l := range log {
+		if strings.Contains(l, "disconnect") {
+			t.Fatalf("the close was retransmitted after the orphan gave up: %s", join(log))
+		}
+	}
+}
+
+func TestPowerLossBehindACutIsNeverAnnounced(t *testing.T) {
+	// A machine that loses power has no kernel to retransmit a close: the
+	// peer that sends nothing never hears of it.
+	log := answerThenDie(t, func(s *Sim) { s.PowerLoss(1) }, 5*time.Second)
+	for _, l := range log {
+		if strings.Contains(l, "disconnect") {
+			t.Fatalf("a power loss was announced: %s", join(log))
+		}
 	}
 }
 
