@@ -53,6 +53,17 @@ from 1s to 7.1s crash leader-of t/0
 		seed:     6,
 		why:      "the only controller came back from a power loss and, from its replayed log, called every broker registered and unfenced; their heartbeats were still in TCP retransmission to the machine that lost power, so the liveness phase took the cluster as converged, and broker.session.timeout.ms after the takeover every broker was fenced during the drain and the ISR emptied (replica-not-rejoined): convergence now needs the active controller to have heard from each broker since it took over (found by the catalog sweep once the TCP network was the default)",
 	},
+	{
+		name:     "stale-sync-answer-after-the-session-expired",
+		scenario: "group-partition-cooperative",
+		seed:     730140,
+		schedule: `
+from 21.1s to 33.8s partition b1003 | coordinator-of g
+from 39.1s to 45.35s partition b1002 | coordinator-of g
+from 57.15s to 1m6.35s partition b1002 | coordinator-of g
+`,
+		why: "a member cut from its coordinator just after it sent its SyncGroup waited for the answer past its session; TCP delivered the answer when the cut healed, two generations late, and the member took partitions that members of the newer generation owned (double-owner): Kafka's heartbeat thread marks the coordinator unknown once session.timeout.ms passes without a successful heartbeat, which disconnects it and fails the SyncGroup (AbstractCoordinator.HeartbeatThread.run, markCoordinatorUnknown); the member now does (found by the safe campaign from seed 730000, shrunk from seed 730140's five faults)",
+	},
 }
 
 func TestRegressions(t *testing.T) {

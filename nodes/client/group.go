@@ -120,6 +120,13 @@ type member struct {
 	// assumes the two clocks run at the same rate; a drifting member clock
 	// shifts the margin.)
 	aliveFrom time.Duration
+	// sessionAt is when the heartbeat thread's session timer
+	// (Heartbeat.sessionTimer) was last reset: on finding the coordinator,
+	// on the JoinGroup answer that enables the heartbeat thread, and on
+	// each heartbeat answered NONE or REBALANCE_IN_PROGRESS. A member
+	// syncing or stable that goes session.timeout.ms without a reset marks
+	// its coordinator unknown (see maybeSessionExpired).
+	sessionAt time.Duration
 	// stableAt is when the member sent the last request the coordinator
 	// answered NONE as a member of a stable generation (a SyncGroup, a
 	// heartbeat). A rebalance that waits for this member began after it,
@@ -256,6 +263,7 @@ func (c *Consumer) groupRun(env *sim.Env) {
 		return
 	}
 	c.maybeSelfFence(env)
+	c.maybeSessionExpired(env)
 	if m.coordinator == model.NoBroker {
 		c.findCoordinator(env)
 		return
@@ -309,7 +317,38 @@ func (c *Consumer) groupDeadline(now time.Duration) time.Duration {
 	if c.selfFenceArmed() {
 		later(c.selfFenceAt())
 	}
+	if c.sessionWatched() {
+		later(satAdd(m.sessionAt, c.cfg.SessionTimeout))
+	}
 	return d
+}
+
+// sessionWatched reports whether Kafka's heartbeat thread watches the
+// member's session now: it is enabled from the JoinGroup answer
+// (COMPLETING_REBALANCE) through the stable generation, and disabled while
+// the member is unjoined or joining (MemberState.hasNotJoinedGroup).
+func (c *Consumer) sessionWatched() bool {
+	m := c.grp
+	return m.coordinator != model.NoBroker && (m.phase == phaseSyncing || m.phase == phaseStable)
+}
+
+// maybeSessionExpired is the heartbeat thread's
+// heartbeat.sessionTimeoutExpired branch (AbstractCoordinator.HeartbeatThread.run):
+// a member that has heard no successful heartbeat answer for
+// session.timeout.ms marks its coordinator unknown, which disconnects
+// from it (markCoordinatorUnknown, client.disconnectAsync) and so fails
+// every group request in flight there, a SyncGroup too. Without it, a
+// member cut from its coordinator while it waited for its SyncGroup took
+// the answer when the cut healed, long after its generation had been
+// replaced, and owned partitions of a newer generation's members
+// (group-partition-cooperative seed 730140: the answer came 25 s late,
+// retransmitted by TCP). The member keeps its generation and partitions:
+// Kafka's does not revoke on session expiry either.
+func (c *Consumer) maybeSessionExpired(env *sim.Env) {
+	m := c.grp
+	if c.sessionWatched() && env.Now() >= satAdd(m.sessionAt, c.cfg.SessionTimeout) {
+		c.coordinatorUnknown(env)
+	}
 }
 
 // findCoordinator asks the least loaded broker for the group's
@@ -345,6 +384,7 @@ func (c *Consumer) handleFindCoordinator(env *sim.Env, r model.FindCoordinatorRe
 	}
 	m.findFailures = 0
 	m.coordinator = r.Coordinator
+	m.sessionAt = env.Now() // heartbeat.resetSessionTimeout
 }
 
 func (c *Consumer) findFailed(env *sim.Env) {
@@ -494,6 +534,7 @@ func (c *Consumer) handleJoin(env *sim.Env, r model.JoinGroupResponse) {
 		m.aliveFrom = max(m.aliveFrom, m.joinSent)
 		m.phase = phaseSyncing
 		m.hbNext = env.Now() + c.cfg.HeartbeatInterval
+		m.sessionAt = env.Now() // HeartbeatThread.enable: heartbeat.resetTimeouts
 		var assignments []model.MemberAssignment
 		if r.LeaderID == r.MemberID {
 			assignments = c.leaderAssign(r)
@@ -623,6 +664,7 @@ func (c *Consumer) handleHeartbeat(env *sim.Env, r model.HeartbeatResponse) {
 		m.hbFailures = 0
 		m.hbNext = m.hbSent + c.cfg.HeartbeatInterval
 		m.aliveFrom = max(m.aliveFrom, m.hbSent)
+		m.sessionAt = now // heartbeat.receiveHeartbeat
 		if m.phase == phaseStable && same {
 			m.stableAt = max(m.stableAt, m.hbSent)
 		}
@@ -634,6 +676,7 @@ func (c *Consumer) handleHeartbeat(env *sim.Env, r model.HeartbeatResponse) {
 		m.hbFailures = 0
 		m.hbNext = m.hbSent + c.cfg.HeartbeatInterval
 		m.aliveFrom = max(m.aliveFrom, m.hbSent)
+		m.sessionAt = now // receiveHeartbeat, as for NONE
 		if m.phase == phaseStable && same {
 			m.rejoin = true
 		}

@@ -817,3 +817,42 @@ func TestGroupRetriableSyncErrorsBackOff(t *testing.T) {
 		t.Error("assigned without a completed SyncGroup")
 	}
 }
+
+// A member whose heartbeats go unanswered marks its coordinator unknown
+// once session.timeout.ms has passed since the last answered one, as
+// Kafka's heartbeat thread does (HeartbeatThread.run:
+// heartbeat.sessionTimeoutExpired, markCoordinatorUnknown), long before
+// the heartbeat's own request.timeout.ms (30 s); it looks for the
+// coordinator again and keeps its partitions, as the classic consumer does.
+func TestGroupSessionExpiryMarksTheCoordinatorUnknown(t *testing.T) {
+	gw := newGroupTest(t, 2, 2) // coordinator b2, leaders b1
+	gw.c.topic("t", 1, 1)
+	conf := cfg(t, "auto.offset.reset=earliest", "session.timeout.ms=10s", "heartbeat.interval.ms=1s")
+	a := gw.member(conf, nil)
+	gw.start(0, a)
+	gw.at(10*time.Second, func() { gw.g.deaf[a] = true })
+	gw.run(25 * time.Second)
+
+	var lastHB, find time.Duration
+	for _, r := range gw.c.received {
+		switch r.msg.(type) {
+		case model.HeartbeatRequest:
+			if r.at < 10*time.Second {
+				lastHB = r.at
+			}
+		case model.FindCoordinatorRequest:
+			if r.at > 10*time.Second && find == 0 {
+				find = r.at
+			}
+		}
+	}
+	if lastHB == 0 {
+		t.Fatal("no heartbeat was answered before the coordinator went deaf")
+	}
+	if find == 0 || find < lastHB+10*time.Second || find > lastHB+12*time.Second {
+		t.Fatalf("the member looked for its coordinator again at %v, want within 2 s after its session, %v after the last answered heartbeat at %v", find, 10*time.Second, lastHB)
+	}
+	if got := gw.consumerAt(a).Assignment(); len(got) != 2 {
+		t.Fatalf("the member owns %v after its session expired, want both partitions kept", got)
+	}
+}

@@ -245,3 +245,38 @@ func derefAll(bs []*model.Batch) []model.Batch {
 	}
 	return out
 }
+
+// chaos seed 730152's stuck follower, in the log alone: a follower cuts
+// its whole log on a diverging epoch and copies the new leader's epoch-3
+// records; the epoch checkpoint is synced at once (Kafka's
+// LeaderEpochFileCache.assign flushes it), the truncated segment and the
+// new records are not (UnifiedLog.truncateTo syncs nothing). A power loss
+// then brings the old epoch-0 records back under the synced entry for
+// epoch 3, so the follower's last fetched epoch is 3 and no leader can see
+// that its log diverges. Kafka's log recovery does the same
+// (LogSegment.recover assigns a batch's epoch only above the cache's
+// latest), which is why chaos seed 730152 is outside the promise.
+func TestUndoneTruncationLeavesOldRecordsUnderTheNewEpoch(t *testing.T) {
+	w := newWorld(t, 1)
+	w.disk.SetTornWrites(false)
+	cfg := smallSegments(1 << 20)
+	l, _ := w.open(cfg)
+	appendPlain(l, 0, 4, 2, 0)
+	l.Flush()
+	l.TruncateTo(0)
+	appendPlain(l, 3, 1, 2, 0)
+	if got := l.Epochs().Entries(); !reflect.DeepEqual(got, []EpochEntry{{3, 0}}) {
+		t.Fatalf("after the truncation and the new epoch's append: epochs %v, want [{3 0}]", got)
+	}
+	w.powerLoss()
+	l2, _ := w.open(cfg)
+	if !reflect.DeepEqual(values(l2), want(0, 8)) {
+		t.Fatalf("after the power loss: values %v, want the synced epoch-0 records back", values(l2))
+	}
+	if got := l2.Epochs().Entries(); !reflect.DeepEqual(got, []EpochEntry{{3, 0}}) {
+		t.Fatalf("after the power loss: epochs %v, want the synced [{3 0}] over the old records", got)
+	}
+	if e, end := l2.EndOffsetFor(3); e != 3 || end != l2.LEO() {
+		t.Fatalf("EndOffsetFor(3) = %d@%d, want 3@%d: a leader comparing epoch 3 finds no divergence", e, end, l2.LEO())
+	}
+}
