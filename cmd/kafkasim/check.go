@@ -48,7 +48,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	reset := fs.String("reset", "earliest", "short for -set auto.offset.reset=VALUE: earliest, latest or none (with latest, unread records are allowed)")
 	minISR := fs.Int("min-isr", 0, "short for -set min.insync.replicas=N (0: not stated, the durability promise is assumed)")
 	wide := wideFlag(fs)
-	budget := fs.Duration("budget", 10*time.Second, "porcupine's time budget (negative: skip linearizability); with -run, the run's own unless given")
+	budget := fs.Duration("budget", checkers.DefaultLinearizabilityCap, "porcupine's wall-clock cap, a last resort behind -work (negative: skip linearizability); with -run, the run's own unless given")
+	work := fs.Int64("work", 0, fmt.Sprintf("porcupine's work budget per partition, the same on every machine (0: %d; negative: no bound)", checkers.DefaultLinearizabilityWork))
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE|- [-format jsonl|jepsen] [-set key=value ...] [-subscribe] [-json] [-out DIR]")
 		fmt.Fprintln(stderr, "       kafkasim check -run DIR [-json] [-out DIR]")
@@ -82,7 +83,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if given["budget"] {
 			b = budget
 		}
-		return checkRunDir(*runPath, b, *out, *asJSON, *wide, stdout, stderr)
+		var w *int64
+		if given["work"] {
+			w = work
+		}
+		return checkRunDir(*runPath, b, w, *out, *asJSON, *wide, stdout, stderr)
 	case *path == "":
 		fmt.Fprintln(stderr, "kafkasim check: -history FILE or -run DIR is required")
 		fs.Usage()
@@ -149,6 +154,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	settings = append(settings, sub)
 	opts.LinearizabilityBudget = *budget
+	opts.LinearizabilityWork = *work
 	opts.OutDir = od.dir()
 	in := checkers.Input{History: h}
 	res := checkers.Check(in, opts)
