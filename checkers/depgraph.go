@@ -38,13 +38,8 @@ type depEdge struct {
 	rel      uint8
 }
 
-// graph finds the edges once, keeping them in a list, rather than letting
-// buildDepGraph find them twice: finding an edge looks up the writer of
-// every polled record, and the list costs 12 bytes an edge.
 func (x *txnIndex) graph() *depGraph {
-	var edges []depEdge
-	x.edges(func(from, to int32, rel uint8) { edges = append(edges, depEdge{from, to, rel}) })
-	return newDepGraph(len(x.ops), edges)
+	return buildDepGraph(len(x.ops), x.edges)
 }
 
 // edges calls add on every edge, as many times as the history gives it.
@@ -92,7 +87,8 @@ func newDepGraph(n int, edges []depEdge) *depGraph {
 
 // buildDepGraph builds the rows in two walks over the edges, one to count
 // each node's out-edges and one to put them in place, then sorts and
-// merges each row: no global sort is needed.
+// merges each row: no list of edges is ever held, and no global sort is
+// needed.
 func buildDepGraph(n int, each func(add func(from, to int32, rel uint8))) *depGraph {
 	g := &depGraph{start: make([]int32, n+1)}
 	each(func(from, _ int32, _ uint8) { g.start[from+1]++ })
