@@ -31,7 +31,8 @@ func init() {
 // nothing on stdout; a judged history exits 0 when valid, 1 when a
 // violation was found (for -run, also a recorded liveness failure), and 3
 // when the verdict is unknown (nothing in the history could be judged, or
-// a linearizability check ran out of time): unknown is never a pass.
+// a linearizability search ran out of its work budget or wall-clock cap):
+// unknown is never a pass.
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -54,7 +55,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE|- [-format jsonl|jepsen] [-set key=value ...] [-subscribe] [-json] [-out DIR]")
 		fmt.Fprintln(stderr, "       kafkasim check -run DIR [-json] [-out DIR]")
 		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "exit status: 0 valid, 1 violations found, 2 bad input, 3 unknown (nothing to judge, or a check ran out of time)")
+		fmt.Fprintln(stderr, "exit status: 0 valid, 1 violations found, 2 bad input, 3 unknown (nothing to judge, or a check ran out of its budget)")
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
