@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"cmp"
+	"hash/maphash"
 	"slices"
 	"sort"
 
@@ -24,6 +25,10 @@ type analysis struct {
 	parts []*partition // in partition order
 	byTP  map[model.TopicPartition]*partition
 	vals  []valueInfo // every record; partition.ids indexes them
+	// names is each record's value, by id (as vals).
+	names []string
+	// seed hashes the values in every partition's ids.
+	seed maphash.Seed
 	// sendID is the record each send with a known partition wrote (an
 	// index into vals); -1 for other ops.
 	sendID []int32
@@ -67,10 +72,11 @@ type partition struct {
 	// resets are the offset ranges [from, to) that position resets jumped
 	// over, merged and sorted: records there may legitimately go unread.
 	resets []span
-	// ids: value → its record's index into analysis.vals. One map per
-	// partition rather than one keyed by (partition, value): smaller keys
-	// and smaller maps, which the million-op benchmark needs.
-	ids map[string]int32
+	// ids: value → its record's index into analysis.vals (recordids.go).
+	// One table per partition rather than one keyed by (partition,
+	// value): smaller keys and smaller tables, which the million-op
+	// benchmark needs.
+	ids recordIDs
 	// sentAt, while analyze runs: the record the first send acknowledged
 	// at each offset wrote (-1 for none), so that a poll returning the
 	// same value at that offset finds its record without hashing the
@@ -109,7 +115,7 @@ func (a *analysis) opEnd(i int) int {
 }
 
 func analyze(h model.History) *analysis {
-	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}}
+	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}, seed: maphash.MakeSeed()}
 	// Size each partition's records for its sends, so that the maps do
 	// not grow a record at a time.
 	sends := map[*partition]int{}
@@ -125,12 +131,13 @@ func analyze(h model.History) *analysis {
 	}
 	n := 0
 	for p, k := range sends {
-		p.ids = make(map[string]int32, k)
+		p.ids = newRecordIDs(a.seed, k)
 		p.sentAt = make([]int32, 0, k)
 		p.at.dense = make([]sighting, 0, k)
 		n += k
 	}
 	a.vals = make([]valueInfo, 0, n)
+	a.names = make([]string, 0, n)
 	a.sendID = make([]int32, len(h))
 	// Pass 1: writers, then readers, so that a poll that returns a value
 	// before its send's index still finds the writer.
@@ -191,7 +198,12 @@ func analyze(h model.History) *analysis {
 			}
 		}
 	}
-	// Pass 2: which operations must have committed.
+	// Passes 2 and 3, one operation at a time, in one walk of the
+	// history: which operations must have committed (every read is known
+	// by now), then the version order, in history order: the offsets of
+	// sends that committed, and every poll's records whatever its outcome
+	// (a consumer must never return bad data, even inside a transaction
+	// that aborts; kafka.clj version-orders).
 	a.committed = make([]bool, len(h))
 	for i := 0; i < len(h); {
 		j := a.opEnd(i)
@@ -203,39 +215,9 @@ func analyze(h model.History) *analysis {
 		}
 		for k := i; k < j; k++ {
 			a.committed[k] = c
+			recIDs = a.place(k, recIDs)
 		}
 		i = j
-	}
-	// Pass 3: the version order, in history order: the offsets of sends
-	// that committed, and every poll's records whatever its outcome (a
-	// consumer must never return bad data, even inside a transaction that
-	// aborts; kafka.clj version-orders).
-	for i := range h {
-		op := &h[i]
-		switch op.F {
-		case model.FSend:
-			if a.committed[i] && op.Offset != model.NoOffset {
-				a.observe(a.part(op.TP), op.Offset, op.Value, int32(i), a.sendID[i])
-			}
-		case model.FPoll:
-			for _, pr := range op.Records {
-				p := a.part(pr.TP)
-				for _, r := range pr.Records {
-					a.observe(p, r.Offset, r.Value, int32(i), recIDs[0])
-					recIDs = recIDs[1:]
-				}
-			}
-		case model.FReset:
-			if op.Type == model.OpOK {
-				for _, po := range op.Offsets {
-					from := max(po.From, 0)
-					if po.Offset > from {
-						p := a.part(po.TP)
-						p.resets = append(p.resets, span{from, po.Offset})
-					}
-				}
-			}
-		}
 	}
 	slices.SortFunc(a.parts, func(x, y *partition) int {
 		if x.tp.Less(y.tp) {
@@ -258,6 +240,38 @@ func analyze(h model.History) *analysis {
 		a.vals[i].part = order[a.vals[i].part]
 	}
 	return a
+}
+
+// place adds op k to the version order and the position resets; recIDs
+// are the records of the polls from k on, as pass 1 found them, and what
+// is left of them is returned.
+func (a *analysis) place(k int, recIDs []int32) []int32 {
+	op := &a.h[k]
+	switch op.F {
+	case model.FSend:
+		if a.committed[k] && op.Offset != model.NoOffset {
+			a.observe(a.part(op.TP), op.Offset, op.Value, int32(k), a.sendID[k])
+		}
+	case model.FPoll:
+		for _, pr := range op.Records {
+			p := a.part(pr.TP)
+			for _, r := range pr.Records {
+				a.observe(p, r.Offset, r.Value, int32(k), recIDs[0])
+				recIDs = recIDs[1:]
+			}
+		}
+	case model.FReset:
+		if op.Type == model.OpOK {
+			for _, po := range op.Offsets {
+				from := max(po.From, 0)
+				if po.Offset > from {
+					p := a.part(po.TP)
+					p.resets = append(p.resets, span{from, po.Offset})
+				}
+			}
+		}
+	}
+	return recIDs
 }
 
 // partOf is the partition record v belongs to.
@@ -299,12 +313,16 @@ func (a *analysis) known(i int) bool {
 
 // id is record (p, v)'s index into vals, added when new.
 func (a *analysis) id(p *partition, v string) int32 {
-	id, ok := p.ids[v]
-	if !ok {
-		id = int32(len(a.vals))
-		p.ids[v] = id
-		a.vals = append(a.vals, valueInfo{part: p.seq, writer: -1, reader: -1, okReader: -1, first: model.NoOffset, last: model.NoOffset})
+	next := int32(len(a.vals))
+	// v is named as next before the table sees it, which a table that
+	// grows needs; taken back if v already has an id.
+	a.names = append(a.names, v)
+	id, added := p.ids.getOrAdd(v, next, a.names)
+	if !added {
+		a.names = a.names[:next]
+		return id
 	}
+	a.vals = append(a.vals, valueInfo{part: p.seq, writer: -1, reader: -1, okReader: -1, first: model.NoOffset, last: model.NoOffset})
 	return id
 }
 
@@ -314,7 +332,7 @@ func (a *analysis) id(p *partition, v string) int32 {
 // offset only saves hashing the value.
 func (a *analysis) polledID(p *partition, r model.OffsetValue) int32 {
 	if o := r.Offset; o >= 0 && o < model.Offset(len(p.sentAt)) {
-		if id := p.sentAt[o]; id >= 0 && a.h[a.vals[id].writer].Value == r.Value {
+		if id := p.sentAt[o]; id >= 0 && a.names[id] == r.Value {
 			return id
 		}
 	}
@@ -324,7 +342,7 @@ func (a *analysis) polledID(p *partition, r model.OffsetValue) int32 {
 func (a *analysis) part(tp model.TopicPartition) *partition {
 	p := a.lookup(tp)
 	if p == nil {
-		p = &partition{tp: tp, ids: map[string]int32{}, seq: int32(len(a.parts))}
+		p = &partition{tp: tp, ids: recordIDs{seed: a.seed}, seq: int32(len(a.parts))}
 		a.byTP[tp] = p
 		a.parts = append(a.parts, p)
 	}

@@ -22,6 +22,36 @@ const maxListed = 64
 // byProcess groups op indices by process (in process order), each in
 // invocation order.
 func (a *analysis) byProcess() [][]int32 {
+	// Process numbers are usually small (Jepsen's grow by the concurrency
+	// each time a client crashes): then count each process's ops, and
+	// fill slices of the right size, in process order, with no map.
+	top := -1
+	for i := range a.h {
+		top = max(top, a.h[i].Process)
+	}
+	if top < 4*len(a.h)+64 {
+		count := make([]int32, top+1)
+		for i := range a.h {
+			count[a.h[i].Process]++
+		}
+		each := make([][]int32, top+1)
+		var procs [][]int32
+		for p, n := range count {
+			if n > 0 {
+				each[p] = make([]int32, 0, n)
+			}
+		}
+		for i := range a.h {
+			p := a.h[i].Process
+			each[p] = append(each[p], int32(i))
+		}
+		for _, ops := range each {
+			if len(ops) > 0 {
+				procs = append(procs, ops)
+			}
+		}
+		return procs
+	}
 	m := map[int][]int32{}
 	for i := range a.h {
 		p := a.h[i].Process

@@ -55,7 +55,7 @@ func (a *analysis) duplicates(opts *Options) []Violation {
 	var dups []dup
 	where := map[int32]int{} // record id → index in dups
 	add := func(p *partition, o model.Offset, v string) {
-		id := p.ids[v]
+		id, _ := p.ids.get(v, a.names)
 		if !a.vals[id].multi {
 			return
 		}
@@ -114,7 +114,7 @@ func (a *analysis) valueOf(id int32) string {
 	}
 	if vi.first != model.NoOffset {
 		for _, c := range append([]sighting{a.partOf(vi).firstAt(vi.first)}, a.partOf(vi).conflicts[vi.first]...) {
-			if cid, ok := a.partOf(vi).ids[c.value]; ok && cid == id {
+			if cid, ok := a.partOf(vi).ids.get(c.value, a.names); ok && cid == id {
 				return c.value
 			}
 		}
@@ -123,7 +123,7 @@ func (a *analysis) valueOf(id int32) string {
 	for _, pr := range a.h[vi.reader].Records {
 		if pr.TP == a.partOf(vi).tp {
 			for _, r := range pr.Records {
-				if rid, ok := a.partOf(vi).ids[r.Value]; ok && rid == id {
+				if rid, ok := a.partOf(vi).ids.get(r.Value, a.names); ok && rid == id {
 					return r.Value
 				}
 			}

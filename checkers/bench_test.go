@@ -93,16 +93,26 @@ func BenchmarkPorcupine100k(b *testing.B) {
 	const n = 100_000
 	h := genHistory(n, 10, 2)
 	a := analyze(h)
-	opts := Options{LinearizabilityBudget: time.Minute}
+	opts := Options{LinearizabilityBudget: time.Minute, LinearizabilityWork: -1}
 	b.ResetTimer()
+	var work int64
+	cpu := cpuClock()
 	for b.Loop() {
 		var r Result
 		a.linearizability(&opts, &r)
+		work = 0
 		for _, pc := range r.Linearizability {
 			if pc.Result != "Ok" {
 				b.Fatalf("partition %s: %s", pc.TP, pc.Result)
 			}
+			work += pc.Work
 		}
 	}
+	reportCPU(b, cpu)
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
+	// What calibrates DefaultLinearizabilityWork: work units a CPU second.
+	b.ReportMetric(float64(work), "work-units")
+	if s := (cpuClock() - cpu).Seconds(); s > 0 {
+		b.ReportMetric(float64(work)*float64(b.N)/s, "work-units/cpu-s")
+	}
 }

@@ -163,8 +163,14 @@ type Options struct {
 	// they hear from the coordinator.
 	SelfFencing bool
 
-	// LinearizabilityBudget bounds porcupine's search over the whole
-	// history (wall-clock time); 0 means 10 s; negative skips the check.
+	// LinearizabilityWork bounds porcupine's search of each partition by
+	// the work it does (linearizability_budget.go), so that a verdict is
+	// the same on every machine under every load; 0 means
+	// DefaultLinearizabilityWork; negative means no bound.
+	LinearizabilityWork int64
+	// LinearizabilityBudget caps porcupine's search over the whole history
+	// in wall-clock time, a last resort behind LinearizabilityWork; 0
+	// means DefaultLinearizabilityCap; negative skips the check.
 	LinearizabilityBudget time.Duration
 	// OutDir, when set, receives porcupine's HTML visualization of each
 	// partition found not linearizable.
@@ -207,9 +213,16 @@ func (o *Options) readsEverything() (bool, string) {
 // keep their order.
 func (o *Options) orderedSends() bool { return o.Idempotent || o.MaxInFlight == 1 }
 
+func (o *Options) work() int64 {
+	if o.LinearizabilityWork == 0 {
+		return DefaultLinearizabilityWork
+	}
+	return o.LinearizabilityWork
+}
+
 func (o *Options) budget() time.Duration {
 	if o.LinearizabilityBudget == 0 {
-		return 10 * time.Second
+		return DefaultLinearizabilityCap
 	}
 	return o.LinearizabilityBudget
 }

@@ -119,24 +119,39 @@ func (x *logIndex) state(n model.Offset) any {
 	return x.states[n]
 }
 
-func logModel(x *logIndex) porcupine.Model {
+// logStep is the log's transition: whether the operation can take effect
+// on a log of length n, and the state after it (nil when it cannot).
+func logStep(x *logIndex, n model.Offset, in *logOp) (bool, any) {
+	if in.send {
+		if n > in.offset || !x.free(n, in.offset) {
+			return false, nil
+		}
+		return true, x.state(in.offset + 1)
+	}
+	if n > in.offset {
+		return true, x.state(n)
+	}
+	if !x.free(n, in.offset+1) {
+		return false, nil
+	}
+	return true, x.state(in.offset + 1)
+}
+
+// logModel is the log as porcupine sees it; every step is paid from b
+// (linearizability_budget.go).
+func logModel(x *logIndex, b *searchBudget) porcupine.Model {
 	return porcupine.Model{
 		Init: func() any { return x.state(0) },
 		Step: func(state, input, _ any) (bool, any) {
-			n, in := state.(model.Offset), input.(*logOp)
-			if in.send {
-				if n > in.offset || !x.free(n, in.offset) {
-					return false, state
-				}
-				return true, x.state(in.offset + 1)
-			}
-			if n > in.offset {
-				return true, state
-			}
-			if !x.free(n, in.offset+1) {
+			if !b.step() {
 				return false, state
 			}
-			return true, x.state(in.offset + 1)
+			ok, next := logStep(x, state.(model.Offset), input.(*logOp))
+			if !ok {
+				return false, state
+			}
+			b.accepted()
+			return true, next
 		},
 		Hash: func(state any) uint64 { return uint64(state.(model.Offset)) },
 		DescribeOperation: func(input, _ any) string {
@@ -150,17 +165,19 @@ func logModel(x *logIndex) porcupine.Model {
 	}
 }
 
-// clock is the wall clock the budget is measured on; tests replace it to
-// exhaust the budget deterministically.
+// clock is the wall clock the cap is measured on; tests replace it to
+// run the cap out, or to slow the machine down, deterministically.
 var clock = time.Now
 
-// linearizability runs porcupine on every partition within the budget.
+// linearizability runs porcupine on every partition, each search bounded
+// by the work budget and all of them by the wall-clock cap.
 func (a *analysis) linearizability(opts *Options, r *Result) {
-	budget := opts.budget()
-	if budget < 0 {
+	wall := opts.budget()
+	if wall < 0 {
 		r.Notes = append(r.Notes, "linearizability: skipped (negative budget)")
 		return
 	}
+	work := opts.work()
 	var horizon time.Duration
 	for i := range a.h {
 		horizon = max(horizon, a.h[i].Time, a.h[i].End)
@@ -172,11 +189,10 @@ func (a *analysis) linearizability(opts *Options, r *Result) {
 	for _, p := range a.parts {
 		ops := hist[p]
 		pc := PartitionCheck{TP: p.tp, Ops: len(ops)}
-		left := budget - clock().Sub(start)
-		if left <= 0 {
-			// porcupine reads a zero timeout as "no limit": never pass it.
+		if clock().Sub(start) >= wall {
 			pc.Result = string(porcupine.Unknown)
 			r.Linearizability = append(r.Linearizability, pc)
+			r.Notes = append(r.Notes, fmt.Sprintf("linearizability of %s: unknown, the %v wall-clock cap ran out before its search began (%d ops)", p.tp, wall, len(ops)))
 			continue
 		}
 		var w writers
@@ -186,13 +202,18 @@ func (a *analysis) linearizability(opts *Options, r *Result) {
 			}
 		}
 		slices.Sort(w)
-		m := logModel(newLogIndex(w, ops))
-		var res porcupine.CheckResult
-		var info porcupine.LinearizationInfo
-		if opts.OutDir != "" {
-			res, info = porcupine.CheckOperationsVerbose(m, ops, left)
-		} else {
-			res = porcupine.CheckOperationsTimeout(m, ops, left)
+		x := newLogIndex(w, ops)
+		b := newSearchBudget(work, len(ops), start, wall)
+		// No timeout for porcupine (zero is "no limit" there): the budget
+		// stops the search from inside the model, on this goroutine's
+		// terms, so the search has always finished when porcupine returns.
+		res := porcupine.CheckOperationsTimeout(logModel(x, b), ops, 0)
+		pc.Work = b.used
+		if b.stopped != "" {
+			// A search cut short answers Illegal: it proves nothing.
+			res = porcupine.Unknown
+			pc.Stopped = string(b.stopped)
+			r.Notes = append(r.Notes, fmt.Sprintf("linearizability of %s: unknown, %s (%d ops)", p.tp, b.why(work), len(ops)))
 		}
 		pc.Result = string(res)
 		if res == porcupine.Illegal {
@@ -203,27 +224,36 @@ func (a *analysis) linearizability(opts *Options, r *Result) {
 				v.Ops, v.Offsets, v.Detail = wit.ops, wit.offsets, wit.detail
 			}
 			if opts.OutDir != "" {
-				path := filepath.Join(opts.OutDir, "linearizability-"+fileName(p.tp)+".html")
-				if err := os.MkdirAll(opts.OutDir, 0o755); err != nil {
-					r.Notes = append(r.Notes, fmt.Sprintf("linearizability: %v", err))
-				} else if err := porcupine.VisualizePath(m, info, path); err != nil {
-					r.Notes = append(r.Notes, fmt.Sprintf("linearizability: writing %s: %v", path, err))
-				} else {
-					// The path is in the partition's verdict, not in the
-					// finding: a finding is the same wherever the run was
-					// written (a re-check of a saved run compares them).
-					pc.Visualization = path
-				}
+				pc.Visualization = visualize(opts.OutDir, p.tp, x, ops, r)
 			}
 			r.Violations = append(r.Violations, v)
 		}
 		r.Linearizability = append(r.Linearizability, pc)
 	}
-	for _, pc := range r.Linearizability {
-		if pc.Result == string(porcupine.Unknown) {
-			r.Notes = append(r.Notes, fmt.Sprintf("linearizability of %s: unknown, the %v budget ran out (%d ops)", pc.TP, budget, pc.Ops))
-		}
+}
+
+// visualize writes porcupine's HTML picture of a partition found illegal
+// and returns its path, or "" with a note when it could not. The picture
+// needs porcupine's verbose search, which also keeps the longest partial
+// linearizations and costs more per backtrack; it runs only here, once the
+// bounded search has proved the partition illegal. The verbose search
+// repeats the same steps, so it is given no budget.
+func visualize(dir string, tp model.TopicPartition, x *logIndex, ops []porcupine.Operation, r *Result) string {
+	m := logModel(x, newSearchBudget(-1, len(ops), clock(), time.Duration(1<<63-1)))
+	_, info := porcupine.CheckOperationsVerbose(m, ops, 0)
+	path := filepath.Join(dir, "linearizability-"+fileName(tp)+".html")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("linearizability: %v", err))
+		return ""
 	}
+	if err := porcupine.VisualizePath(m, info, path); err != nil {
+		r.Notes = append(r.Notes, fmt.Sprintf("linearizability: writing %s: %v", path, err))
+		return ""
+	}
+	// The path is in the partition's verdict, not in the finding: a
+	// finding is the same wherever the run was written (a re-check of a
+	// saved run compares them).
+	return path
 }
 
 // linOps turns the history into porcupine operations per partition.

@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +119,113 @@ func TestCheckRejectsInvalidHistory(t *testing.T) {
 	r := Check(Input{History: h}, Options{})
 	if r.Valid != ValidUnknown || len(r.Notes) != 1 {
 		t.Fatalf("invalid history: %s", dump(r))
+	}
+}
+
+// The work budget decides alone when a search stops: a linearizable
+// history needs the same work every time, passes with exactly that much,
+// and is Unknown, stopped by the work budget, with one unit less.
+func TestLinearizabilityWorkBudget(t *testing.T) {
+	h := genHistory(3000, 1, 7)
+	free := Check(Input{History: h}, Options{Idempotent: true, LinearizabilityWork: -1})
+	pc := free.Linearizability[0]
+	if pc.Result != "Ok" || pc.Work == 0 || pc.Stopped != "" {
+		t.Fatalf("unbounded search: %+v", pc)
+	}
+	again := Check(Input{History: h}, Options{Idempotent: true, LinearizabilityWork: pc.Work})
+	if got := again.Linearizability[0]; got.Result != "Ok" || got.Work != pc.Work {
+		t.Fatalf("with a budget of exactly %d: %+v", pc.Work, got)
+	}
+	short := Check(Input{History: h}, Options{Idempotent: true, LinearizabilityWork: pc.Work - 1})
+	got := short.Linearizability[0]
+	if got.Result != "Unknown" || got.Stopped != string(stoppedByWork) || got.Work > pc.Work-1 || short.Valid != ValidUnknown {
+		t.Fatalf("with a budget of %d: %+v, %s", pc.Work-1, got, dump(short))
+	}
+	if !slices.ContainsFunc(short.Notes, func(n string) bool { return strings.Contains(n, "work budget of") }) {
+		t.Fatalf("no note names the work budget: %q", short.Notes)
+	}
+}
+
+// A non-linearizable history is found so under a budget that covers its
+// search, and cut short (Unknown, never a pass and never a finding) under
+// one that does not.
+func TestLinearizabilityWorkBudgetIllegal(t *testing.T) {
+	h := illegalHistory()
+	free := Check(Input{History: h}, Options{Idempotent: true, LinearizabilityWork: -1})
+	pc := free.Linearizability[0]
+	if pc.Result != "Illegal" || len(find(free, Nonlinearizable)) != 1 {
+		t.Fatalf("unbounded search: %s", dump(free))
+	}
+	cover := pc.Work + 1 + int64(pc.Ops)/64 + 1 // room for the last step priced as accepted
+	if r := Check(Input{History: h}, Options{Idempotent: true, LinearizabilityWork: cover}); r.Linearizability[0].Result != "Illegal" {
+		t.Fatalf("with a budget of %d: %s", cover, dump(r))
+	}
+	r := Check(Input{History: h}, Options{Idempotent: true, LinearizabilityWork: pc.Work / 2})
+	if got := r.Linearizability[0]; got.Result != "Unknown" || got.Stopped != string(stoppedByWork) || len(find(r, Nonlinearizable)) != 0 {
+		t.Fatalf("with a budget of %d: %s", pc.Work/2, dump(r))
+	}
+}
+
+// illegalHistory is a linearizable history of one partition with one poll
+// appended that returned a record before the send that wrote it was
+// invoked: porcupine must search the whole history to find no order.
+func illegalHistory() model.History {
+	h := genHistory(3000, 1, 7)
+	var sent model.Op
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].F == model.FSend {
+			sent = h[i]
+			break
+		}
+	}
+	bad := model.Op{Index: len(h), Process: 99, Type: model.OpOK, F: model.FPoll, Time: 0, End: sent.Time - 1,
+		Offset: model.NoOffset, Records: []model.PartitionRecords{{TP: sent.TP, Records: []model.OffsetValue{{Offset: sent.Offset, Value: sent.Value}}}}}
+	// Ops are in invocation order: the poll, invoked at 0, goes first.
+	out := append(model.History{bad}, h...)
+	for i := range out {
+		out[i].Index = i
+	}
+	return out
+}
+
+// The verdict does not depend on how fast the machine is: with clocks
+// that run a thousand and a million times slower than the search (each
+// reading a millisecond or a second after the last), a linearizable and a
+// non-linearizable history get the verdicts and spend the work they do on
+// the real clock, as long as the wall-clock cap is not met. When it is,
+// the verdict is Unknown and says that the cap, not the work budget,
+// stopped it.
+func TestLinearizabilityVerdictIgnoresClock(t *testing.T) {
+	defer func() { clock = time.Now }()
+	for _, c := range []struct {
+		name string
+		h    model.History
+	}{{"linearizable", genHistory(2*clockEvery, 1, 7)}, {"not linearizable", illegalHistory()}} {
+		clock = time.Now
+		want := Check(Input{History: c.h}, Options{Idempotent: true}).Linearizability[0]
+		if want.Result == "Unknown" {
+			t.Fatalf("%s: unknown on the real clock: %+v", c.name, want)
+		}
+		for _, tick := range []time.Duration{time.Millisecond, time.Second} {
+			base := time.Unix(0, 0)
+			clock = func() time.Time { base = base.Add(tick); return base }
+			got := Check(Input{History: c.h}, Options{Idempotent: true, LinearizabilityBudget: 1000 * time.Hour}).Linearizability[0]
+			if got != want {
+				t.Errorf("%s, a clock of %v a reading: %+v, want %+v", c.name, tick, got, want)
+			}
+		}
+		// A clock so slow that a cap of 1.5 s runs out mid-search: the
+		// search begins a second after the check did, and the clock is
+		// next read every clockEvery steps.
+		base := time.Unix(0, 0)
+		clock = func() time.Time { base = base.Add(time.Second); return base }
+		r := Check(Input{History: c.h}, Options{Idempotent: true, LinearizabilityBudget: 1500 * time.Millisecond})
+		got := r.Linearizability[0]
+		if got.Result != "Unknown" || got.Stopped != string(stoppedByClock) || len(find(r, Nonlinearizable)) != 0 {
+			t.Errorf("%s, past the cap: %+v", c.name, got)
+		}
+		if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "wall-clock cap ran out") }) {
+			t.Errorf("%s: no note names the wall-clock cap: %q", c.name, r.Notes)
+		}
 	}
 }

@@ -131,6 +131,12 @@ type PartitionCheck struct {
 	TP     model.TopicPartition `json:"partition"`
 	Ops    int                  `json:"ops"`    // operations given to porcupine
 	Result string               `json:"result"` // porcupine's "Ok", "Illegal" or "Unknown"
+	// Work is what the search spent, in the work units of
+	// Options.LinearizabilityWork: the same on every machine.
+	Work int64 `json:"work"`
+	// Stopped says what cut an Unknown search short: "work budget" (the
+	// same on every machine) or "wall-clock cap" (not).
+	Stopped string `json:"stopped,omitempty"`
 	// Visualization is the HTML file written for an Illegal partition.
 	Visualization string `json:"visualization,omitempty"`
 }

@@ -213,3 +213,30 @@ func reportSize(b *testing.B, h model.History) {
 	b.ReportMetric(float64(len(h)), "entries")
 	b.ReportMetric(float64(ops)*float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 }
+
+// BenchmarkTxnHistoryScan1M is the floor under every check of the
+// transactional 1M history: one pass over its 2.5 million entries that
+// reads three fields of each (what a check reads to pick the entries it
+// judges). An entry (model.Op) is 320 bytes, so a pass streams some 800
+// MB through the caches; the checks of BenchmarkAnomaliesTxn1M make more
+// than a dozen such passes.
+func BenchmarkTxnHistoryScan1M(b *testing.B) {
+	h := genTxnHistory(1_000_000, 10, 4)
+	sends, records := 0, 0
+	cpu := cpuClock()
+	for b.Loop() {
+		sends, records = 0, 0
+		for i := range h {
+			op := &h[i]
+			if op.F == model.FSend && op.Txn >= 0 {
+				sends++
+			}
+			records += len(op.Records)
+		}
+	}
+	reportCPU(b, cpu)
+	if sends == 0 || records == 0 {
+		b.Fatal("nothing scanned")
+	}
+	reportSize(b, h)
+}

@@ -231,7 +231,42 @@ func (h History) Validate() error {
 // consecutive and share Process, Type, Time and End. The zero value is
 // ready; feed it every op in order.
 type TxnCheck struct {
-	done map[int]bool // Txns whose run of ops has ended
+	// ended holds the Txns whose run of ops has ended while they end in
+	// ascending order, which is the common case (a recorder numbers
+	// transactions as they begin): a sorted slice then answers, where a
+	// set would cost a map insertion per transaction, the most of
+	// validating a history of a million. done takes over for good once a
+	// Txn ends below one ended before it.
+	ended []int
+	done  map[int]bool
+}
+
+// end records that Txn t's run of ops has ended.
+func (c *TxnCheck) end(t int) {
+	switch {
+	case c.done != nil:
+		c.done[t] = true
+	case len(c.ended) == 0 || t > c.ended[len(c.ended)-1]:
+		c.ended = append(c.ended, t)
+	default:
+		c.done = make(map[int]bool, len(c.ended)+1)
+		for _, e := range c.ended {
+			c.done[e] = true
+		}
+		c.done[t], c.ended = true, nil
+	}
+}
+
+// ran reports whether Txn t's run of ops has ended.
+func (c *TxnCheck) ran(t int) bool {
+	if c.done != nil {
+		return c.done[t]
+	}
+	if len(c.ended) == 0 || t > c.ended[len(c.ended)-1] {
+		return false
+	}
+	_, found := slices.BinarySearch(c.ended, t)
+	return found
 }
 
 // Next checks h[i] against h[i-1].
@@ -251,13 +286,10 @@ func (c *TxnCheck) Next(h History, i int) error {
 			return nil
 		}
 		if prev.Txn > 0 {
-			if c.done == nil {
-				c.done = map[int]bool{}
-			}
-			c.done[prev.Txn] = true
+			c.end(prev.Txn)
 		}
 	}
-	if op.Txn > 0 && c.done[op.Txn] {
+	if op.Txn > 0 && c.ran(op.Txn) {
 		return fmt.Errorf("txn %d: its ops are not consecutive (another operation came between)", op.Txn)
 	}
 	return nil

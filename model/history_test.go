@@ -182,6 +182,14 @@ func TestValidateRejects(t *testing.T) {
 		{History{txn(0, 0, 1, OpOK), txn(1, 1, 1, OpOK)}, "op 1: txn 1: process 1"},
 		{History{txn(0, 0, 1, OpOK), txn(1, 0, 1, OpInfo)}, "op 1: txn 1: type info"},
 		{History{txn(0, 0, 1, OpOK), txn(1, 0, 0, OpOK), txn(2, 0, 1, OpOK)}, "op 2: txn 1: its ops are not consecutive"},
+		// Txns that end in ascending order, a lower one returning among them,
+		// and the same once one has ended out of order (TxnCheck keeps a
+		// sorted slice until then, a set after).
+		{History{txn(0, 0, 2, OpOK), txn(1, 0, 5, OpOK), txn(2, 0, 7, OpOK), txn(3, 0, 9, OpOK)}, ""},
+		{History{txn(0, 0, 2, OpOK), txn(1, 0, 5, OpOK), txn(2, 0, 7, OpOK), txn(3, 0, 5, OpOK)}, "op 3: txn 5: its ops are not consecutive"},
+		{History{txn(0, 0, 5, OpOK), txn(1, 0, 2, OpOK), txn(2, 0, 7, OpOK), txn(3, 0, 3, OpOK), txn(4, 0, 8, OpOK)}, ""},
+		{History{txn(0, 0, 5, OpOK), txn(1, 0, 2, OpOK), txn(2, 0, 7, OpOK), txn(3, 0, 5, OpOK)}, "op 3: txn 5: its ops are not consecutive"},
+		{History{txn(0, 0, 5, OpOK), txn(1, 0, 2, OpOK), txn(2, 0, 7, OpOK), txn(3, 0, 2, OpOK)}, "op 3: txn 2: its ops are not consecutive"},
 	} {
 		err := c.h.Validate()
 		if (c.want == "") != (err == nil) || (err != nil && !strings.HasPrefix(err.Error(), c.want)) {

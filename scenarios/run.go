@@ -20,8 +20,9 @@ type Options struct {
 	// OutDir receives artifacts (porcupine's visualization on a
 	// linearizability failure).
 	OutDir string
-	// LinearizabilityBudget bounds porcupine (wall time; 0: 5 s; negative
-	// skips it).
+	// LinearizabilityBudget caps porcupine's search in wall-clock time, a
+	// last resort behind its work budget (0: checkers.DefaultLinearizabilityCap;
+	// negative skips it).
 	LinearizabilityBudget time.Duration
 	// Schedule, if set, replaces the scenario's faults (a schedule file).
 	Schedule *faults.Schedule
@@ -168,7 +169,7 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 	copts.OutDir = opts.OutDir
 	copts.LinearizabilityBudget = opts.LinearizabilityBudget
 	if copts.LinearizabilityBudget == 0 {
-		copts.LinearizabilityBudget = 5 * time.Second
+		copts.LinearizabilityBudget = checkers.DefaultLinearizabilityCap
 	}
 	in := s.CheckInput()
 	check := checkers.Check(in, copts)

@@ -167,7 +167,7 @@ func TestABrokenRunDirectoryIsNamedByFileAndLine(t *testing.T) {
 		{"unknown manifest field", RunFile, strings.Replace(manifest, `"seed"`, `"sede"`, 1), `unknown field "sede"`},
 		{"bad config value", RunFile, strings.Replace(manifest, `"acks": "all"`, `"acks": "2"`, 1), `: config: acks: "2" is not one of 0, 1, all`},
 		{"config lacks a check setting", RunFile, strings.Replace(manifest, `"acks": "all",`, ``, 1), "config lacks acks"},
-		{"bad budget", RunFile, strings.Replace(manifest, `"linearizability_budget": "5s"`, `"linearizability_budget": "soon"`, 1), `linearizability_budget "soon"`},
+		{"bad budget", RunFile, strings.Replace(manifest, `"linearizability_budget": "1m0s"`, `"linearizability_budget": "soon"`, 1), `linearizability_budget "soon"`},
 		{"replica line not JSON", ReplicasFile, secondLine(replicas, "{"), ReplicasFile + ":2: unexpected EOF"},
 		{"replica records out of order", ReplicasFile, secondLine(replicas, `{"Broker":2,"TP":"t/0","LogStart":0,"HW":2,"Records":[{"Offset":1,"Value":"a"},{"Offset":0,"Value":"b"}],"OutOfSync":false}`), ReplicasFile + ":2: t/0 on b2: offset 0 after 1"},
 		{"replica of no partition", ReplicasFile, secondLine(replicas, `{"Broker":2}`), ReplicasFile + ":2: a replica log without its partition"},

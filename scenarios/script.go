@@ -268,7 +268,7 @@ func CheckOptions(kc model.Config) checkers.Options {
 		MinInsyncReplicas:     int(kc.Topic.MinInsyncReplicas),
 		UncleanLeaderElection: kc.Topic.UncleanLeaderElection,
 		SelfFencing:           kc.Consumer.SelfFencing,
-		LinearizabilityBudget: 5 * time.Second,
+		LinearizabilityBudget: checkers.DefaultLinearizabilityCap,
 	}
 }
 

@@ -31,7 +31,8 @@ func init() {
 // nothing on stdout; a judged history exits 0 when valid, 1 when a
 // violation was found (for -run, also a recorded liveness failure), and 3
 // when the verdict is unknown (nothing in the history could be judged, or
-// a linearizability check ran out of time): unknown is never a pass.
+// a linearizability search ran out of its work budget or wall-clock cap):
+// unknown is never a pass.
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -48,12 +49,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	reset := fs.String("reset", "earliest", "short for -set auto.offset.reset=VALUE: earliest, latest or none (with latest, unread records are allowed)")
 	minISR := fs.Int("min-isr", 0, "short for -set min.insync.replicas=N (0: not stated, the durability promise is assumed)")
 	wide := wideFlag(fs)
-	budget := fs.Duration("budget", 10*time.Second, "porcupine's time budget (negative: skip linearizability); with -run, the run's own unless given")
+	budget := fs.Duration("budget", checkers.DefaultLinearizabilityCap, "porcupine's wall-clock cap, a last resort behind -work (negative: skip linearizability); with -run, the run's own unless given")
+	work := fs.Int64("work", 0, fmt.Sprintf("porcupine's work budget per partition, the same on every machine (0: %d; negative: no bound)", checkers.DefaultLinearizabilityWork))
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE|- [-format jsonl|jepsen] [-set key=value ...] [-subscribe] [-json] [-out DIR]")
 		fmt.Fprintln(stderr, "       kafkasim check -run DIR [-json] [-out DIR]")
 		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "exit status: 0 valid, 1 violations found, 2 bad input, 3 unknown (nothing to judge, or a check ran out of time)")
+		fmt.Fprintln(stderr, "exit status: 0 valid, 1 violations found, 2 bad input, 3 unknown (nothing to judge, or a check ran out of its budget)")
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -82,7 +84,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		if given["budget"] {
 			b = budget
 		}
-		return checkRunDir(*runPath, b, *out, *asJSON, *wide, stdout, stderr)
+		var w *int64
+		if given["work"] {
+			w = work
+		}
+		return checkRunDir(*runPath, b, w, *out, *asJSON, *wide, stdout, stderr)
 	case *path == "":
 		fmt.Fprintln(stderr, "kafkasim check: -history FILE or -run DIR is required")
 		fs.Usage()
@@ -149,6 +155,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	settings = append(settings, sub)
 	opts.LinearizabilityBudget = *budget
+	opts.LinearizabilityWork = *work
 	opts.OutDir = od.dir()
 	in := checkers.Input{History: h}
 	res := checkers.Check(in, opts)

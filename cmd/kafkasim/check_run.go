@@ -14,9 +14,9 @@ import (
 // with its recorded settings. It exits 2 on a missing or malformed file of
 // the directory, else 1 when the re-check found a violation or the run's
 // recorded liveness phase did not converge, 3 when it found none but could
-// not judge everything (verdictExit), 0 otherwise. budget, when not nil, replaces
-// the run's porcupine budget.
-func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON, wide bool, stdout, stderr io.Writer) int {
+// not judge everything (verdictExit), 0 otherwise. budget and work, when not
+// nil, replace the run's porcupine wall-clock cap and work budget.
+func checkRunDir(dir string, budget *time.Duration, work *int64, outDir string, asJSON, wide bool, stdout, stderr io.Writer) int {
 	s, err := scenarios.LoadRun(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
@@ -24,6 +24,9 @@ func checkRunDir(dir string, budget *time.Duration, outDir string, asJSON, wide 
 	}
 	if budget != nil {
 		s.Options.LinearizabilityBudget = *budget
+	}
+	if work != nil {
+		s.Options.LinearizabilityWork = *work
 	}
 	od, err := newCheckOut(outDir)
 	if err != nil {
