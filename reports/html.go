@@ -32,6 +32,8 @@ img { width: 100%; height: auto; }
 .failed { background: #fbe3e3; border: 1px solid #b22222; }
 .unknown { background: #fff4d6; border: 1px solid #a07000; }
 .legend { list-style: none; padding: 0; columns: 2; font-size: 90%; }
+.legend.panels { list-style: decimal inside; }
+.note { font-size: 85%; color: #555; }
 .swatch { display: inline-block; width: 2em; height: 0; border-top: 3px solid; vertical-align: middle; margin-right: .5em; }
 .filters label { margin-right: 1em; }
 td.FAIL, td.anomaly-not-shown { color: #b22222; font-weight: bold; }
@@ -132,7 +134,8 @@ td.FAIL, td.anomaly-not-shown { color: #b22222; font-weight: bold; }
 <tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
-{{define "figure"}}<figure><img src="{{.PNG}}" width="1000" height="450" alt="{{.Caption}}"><figcaption>{{.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>
-<ul class="legend">{{range .Legend}}<li><span class="swatch" style="border-top-color: {{.Color}}{{if .Dashed}}; border-top-style: dashed{{end}}"></span>{{.Label}} ({{.Note}})</li>{{end}}</ul></figure>
+{{define "figure"}}<figure><img src="{{.PNG}}" width="{{.Width}}" height="{{.Height}}" alt="{{.Caption}}"><figcaption>{{.Caption}}{{if .Panels}}: one panel per series, more than one plot could keep apart, on shared axes{{end}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>
+{{if .Panels}}<ol class="legend panels">{{range .Legend}}<li>{{.Label}} ({{.Note}})</li>{{end}}</ol>{{else}}<ul class="legend">{{range .Legend}}<li><span class="swatch" style="border-top-color: {{.Color}}{{if .Dashed}}; border-top-style: dashed{{end}}"></span>{{.Label}} ({{.Note}})</li>{{end}}</ul>{{end}}
+{{if .Short}}<p class="note">{{.UnmeasuredNote}}</p>{{end}}</figure>
 {{end}}
 `))
