@@ -47,8 +47,11 @@ func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 		return nil, err
 	}
 	acks.Title.Text = fmt.Sprintf("%s seed %d: fault windows shaded; equal values drawn slightly apart", res.Scenario, res.Seed)
-	if err := labelFaults(acks, res.Faults); err != nil {
-		return nil, err
+	// Room above the data for the fault labels, which are added after
+	// the shading so that no band is drawn over a label.
+	top := max(acks.Y.Max, 1)
+	if len(res.Faults) > 0 {
+		acks.Y.Max = top * 1.45
 	}
 	panels := []*plot.Plot{acks, leaders, isrs, hws}
 	if quorumLeaderChanged(res) {
@@ -65,6 +68,9 @@ func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 		if err := shadeFaults(p, res.Faults, i == 0); err != nil {
 			return nil, err
 		}
+	}
+	if err := labelFaults(acks, res.Faults, top); err != nil {
+		return nil, err
 	}
 	panels[len(panels)-1].X.Label.Text = "virtual time (seconds)"
 	// Each panel's legend is drawn in a strip right of the panels, where
@@ -264,13 +270,12 @@ func quorumLeaderChanged(res scenarios.Result) bool {
 
 // labelFaults writes, at the start of each fault window, what the fault
 // was and which nodes it hit ("crash b1"), on three staggered rows near
-// the top of the panel so that neighbouring labels overlap less.
-func labelFaults(p *plot.Plot, ws []scenarios.FaultWindow) error {
+// the top of the panel (above top, the data's) so that neighbouring
+// labels overlap less.
+func labelFaults(p *plot.Plot, ws []scenarios.FaultWindow, top float64) error {
 	if len(ws) == 0 {
 		return nil
 	}
-	top := max(p.Y.Max, 1)
-	p.Y.Max = top * 1.45 // room for the labels above the data
 	var xys plotter.XYLabels
 	for i, w := range ws {
 		name := string(w.Kind)
