@@ -74,6 +74,9 @@ func storeHandler(root *os.Root) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/files/", http.StripPrefix("/files", http.FileServerFS(root.FS())))
 	mux.HandleFunc("/diff", func(w http.ResponseWriter, r *http.Request) { serveDiff(w, r, root) })
+	// Pages that name no icon (porcupine's visualization) make a browser
+	// ask for /favicon.ico; an empty answer spares its console a 404.
+	mux.HandleFunc("/favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
 		entries, err := storeEntries(root.FS())
 		if err != nil {
