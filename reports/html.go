@@ -136,6 +136,6 @@ td.FAIL, td.anomaly-not-shown { color: #b22222; font-weight: bold; }
 {{end}}</table>{{end}}
 {{define "figure"}}<figure><img src="{{.PNG}}" width="{{.Width}}" height="{{.Height}}" alt="{{.Caption}}"><figcaption>{{.Caption}}{{if .Panels}}: one panel per series, more than one plot could keep apart, on shared axes{{end}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>
 {{if .Panels}}<ol class="legend panels">{{range .Legend}}<li>{{.Label}} ({{.Note}})</li>{{end}}</ol>{{else}}<ul class="legend">{{range .Legend}}<li><span class="swatch" style="border-top-color: {{.Color}}{{if .Dashed}}; border-top-style: dashed{{end}}"></span>{{.Label}} ({{.Note}})</li>{{end}}</ul>{{end}}
-{{if .Short}}<p class="note">{{.UnmeasuredNote}}</p>{{end}}</figure>
+{{with .Zoomed}}<p class="note">{{.}}</p>{{end}}{{if .Short}}<p class="note">{{.UnmeasuredNote}}</p>{{end}}</figure>
 {{end}}
 `))

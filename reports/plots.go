@@ -37,6 +37,9 @@ type Drawing struct {
 	// Panels says the picture is a grid of small multiples, one panel per
 	// legend entry in the legend's order, each titled with its label.
 	Panels bool
+	// XFrom is where the x axis starts when not at zero (see xRange), in
+	// seconds, for the caption to say; 0 otherwise.
+	XFrom float64
 }
 
 // PlotCDF draws, for metric m, the empirical CDF of every group's
@@ -129,7 +132,7 @@ func plotCDFs(base, title, xlabel string, series []cdfSeries) (Drawing, error) {
 			p.Add(l)
 		}
 		files, err := save(p, base)
-		return Drawing{Files: files, Legend: legend, Width: pixels(plotWidth), Height: pixels(plotHeight)}, err
+		return Drawing{Files: files, Legend: legend, Width: pixels(plotWidth), Height: pixels(plotHeight), XFrom: xmin}, err
 	}
 	// Small multiples: each panel draws its series over the pooled CDF
 	// of every series (grey), the shape it can be told apart from.
@@ -154,7 +157,9 @@ func plotCDFs(base, title, xlabel string, series []cdfSeries) (Drawing, error) {
 	for i := range legend {
 		legend[i].Color, legend[i].Dashed = cssColor(seriesColor(0)), false
 	}
-	return smallMultiples(base, title+"; grey: every series pooled", xlabel, ylabel, panels, legend)
+	d, err := smallMultiples(base, title+"; grey: every series pooled", xlabel, ylabel, panels, legend)
+	d.XFrom = xmin
+	return d, err
 }
 
 // pooledGrey draws the reference every small multiple shares.
@@ -288,7 +293,7 @@ func PlotHistogram(base string, groups []Group, m Metric) (Drawing, error) {
 			p.Add(l)
 		}
 		files, err := save(p, base)
-		return Drawing{Files: files, Legend: legend, Width: pixels(plotWidth), Height: pixels(plotHeight)}, err
+		return Drawing{Files: files, Legend: legend, Width: pixels(plotWidth), Height: pixels(plotHeight), XFrom: xmin}, err
 	}
 	panels := make([]*plot.Plot, len(hs))
 	for i, l := range lines {
@@ -301,7 +306,9 @@ func PlotHistogram(base string, groups []Group, m Metric) (Drawing, error) {
 	for i := range legend {
 		legend[i].Color, legend[i].Dashed = cssColor(seriesColor(0)), false
 	}
-	return smallMultiples(base, title, xlabel, ylabel, panels, legend)
+	d, err := smallMultiples(base, title, xlabel, ylabel, panels, legend)
+	d.XFrom = xmin
+	return d, err
 }
 
 // wholeTicks are gonum's default ticks with the fractional ones dropped

@@ -64,16 +64,26 @@ type Figure struct {
 	// is a grid of small multiples, one panel per legend entry.
 	Width, Height int
 	Panels        bool
+	// XFrom is where the x axis starts, in seconds, when not at zero.
+	XFrom float64
 }
 
 // figureOf is the figure of a drawing saved as name.png and name.svg.
 func figureOf(name, caption string, d Drawing) Figure {
-	return Figure{Caption: caption, PNG: name + ".png", SVG: name + ".svg", Legend: d.Legend, Width: d.Width, Height: d.Height, Panels: d.Panels}
+	return Figure{Caption: caption, PNG: name + ".png", SVG: name + ".svg", Legend: d.Legend, Width: d.Width, Height: d.Height, Panels: d.Panels, XFrom: d.XFrom}
 }
 
 // Short says some legend entry counts fewer values than the tables'
 // failovers, which the page then explains once.
 func (f Figure) Short() bool { return Short(f.Legend) }
+
+// Zoomed says where the x axis starts, when not at zero, for the caption.
+func (f Figure) Zoomed() string {
+	if f.XFrom == 0 {
+		return ""
+	}
+	return fmt.Sprintf("The x axis starts at %.3f s, not at zero: every value is past half the largest.", f.XFrom)
+}
 
 // UnmeasuredNote is the one explanation of short counts.
 func (Figure) UnmeasuredNote() string { return UnmeasuredNote }
