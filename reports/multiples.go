@@ -42,7 +42,8 @@ func smallMultiples(base, title, xlabel, ylabel string, panels []*plot.Plot, leg
 	}
 	for i, p := range panels {
 		r, c := i/multiplesCols, i%multiplesCols
-		p.Title.Text = strings.TrimPrefix(legend[i].Label, prefix) + " (" + legend[i].Note() + ")"
+		// Two lines, name over count: a panel is a quarter of the page.
+		p.Title.Text = strings.TrimPrefix(legend[i].Label, prefix) + "\n" + legend[i].Note()
 		p.Title.TextStyle.Font = font.From(plotFont, 9)
 		if c == 0 {
 			p.Y.Label.Text = ylabel

@@ -65,10 +65,14 @@ func TestPlotsPastSixteenSeriesBecomeSmallMultiples(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, e := range grid.Legend {
-			// The title names the setting once; each panel its value.
-			if title := strings.TrimPrefix(e.Label, "broker.session.timeout.ms=") + " (" + e.Note() + ")"; strings.Count(string(svg), ">"+title+"<") != 1 {
-				t.Errorf("%s: no panel titled %q", c.name, title)
+			// The title names the setting once; each panel its value,
+			// over its count.
+			if value := strings.TrimPrefix(e.Label, "broker.session.timeout.ms="); strings.Count(string(svg), ">"+value+"<") != 1 {
+				t.Errorf("%s: no panel titled %q", c.name, value)
 			}
+		}
+		if n := strings.Count(string(svg), ">n=3<"); n != 17 {
+			t.Errorf("%s: %d panels say their count, want 17", c.name, n)
 		}
 		if !strings.Contains(string(svg), "panels by broker.session.timeout.ms<") {
 			t.Errorf("%s: the title does not name the setting the panels vary", c.name)
