@@ -46,7 +46,10 @@ func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	acks.Title.Text = fmt.Sprintf("%s seed %d: fault windows shaded; equal values drawn slightly apart", res.Scenario, res.Seed)
+	acks.Title.Text = fmt.Sprintf("%s seed %d: fault windows shaded", res.Scenario, res.Seed)
+	if len(partitionsOf(res)) > 1 {
+		acks.Title.Text += "; equal values drawn slightly apart"
+	}
 	// Room above the data for the fault labels, which are added after
 	// the shading so that no band is drawn over a label.
 	top := max(acks.Y.Max, 1)
