@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -86,5 +88,30 @@ func TestSummaryVerdict(t *testing.T) {
 	}
 	if v := summaryOfResults(diffResults(time.Second, true, false)).Verdict(); v != "1 failing of 3 runs" {
 		t.Errorf("one failing run: %q", v)
+	}
+}
+
+// A sweep of a bug scenario passes by failing: the banner says how many
+// runs showed the anomaly, and a sweep of passing runs says nothing of it.
+func TestBannerCountsRunsThatShowedTheirAnomaly(t *testing.T) {
+	bug := diffResults(time.Second, false, true)
+	for i := range 2 {
+		bug[i].Scenario, bug[i].Expected, bug[i].OK = "acks1-failover", checkers.LostWrite, false
+	}
+	for _, c := range []struct {
+		results []scenarios.Result
+		want    string
+	}{
+		{bug, "Passed: all 4 runs went as their scenarios expect (2 of them by showing the anomaly their bug scenario reproduces)."},
+		{diffResults(time.Second, false, false), "Passed: all 3 runs went as their scenarios expect.<"},
+	} {
+		dir := t.TempDir()
+		if err := WriteSweep(dir, c.results, SweepOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+		if !strings.Contains(string(b), c.want) {
+			t.Errorf("the banner lacks %q", c.want)
+		}
 	}
 }

@@ -41,7 +41,7 @@ td.FAIL, td.anomaly-not-shown { color: #b22222; font-weight: bold; }
 </head>
 <body>
 <h1>kafkasim sweep</h1>
-{{if .Passed}}<div class="banner passed" id="verdict">Passed: all {{.Runs}} runs went as their scenarios expect.</div>
+{{if .Passed}}<div class="banner passed" id="verdict">Passed: all {{.Runs}} runs went as their scenarios expect{{if .Shown}} ({{.Shown}} of them by showing the anomaly their bug scenario reproduces){{end}}.</div>
 {{else if .FailingRuns}}<div class="banner failed" id="verdict"><strong>{{.FailingRuns}} failing run{{if ne .FailingRuns 1}}s{{end}}</strong> of {{.Runs}}: <a href="#failing">list</a> · <a href="#runs-section" data-verdict="FAIL">show them in the table</a></div>
 {{else if .Unknown}}<div class="banner unknown" id="verdict">Not everything could be judged: no violation found, but some verdicts are unknown (<a href="#runs-section" data-verdict="unknown">show them</a>).</div>
 {{else}}<div class="banner failed" id="verdict">Not as expected: a bug scenario did not show its anomaly on any seed (<a href="#runs-section" data-verdict="anomaly not shown">show them</a>).</div>

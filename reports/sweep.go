@@ -117,6 +117,7 @@ type sweepReport struct {
 	// expects; FailingRuns counts runs of must-pass scenarios that failed;
 	// NotShown lists bug scenarios whose anomaly no seed showed.
 	Passed      bool
+	Shown       int // runs of bug scenarios that showed their anomaly
 	FailingRuns int
 	Unknown     bool
 	// Rows are the runs' rows for the sortable table; MoreRows counts runs
@@ -200,6 +201,7 @@ func WriteSummary(dir string, s *Summary, o SweepOptions) error {
 	}
 	rep.Replayed = replayed
 	rep.Passed, rep.FailingRuns, rep.Unknown = s.AsExpected() && !s.Unknown(), s.FailingCount(), s.Unknown()
+	rep.Shown = s.ShownRuns()
 	rows, moreRows := s.Rows()
 	rep.MoreRows = moreRows
 	rep.Anomalies = s.AnomalyCounts()
