@@ -114,8 +114,10 @@ func browser(t *testing.T, errs *consoleErrors) context.Context {
 		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-quic", true), chromedp.WindowSize(1280, 2000))
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelC := chromedp.NewContext(actx)
-	ctx, cancelT := context.WithTimeout(ctx, 60*time.Second)
-	t.Cleanup(func() { cancelT(); cancelC(); cancelA() })
+	// The browser lives as long as the test; each check bounds its own
+	// steps (within), since a bound on the whole would be shared by
+	// however many checks there are and however loaded the machine is.
+	t.Cleanup(func() { cancelC(); cancelA() })
 	// Listen starts the browser; its callback runs on chromedp's reader.
 	if err := chromedp.Listen(ctx, func(ev any) {
 		switch ev := ev.(type) {
@@ -248,10 +250,21 @@ func TestBrowser(t *testing.T) {
 	ctx := browser(t, &errs)
 	bs := newBrowserStore(t)
 	srv := bs.serve(t)
-	t.Run("SweepReportAndServe", func(t *testing.T) { sweepReportAndServe(t, ctx, &errs, bs, srv) })
-	t.Run("RunPage", func(t *testing.T) { runPage(t, ctx, &errs, bs, srv) })
-	t.Run("Diff", func(t *testing.T) { diffInBrowser(t, ctx, &errs, bs, srv) })
-	t.Run("OpensAThousandRunReport", func(t *testing.T) { opensAThousandRunReport(t, ctx, &errs) })
+	t.Run("SweepReportAndServe", func(t *testing.T) { sweepReportAndServe(t, within(t, ctx), &errs, bs, srv) })
+	t.Run("RunPage", func(t *testing.T) { runPage(t, within(t, ctx), &errs, bs, srv) })
+	t.Run("Diff", func(t *testing.T) { diffInBrowser(t, within(t, ctx), &errs, bs, srv) })
+	t.Run("OpensAThousandRunReport", func(t *testing.T) { opensAThousandRunReport(t, within(t, ctx), &errs) })
+}
+
+// checkTimeout bounds one check's browser steps: a page that never
+// loads fails its check instead of hanging the test.
+const checkTimeout = 3 * time.Minute
+
+// within is ctx bounded by checkTimeout for the check t.
+func within(t *testing.T, ctx context.Context) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // checkLinks fetches every link and image of the page: a link into the
