@@ -94,7 +94,7 @@ func ControllerFailoverTable(res scenarios.Result) Table {
 // failover (the fault to the election of another leader) and of
 // controller failover (the fault to the first commit under the new quorum
 // leader) on one set of axes, and writes base.png and base.svg.
-func PlotFailoverComparison(base string, groups []Group) ([]string, []LegendEntry, error) {
+func PlotFailoverComparison(base string, groups []Group) (Drawing, error) {
 	var series []cdfSeries
 	for _, g := range groups {
 		series = append(series,

@@ -32,6 +32,8 @@ img { width: 100%; height: auto; }
 .failed { background: #fbe3e3; border: 1px solid #b22222; }
 .unknown { background: #fff4d6; border: 1px solid #a07000; }
 .legend { list-style: none; padding: 0; columns: 2; font-size: 90%; }
+.legend.panels { list-style: decimal inside; }
+.note { font-size: 85%; color: #555; }
 .swatch { display: inline-block; width: 2em; height: 0; border-top: 3px solid; vertical-align: middle; margin-right: .5em; }
 .filters label { margin-right: 1em; }
 td.FAIL, td.anomaly-not-shown { color: #b22222; font-weight: bold; }
@@ -39,7 +41,7 @@ td.FAIL, td.anomaly-not-shown { color: #b22222; font-weight: bold; }
 </head>
 <body>
 <h1>kafkasim sweep</h1>
-{{if .Passed}}<div class="banner passed" id="verdict">Passed: all {{.Runs}} runs went as their scenarios expect.</div>
+{{if .Passed}}<div class="banner passed" id="verdict">Passed: all {{.Runs}} runs went as their scenarios expect{{if .Shown}} ({{.Shown}} of them by showing the anomaly their bug scenario reproduces){{end}}.</div>
 {{else if .FailingRuns}}<div class="banner failed" id="verdict"><strong>{{.FailingRuns}} failing run{{if ne .FailingRuns 1}}s{{end}}</strong> of {{.Runs}}: <a href="#failing">list</a> · <a href="#runs-section" data-verdict="FAIL">show them in the table</a></div>
 {{else if .Unknown}}<div class="banner unknown" id="verdict">Not everything could be judged: no violation found, but some verdicts are unknown (<a href="#runs-section" data-verdict="unknown">show them</a>).</div>
 {{else}}<div class="banner failed" id="verdict">Not as expected: a bug scenario did not show its anomaly on any seed (<a href="#runs-section" data-verdict="anomaly not shown">show them</a>).</div>
@@ -132,7 +134,8 @@ td.FAIL, td.anomaly-not-shown { color: #b22222; font-weight: bold; }
 <tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
-{{define "figure"}}<figure><img src="{{.PNG}}" width="1000" height="450" alt="{{.Caption}}"><figcaption>{{.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>
-<ul class="legend">{{range .Legend}}<li><span class="swatch" style="border-top-color: {{.Color}}{{if .Dashed}}; border-top-style: dashed{{end}}"></span>{{.Label}} ({{.Note}})</li>{{end}}</ul></figure>
+{{define "figure"}}<figure><img src="{{.PNG}}" width="{{.Width}}" height="{{.Height}}" alt="{{.Caption}}"><figcaption>{{.Caption}}{{if .Panels}}: one panel per series, more than one plot could keep apart, on shared axes{{end}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>
+{{if .Panels}}<ol class="legend panels">{{range .Legend}}<li>{{.Label}} ({{.Note}})</li>{{end}}</ol>{{else}}<ul class="legend">{{range .Legend}}<li><span class="swatch" style="border-top-color: {{.Color}}{{if .Dashed}}; border-top-style: dashed{{end}}"></span>{{.Label}} ({{.Note}})</li>{{end}}</ul>{{end}}
+{{with .Zoomed}}<p class="note">{{.}}</p>{{end}}{{if .Short}}<p class="note">{{.UnmeasuredNote}}</p>{{end}}</figure>
 {{end}}
 `))

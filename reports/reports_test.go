@@ -141,7 +141,7 @@ func TestRunTimelineAndChromeTrace(t *testing.T) {
 		t.Fatalf("wrote %v", files)
 	}
 	svg, _ := os.ReadFile(filepath.Join(dir, "timeline.svg"))
-	for _, s := range []string{"acked writes/s", "t/0 leader", "t/0 isr", "ISR size", "t/0 hw", "faults"} {
+	for _, s := range []string{">acked writes (per second)<", ">t/0<", ">ISR size (replicas)<", ">high watermark (offset)<", ">fault windows<"} {
 		if !strings.Contains(string(svg), s) {
 			t.Errorf("timeline SVG lacks %q", s)
 		}

@@ -32,13 +32,80 @@ var runFileNotes = map[string]string{
 
 type runPage struct {
 	Title, Verdict, Class, Reproduce, Liveness string
-	Findings                                   []runFinding
-	Files                                      []runFile
-	Timeline                                   bool
+	// Kinds are the findings grouped by severity, anomaly and checker,
+	// errors first: a run can have hundreds of findings of one kind, and
+	// a count of each comes before the timeline, every finding after it.
+	Kinds    []findingKind
+	Findings int
+	Files    []runFile
+	Timeline bool
 }
 
 type runFinding struct {
 	Severity, Checker, Anomaly, Partition, Detail, Promise string
+}
+
+// findingKind is the findings of one severity, anomaly and checker.
+type findingKind struct {
+	ID                         string // the anchor of its list
+	Severity, Anomaly, Checker string
+	Partitions                 string // the partitions they name, sorted
+	// Promise is the promise they all broke, when they share one (it is
+	// then said once, not on every row).
+	Promise  string
+	Findings []runFinding
+	// Open: the list starts unfolded (an error kind of a few findings).
+	Open bool
+}
+
+// kindOpenMax is how many findings an error kind may have for its list to
+// start unfolded.
+const kindOpenMax = 10
+
+// groupFindings groups fs by severity, anomaly and checker, errors first,
+// then by anomaly and checker; within a kind, findings keep their order.
+func groupFindings(fs []runFinding) []findingKind {
+	var kinds []findingKind
+	at := map[[3]string]int{}
+	for _, f := range fs {
+		k := [3]string{f.Severity, f.Anomaly, f.Checker}
+		i, ok := at[k]
+		if !ok {
+			i = len(kinds)
+			at[k] = i
+			kinds = append(kinds, findingKind{Severity: f.Severity, Anomaly: f.Anomaly, Checker: f.Checker, Promise: f.Promise})
+		}
+		kinds[i].Findings = append(kinds[i].Findings, f)
+		if kinds[i].Promise != f.Promise {
+			kinds[i].Promise = ""
+		}
+	}
+	slices.SortStableFunc(kinds, func(a, b findingKind) int {
+		if (a.Severity == "ERROR") != (b.Severity == "ERROR") {
+			if a.Severity == "ERROR" {
+				return -1
+			}
+			return 1
+		}
+		if c := strings.Compare(a.Anomaly, b.Anomaly); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Checker, b.Checker)
+	})
+	for i := range kinds {
+		k := &kinds[i]
+		k.ID = "kind-" + uitoa(uint64(i+1))
+		var tps []string
+		for _, f := range k.Findings {
+			if f.Partition != "" && !slices.Contains(tps, f.Partition) {
+				tps = append(tps, f.Partition)
+			}
+		}
+		slices.Sort(tps)
+		k.Partitions = strings.Join(tps, " ")
+		k.Open = k.Severity == "ERROR" && len(k.Findings) <= kindOpenMax
+	}
+	return kinds
 }
 
 type runFile struct{ Name, Note string }
@@ -63,6 +130,7 @@ func WriteRunPage(dir string, res scenarios.Result) error {
 	if res.Expected != "" {
 		p.Verdict += " (it expects " + res.Expected + ")"
 	}
+	var findings []runFinding
 	for _, v := range res.Violations {
 		f := runFinding{Severity: "allowed", Checker: v.Checker, Anomaly: v.Anomaly, Detail: v.Detail, Promise: v.Promise}
 		if v.Error {
@@ -71,8 +139,9 @@ func WriteRunPage(dir string, res scenarios.Result) error {
 		if v.Partition.Topic != "" {
 			f.Partition = v.Partition.String()
 		}
-		p.Findings = append(p.Findings, f)
+		findings = append(findings, f)
 	}
+	p.Kinds, p.Findings = groupFindings(findings), len(findings)
 	for _, e := range ents {
 		n := e.Name()
 		if e.IsDir() || strings.HasPrefix(n, ".") || n == RunPageFile {
@@ -116,6 +185,9 @@ img { width: 100%; height: auto; }
 .passed { background: #e3f4e3; border: 1px solid #2c7a2c; }
 .failed { background: #fbe3e3; border: 1px solid #b22222; }
 .unknown { background: #fff4d6; border: 1px solid #a07000; }
+.ERROR { color: #b22222; font-weight: bold; }
+details { margin: .5em 0; }
+summary { cursor: pointer; }
 </style>
 </head>
 <body>
@@ -126,8 +198,9 @@ img { width: 100%; height: auto; }
 <pre id="reproduce">{{.Reproduce}}</pre>
 <button type="button" id="copy">copy</button> <span id="copied"></span>
 <h2>Findings</h2>
-{{if .Findings}}<table id="findings"><tr><th>severity</th><th>anomaly</th><th>checker</th><th>partition</th><th>explanation</th><th>promise</th></tr>
-{{range .Findings}}<tr><td>{{.Severity}}</td><td>{{.Anomaly}}</td><td>{{.Checker}}</td><td>{{.Partition}}</td><td>{{.Detail}}</td><td>{{.Promise}}</td></tr>
+{{if .Kinds}}<p>{{.Findings}} finding{{if ne .Findings 1}}s{{end}} of {{len .Kinds}} kind{{if ne (len .Kinds) 1}}s{{end}}; each kind's findings are listed <a href="#findings-list">below the timeline</a>.</p>
+<table id="kinds"><tr><th>severity</th><th>anomaly</th><th>checker</th><th>findings</th><th>partitions</th></tr>
+{{range .Kinds}}<tr><td class="{{.Severity}}">{{.Severity}}</td><td><a href="#{{.ID}}">{{.Anomaly}}</a></td><td>{{.Checker}}</td><td>{{len .Findings}}</td><td>{{.Partitions}}</td></tr>
 {{end}}</table>{{else}}<p>No checker found anything.</p>{{end}}
 {{if .Timeline}}<h2>Timeline</h2>
 <p>Fault windows are shaded and labelled with the fault and its node.</p>
@@ -146,6 +219,12 @@ document.getElementById("copy").addEventListener("click", function () {
   }
 });
 </script>
-</body>
+{{if .Kinds}}<h2 id="findings-list">Every finding</h2>
+{{range .Kinds}}<details id="{{.ID}}"{{if .Open}} open{{end}}><summary><span class="{{.Severity}}">{{.Severity}}</span> {{.Anomaly}} ({{.Checker}}): {{len .Findings}}</summary>
+{{with .Promise}}<p>The promise broken: {{.}}</p>{{end}}
+<table class="findings"><tr><th>partition</th><th>explanation</th>{{if not .Promise}}<th>promise</th>{{end}}</tr>
+{{$shared := .Promise}}{{range .Findings}}<tr><td>{{.Partition}}</td><td>{{.Detail}}</td>{{if not $shared}}<td>{{.Promise}}</td>{{end}}</tr>
+{{end}}</table></details>
+{{end}}{{end}}</body>
 </html>
 `))

@@ -24,8 +24,10 @@ type Summary struct {
 	failing     []scenarios.Result
 	moreFailing int
 	mustFail    bool // some run of a scenario that must pass failed
-	// shown says, per bug scenario, whether some run showed its anomaly.
+	// shown says, per bug scenario, whether some run showed its anomaly;
+	// shownRuns counts the runs that did.
 	shown         map[string]bool
+	shownRuns     int
 	firstFailover *scenarios.Result
 	controllers   bool
 	unknown       bool // some run's verdict was unknown
@@ -72,6 +74,9 @@ func (s *Summary) Add(r scenarios.Result) {
 	s.controllers = s.controllers || len(r.ControllerFailovers) > 0
 	if r.Expected != "" {
 		s.shown[r.Scenario] = s.shown[r.Scenario] || r.AsExpected
+		if r.AsExpected {
+			s.shownRuns++
+		}
 	} else if !r.OK {
 		s.mustFail = true
 		if len(s.failing) < failingShown {
@@ -156,6 +161,10 @@ func (s *Summary) AsExpected() bool {
 // Rows are the first runs' rows (runRowsCap of them) and how many runs
 // have none.
 func (s *Summary) Rows() ([]RunRow, int) { return s.rows, s.moreRows }
+
+// ShownRuns is how many runs of bug scenarios showed their anomaly: they
+// went as expected by failing.
+func (s *Summary) ShownRuns() int { return s.shownRuns }
 
 // FailingCount is how many runs of scenarios that must pass failed.
 func (s *Summary) FailingCount() int { return len(s.failing) + s.moreFailing }

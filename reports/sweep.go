@@ -60,7 +60,33 @@ type Figure struct {
 	SVG     string
 	// Legend is shown beside the plot, outside its data.
 	Legend []LegendEntry
+	// Width and Height are the picture's size in pixels; Panels says it
+	// is a grid of small multiples, one panel per legend entry.
+	Width, Height int
+	Panels        bool
+	// XFrom is where the x axis starts, in seconds, when not at zero.
+	XFrom float64
 }
+
+// figureOf is the figure of a drawing saved as name.png and name.svg.
+func figureOf(name, caption string, d Drawing) Figure {
+	return Figure{Caption: caption, PNG: name + ".png", SVG: name + ".svg", Legend: d.Legend, Width: d.Width, Height: d.Height, Panels: d.Panels, XFrom: d.XFrom}
+}
+
+// Short says some legend entry counts fewer values than the tables'
+// failovers, which the page then explains once.
+func (f Figure) Short() bool { return Short(f.Legend) }
+
+// Zoomed says where the x axis starts, when not at zero, for the caption.
+func (f Figure) Zoomed() string {
+	if f.XFrom == 0 {
+		return ""
+	}
+	return fmt.Sprintf("The x axis starts at %.3f s, not at zero: every value is past half the largest.", f.XFrom)
+}
+
+// UnmeasuredNote is the one explanation of short counts.
+func (Figure) UnmeasuredNote() string { return UnmeasuredNote }
 
 // RunLink is one replayed run of a report and its files, relative to the
 // report folder.
@@ -91,6 +117,7 @@ type sweepReport struct {
 	// expects; FailingRuns counts runs of must-pass scenarios that failed;
 	// NotShown lists bug scenarios whose anomaly no seed showed.
 	Passed      bool
+	Shown       int // runs of bug scenarios that showed their anomaly
 	FailingRuns int
 	Unknown     bool
 	// Rows are the runs' rows for the sortable table; MoreRows counts runs
@@ -140,7 +167,7 @@ func WriteSummary(dir string, s *Summary, o SweepOptions) error {
 		Latency: []Table{LatencyTable(groups, Unavailable), LatencyTable(groups, Election)}}
 	plots := []struct {
 		name, caption string
-		draw          func(string, []Group, Metric) ([]string, []LegendEntry, error)
+		draw          func(string, []Group, Metric) (Drawing, error)
 		m             Metric
 	}{
 		{"cdf-unavailable", "CDF of the write-unavailability window per failover (last acknowledged write before the election to the first after)", PlotCDF, Unavailable},
@@ -148,24 +175,24 @@ func WriteSummary(dir string, s *Summary, o SweepOptions) error {
 		{"hist-unavailable", "histogram of the write-unavailability window", PlotHistogram, Unavailable},
 	}
 	for _, p := range plots {
-		files, legend, err := p.draw(filepath.Join(dir, p.name), groups, p.m)
+		d, err := p.draw(filepath.Join(dir, p.name), groups, p.m)
 		if err != nil {
 			return fmt.Errorf("plot %s: %w", p.name, err)
 		}
-		if len(files) > 0 {
-			rep.Figures = append(rep.Figures, Figure{Caption: p.caption, PNG: p.name + ".png", SVG: p.name + ".svg", Legend: legend})
+		if len(d.Files) > 0 {
+			rep.Figures = append(rep.Figures, figureOf(p.name, p.caption, d))
 		}
 	}
 	if s.HasControllerFailovers() {
 		const name = "cdf-controller-failover"
-		files, legend, err := PlotFailoverComparison(filepath.Join(dir, name), groups)
+		d, err := PlotFailoverComparison(filepath.Join(dir, name), groups)
 		if err != nil {
 			return fmt.Errorf("plot %s: %w", name, err)
 		}
 		rep.Controllers = &controllerSection{Table: FailoverComparisonTable(groups)}
-		if len(files) > 0 {
-			rep.Controllers.Figure = &Figure{Caption: "CDF of partition-leader failover (the fault to another leader's election) beside controller failover (the fault to the first metadata entry committed under the new quorum leader)",
-				PNG: name + ".png", SVG: name + ".svg", Legend: legend}
+		if len(d.Files) > 0 {
+			f := figureOf(name, "CDF of partition-leader failover (the fault to another leader's election) beside controller failover (the fault to the first metadata entry committed under the new quorum leader)", d)
+			rep.Controllers.Figure = &f
 		}
 	}
 	replayed, err := listRuns(dir)
@@ -174,6 +201,7 @@ func WriteSummary(dir string, s *Summary, o SweepOptions) error {
 	}
 	rep.Replayed = replayed
 	rep.Passed, rep.FailingRuns, rep.Unknown = s.AsExpected() && !s.Unknown(), s.FailingCount(), s.Unknown()
+	rep.Shown = s.ShownRuns()
 	rows, moreRows := s.Rows()
 	rep.MoreRows = moreRows
 	rep.Anomalies = s.AnomalyCounts()

@@ -3,13 +3,14 @@ package reports
 import (
 	"fmt"
 	"image/color"
-	"io"
+	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -45,9 +46,15 @@ func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	acks.Title.Text = fmt.Sprintf("%s seed %d (fault windows shaded, labelled with the fault and its nodes)", res.Scenario, res.Seed)
-	if err := labelFaults(acks, res.Faults); err != nil {
-		return nil, err
+	acks.Title.Text = fmt.Sprintf("%s seed %d: fault windows shaded", res.Scenario, res.Seed)
+	if len(partitionsOf(res)) > 1 {
+		acks.Title.Text += "; equal values drawn slightly apart"
+	}
+	// Room above the data for the fault labels, which are added after
+	// the shading so that no band is drawn over a label.
+	top := max(acks.Y.Max, 1)
+	if len(res.Faults) > 0 {
+		acks.Y.Max = top * 1.45
 	}
 	panels := []*plot.Plot{acks, leaders, isrs, hws}
 	if quorumLeaderChanged(res) {
@@ -57,36 +64,60 @@ func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 		}
 		panels = append(panels, q)
 	}
-	for _, p := range panels {
+	for i, p := range panels {
 		p.X.Min, p.X.Max = 0, end.Seconds()
-		if err := shadeFaults(p, res.Faults); err != nil {
+		// The fault windows' legend entry is said once, in the first
+		// panel; the others shade the same windows.
+		if err := shadeFaults(p, res.Faults, i == 0); err != nil {
 			return nil, err
 		}
 	}
-	panels[len(panels)-1].X.Label.Text = "virtual time (s)"
-	var out []string
-	for _, f := range Formats {
-		c, err := draw.NewFormattedCanvas(8*vg.Inch, vg.Length(len(panels))*11*vg.Inch/4, f)
-		if err != nil {
-			return nil, err
-		}
+	if err := labelFaults(acks, res.Faults, top); err != nil {
+		return nil, err
+	}
+	panels[len(panels)-1].X.Label.Text = "virtual time (seconds)"
+	// Each panel's legend is drawn in a strip right of the panels, where
+	// it covers no curve however many partitions there are; the strip is
+	// as wide as the widest legend, and a panel as tall as its legend
+	// needs.
+	legends := make([]*plot.Legend, len(panels))
+	var legendWidth, legendHeight vg.Length
+	for i, p := range panels {
+		legends[i] = &p.Legend
+		r := p.Legend.Rectangle(draw.Canvas{})
+		legendWidth, legendHeight = max(legendWidth, r.Size().X), max(legendHeight, r.Size().Y)
+	}
+	strip := legendWidth + timelineLegendGap
+	panelHeight := max(timelinePanelHeight, legendHeight+timelinePanelHeight/4)
+	w, h := timelineWidth+strip, vg.Length(len(panels))*panelHeight
+	return saveCanvas(base, w, h, func(dc draw.Canvas) {
 		tiles := draw.Tiles{Rows: len(panels), Cols: 1, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2, PadY: vg.Millimeter * 4}
 		rows := make([][]*plot.Plot, len(panels))
 		for i, p := range panels {
 			rows[i] = []*plot.Plot{p}
 		}
-		canvases := plot.Align(rows, tiles, draw.New(c))
+		canvases := plot.Align(rows, tiles, draw.Crop(dc, 0, -strip, 0, 0))
 		for i, p := range panels {
+			legend := *legends[i]
+			p.Legend = plot.NewLegend() // drawn outside, below
 			p.Draw(canvases[i][0])
+			p.Legend = legend
+			data := p.DataCanvas(canvases[i][0])
+			lc := data
+			lc.Min.X, lc.Max.X = dc.Max.X-strip+timelineLegendGap, dc.Max.X
+			legend.Top, legend.Left = true, true
+			legend.Draw(lc)
 		}
-		path := base + "." + f
-		if err := WriteFile(path, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
-			return nil, err
-		}
-		out = append(out, path)
-	}
-	return out, nil
+	})
 }
+
+// Timeline sizes: the panels' width and least height, and the gap
+// between the panels and the legend strip.
+const (
+	timelineWidth       = 8 * vg.Inch
+	timelinePanelHeight = 11 * vg.Inch / 4
+	timelineLegendGap   = 4 * vg.Millimeter
+)
 
 // runEnd is the last moment anything in the run was observed.
 func runEnd(res scenarios.Result) time.Duration {
@@ -109,27 +140,36 @@ func runEnd(res scenarios.Result) time.Duration {
 	return max(end, time.Second)
 }
 
+// acksPanel counts acknowledged writes in each whole second of the run;
+// the last, partial second is left out (a count over a fraction of a
+// second would read as a drop in rate) and the last whole second's
+// count is carried to the run's end.
 func acksPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
-	p := plot.New()
-	p.Y.Label.Text = "acked writes/s"
-	bins := make([]float64, int(end/time.Second)+1)
+	p := newPlot()
+	p.Y.Label.Text = "acked writes (per second)"
+	p.Y.Tick.Marker = wholeTicks{}
+	whole := max(int(end/time.Second), 1)
+	bins := make([]float64, whole)
 	for _, op := range res.History {
 		if op.F == model.FSend && op.Type == model.OpOK {
-			bins[int(op.End/time.Second)]++
+			if i := int(op.End / time.Second); i < whole {
+				bins[i]++
+			}
 		}
 	}
-	xys := make(plotter.XYs, len(bins))
+	xys := make(plotter.XYs, 0, whole+1)
 	for i, n := range bins {
-		xys[i] = plotter.XY{X: float64(i), Y: n}
+		xys = append(xys, plotter.XY{X: float64(i), Y: n})
 	}
+	xys = append(xys, plotter.XY{X: end.Seconds(), Y: bins[whole-1]})
 	l, err := plotter.NewLine(xys)
 	if err != nil {
 		return nil, err
 	}
 	l.StepStyle = plotter.PostStep
+	l.Color = color.Black
 	p.Add(l)
-	p.Legend.Add("acked writes/s", l)
-	p.Legend.Top = true
+	p.Legend.Add("acked writes", l)
 	p.Y.Min = 0
 	return p, nil
 }
@@ -155,50 +195,52 @@ func partitionsOf(res scenarios.Result) []model.TopicPartition {
 }
 
 func leadersPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
-	p := plot.New()
+	p := newPlot()
 	p.X.Max = end.Seconds()
 	p.Y.Label.Text = "leader (broker id)"
-	p.Legend.Top = true
-	for i, tp := range partitionsOf(res) {
+	idTicks(p)
+	tps := partitionsOf(res)
+	for i, tp := range tps {
 		var xys plotter.XYs
 		for _, o := range res.Observed.Leaders {
 			if o.TP == tp {
-				xys = append(xys, plotter.XY{X: o.Time.Seconds(), Y: float64(o.Leader)})
+				xys = append(xys, plotter.XY{X: o.Time.Seconds(), Y: float64(o.Leader) + spread(i, len(tps))})
 			}
 		}
-		if err := addStep(p, xys, tp.String()+" leader", i); err != nil {
+		if err := addStep(p, xys, tp.String(), i); err != nil {
 			return nil, err
 		}
 	}
+	padIDs(p)
 	return p, nil
 }
 
 func isrPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
-	p := plot.New()
+	p := newPlot()
 	p.X.Max = end.Seconds()
-	p.Y.Label.Text = "ISR size"
-	p.Legend.Top = true
-	for i, tp := range partitionsOf(res) {
+	p.Y.Label.Text = "ISR size (replicas)"
+	idTicks(p)
+	tps := partitionsOf(res)
+	for i, tp := range tps {
 		var xys plotter.XYs
 		for _, o := range res.Observed.ISRs {
 			if o.TP == tp {
-				xys = append(xys, plotter.XY{X: o.Time.Seconds(), Y: float64(len(o.ISR))})
+				xys = append(xys, plotter.XY{X: o.Time.Seconds(), Y: float64(len(o.ISR)) + spread(i, len(tps))})
 			}
 		}
-		if err := addStep(p, xys, tp.String()+" isr", i); err != nil {
+		if err := addStep(p, xys, tp.String(), i); err != nil {
 			return nil, err
 		}
 	}
-	p.Y.Min = 0
+	p.Y.Min, p.Y.Max = 0, p.Y.Max+0.3
 	return p, nil
 }
 
 func hwPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
-	p := plot.New()
+	p := newPlot()
 	p.X.Max = end.Seconds()
-	p.Y.Label.Text = "high watermark"
-	p.Legend.Top = true
-	p.Legend.Left = true
+	p.Y.Label.Text = "high watermark (offset)"
+	p.Y.Tick.Marker = wholeTicks{}
 	for i, tp := range partitionsOf(res) {
 		var xys plotter.XYs
 		for _, o := range res.Observed.HighWatermarks {
@@ -206,7 +248,7 @@ func hwPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
 				xys = append(xys, plotter.XY{X: o.Time.Seconds(), Y: float64(o.HW)})
 			}
 		}
-		if err := addStep(p, xys, tp.String()+" hw", i); err != nil {
+		if err := addStep(p, xys, tp.String(), i); err != nil {
 			return nil, err
 		}
 	}
@@ -231,13 +273,12 @@ func quorumLeaderChanged(res scenarios.Result) bool {
 
 // labelFaults writes, at the start of each fault window, what the fault
 // was and which nodes it hit ("crash b1"), on three staggered rows near
-// the top of the panel so that neighbouring labels overlap less.
-func labelFaults(p *plot.Plot, ws []scenarios.FaultWindow) error {
+// the top of the panel (above top, the data's) so that neighbouring
+// labels overlap less.
+func labelFaults(p *plot.Plot, ws []scenarios.FaultWindow, top float64) error {
 	if len(ws) == 0 {
 		return nil
 	}
-	top := max(p.Y.Max, 1)
-	p.Y.Max = top * 1.45 // room for the labels above the data
 	var xys plotter.XYLabels
 	for i, w := range ws {
 		name := string(w.Kind)
@@ -252,7 +293,7 @@ func labelFaults(p *plot.Plot, ws []scenarios.FaultWindow) error {
 		return err
 	}
 	for i := range l.TextStyle {
-		l.TextStyle[i].Font.Size = vg.Points(8)
+		l.TextStyle[i].Font = font.From(plotFont, 8)
 		l.TextStyle[i].Color = color.NRGBA{R: 150, G: 20, B: 20, A: 255}
 	}
 	p.Add(l)
@@ -263,10 +304,10 @@ func labelFaults(p *plot.Plot, ws []scenarios.FaultWindow) error {
 // each epoch higher than any before (a late winner of an older epoch, which
 // Raft allows, never led the quorum the brokers followed).
 func quorumPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
-	p := plot.New()
+	p := newPlot()
 	p.X.Max = end.Seconds()
 	p.Y.Label.Text = "quorum leader (controller id)"
-	p.Legend.Top = true
+	idTicks(p)
 	var xys plotter.XYs
 	var top model.Epoch = -1
 	for _, o := range res.Observed.Quorum.Leaders {
@@ -278,6 +319,7 @@ func quorumPanel(res scenarios.Result, end time.Duration) (*plot.Plot, error) {
 	if err := addStep(p, xys, "quorum leader", 0); err != nil {
 		return nil, err
 	}
+	padIDs(p)
 	return p, nil
 }
 
@@ -295,8 +337,7 @@ func addStep(p *plot.Plot, xys plotter.XYs, name string, i int) error {
 		return err
 	}
 	l.StepStyle = plotter.PostStep
-	l.Color = plotutil.Color(i)
-	l.Dashes = plotutil.Dashes(i)
+	l.Color, l.Dashes = seriesColor(i), seriesDashes(i)
 	p.Add(l)
 	p.Legend.Add(name, l)
 	return nil
@@ -304,8 +345,8 @@ func addStep(p *plot.Plot, xys plotter.XYs, name string, i int) error {
 
 // shadeFaults adds a translucent band for every fault window across the
 // panel's data range; an instantaneous fault gets a thin band so that it
-// shows.
-func shadeFaults(p *plot.Plot, ws []scenarios.FaultWindow) error {
+// shows. With legend, the first band gets the legend's entry.
+func shadeFaults(p *plot.Plot, ws []scenarios.FaultWindow, legend bool) error {
 	if len(ws) == 0 {
 		return nil
 	}
@@ -314,7 +355,7 @@ func shadeFaults(p *plot.Plot, ws []scenarios.FaultWindow) error {
 		hi = lo + 1
 	}
 	minWidth := (p.X.Max - p.X.Min) / 400
-	first := true
+	first := legend
 	for _, w := range ws {
 		a, b := w.Start.Seconds(), w.End.Seconds()
 		if b-a < minWidth {
@@ -328,9 +369,45 @@ func shadeFaults(p *plot.Plot, ws []scenarios.FaultWindow) error {
 		poly.LineStyle.Width = 0
 		p.Add(poly)
 		if first {
-			p.Legend.Add("faults", poly)
+			p.Legend.Add("fault windows", poly)
 			first = false
 		}
 	}
 	return nil
+}
+
+// idTicks labels an axis of node ids (brokers, controllers) or small
+// counts with every whole number in its range, and nothing between:
+// there is no broker 1.5.
+func idTicks(p *plot.Plot) { p.Y.Tick.Marker = plot.TickerFunc(integerTicks) }
+
+// integerTicks are a labelled tick at every whole number from lo to hi,
+// or at every k-th when there would be more than ten.
+func integerTicks(lo, hi float64) []plot.Tick {
+	a, b := math.Ceil(lo), math.Floor(hi)
+	step := max(math.Ceil((b-a+1)/10), 1)
+	var out []plot.Tick
+	for v := a; v <= b; v += step {
+		out = append(out, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
+	}
+	return out
+}
+
+// spread is how far the i-th of n series of whole values (a leader's id,
+// an ISR's size) is drawn off its value, within ±0.2, so that partitions
+// with the same value draw side by side instead of on top of each other;
+// the ticks stay on the whole numbers, the values read as before.
+func spread(i, n int) float64 {
+	if n < 2 {
+		return 0
+	}
+	return 0.4*float64(i)/float64(n-1) - 0.2
+}
+
+// padIDs leaves half an id of room above and below the ids drawn, so that
+// a leader held throughout is not drawn on the axis itself.
+func padIDs(p *plot.Plot) {
+	if p.Y.Min <= p.Y.Max {
+		p.Y.Min, p.Y.Max = p.Y.Min-0.5, p.Y.Max+0.5
+	}
 }

@@ -74,6 +74,9 @@ func storeHandler(root *os.Root) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/files/", http.StripPrefix("/files", http.FileServerFS(root.FS())))
 	mux.HandleFunc("/diff", func(w http.ResponseWriter, r *http.Request) { serveDiff(w, r, root) })
+	// Pages that name no icon (porcupine's visualization) make a browser
+	// ask for /favicon.ico; an empty answer spares its console a 404.
+	mux.HandleFunc("/favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
 		entries, err := storeEntries(root.FS())
 		if err != nil {
@@ -148,29 +151,46 @@ var storeListTemplate = template.Must(template.New("store").Parse(`<!DOCTYPE htm
 </form></body></html>
 `))
 
-// serveDiff shows two store folders' summaries one above the other: each
-// group's runs, failures, violations and failover quantiles.
+// serveDiff compares two store folders (runs or sweeps): each side's
+// verdict, then every group's verdict counts and failover figures side by
+// side with what changed (reports.DiffTable), then each side's summary
+// and latency tables whole.
 func serveDiff(w http.ResponseWriter, r *http.Request, root *os.Root) {
-	var sides []diffSide
-	for _, k := range []string{"a", "b"} {
+	page := diffPage{}
+	var groups [2][]reports.Group
+	for i, k := range []string{"a", "b"} {
 		p := r.URL.Query().Get(k)
 		results, err := storeResults(root.FS(), p)
 		if err != nil {
 			http.Error(w, fmt.Sprintf("%s=%s: %v", k, p, err), http.StatusBadRequest)
 			return
 		}
-		groups := summaryOf(results).Groups()
-		sides = append(sides, diffSide{Path: p, Summary: reports.SummaryTable(groups), Latency: reports.LatencyTable(groups, reports.Unavailable)})
+		s := summaryOf(results)
+		groups[i] = s.Groups()
+		page.Sides = append(page.Sides, diffSide{Name: k, Path: p, Verdict: s.Verdict(),
+			Summary: reports.SummaryTable(groups[i]), Latency: reports.LatencyTable(groups[i], reports.Unavailable)})
+	}
+	page.Diff = reports.DiffTable(groups[0], groups[1])
+	for _, row := range page.Diff.Rows {
+		if row[4] != "" {
+			page.Changed++
+		}
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := diffTemplate.Execute(w, sides); err != nil {
+	if err := diffTemplate.Execute(w, page); err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 	}
 }
 
+type diffPage struct {
+	Sides   []diffSide
+	Diff    reports.Table
+	Changed int // rows of Diff with a change
+}
+
 type diffSide struct {
-	Path             string
-	Summary, Latency reports.Table
+	Name, Path, Verdict string
+	Summary, Latency    reports.Table
 }
 
 // storeResults reads a sweep's results.jsonl or a run's result.json from
@@ -207,9 +227,16 @@ func storeResults(fsys fs.FS, p string) ([]scenarios.Result, error) {
 
 var diffTemplate = template.Must(template.New("diff").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>kafkasim diff</title>
-<style>body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; } table { border-collapse: collapse; margin: 1em 0; font-size: 90%; } th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }</style>
+<style>body { font-family: sans-serif; margin: 2em auto; max-width: 1100px; } table { border-collapse: collapse; margin: 1em 0; font-size: 90%; } th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+tr.changed td { background: #fff4d6; } td.change { font-weight: bold; }</style>
 </head><body><h1>kafkasim diff</h1><p><a href="/">the store</a></p>
-{{range .}}<h2>{{.Path}}</h2>
+<ul id="sides">{{range .Sides}}<li><strong>{{.Name}}</strong>: <a href="/files/{{.Path}}/">{{.Path}}</a>: {{.Verdict}}</li>{{end}}</ul>
+<h2>What changed</h2>
+<p id="changed">{{if .Changed}}{{.Changed}} figure{{if ne .Changed 1}}s{{end}} changed from a to b (highlighted); failover figures are virtual seconds.{{else}}Nothing changed: every group's verdicts and failover figures are the same in a and b.{{end}}</p>
+<table id="diff"><tr>{{range .Diff.Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Diff.Rows}}<tr{{if index . 4}} class="changed"{{end}}><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td class="change">{{index . 4}}</td></tr>
+{{end}}</table>
+{{range .Sides}}<h2>{{.Name}}: {{.Path}}</h2>
 <h3>Verdicts and failovers by group</h3>{{template "table" .Summary}}
 <h3>Write-unavailability window, seconds</h3>{{template "table" .Latency}}
 {{end}}</body></html>

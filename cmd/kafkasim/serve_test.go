@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"kafkasim/checkers"
 )
 
 // serveFixture is a store with one sweep folder (and a latest link to it)
@@ -136,4 +140,97 @@ func flagDefaults(t *testing.T, name string) string {
 	}
 	rest := help[i+len(`(default "`):]
 	return rest[:strings.Index(rest, `"`)]
+}
+
+// diffStore is a store of two sweeps of the same 20 runs, b's failovers
+// 1.5 s slower and its seed 1 failing too, and one run folder.
+func diffStore(t *testing.T) *httptest.Server {
+	t.Helper()
+	store := t.TempDir()
+	a := syntheticResults(20)
+	b := syntheticResults(20)
+	for i := range b {
+		b[i].Failovers[0].Unavailable += 1500 * time.Millisecond
+	}
+	b[0].OK, b[0].AsExpected, b[0].Valid = false, false, checkers.ValidViolation
+	b[0].Violations = []checkers.Violation{{Checker: "loss", Anomaly: checkers.LostWrite, Error: true}}
+	writeSyntheticSweep(t, filepath.Join(store, "safe", "20261201T000000.000Z"), a)
+	writeSyntheticSweep(t, filepath.Join(store, "safe", "20261202T000000.000Z"), b)
+	run := filepath.Join(store, "leader-failover", "20261203T000000.000Z")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(a[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(run, "result.json"), js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(store, "safe", "20261204T000000.000Z")
+	if err := os.MkdirAll(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bad, "results.jsonl"), append(append(js, '\n'), "{not json\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	srv := httptest.NewServer(storeHandler(root))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestServeDiffComparesVerdictsAndFailoverFigures(t *testing.T) {
+	srv := diffStore(t)
+	const a, b = "safe/20261201T000000.000Z", "safe/20261202T000000.000Z"
+	code, body := rawGet(t, srv, "/diff?a="+a+"&b="+b)
+	if code != http.StatusOK {
+		t.Fatalf("diff: %d\n%s", code, body)
+	}
+	// 20 runs, failing every tenth from the fourth: 2 failing in a, 3 in b.
+	for _, want := range []string{
+		"<strong>a</strong>: <a href=\"/files/" + a + "/\">" + a + "</a>: 2 failing of 20 runs",
+		"<strong>b</strong>: <a href=\"/files/" + b + "/\">" + b + "</a>: 3 failing of 20 runs",
+		// Seeds 4 and 14 fail in both, in group 9000; seed 1 fails in b
+		// only, in group 3000 (html/template writes + as &#43;).
+		`<tr class="changed"><td>broker.session.timeout.ms=3000</td><td>failed</td><td>0</td><td>1</td><td class="change">&#43;1</td></tr>`,
+		`<td>broker.session.timeout.ms=3000</td><td>unavailable p50</td>`,
+		`<tr><td>broker.session.timeout.ms=9000</td><td>failed</td><td>2</td><td>2</td><td class="change"></td></tr>`,
+		`<tr><td>broker.session.timeout.ms=9000</td><td>election p50</td>`,
+		"figures changed from a to b",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the diff lacks %s", want)
+		}
+	}
+	if n := strings.Count(body, `class="change">&#43;1.500s<`); n != 4 {
+		t.Errorf("%d unavailable quantiles moved by +1.500s, want p50 and p99 of both groups", n)
+	}
+	// A sweep against itself: nothing changed.
+	if _, same := rawGet(t, srv, "/diff?a="+a+"&b="+a); !strings.Contains(same, "Nothing changed") || strings.Contains(same, `class="changed"`) {
+		t.Error("a sweep diffed with itself shows a change")
+	}
+	// A run's folder compares as a one-run sweep.
+	if code, run := rawGet(t, srv, "/diff?a=leader-failover/20261203T000000.000Z&b="+a); code != http.StatusOK || !strings.Contains(run, "passed: all 1 runs") {
+		t.Errorf("diff of a run folder: %d", code)
+	}
+}
+
+func TestServeDiffRefusesBadInput(t *testing.T) {
+	srv := diffStore(t)
+	for p, want := range map[string]string{
+		"/diff?a=safe/20261201T000000.000Z":                             "b=: not a folder of the store",
+		"/diff?a=safe&b=safe/20261201T000000.000Z":                      "a=safe: holds neither results.jsonl nor result.json",
+		"/diff?a=safe/20261204T000000.000Z&b=safe/20261201T000000.000Z": "results.jsonl:2:",
+		"/diff?a=/etc&b=safe/20261201T000000.000Z":                      "a=/etc: holds neither",
+	} {
+		code, body := rawGet(t, srv, p)
+		if code != http.StatusBadRequest || !strings.Contains(body, want) {
+			t.Errorf("GET %s: %d %q, want 400 saying %q", p, code, body, want)
+		}
+	}
 }
