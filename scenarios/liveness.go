@@ -13,12 +13,20 @@ import (
 // the bound passes; it returns "" or what was stuck. Converged means: one controller is active in the metadata quorum
 // and every broker is registered with it and unfenced (liveness_quorum.go),
 // every partition has a leader and every one of its replicas in its ISR
-// (so that replica agreement is judged among all of them), a send made after the heal succeeded, and (the producer then
-// stopped) the consumer has read every acknowledged record.
+// (so that replica agreement is judged among all of them), on every
+// partition a send made after the heal succeeded
+// (liveness_partitions.go), and (the producer then stopped) the consumer
+// has read every acknowledged record, among them one written after the
+// heal on every partition.
 func (s *Scripted) liveness(bound time.Duration) string {
 	healedAt := s.Sim.Now()
 	stopped := false
+	progress := newPartitionProgress(healedAt, s.TPs, s.producedTPs())
+	if stuck := progress.unproduced(); stuck != "" {
+		return stuck
+	}
 	acks := newAckWatch(s.History, s.Groups, s.Members)
+	acks.progress = progress
 	_, err := faults.Converge(world{s}, bound, func() (bool, string) {
 		if stuck := s.quorumStuck(); stuck != "" {
 			return false, stuck
@@ -28,8 +36,8 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		}
 		acks.advance()
 		if !stopped {
-			if !acks.sendAckedSince(healedAt) {
-				return false, "no send made after the heal has succeeded"
+			if stuck := progress.unacked(); stuck != "" {
+				return false, stuck
 			}
 			s.Work.Stop()
 			stopped = true
@@ -44,6 +52,9 @@ func (s *Scripted) liveness(bound time.Duration) string {
 			return false, stuck
 		}
 		if stuck := acks.unreadByGroups(lost); stuck != "" {
+			return false, stuck
+		}
+		if stuck := progress.unread(acks.all.read); stuck != "" {
 			return false, stuck
 		}
 		return true, ""
