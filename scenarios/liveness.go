@@ -25,7 +25,10 @@ func (s *Scripted) liveness(bound time.Duration) string {
 	if stuck := progress.unproduced(); stuck != "" {
 		return stuck
 	}
-	acks := newAckWatch(s.History, s.Groups, s.Members)
+	for _, w := range s.extra {
+		w.coverEveryPartition()
+	}
+	acks := newAckWatch(s.History, s.readGroups(), s.Members)
 	acks.progress = progress
 	_, err := faults.Converge(world{s}, bound, func() (bool, string) {
 		if stuck := s.quorumStuck(); stuck != "" {
@@ -39,7 +42,7 @@ func (s *Scripted) liveness(bound time.Duration) string {
 			if stuck := progress.unacked(); stuck != "" {
 				return false, stuck
 			}
-			s.Work.Stop()
+			s.stopProducing()
 			stopped = true
 		}
 		// Which partitions lost their data is read from the active

@@ -13,7 +13,7 @@ import (
 func fixtureOptions(sc Scenario, seed uint64, kc model.Config, trace sim.Config) ScriptOptions {
 	return ScriptOptions{
 		Seed: seed, Config: kc, Brokers: sc.Brokers, Controllers: sc.Controllers,
-		Partitions: sc.Partitions, Interval: sc.Interval, Burst: sc.Burst, Groups: sc.Groups, Trace: trace,
+		Partitions: sc.Partitions, Interval: sc.Interval, Burst: sc.Burst, Groups: sc.Groups, Shape: sc.Shape, Trace: trace,
 		ReplicationFactor: sc.ReplicationFactor, TopicConfigs: sc.TopicConfigs, NoAssignConsumer: sc.NoAssignConsumer,
 		Link: sc.Link, DiskWriteback: sc.DiskWriteback,
 	}

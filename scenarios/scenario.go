@@ -18,9 +18,12 @@ type Scenario struct {
 
 	Brokers    int   // default 3
 	Partitions int32 // partitions of topic "t", default 3
-	// Groups are consumer groups subscribed to topic "t", besides the
-	// consumer that assigns itself every partition.
+	// Groups are consumer groups subscribed to every topic ("t" and the
+	// Shape's), besides the consumer that assigns itself every partition.
 	Groups []GroupSpec
+	// Shape, if set, adds topics and keyed or keyless producers beside
+	// "t" and its round-robin producer (shape.go).
+	Shape *Shape
 	// Controllers is the size of the metadata quorum (default the
 	// cluster's, 3); 1 is the single-controller configuration.
 	Controllers int

@@ -7,6 +7,7 @@ import (
 	"kafkasim/faults"
 	"kafkasim/model"
 	"kafkasim/nodes/broker"
+	"kafkasim/sim"
 )
 
 // ScheduleFile is a schedule read from a file to replace a scenario's
@@ -38,7 +39,9 @@ func CheckSchedule(sc Scenario, seed uint64, set []string, file ScheduleFile) (w
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewScripted(ScriptOptions{Seed: seed, Config: kc, Brokers: sc.Brokers, Controllers: sc.Controllers, Partitions: sc.Partitions, Interval: sc.Interval, Groups: sc.Groups})
+	// The run's own fixture, so that a schedule may name any topic, member
+	// or broker the run has.
+	s, err := NewScripted(fixtureOptions(sc, seed, kc, sim.Config{}))
 	if err != nil {
 		return nil, err
 	}
