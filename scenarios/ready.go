@@ -32,6 +32,7 @@ func fixtureOptions(sc Scenario, seed uint64, kc model.Config, trace sim.Config)
 // An error means the cluster cannot be built or does not become ready
 // within NewScripted's bound: the case cannot be run at all.
 func ReadyAt(sc Scenario, seed uint64, set []string) (time.Duration, error) {
+	sc, set = resolve(sc, seed, set)
 	kc, err := ConfigFor(sc, set)
 	if err != nil {
 		return 0, err

@@ -72,6 +72,11 @@ type Scenario struct {
 	// as a scripted bug replay may: its faults are its story.
 	LivenessBound time.Duration
 
+	// Draw, if set, names a configuration swarm (Draws) that draws the
+	// cluster's shape and Kafka settings from the seed (chaosconfig.go);
+	// Run and everything that replays a run resolve it first.
+	Draw string
+
 	// Expect is "" for a scenario that must pass, or the anomaly the
 	// checkers must name (a historical bug under its configuration).
 	Expect string
@@ -90,6 +95,7 @@ func Catalog() []Scenario {
 	out := append([]Scenario(nil), safeScenarios()...)
 	out = append(out, groupScenarios()...)
 	out = append(out, controllerScenarios()...)
+	out = append(out, chaosConfig())
 	out = append(out, leaderLossScenarios()...)
 	for _, h := range HistoricalBugs {
 		out = append(out, h.Scenario())

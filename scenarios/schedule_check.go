@@ -35,6 +35,7 @@ type ScheduleFile struct {
 //
 // The run is untouched: nothing here reaches the run's kernel.
 func CheckSchedule(sc Scenario, seed uint64, set []string, file ScheduleFile) (warnings []string, err error) {
+	sc, set = resolve(sc, seed, set)
 	kc, err := ConfigFor(sc, set)
 	if err != nil {
 		return nil, err

@@ -99,7 +99,7 @@ func Shrink(sc Scenario, seed uint64, set []string, runsMax int) (ShrinkResult, 
 		return ShrinkResult{}, runErr
 	}
 	out := ShrinkResult{Kind: kind, Original: orig, Shrunk: shrunk, Runs: runs, Set: res.Set}
-	if sc.Draw != nil {
+	if sc.Draw != "" {
 		out.Set, out.Runs = shrinkSettings(sc, seed, res.Set, set, shrunk, kind, runs, runsMax)
 	}
 	return out, nil
