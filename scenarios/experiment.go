@@ -22,7 +22,12 @@ type Experiment struct {
 	// the anomaly the checkers must name (checkers.AnomalyNames).
 	Expect string `toml:"expect,omitempty"`
 	// Seeds are the seeds the go test harness runs (default 1, 2, 3).
-	Seeds    []uint64                `toml:"seeds,omitempty"`
+	Seeds []uint64 `toml:"seeds,omitempty"`
+	// Draw names a configuration swarm (Draws: "config") that draws the
+	// cluster's brokers, controllers, topics, producers and Kafka
+	// settings from each run's seed; the file then gives none of those
+	// itself (its [config] is the base the drawn settings go on).
+	Draw     string                  `toml:"draw,omitempty"`
 	Cluster  ExperimentCluster       `toml:"cluster"`
 	Config   map[string]SettingValue `toml:"config,omitempty"`
 	Topics   []ExperimentTopic       `toml:"topics,omitempty"`

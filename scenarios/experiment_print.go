@@ -48,6 +48,10 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 		}
 	}
 	e.Cluster = ExperimentCluster{Brokers: cmp(sc.Brokers, 3), Controllers: cmp(sc.Controllers, 3), DiskWriteback: Duration(sc.DiskWriteback)}
+	if sc.Draw != "" {
+		// The draw gives the brokers, controllers and topics.
+		e.Draw, e.Cluster.Brokers, e.Cluster.Controllers = sc.Draw, 0, 0
+	}
 	if l := sc.Link.Latency; l.Min > 0 || l.Max > 0 {
 		e.Cluster.Link = &ExperimentLink{Min: Duration(l.Min), Max: Duration(l.Max), TailProb: l.TailProb, Tail: Duration(l.Tail)}
 		if d := sc.Link.Datagram; d != nil {
@@ -70,7 +74,9 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 			t.Config[c.Name] = SettingValue(c.Value)
 		}
 	}
-	e.Topics = []ExperimentTopic{t}
+	if sc.Draw == "" {
+		e.Topics = []ExperimentTopic{t}
+	}
 	if sh := sc.Shape; sh != nil {
 		for _, st := range sh.Topics {
 			e.Topics = append(e.Topics, ExperimentTopic{Name: st.Name, Partitions: st.Partitions, ReplicationFactor: st.ReplicationFactor, Config: settingMap(st.Configs)})

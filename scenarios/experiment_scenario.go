@@ -161,6 +161,17 @@ func (e Experiment) scenario(file string, data []byte) (Scenario, error) {
 	if len(e.Seeds) > experimentSeedsMax {
 		return Scenario{}, fail(fmt.Sprintf("%d seeds: at most %d", len(e.Seeds), experimentSeedsMax), "seeds")
 	}
+	if e.Draw != "" {
+		switch {
+		case Draws[e.Draw] == nil || strings.HasPrefix(e.Draw, "test-"):
+			return Scenario{}, fail(fmt.Sprintf("draw %q: want %s", e.Draw, strings.Join(slices.DeleteFunc(DrawNames(), func(n string) bool { return strings.HasPrefix(n, "test-") }), ", ")), "draw")
+		case e.Cluster.Brokers != 0 || e.Cluster.Controllers != 0:
+			return Scenario{}, fail("draw: the brokers and controllers are drawn from the seed; leave them out", "cluster")
+		case len(e.Topics) > 0 || len(e.Workload.Producers) > 0:
+			return Scenario{}, fail("draw: the topics and producers are drawn from the seed; leave [[topics]] and [[workload.producers]] out", "draw")
+		}
+		sc.Draw = e.Draw
+	}
 
 	// The cluster.
 	c := e.Cluster
