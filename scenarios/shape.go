@@ -217,10 +217,10 @@ func (sh *Shape) validate(tPartitions int32) error {
 
 // coverKeys is, for each partition of a topic of n partitions that one
 // of keyCount keys reaches, the first key (by index) that hashes to it,
-// keyed by partition.
+// keyed by partition. It stops once every partition has one.
 func coverKeys(keyCount int, n int32) map[int32]string {
 	out := map[int32]string{}
-	for i := range keyCount {
+	for i := 0; i < keyCount && len(out) < int(n); i++ {
 		p := client.KeyPartition(keyName(i), n)
 		if _, ok := out[p]; !ok {
 			out[p] = keyName(i)
