@@ -297,6 +297,20 @@ func (a *analysis) sent(i int) *valueInfo {
 	return &a.vals[a.sendID[i]]
 }
 
+// sendTP is the partition send i went to: the one it names, or, for a
+// send that names none (a keyed send left indeterminate, whose partition
+// the producer chose and never reported), the one a read found its record
+// in; ok is false when neither says.
+func (a *analysis) sendTP(i int) (model.TopicPartition, bool) {
+	if tp := a.h[i].TP; tp.Topic != "" {
+		return tp, true
+	}
+	if v := a.sent(i); v != nil {
+		return a.parts[v.part].tp, true
+	}
+	return model.TopicPartition{}, false
+}
+
 // acked reports whether op i is a send acknowledged at a known offset: the
 // sends whose offsets are facts whatever else the history says.
 func (a *analysis) acked(i int) bool {

@@ -334,7 +334,11 @@ func (a *analysis) sendOrder(opts *Options, procs [][]int32) []Violation {
 				i = ops[k]
 				if a.h[i].F == model.FSend {
 					if at, ok := a.position(int(i)); ok {
-						tp := a.h[i].TP
+						// Offsets compare only within a partition: an
+						// indeterminate keyed send names none, and
+						// is placed in the one its record was read
+						// from.
+						tp, _ := a.sendTP(int(i))
 						if c := slices.IndexFunc(cur, func(s sentSpan) bool { return s.tp == tp }); c >= 0 {
 							cur[c].last, cur[c].lastAt = i, at
 						} else {

@@ -11,8 +11,10 @@ import (
 // acked-write-lost), their offsets are reused by later sends
 // (inconsistent-offsets, nonmonotonic-send, nonlinearizable), and a
 // producer whose state went with them may write a retry twice (duplicate).
+// A consumer group misses the vanished records as the plain consumer does
+// (group-unseen is unseen per group): the loss was not the group's.
 var lossConsequences = []string{
-	LostWrite, Unseen, AckedWriteLost, InconsistentOffsets, NonmonotonicSend, Nonlinearizable, Duplicate,
+	LostWrite, Unseen, AckedWriteLost, InconsistentOffsets, NonmonotonicSend, Nonlinearizable, Duplicate, GroupUnseen,
 }
 
 // PromiseDiskLost explains why such findings are allowed.

@@ -22,7 +22,12 @@ type Experiment struct {
 	// the anomaly the checkers must name (checkers.AnomalyNames).
 	Expect string `toml:"expect,omitempty"`
 	// Seeds are the seeds the go test harness runs (default 1, 2, 3).
-	Seeds    []uint64                `toml:"seeds,omitempty"`
+	Seeds []uint64 `toml:"seeds,omitempty"`
+	// Draw names a configuration swarm (Draws: "config") that draws the
+	// cluster's brokers, controllers, topics, producers and Kafka
+	// settings from each run's seed; the file then gives none of those
+	// itself (its [config] is the base the drawn settings go on).
+	Draw     string                  `toml:"draw,omitempty"`
 	Cluster  ExperimentCluster       `toml:"cluster"`
 	Config   map[string]SettingValue `toml:"config,omitempty"`
 	Topics   []ExperimentTopic       `toml:"topics,omitempty"`
@@ -82,28 +87,54 @@ type ExperimentTopic struct {
 	Config            map[string]SettingValue `toml:"config,omitempty"`
 }
 
-// ExperimentWorkload is the clients: one producer, the consumer that
-// assigns itself every partition, and consumer groups.
+// ExperimentWorkload is the clients: topic t's round-robin producer, the
+// consumer that assigns itself every partition, more producers, and
+// consumer groups.
 type ExperimentWorkload struct {
-	// Interval is the producer's time between sends (default 20 ms),
+	// Interval is t's producer's time between sends (default 20 ms),
 	// Burst the records it sends back to back each time (default 1).
 	Interval Duration `toml:"interval,omitzero"`
 	Burst    int      `toml:"burst,omitzero"`
-	// ProduceUntil stops the producer at this virtual time (default: it
+	// ProduceUntil stops t's producer at this virtual time (default: it
 	// runs through the safety phase).
 	ProduceUntil Duration `toml:"produce_until,omitzero"`
 	// AssignConsumer false leaves out the assigning consumer.
-	AssignConsumer *bool             `toml:"assign_consumer,omitempty"`
-	Groups         []ExperimentGroup `toml:"groups,omitempty"`
+	AssignConsumer *bool                `toml:"assign_consumer,omitempty"`
+	Producers      []ExperimentProducer `toml:"producers,omitempty"`
+	Groups         []ExperimentGroup    `toml:"groups,omitempty"`
 }
 
-// ExperimentGroup is a consumer group subscribed to the topic.
+// ExperimentProducer is a ProducerShape: count producers writing topics
+// in turn, keyed as keys says, with values of value_bytes and their own
+// settings by Kafka name, from start to stop.
+type ExperimentProducer struct {
+	Name   string   `toml:"name"`
+	Count  int      `toml:"count,omitzero"` // default 1
+	Topics []string `toml:"topics"`
+	// Keys is "none" (the default), "uniform" or "zipf", over key_count
+	// keys; zipf_exponent is Zipf's s.
+	Keys         string                  `toml:"keys,omitempty"`
+	KeyCount     int                     `toml:"key_count,omitzero"`
+	ZipfExponent float64                 `toml:"zipf_exponent,omitzero"`
+	Interval     Duration                `toml:"interval,omitzero"`
+	Burst        int                     `toml:"burst,omitzero"`
+	ValueBytes   int                     `toml:"value_bytes,omitzero"`
+	Settings     map[string]SettingValue `toml:"settings,omitempty"`
+	Start        Duration                `toml:"start,omitzero"`
+	Stop         Duration                `toml:"stop,omitzero"`
+}
+
+// ExperimentGroup is a consumer group subscribed to every topic.
 type ExperimentGroup struct {
 	Name    string `toml:"name"`
 	Members int    `toml:"members"`
 	// Assignor is the members' partition.assignment.strategy (default
 	// the configuration's).
 	Assignor string `toml:"assignor,omitempty"`
+	// Start and Stop are virtual times: the members join then (default:
+	// with the cluster) and leave cleanly then (default: never).
+	Start Duration `toml:"start,omitzero"`
+	Stop  Duration `toml:"stop,omitzero"`
 }
 
 // ExperimentFaults are the safety phase's faults: written out (schedule,

@@ -10,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"kafkasim/faults"
+	"kafkasim/model"
 )
 
 // Format prints e as an experiment file: what DecodeExperiment reads back
@@ -54,6 +55,10 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 			e.Cluster.RackAwarePlacement = &no
 		}
 	}
+	if sc.Draw != "" {
+		// The draw gives the brokers, controllers and topics.
+		e.Draw, e.Cluster.Brokers, e.Cluster.Controllers = sc.Draw, 0, 0
+	}
 	if l := sc.Link.Latency; l.Min > 0 || l.Max > 0 {
 		e.Cluster.Link = &ExperimentLink{Min: Duration(l.Min), Max: Duration(l.Max), TailProb: l.TailProb, Tail: Duration(l.Tail)}
 		if d := sc.Link.Datagram; d != nil {
@@ -76,7 +81,14 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 			t.Config[c.Name] = SettingValue(c.Value)
 		}
 	}
-	e.Topics = []ExperimentTopic{t}
+	if sc.Draw == "" {
+		e.Topics = []ExperimentTopic{t}
+	}
+	if sh := sc.Shape; sh != nil {
+		for _, st := range sh.Topics {
+			e.Topics = append(e.Topics, ExperimentTopic{Name: st.Name, Partitions: st.Partitions, ReplicationFactor: st.ReplicationFactor, Config: settingMap(st.Configs)})
+		}
+	}
 	interval := sc.Interval
 	if interval == 0 {
 		interval = 20 * time.Millisecond
@@ -86,8 +98,18 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 		no := false
 		e.Workload.AssignConsumer = &no
 	}
+	if sh := sc.Shape; sh != nil {
+		for _, p := range sh.Producers {
+			ep := ExperimentProducer{Name: p.Name, Count: p.Count, Topics: slices.Clone(p.Topics), KeyCount: p.KeyCount, ZipfExponent: p.ZipfExponent,
+				Interval: Duration(p.Interval), Burst: p.Burst, ValueBytes: p.ValueBytes, Settings: settingMap(p.Settings), Start: Duration(p.Start), Stop: Duration(p.Stop)}
+			if p.Keys != KeysNone && p.Keys != "" {
+				ep.Keys = string(p.Keys)
+			}
+			e.Workload.Producers = append(e.Workload.Producers, ep)
+		}
+	}
 	for _, g := range sc.Groups {
-		e.Workload.Groups = append(e.Workload.Groups, ExperimentGroup{Name: g.Name, Members: g.Members, Assignor: string(g.Assignor)})
+		e.Workload.Groups = append(e.Workload.Groups, ExperimentGroup{Name: g.Name, Members: g.Members, Assignor: string(g.Assignor), Start: Duration(g.Start), Stop: Duration(g.Stop)})
 	}
 	if len(sc.Faults) > 0 {
 		e.Faults.Schedule = sc.Faults.String()
@@ -121,4 +143,16 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 		e.Phases.Safety = 0 // Until replaces it (see play)
 	}
 	return e, nil
+}
+
+// settingMap is settings by name as a file writes them (nil for none).
+func settingMap(entries []model.ConfigEntry) map[string]SettingValue {
+	if len(entries) == 0 {
+		return nil
+	}
+	out := map[string]SettingValue{}
+	for _, c := range entries {
+		out[c.Name] = SettingValue(c.Value)
+	}
+	return out
 }

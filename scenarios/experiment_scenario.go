@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -178,6 +177,17 @@ func (e Experiment) scenario(file string, data []byte) (Scenario, error) {
 	if len(e.Seeds) > experimentSeedsMax {
 		return Scenario{}, fail(fmt.Sprintf("%d seeds: at most %d", len(e.Seeds), experimentSeedsMax), "seeds")
 	}
+	if e.Draw != "" {
+		switch {
+		case Draws[e.Draw] == nil || strings.HasPrefix(e.Draw, "test-"):
+			return Scenario{}, fail(fmt.Sprintf("draw %q: want %s", e.Draw, strings.Join(slices.DeleteFunc(DrawNames(), func(n string) bool { return strings.HasPrefix(n, "test-") }), ", ")), "draw")
+		case e.Cluster.Brokers != 0 || e.Cluster.Controllers != 0:
+			return Scenario{}, fail("draw: the brokers and controllers are drawn from the seed; leave them out", "cluster")
+		case len(e.Topics) > 0 || len(e.Workload.Producers) > 0:
+			return Scenario{}, fail("draw: the topics and producers are drawn from the seed; leave [[topics]] and [[workload.producers]] out", "draw")
+		}
+		sc.Draw = e.Draw
+	}
 
 	// The cluster.
 	c := e.Cluster
@@ -235,98 +245,12 @@ func (e Experiment) scenario(file string, data []byte) (Scenario, error) {
 	}
 	sc.Config = func() model.Config { return kc }
 
-	// The topic.
-	rf := kc.Broker.DefaultReplicationFactor
-	minISR := kc.Topic.MinInsyncReplicas
-	sc.Partitions = 1
-	switch len(e.Topics) {
-	case 0:
-	case 1:
-		t := e.Topics[0]
-		if t.Name != "t" {
-			return Scenario{}, fail(fmt.Sprintf("topic %q: the workload writes one topic, named t, so far", t.Name), "topics", "0", "name")
-		}
-		if t.Partitions < 0 || t.Partitions > experimentPartitionsMax {
-			return Scenario{}, fail(fmt.Sprintf("partitions = %d: want 1 to %d", t.Partitions, experimentPartitionsMax), "topics", "0", "partitions")
-		}
-		sc.Partitions = max(t.Partitions, 1)
-		if t.ReplicationFactor < 0 {
-			return Scenario{}, fail("replication_factor: want at least 1", "topics", "0", "replication_factor")
-		}
-		if t.ReplicationFactor > 0 {
-			rf, sc.ReplicationFactor = t.ReplicationFactor, t.ReplicationFactor
-		}
-		for _, name := range sortedKeys(t.Config) {
-			v := string(t.Config[name])
-			if !slices.Contains(topicSettings(), name) {
-				return Scenario{}, fail(fmt.Sprintf("%q is not a topic-level setting (topic-level: %s)", name, strings.Join(topicSettings(), ", ")), "topics", "0", "config", name)
-			}
-			// Validated alone, as the controller does (topicConfigs): the
-			// rule tying min.insync.replicas to default.replication.factor
-			// is about the cluster's defaults; the topic's own replication
-			// factor is checked below.
-			probe := kc
-			probe.Broker.DefaultReplicationFactor = math.MaxInt32
-			if err := probe.Set(name, v); err != nil {
-				return Scenario{}, fail(err.Error(), "topics", "0", "config", name)
-			}
-			if err := probe.Validate(); err != nil {
-				return Scenario{}, fail(err.Error(), "topics", "0", "config", name)
-			}
-			if name == "min.insync.replicas" {
-				minISR = probe.Topic.MinInsyncReplicas
-			}
-			sc.TopicConfigs = append(sc.TopicConfigs, model.ConfigEntry{Name: name, Value: v})
-		}
-	default:
-		return Scenario{}, fail(fmt.Sprintf("%d topics: the workload writes one topic, named t, so far", len(e.Topics)), "topics")
+	// The topics and the workload (experiment_workload.go).
+	if err := e.mapTopics(&sc, kc, brokers, fail); err != nil {
+		return Scenario{}, err
 	}
-	if int(rf) > brokers {
-		return Scenario{}, fail(fmt.Sprintf("replication factor %d is more than the %d brokers", rf, brokers), "topics", "0", "replication_factor")
-	}
-	if minISR > rf {
-		return Scenario{}, fail(fmt.Sprintf("min.insync.replicas %d is above the replication factor %d: no acks=all write could ever succeed", minISR, rf), "config", "min.insync.replicas")
-	}
-
-	// The workload.
-	w := e.Workload
-	sc.Interval, sc.Burst, sc.ProduceUntil = time.Duration(w.Interval), w.Burst, time.Duration(w.ProduceUntil)
-	if w.Interval < 0 {
-		return Scenario{}, fail("interval cannot be never", "workload", "interval")
-	}
-	if w.ProduceUntil < 0 {
-		return Scenario{}, fail("produce_until cannot be never (leave it out to produce through the safety phase)", "workload", "produce_until")
-	}
-	if w.Burst < 0 || w.Burst > experimentBurstMax {
-		return Scenario{}, fail(fmt.Sprintf("burst = %d: want 1 to %d", w.Burst, experimentBurstMax), "workload", "burst")
-	}
-	sc.NoAssignConsumer = w.AssignConsumer != nil && !*w.AssignConsumer
-	if len(w.Groups) > experimentGroupsMax {
-		return Scenario{}, fail(fmt.Sprintf("%d groups: at most %d", len(w.Groups), experimentGroupsMax), "workload", "groups")
-	}
-	for i, g := range w.Groups {
-		at := func(k string) []string { return []string{"workload", "groups", fmt.Sprint(i), k} }
-		if !experimentNamePattern.MatchString(g.Name) {
-			return Scenario{}, fail(fmt.Sprintf("group name %q: want 1 to 64 of a-z, 0-9, '.', '_', '-'", g.Name), at("name")...)
-		}
-		if slices.ContainsFunc(w.Groups[:i], func(o ExperimentGroup) bool { return o.Name == g.Name }) {
-			return Scenario{}, fail(fmt.Sprintf("group %q is given twice", g.Name), at("name")...)
-		}
-		if g.Members < 1 || g.Members > experimentMembersMax {
-			return Scenario{}, fail(fmt.Sprintf("members = %d: want 1 to %d", g.Members, experimentMembersMax), at("members")...)
-		}
-		spec := GroupSpec{Name: g.Name, Members: g.Members}
-		if g.Assignor != "" {
-			var a model.Assignor
-			if err := a.UnmarshalText([]byte(g.Assignor)); err != nil {
-				return Scenario{}, fail(err.Error(), at("assignor")...)
-			}
-			spec.Assignor = a
-		}
-		sc.Groups = append(sc.Groups, spec)
-	}
-	if sc.NoAssignConsumer && len(sc.Groups) == 0 {
-		return Scenario{}, fail("assign_consumer = false and no groups: nothing would read", "workload", "assign_consumer")
+	if err := e.mapWorkload(&sc, kc, fail); err != nil {
+		return Scenario{}, err
 	}
 
 	// The phases.
@@ -341,6 +265,10 @@ func (e Experiment) scenario(file string, data []byte) (Scenario, error) {
 		return Scenario{}, fail("phases: safety and until are exclusive", "phases", "until")
 	case p.Safety+p.Until > Duration(time.Hour):
 		return Scenario{}, fail("phases: a safety phase over an hour of virtual time is not a test", "phases")
+	}
+
+	if err := e.checkCoverage(sc, fail); err != nil {
+		return Scenario{}, err
 	}
 
 	// The faults.

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"kafkasim/faults"
 	"kafkasim/model"
@@ -37,15 +38,45 @@ partitions = 4
 replication_factor = 5
 config = { "min.insync.replicas" = "3", "retention.ms" = "1h0m0s" }
 
+[[topics]]
+name = "orders"
+partitions = 6
+replication_factor = 4
+config = { "min.insync.replicas" = "3", "retention.bytes" = "1000000" }
+
 [workload]
 interval = "10ms"
 burst = 2
 produce_until = "40s"
 
+[[workload.producers]]
+name = "clicks"
+count = 2
+topics = ["orders", "t"]
+keys = "zipf"
+key_count = 50
+zipf_exponent = 1.1
+interval = "15ms"
+burst = 3
+value_bytes = 200
+settings = { "linger.ms" = 5, "batch.size" = 4096 }
+start = "2s"
+
+[[workload.producers]]
+name = "bulk"
+topics = ["orders"]
+stop = "20s"
+
 [[workload.groups]]
 name = "g"
 members = 3
 assignor = "cooperative-sticky"
+
+[[workload.groups]]
+name = "late"
+members = 2
+start = "5s"
+stop = "25s"
 
 [faults]
 schedule = """
@@ -84,8 +115,15 @@ func TestExperimentDecodesEveryKey(t *testing.T) {
 		t.Errorf("the checkers would not judge the topic's own min.insync.replicas")
 	case sc.Interval.Milliseconds() != 10 || sc.Burst != 2 || sc.ProduceUntil.Seconds() != 40:
 		t.Errorf("workload: %v, burst %d, until %v", sc.Interval, sc.Burst, sc.ProduceUntil)
-	case len(sc.Groups) != 1 || sc.Groups[0] != (GroupSpec{Name: "g", Members: 3, Assignor: model.AssignCooperativeSticky}):
+	case len(sc.Groups) != 2 || sc.Groups[0] != (GroupSpec{Name: "g", Members: 3, Assignor: model.AssignCooperativeSticky}) ||
+		sc.Groups[1] != (GroupSpec{Name: "late", Members: 2, Start: 5 * time.Second, Stop: 25 * time.Second}):
 		t.Errorf("groups %+v", sc.Groups)
+	case sc.Shape == nil || len(sc.Shape.Topics) != 1 || sc.Shape.Topics[0].Name != "orders" || sc.Shape.Topics[0].Partitions != 6 || sc.Shape.Topics[0].ReplicationFactor != 4 || len(sc.Shape.Topics[0].Configs) != 2:
+		t.Errorf("shape topics %+v", sc.Shape)
+	case len(sc.Shape.Producers) != 2 || !reflect.DeepEqual(sc.Shape.Producers[0], ProducerShape{Name: "clicks", Count: 2, Topics: []string{"orders", "t"}, Keys: KeysZipf, KeyCount: 50, ZipfExponent: 1.1,
+		Interval: 15 * time.Millisecond, Burst: 3, ValueBytes: 200, Settings: []model.ConfigEntry{{Name: "batch.size", Value: "4096"}, {Name: "linger.ms", Value: "5"}}, Start: 2 * time.Second}) ||
+		!reflect.DeepEqual(sc.Shape.Producers[1], ProducerShape{Name: "bulk", Topics: []string{"orders"}, Keys: KeysNone, Stop: 20 * time.Second}):
+		t.Errorf("shape producers %+v", sc.Shape.Producers)
 	case len(sc.Faults) != 2 || sc.Swarm == nil || len(sc.Swarm.Kinds) != 2:
 		t.Errorf("faults %v, swarm %+v", sc.Faults, sc.Swarm)
 	case sc.Safety.Seconds() != 30 || sc.LivenessBound.Seconds() != 45 || sc.Expect != "":
@@ -113,7 +151,7 @@ func TestExperimentErrorsPointAtTheKey(t *testing.T) {
 		{"min ISR above the replication factor", base + "[config]\n\"default.replication.factor\" = 2\n\"min.insync.replicas\" = 3\n",
 			base + "[config]\n\"default.replication.factor\" = 3\n\"min.insync.replicas\" = 3\n", "x.toml:8:1: min.insync.replicas=3 exceeds default.replication.factor=2"},
 		{"topic min ISR above its replication factor", base + "[[topics]]\nname = \"t\"\nreplication_factor = 2\nconfig = { \"min.insync.replicas\" = 3 }\n",
-			base + "[[topics]]\nname = \"t\"\nreplication_factor = 3\nconfig = { \"min.insync.replicas\" = 3 }\n", "min.insync.replicas 3 is above the replication factor 2"},
+			base + "[[topics]]\nname = \"t\"\nreplication_factor = 3\nconfig = { \"min.insync.replicas\" = 3 }\n", "x.toml:9:13: min.insync.replicas 3 is above topic t's replication factor 2"},
 		{"replication factor above the brokers", base + "[[topics]]\nname = \"t\"\nreplication_factor = 4\n", base + "[[topics]]\nname = \"t\"\nreplication_factor = 3\n",
 			"x.toml:8:1: replication factor 4 is more than the 3 brokers"},
 		{"not a topic setting", base + "[[topics]]\nname = \"t\"\nconfig = { acks = \"1\" }\n", base + "[[topics]]\nname = \"t\"\nconfig = { \"retention.ms\" = \"1h\" }\n",
@@ -132,7 +170,21 @@ func TestExperimentErrorsPointAtTheKey(t *testing.T) {
 		{"datagram reorder without its bound", "name = \"x\"\n[cluster]\nlink = { min = \"1ms\", max = \"2ms\", datagram = { reorder_prob = 0.1 } }\n[phases]\nsafety = \"10s\"\n",
 			"name = \"x\"\n[cluster]\nlink = { min = \"1ms\", max = \"2ms\", datagram = { reorder_prob = 0.1, reorder_max = \"4ms\" } }\n[phases]\nsafety = \"10s\"\n",
 			"x.toml:3:36: link.datagram: reorder_prob and reorder_max go together"},
-		{"second topic", base + "[[topics]]\nname = \"t\"\n[[topics]]\nname = \"u\"\n", base + "[[topics]]\nname = \"t\"\n", "2 topics"},
+		{"topic twice", base + "[[topics]]\nname = \"t\"\n[[topics]]\nname = \"t\"\n", base + "[[topics]]\nname = \"t\"\n[[topics]]\nname = \"u\"\n", `x.toml:9:1: topic "t" is given twice`},
+		{"internal topic", base + "[[topics]]\nname = \"__consumer_offsets\"\n", base + "[[topics]]\nname = \"offsets\"\n", "not starting with __"},
+		{"another topic's promise", base + "[[topics]]\nname = \"u\"\nconfig = { \"unclean.leader.election.enable\" = true }\n", base + "[[topics]]\nname = \"u\"\nconfig = { \"retention.ms\" = \"1h\" }\n",
+			"x.toml:8:1: topic u: min.insync.replicas 1 and unclean.leader.election.enable true differ from topic t's (1, false)"},
+		{"producer on a topic not given", base + "[[topics]]\nname = \"u\"\n[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"v\"]\n", base + "[[topics]]\nname = \"u\"\n[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"u\"]\n", `x.toml:11:1: topic "v" is not in [[topics]]`},
+		{"producer keys missing a partition", base + "[[topics]]\nname = \"u\"\npartitions = 12\n[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"u\"]\nkeys = \"uniform\"\nkey_count = 2\n",
+			base + "[[topics]]\nname = \"u\"\npartitions = 12\n[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"u\"]\nkeys = \"uniform\"\nkey_count = 100\n", "x.toml:14:1: producer p's 2 keys reach"},
+		{"zipf without its exponent", base + "[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"t\"]\nkeys = \"zipf\"\nkey_count = 10\n", base + "[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"t\"]\nkeys = \"zipf\"\nkey_count = 10\nzipf_exponent = 0.9\n", "x.toml:7: zipf_exponent = 0"},
+		{"unknown key kind", base + "[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"t\"]\nkeys = \"random\"\n", base + "[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"t\"]\nkeys = \"none\"\n", `x.toml:10:1: keys "random": want none, uniform or zipf`},
+		{"producer setting not a producer's", base + "[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"t\"]\nsettings = { \"session.timeout.ms\" = 1000 }\n", base + "[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"t\"]\nsettings = { \"linger.ms\" = 1000 }\n", `x.toml:10:15: "session.timeout.ms" is not a producer setting`},
+		{"producer setting against the promise", base + "[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"t\"]\nsettings = { \"max.in.flight.requests.per.connection\" = 1 }\n", base + "[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"t\"]\nsettings = { \"max.in.flight.requests.per.connection\" = 5 }\n", "the checkers judge a run by one promise"},
+		{"producer stops before it starts", base + "[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"t\"]\nstart = \"5s\"\nstop = \"4s\"\n", base + "[workload]\n[[workload.producers]]\nname = \"p\"\ntopics = [\"t\"]\nstart = \"5s\"\nstop = \"6s\"\n", "x.toml:11:1: stop 4s is not after start 5s"},
+		{"liveness without a producer to the end", base + "liveness_bound = \"30s\"\n[workload]\nproduce_until = \"5s\"\n", base + "liveness_bound = \"30s\"\n[workload]\nproduce_until = \"5s\"\n[[workload.producers]]\nname = \"p\"\ntopics = [\"t\"]\n",
+			"no producer writes t/0 to the end"},
+		{"group stops before it starts", base + "[[workload.groups]]\nname = \"g\"\nmembers = 2\nstart = \"3s\"\nstop = \"3s\"\n", base + "[[workload.groups]]\nname = \"g\"\nmembers = 2\nstart = \"3s\"\nstop = \"9s\"\n", "x.toml:10:1: group g stops at 3s"},
 		{"toml syntax", base + "[cluster\n", base, "x.toml:7:"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -13,13 +13,19 @@ import (
 )
 
 // GroupSpec is one consumer group of a fixture: Members consumers, each a
-// client node, subscribed to topic "t" under group id Name.
+// client node, subscribed under group id Name to topic "t" and every
+// topic of the fixture's Shape.
 type GroupSpec struct {
 	Name    string
 	Members int
 	// Assignor is the members' partition.assignment.strategy ("": the
 	// cluster configuration's).
 	Assignor model.Assignor
+	// Start and Stop are virtual times: the members boot at Start (0:
+	// with the cluster) and shut down cleanly, leaving the group, at Stop
+	// (0: they run to the end). A group that stops is not asked to read
+	// everything in the liveness phase; what it did is judged as usual.
+	Start, Stop time.Duration
 }
 
 // Member is one group consumer of a fixture.
@@ -145,12 +151,22 @@ func (s *Scripted) addGroups(specs []GroupSpec, kc model.Config) {
 			if g.Assignor != "" {
 				mc.Consumer.AssignmentStrategy = g.Assignor
 			}
-			id := s.AddClient(fmt.Sprintf("%s-member-%d", group, m), func() sim.Node {
+			f := func() sim.Node {
 				return client.NewConsumer(client.ConsumerOptions{
 					Bootstrap: s.Brokers, Config: mc, Recorder: s.History,
-					GroupID: group, Topics: []string{"t"},
+					GroupID: group, Topics: s.topics(),
 				})
-			})
+			}
+			name := fmt.Sprintf("%s-member-%d", group, m)
+			var id sim.NodeID
+			if g.Start > 0 {
+				id = s.AddClientAt(name, f, g.Start)
+			} else {
+				id = s.AddClient(name, f)
+			}
+			if g.Stop > 0 {
+				s.stops = append(s.stops, timedStep{at: g.Stop, name: "stop " + name, fn: func() { s.Sim.Shutdown(id) }})
+			}
 			s.Members = append(s.Members, Member{Group: group, Node: id})
 		}
 	}
@@ -168,6 +184,18 @@ func (s *Scripted) addGroups(specs []GroupSpec, kc model.Config) {
 			s.History.Info(op, s.Sim.Now(), how)
 		}
 	})
+}
+
+// readGroups are the groups the liveness phase asks to read every
+// acknowledged record: those that run to the end.
+func (s *Scripted) readGroups() []GroupSpec {
+	var out []GroupSpec
+	for _, g := range s.Groups {
+		if g.Stop == 0 {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // MembersOf lists a group's member nodes in creation order.

@@ -13,12 +13,23 @@ import (
 // the bound passes; it returns "" or what was stuck. Converged means: one controller is active in the metadata quorum
 // and every broker is registered with it and unfenced (liveness_quorum.go),
 // every partition has a leader and every one of its replicas in its ISR
-// (so that replica agreement is judged among all of them), a send made after the heal succeeded, and (the producer then
-// stopped) the consumer has read every acknowledged record.
+// (so that replica agreement is judged among all of them), on every
+// partition a send made after the heal succeeded
+// (liveness_partitions.go), and (the producer then stopped) the consumer
+// has read every acknowledged record, among them one written after the
+// heal on every partition.
 func (s *Scripted) liveness(bound time.Duration) string {
 	healedAt := s.Sim.Now()
 	stopped := false
-	acks := newAckWatch(s.History, s.Groups, s.Members)
+	progress := newPartitionProgress(healedAt, s.TPs, s.producedTPs())
+	if stuck := progress.unproduced(); stuck != "" {
+		return stuck
+	}
+	for _, w := range s.extra {
+		w.coverEveryPartition()
+	}
+	acks := newAckWatch(s.History, s.readGroups(), s.Members)
+	acks.progress = progress
 	_, err := faults.Converge(world{s}, bound, func() (bool, string) {
 		if stuck := s.quorumStuck(); stuck != "" {
 			return false, stuck
@@ -28,10 +39,10 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		}
 		acks.advance()
 		if !stopped {
-			if !acks.sendAckedSince(healedAt) {
-				return false, "no send made after the heal has succeeded"
+			if stuck := progress.unacked(); stuck != "" {
+				return false, stuck
 			}
-			s.Work.Stop()
+			s.stopProducing()
 			stopped = true
 		}
 		// Which partitions lost their data is read from the active
@@ -44,6 +55,9 @@ func (s *Scripted) liveness(bound time.Duration) string {
 			return false, stuck
 		}
 		if stuck := acks.unreadByGroups(lost); stuck != "" {
+			return false, stuck
+		}
+		if stuck := progress.unread(acks.all.read); stuck != "" {
 			return false, stuck
 		}
 		return true, ""

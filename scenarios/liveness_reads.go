@@ -32,6 +32,9 @@ type ackWatch struct {
 	// read. What survived must still be read (nil: every send on such a
 	// partition is excused).
 	inLog func(ackedSend) bool
+	// progress, when set, is told of every acknowledged send, for the
+	// per-partition condition (liveness_partitions.go).
+	progress *partitionProgress
 }
 
 // reader is one reader's progress: the values it has read, and the
@@ -111,6 +114,9 @@ func (w *ackWatch) settled(op *model.Op) {
 	w.lastAcked = max(w.lastAcked, op.Time)
 	s := ackedSend{index: op.Index, value: op.Value, tp: op.TP, offset: op.Offset}
 	w.all.acked(s)
+	if w.progress != nil {
+		w.progress.sendAcked(s, op.Time)
+	}
 	for _, g := range w.groups {
 		g.acked(s)
 	}

@@ -13,7 +13,7 @@ import (
 func fixtureOptions(sc Scenario, seed uint64, kc model.Config, trace sim.Config) ScriptOptions {
 	return ScriptOptions{
 		Seed: seed, Config: kc, Brokers: sc.Brokers, Controllers: sc.Controllers,
-		Partitions: sc.Partitions, Interval: sc.Interval, Burst: sc.Burst, Groups: sc.Groups, Trace: trace,
+		Partitions: sc.Partitions, Interval: sc.Interval, Burst: sc.Burst, Groups: sc.Groups, Shape: sc.Shape, Trace: trace,
 		ReplicationFactor: sc.ReplicationFactor, TopicConfigs: sc.TopicConfigs, NoAssignConsumer: sc.NoAssignConsumer,
 		Link: sc.Link, DiskWriteback: sc.DiskWriteback, Racks: sc.Racks, RackUnaware: sc.RackUnaware,
 	}
@@ -32,6 +32,7 @@ func fixtureOptions(sc Scenario, seed uint64, kc model.Config, trace sim.Config)
 // An error means the cluster cannot be built or does not become ready
 // within NewScripted's bound: the case cannot be run at all.
 func ReadyAt(sc Scenario, seed uint64, set []string) (time.Duration, error) {
+	sc, set = resolve(sc, seed, set)
 	kc, err := ConfigFor(sc, set)
 	if err != nil {
 		return 0, err

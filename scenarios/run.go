@@ -153,6 +153,7 @@ func judged(kc model.Config, topic []model.ConfigEntry) model.Config {
 // means the scenario could not run (bad configuration); a failed run is a
 // Result with OK false.
 func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
+	sc, opts.Set = resolve(sc, seed, opts.Set)
 	kc, err := ConfigFor(sc, opts.Set)
 	if err != nil {
 		return Result{}, err
@@ -322,7 +323,7 @@ func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override 
 		nem.Heal()
 		liveness = s.liveness(sc.LivenessBound)
 	}
-	s.Work.Stop()
+	s.stopProducing()
 	s.Sim.Run(s.Sim.Now() + drain) // let the last reads land
 	return s, liveness, nil
 }
@@ -331,6 +332,7 @@ func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override 
 // runs were identical event for event; when they were not, it names the
 // first event where they part (see sim.CheckReplay).
 func Replay(sc Scenario, seed uint64, set []string, schedule *faults.Schedule) (sim.Divergence, bool, error) {
+	sc, set = resolve(sc, seed, set)
 	kc, err := ConfigFor(sc, set)
 	if err != nil {
 		return sim.Divergence{}, false, err

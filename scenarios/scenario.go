@@ -18,9 +18,12 @@ type Scenario struct {
 
 	Brokers    int   // default 3
 	Partitions int32 // partitions of topic "t", default 3
-	// Groups are consumer groups subscribed to topic "t", besides the
-	// consumer that assigns itself every partition.
+	// Groups are consumer groups subscribed to every topic ("t" and the
+	// Shape's), besides the consumer that assigns itself every partition.
 	Groups []GroupSpec
+	// Shape, if set, adds topics and keyed or keyless producers beside
+	// "t" and its round-robin producer (shape.go).
+	Shape *Shape
 	// Controllers is the size of the metadata quorum (default the
 	// cluster's, 3); 1 is the single-controller configuration.
 	Controllers int
@@ -75,6 +78,11 @@ type Scenario struct {
 	// as a scripted bug replay may: its faults are its story.
 	LivenessBound time.Duration
 
+	// Draw, if set, names a configuration swarm (Draws) that draws the
+	// cluster's shape and Kafka settings from the seed (chaosconfig.go);
+	// Run and everything that replays a run resolve it first.
+	Draw string
+
 	// Expect is "" for a scenario that must pass, or the anomaly the
 	// checkers must name (a historical bug under its configuration).
 	Expect string
@@ -93,6 +101,7 @@ func Catalog() []Scenario {
 	out := append([]Scenario(nil), safeScenarios()...)
 	out = append(out, groupScenarios()...)
 	out = append(out, controllerScenarios()...)
+	out = append(out, chaosConfig())
 	out = append(out, leaderLossScenarios()...)
 	for _, h := range HistoricalBugs {
 		out = append(out, h.Scenario())

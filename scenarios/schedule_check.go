@@ -35,12 +35,13 @@ type ScheduleFile struct {
 //
 // The run is untouched: nothing here reaches the run's kernel.
 func CheckSchedule(sc Scenario, seed uint64, set []string, file ScheduleFile) (warnings []string, err error) {
+	sc, set = resolve(sc, seed, set)
 	kc, err := ConfigFor(sc, set)
 	if err != nil {
 		return nil, err
 	}
-	// The fixture the run builds (fixtureOptions), so that readiness,
-	// partitions and racks are the run's.
+	// The run's own fixture (fixtureOptions), so that readiness, racks and
+	// every topic, member or broker the run has are the run's.
 	s, err := NewScripted(fixtureOptions(sc, seed, kc, sim.Config{}))
 	if err != nil {
 		return nil, err

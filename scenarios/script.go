@@ -20,6 +20,10 @@ type Scripted struct {
 	*cluster.Cluster
 	TPs  []model.TopicPartition
 	Work *cluster.Sequence
+	// extra are the producers a Shape adds beside Work (shape.go).
+	extra []*shapeProducer
+	// stops are the workload's clients that stop at a time of their own.
+	stops []timedStep
 	// Groups and Members are the fixture's consumer groups and their
 	// member nodes (see GroupSpec).
 	Groups  []GroupSpec
@@ -48,7 +52,9 @@ type ScriptOptions struct {
 	Controllers int
 	Partitions  int32         // default 1
 	Interval    time.Duration // between sends, default 20ms
-	Groups      []GroupSpec   // consumer groups subscribed to "t"
+	Groups      []GroupSpec   // consumer groups subscribed to every topic
+	// Shape adds topics and producers beside "t" (nil: none).
+	Shape *Shape
 	// Burst, ReplicationFactor, TopicConfigs, NoAssignConsumer, Link and
 	// DiskWriteback are as in Scenario (zero: the defaults).
 	Burst             int
@@ -83,17 +89,25 @@ func NewScripted(o ScriptOptions) (*Scripted, error) {
 	if o.ReplicationFactor > 0 {
 		rf = o.ReplicationFactor
 	}
+	topics := []model.TopicSpec{{Name: "t", Partitions: o.Partitions, ReplicationFactor: rf, Configs: o.TopicConfigs}}
+	if o.Shape != nil {
+		if err := o.Shape.validate(o.Partitions); err != nil {
+			return nil, err
+		}
+		topics = append(topics, o.Shape.topicSpecs(o.Config.Broker.DefaultReplicationFactor)...)
+	}
 	c, err := cluster.New(cluster.Options{
 		Seed: o.Seed, Brokers: o.Brokers, Controllers: o.Controllers, Config: o.Config, Trace: o.Trace,
-		Topics: []model.TopicSpec{{Name: "t", Partitions: o.Partitions, ReplicationFactor: rf, Configs: o.TopicConfigs}},
-		Link:   o.Link, DiskWriteback: o.DiskWriteback, BrokerRacks: brokerRacks(o),
+		Topics: topics, Link: o.Link, DiskWriteback: o.DiskWriteback, BrokerRacks: brokerRacks(o),
 	})
 	if err != nil {
 		return nil, err
 	}
 	s := &Scripted{Cluster: c, Work: &cluster.Sequence{Topic: "t", Partitions: o.Partitions, Prefix: "v"}, opts: o}
-	for p := int32(0); p < o.Partitions; p++ {
-		s.TPs = append(s.TPs, model.TP("t", p))
+	for _, t := range topics {
+		for p := int32(0); p < t.Partitions; p++ {
+			s.TPs = append(s.TPs, model.TP(t.Name, p))
+		}
 	}
 	kc := c.Config
 	c.AddClient("producer", func() sim.Node {
@@ -109,7 +123,15 @@ func NewScripted(o ScriptOptions) (*Scripted, error) {
 			})
 		})
 	}
+	if o.Shape != nil {
+		if err := s.addShape(o.Shape, kc, o.Interval, o.Partitions); err != nil {
+			return nil, err
+		}
+	}
 	s.addGroups(o.Groups, kc)
+	for _, st := range s.stops {
+		s.At(st.at, st.name, st.fn)
+	}
 	c.Start()
 	if err := c.RunUntilReady(10 * time.Second); err != nil {
 		return nil, err

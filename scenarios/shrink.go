@@ -19,6 +19,11 @@ type ShrinkResult struct {
 	Original faults.Schedule
 	Shrunk   faults.Schedule
 	Runs     int // runs the shrinker spent
+	// Set is the settings the shrunk run is replayed with: the given
+	// ones, and for a scenario that draws its settings from the seed the
+	// drawn ones, each moved to the scenario's own value where the run
+	// still fails without it (shrinkSettings).
+	Set []string
 }
 
 // failureKind names what a failed run broke, in a fixed order so that a
@@ -93,5 +98,36 @@ func Shrink(sc Scenario, seed uint64, set []string, runsMax int) (ShrinkResult, 
 	if runErr != nil {
 		return ShrinkResult{}, runErr
 	}
-	return ShrinkResult{Kind: kind, Original: orig, Shrunk: shrunk, Runs: runs}, nil
+	out := ShrinkResult{Kind: kind, Original: orig, Shrunk: shrunk, Runs: runs, Set: res.Set}
+	if sc.Draw != "" {
+		out.Set, out.Runs = shrinkSettings(sc, seed, res.Set, set, shrunk, kind, runs, runsMax)
+	}
+	return out, nil
+}
+
+// shrinkSettings moves each drawn setting of a configuration swarm's run,
+// in the order drawn, to the scenario's own value, keeping each move under
+// which the shrunk schedule still fails with kind: what is left drawn is
+// what the failure needs. Settings the user gave (given) stay as given.
+// It returns the settings and the runs spent, within runsMax.
+func shrinkSettings(sc Scenario, seed uint64, cur, given []string, sched faults.Schedule, kind string, runs, runsMax int) ([]string, int) {
+	cur = slices.Clone(cur)
+	for i, kv := range cur {
+		key, val, _ := strings.Cut(kv, "=")
+		if runs >= runsMax || slices.ContainsFunc(given, func(g string) bool { k, _, _ := strings.Cut(g, "="); return k == key }) {
+			continue
+		}
+		def, ok := settingDefault(sc, key)
+		if !ok || def == val {
+			continue
+		}
+		try := slices.Clone(cur)
+		try[i] = key + "=" + def
+		runs++
+		r, err := Run(sc, seed, Options{Set: try, Schedule: &sched, LinearizabilityBudget: -1})
+		if err == nil && hasKind(r, kind) {
+			cur = try
+		}
+	}
+	return cur, runs
 }

@@ -73,7 +73,9 @@ func runShrink(args []string, stdout, stderr io.Writer) int {
 	if file == "" {
 		file = "FILE"
 	}
-	replay := scenarios.Reproduce(scenarios.Invocation{Scenario: sc.Name, Seed: *seed, Set: sets, ScheduleFile: file, Experiment: sc.Experiment, ExperimentHash: sc.ExperimentHash})
+	// res.Set is the settings given, and for a scenario that draws its
+	// settings from the seed the drawn ones, shrunk.
+	replay := scenarios.Reproduce(scenarios.Invocation{Scenario: sc.Name, Seed: *seed, Set: res.Set, ScheduleFile: file, Experiment: sc.Experiment, ExperimentHash: sc.ExperimentHash})
 	text := fmt.Sprintf("# %s seed %d: %s with %d of %d faults (%d runs)\n# replay: %s\n%s",
 		sc.Name, *seed, res.Kind, len(res.Shrunk), len(res.Original), res.Runs, strings.ReplaceAll(replay, "\n", "\n# replay: "), res.Shrunk)
 	if *out == "" {

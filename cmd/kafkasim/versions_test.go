@@ -28,7 +28,7 @@ func TestKafkaVersionDecidesWhetherTheISROfOneLosesData(t *testing.T) {
 		{"4.1", want{ok: true}},
 	} {
 		var out, errb bytes.Buffer
-		args := []string{"run", "-scenario", "power-loss", "-seed", "13",
+		args := []string{"run", "-f", filepath.Join("..", "..", "docs", "versions", "isr-of-one.toml"), "-seed", "13",
 			"-schedule", filepath.Join("..", "..", "docs", "versions", "isr-of-one-power-loss.schedule"),
 			"-set", "kafka.version=" + tc.version, "-set", "replica.lag.time.max.ms=10s",
 			"-json", "-out", filepath.Join(t.TempDir(), "run")}

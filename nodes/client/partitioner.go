@@ -84,3 +84,8 @@ func (s *sticky) partition(env *sim.Env, md *metadata, topic string, partitions 
 	s.bytes = 0
 	return s.part
 }
+
+// KeyPartition is the partition Kafka's default partitioner gives a keyed
+// record (keyPartition), for a harness that must know which partitions
+// its keys reach.
+func KeyPartition(key string, partitions int32) int32 { return keyPartition(key, partitions) }

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"kafkasim/model"
@@ -68,6 +69,15 @@ type Cluster struct {
 	nextClient   sim.NodeID
 	started      bool
 	createErrors []string
+	// later are the clients Start leaves down, each started at its own
+	// virtual time (AddClientAt), in the order they were added.
+	later []laterClient
+}
+
+// laterClient is a client node that starts at a virtual time of its own.
+type laterClient struct {
+	id sim.NodeID
+	at time.Duration
 }
 
 // New builds the controller and broker nodes (not yet started). It
@@ -157,12 +167,29 @@ func (c *Cluster) AddClient(name string, f sim.Factory) sim.NodeID {
 	return id
 }
 
-// Start boots every node and arranges for the topics to be created once
-// the brokers have registered.
+// AddClientAt adds a client node like AddClient that Start leaves down
+// and boots at virtual time at instead: a workload whose clients join a
+// running cluster (a consumer group that subscribes later, a producer that
+// starts after the others).
+func (c *Cluster) AddClientAt(name string, f sim.Factory, at time.Duration) sim.NodeID {
+	id := c.AddClient(name, f)
+	c.later = append(c.later, laterClient{id: id, at: at})
+	return id
+}
+
+// Start boots every node (a client added with AddClientAt at its own
+// time) and arranges for the topics to be created once the brokers have
+// registered.
 func (c *Cluster) Start() {
 	c.started = true
 	for _, id := range c.Sim.Nodes() {
+		if slices.ContainsFunc(c.later, func(l laterClient) bool { return l.id == id }) {
+			continue
+		}
 		c.Sim.Start(id)
+	}
+	for _, l := range c.later {
+		c.Sim.At(l.at, "start "+c.Sim.Name(l.id), func() { c.Sim.Start(l.id) })
 	}
 	c.Sim.At(0, "create-topics", c.createTopics)
 }
