@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -135,7 +134,7 @@ func TestRackExperimentErrors(t *testing.T) {
 	const head = "name = \"x\"\n[cluster]\nbrokers = 3\n"
 	const tail = "[phases]\nsafety = \"10s\"\n"
 	racks := head + "racks = [\"a\", \"b\"]\n"
-	for _, c := range []struct{ name, bad, fine, want string }{
+	checkBadFiles(t, []badFile{
 		{"a rack with no broker", head + "racks = [\"a\", \"b\", \"c\", \"d\"]\n" + tail, head + "racks = [\"a\", \"b\", \"c\"]\n" + tail,
 			`x.toml:4:1: 4 racks for 3 brokers: rack "d" would hold no broker`},
 		{"a rack twice", head + "racks = [\"a\", \"a\"]\n" + tail, racks + tail, `x.toml:4:1: rack "a" is given twice`},
@@ -168,22 +167,7 @@ func TestRackExperimentErrors(t *testing.T) {
 		{"max_per_kind negative", racks + tail + "[faults.swarm]\nkinds = [\"crash\"]\nmax_per_kind = -1\n", racks + tail + "[faults.swarm]\nkinds = [\"crash\"]\nmax_per_kind = 4\n",
 			"x.toml:9:1: max_per_kind = -1"},
 		{"a misspelt key", head + "rackz = [\"a\"]\n" + tail, racks + tail, `unknown key "rackz" in [cluster] (did you mean "racks"?)`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, _, err := ParseExperiment("x.toml", []byte(c.bad))
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("got %v, want an error containing %q", err, c.want)
-			}
-			var ee *ExperimentError
-			var pe *faults.ParseError
-			if !errors.As(err, &ee) && !errors.As(err, &pe) {
-				t.Errorf("%T is not a positioned error", err)
-			}
-			if _, _, err := ParseExperiment("x.toml", []byte(c.fine)); err != nil {
-				t.Errorf("the fixed file is refused too: %v", err)
-			}
-		})
-	}
+	})
 }
 
 // A schedule file given to a run with racks is judged against them: rack

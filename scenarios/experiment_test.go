@@ -138,9 +138,7 @@ func TestExperimentDecodesEveryKey(t *testing.T) {
 // the one mistake fixed is accepted (the nearby fine case).
 func TestExperimentErrorsPointAtTheKey(t *testing.T) {
 	const base = "name = \"x\"\n[cluster]\nbrokers = 3\n[phases]\nsafety = \"10s\"\n"
-	for _, c := range []struct {
-		name, bad, fine, want string
-	}{
+	checkBadFiles(t, []badFile{
 		{"unknown key with the nearest", "name = \"x\"\n[cluster]\nbrokerz = 3\n[phases]\nsafety = \"10s\"\n", base,
 			`x.toml:3:1: unknown key "brokerz" in [cluster] (did you mean "brokers"?)`},
 		{"unknown top-level table", base + "[phase]\nsafety = \"1s\"\n", base, `x.toml:6:1: unknown key "phase" at the top level (did you mean "phases"?)`},
@@ -186,22 +184,7 @@ func TestExperimentErrorsPointAtTheKey(t *testing.T) {
 			"no producer writes t/0 to the end"},
 		{"group stops before it starts", base + "[[workload.groups]]\nname = \"g\"\nmembers = 2\nstart = \"3s\"\nstop = \"3s\"\n", base + "[[workload.groups]]\nname = \"g\"\nmembers = 2\nstart = \"3s\"\nstop = \"9s\"\n", "x.toml:10:1: group g stops at 3s"},
 		{"toml syntax", base + "[cluster\n", base, "x.toml:7:"},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			_, _, err := ParseExperiment("x.toml", []byte(c.bad))
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("got %v, want an error containing %q", err, c.want)
-			}
-			var ee *ExperimentError
-			var pe *faults.ParseError
-			if !errors.As(err, &ee) && !errors.As(err, &pe) {
-				t.Errorf("%T is not a positioned error", err)
-			}
-			if _, _, err := ParseExperiment("x.toml", []byte(c.fine)); err != nil {
-				t.Errorf("the fixed file is refused too: %v", err)
-			}
-		})
-	}
+	})
 }
 
 // TestExperimentRoundTrip: printing a parsed experiment and parsing it
@@ -303,6 +286,33 @@ func TestCatalogAsFilesRunsTheSame(t *testing.T) {
 			if got.TraceHash != want.TraceHash || got.AsExpected != want.AsExpected || got.Expected != want.Expected {
 				t.Errorf("seed %d: from the file hash %s (as expected %v), the catalog entry %s (%v)\n%s",
 					seed, got.TraceHash, got.AsExpected, want.TraceHash, want.AsExpected, Format(e))
+			}
+		})
+	}
+}
+
+// badFile is a file with one mistake, the same file with it fixed, and
+// what the error must say.
+type badFile struct{ name, bad, fine, want string }
+
+// checkBadFiles runs each case: the bad file is refused with a positioned
+// error containing want, and the fixed file (the nearby fine case) is
+// accepted.
+func checkBadFiles(t *testing.T, cases []badFile) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, _, err := ParseExperiment("x.toml", []byte(c.bad))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error containing %q", err, c.want)
+			}
+			var ee *ExperimentError
+			var pe *faults.ParseError
+			if !errors.As(err, &ee) && !errors.As(err, &pe) {
+				t.Errorf("%T is not a positioned error", err)
+			}
+			if _, _, err := ParseExperiment("x.toml", []byte(c.fine)); err != nil {
+				t.Errorf("the fixed file is refused too: %v", err)
 			}
 		})
 	}
