@@ -125,14 +125,7 @@ func plotCDFs(base, title, xlabel string, series []cdfSeries) (Drawing, error) {
 		p.Add(plotter.NewGrid())
 	}
 	if len(series) <= smallMultiplesPast {
-		p := newPlot()
-		p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xlabel, ylabel
-		setAxes(p)
-		for _, l := range lines {
-			p.Add(l)
-		}
-		files, err := save(p, base)
-		return Drawing{Files: files, Legend: legend, Width: pixels(plotWidth), Height: pixels(plotHeight), XFrom: xmin}, err
+		return drawOnePlot(base, title, xlabel, ylabel, setAxes, lines, legend, xmin)
 	}
 	// Small multiples: each panel draws its series over the pooled CDF
 	// of every series (grey), the shape it can be told apart from.
@@ -286,14 +279,7 @@ func PlotHistogram(base string, groups []Group, m Metric) (Drawing, error) {
 		p.Y.Min, p.Y.Max = 0, max(top*1.05, 1)
 	}
 	if len(hs) <= smallMultiplesPast {
-		p := newPlot()
-		p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xlabel, ylabel
-		setAxes(p)
-		for _, l := range lines {
-			p.Add(l)
-		}
-		files, err := save(p, base)
-		return Drawing{Files: files, Legend: legend, Width: pixels(plotWidth), Height: pixels(plotHeight), XFrom: xmin}, err
+		return drawOnePlot(base, title, xlabel, ylabel, setAxes, lines, legend, xmin)
 	}
 	panels := make([]*plot.Plot, len(hs))
 	for i, l := range lines {
@@ -333,6 +319,19 @@ func (wholeTicks) Ticks(lo, hi float64) []plot.Tick {
 }
 
 // save writes p in every format, each through a temporary file.
+// drawOnePlot draws every series on one plot, for up to
+// smallMultiplesPast series.
+func drawOnePlot(base, title, xlabel, ylabel string, setAxes func(*plot.Plot), lines []*plotter.Line, legend []LegendEntry, xmin float64) (Drawing, error) {
+	p := newPlot()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, xlabel, ylabel
+	setAxes(p)
+	for _, l := range lines {
+		p.Add(l)
+	}
+	files, err := save(p, base)
+	return Drawing{Files: files, Legend: legend, Width: pixels(plotWidth), Height: pixels(plotHeight), XFrom: xmin}, err
+}
+
 func save(p *plot.Plot, base string) ([]string, error) {
 	return saveCanvas(base, plotWidth, plotHeight, func(dc draw.Canvas) { p.Draw(dc) })
 }
