@@ -20,7 +20,9 @@ import (
 // durable with SyncDir, as on Linux where a new or renamed file survives a
 // power loss only once its directory is synced, or, with a writeback delay
 // set, once the change is older than the delay (the file system's journal
-// commits it in the background).
+// commits it in the background). A truncation into synced bytes is a
+// metadata change too: with a writeback delay set it survives once the
+// journal has committed it (JournalCommit), without a sync.
 type Disk struct {
 	owner        string
 	files        map[string]*file // the namespace as the page cache sees it
