@@ -20,7 +20,9 @@ import (
 // durable with SyncDir, as on Linux where a new or renamed file survives a
 // power loss only once its directory is synced, or, with a writeback delay
 // set, once the change is older than the delay (the file system's journal
-// commits it in the background).
+// commits it in the background). A truncation into synced bytes is a
+// metadata change too: with a writeback delay set it survives once the
+// journal has committed it (JournalCommit), without a sync.
 type Disk struct {
 	owner        string
 	files        map[string]*file // the namespace as the page cache sees it
@@ -109,6 +111,9 @@ type file struct {
 	wbAt      time.Duration
 	wbPending bool
 	wbNext    time.Duration
+	// cuts are truncations into the durable state that the journal has
+	// not committed yet, oldest first (see JournalCommit).
+	cuts []pendingCut
 }
 
 // Lazy is file content whose bytes can be produced when needed: numbered
@@ -541,6 +546,7 @@ func (d *Disk) Truncate(name string, size int64) {
 	f.gen++
 	f.last = nil
 	f.appends.reset()
+	d.noteCut(f, int(size))
 }
 
 // writtenBack makes the appends older than the writeback delay durable
@@ -572,6 +578,7 @@ const writebackBatch = time.Second
 
 // catchUp applies a deferred writeback (see writtenBack).
 func (d *Disk) catchUp(f *file) {
+	d.commitCuts(f)
 	if !f.wbPending {
 		return
 	}
@@ -629,6 +636,7 @@ func (d *Disk) syncAll(f *file) {
 	f.durableLen = f.size
 	f.durableCopy = nil
 	f.last = nil
+	f.cuts = f.cuts[:0]
 	f.appends.reset()
 }
 
@@ -657,6 +665,7 @@ func (d *Disk) completeSync(name string, upTo int64, gen uint64) {
 		f.durableLen = int(upTo)
 	}
 	f.durableCopy = nil
+	f.cuts = f.cuts[:0] // the synced content supersedes every earlier cut
 	if f.last != nil && f.last.off+len(f.last.data) <= int(upTo) {
 		f.last = nil
 	}
