@@ -19,13 +19,19 @@ import "testing"
 // an idempotence failure. With the default format the retries are answered
 // as the duplicates they are. (The run was first found on the announcing
 // network, seed 2; over seeds 1-80 on the TCP network, Kafka's format
-// shows such duplicates on seeds 3, 9, 41, 52, 62, 74 and 79.)
+// showed such duplicates on seeds 3, 9, 41, 52, 62, 74 and 79.) Since the
+// metadata quorum's client closes a connection it gave up a fetch on
+// (nodes/raft), the cut brokers catch up sooner after a heal and seeds 3,
+// 62 and 74 no longer show them; 9, 41, 52 and 79 still do (2026-12-02).
+// The test runs seed 9, where Kafka's format appends retries of t/1 and
+// t/4 a second time, and asks for duplicates on any partition rather than
+// the story of seed 3 told above.
 func TestKafkasSnapshotFormatForgetsInFlightBatchesOnReload(t *testing.T) {
 	sc, ok := Find("coordinator-failover")
 	if !ok {
 		t.Fatal("no scenario coordinator-failover")
 	}
-	const seed = 3
+	const seed = 9
 	res, err := Run(sc, seed, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -39,11 +45,12 @@ func TestKafkasSnapshotFormatForgetsInFlightBatchesOnReload(t *testing.T) {
 	}
 	dups := 0
 	for _, v := range res.Violations {
-		if v.Anomaly == "duplicate" && v.Error && v.Partition.Topic == "t" && v.Partition.Partition == 0 {
+		if v.Anomaly == "duplicate" && v.Error {
 			dups++
 		}
 	}
-	if res.OK || dups != 3 {
-		t.Fatalf("Kafka's snapshot format: ok %v, %d duplicates on t/0, want the three in-flight batches appended twice; violations %v", res.OK, dups, res.Violations)
+	if res.OK || dups == 0 {
+		t.Fatalf("Kafka's snapshot format: ok %v, %d duplicates, want in-flight batches appended twice; violations %v", res.OK, dups, res.Violations)
 	}
+	t.Logf("Kafka's snapshot format: %d duplicates", dups)
 }

@@ -307,6 +307,16 @@ func (r *Raft) Fire(env *sim.Env, t sim.Timer) bool {
 			// Either the retry backoff after a failure is over, or the
 			// fetch went unanswered well past its wait (a cut link drops
 			// the answer silently): ask again.
+			if r.fetchOut {
+				// Given up on, the fetch closes its connection, as a
+				// request past controller.quorum.request.timeout.ms
+				// does in Kafka (KafkaNetworkChannel sends through a
+				// NetworkClient; NetworkClient.handleTimedOutRequests
+				// closes the socket). Without the close the next fetch
+				// waits behind the kernel's retransmissions of the old
+				// ones: after a long cut, tens of seconds past the heal.
+				r.env.Close(node(r.fetchTarget))
+			}
 			r.fetchOut = false
 			r.sendFetch()
 		}
