@@ -233,14 +233,7 @@ func newBrowserStore(t *testing.T) browserStore {
 // serve serves the store as kafkasim serve does.
 func (bs browserStore) serve(t *testing.T) *httptest.Server {
 	t.Helper()
-	root, err := os.OpenRoot(bs.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { root.Close() })
-	srv := httptest.NewServer(storeHandler(root))
-	t.Cleanup(srv.Close)
-	return srv
+	return serveStore(t, bs.dir)
 }
 
 // TestBrowser starts one browser and builds one store for every check:

@@ -51,13 +51,7 @@ func serveFixture(t *testing.T) (*httptest.Server, string) {
 			t.Fatal(err)
 		}
 	}
-	root, err := os.OpenRoot(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { root.Close() })
-	srv := httptest.NewServer(storeHandler(root))
-	t.Cleanup(srv.Close)
+	srv := serveStore(t, store)
 	return srv, top
 }
 
@@ -174,14 +168,7 @@ func diffStore(t *testing.T) *httptest.Server {
 	if err := os.WriteFile(filepath.Join(bad, "results.jsonl"), append(append(js, '\n'), "{not json\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	root, err := os.OpenRoot(store)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { root.Close() })
-	srv := httptest.NewServer(storeHandler(root))
-	t.Cleanup(srv.Close)
-	return srv
+	return serveStore(t, store)
 }
 
 func TestServeDiffComparesVerdictsAndFailoverFigures(t *testing.T) {
@@ -233,4 +220,17 @@ func TestServeDiffRefusesBadInput(t *testing.T) {
 			t.Errorf("GET %s: %d %q, want 400 saying %q", p, code, body, want)
 		}
 	}
+}
+
+// serveStore serves dir as kafkasim serve does, until the test ends.
+func serveStore(t *testing.T, dir string) *httptest.Server {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	srv := httptest.NewServer(storeHandler(root))
+	t.Cleanup(srv.Close)
+	return srv
 }
