@@ -62,6 +62,9 @@ type Result struct {
 	AsExpected bool                 `json:"as_expected"`
 	Valid      checkers.Valid       `json:"valid"`
 	Violations []checkers.Violation `json:"violations"`
+	// Omitted counts the findings a sweep's row of the run left out
+	// (Row); empty in a run's own result.json, which has them all.
+	Omitted []OmittedFindings `json:"omitted,omitempty"`
 	// Liveness is empty when the cluster converged (or the phase was
 	// skipped), else what was stuck at the bound.
 	Liveness string `json:"liveness,omitempty"`

@@ -237,7 +237,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			afterSweepResult(ran)
 		}
 		if *asJSON {
-			return enc.Encode(r)
+			return enc.Encode(r.Row())
 		}
 		return nil
 	})

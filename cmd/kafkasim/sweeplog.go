@@ -77,8 +77,10 @@ func openResultLog(dir string) (*resultLog, error) {
 	return &resultLog{f: f}, nil
 }
 
+// append writes r's row (Result.Row: a few findings of each anomaly,
+// the rest counted).
 func (l *resultLog) append(r scenarios.Result) error {
-	b, err := json.Marshal(r)
+	b, err := json.Marshal(r.Row())
 	if err != nil {
 		return err
 	}
