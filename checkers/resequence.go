@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"kafkasim/model"
@@ -64,6 +65,31 @@ func describeResequence(send *model.Op) string {
 	r := send.Resequenced[len(send.Resequenced)-1]
 	return fmt.Sprintf(": process %d's epoch bump at %v re-sequenced it from epoch %d sequence %d to epoch %d sequence %d while its first attempt was unanswered, and the broker appended the rewrite as new, as Kafka's idempotent producer does",
 		send.Process, r.At, r.FromEpoch, r.FromSeq, r.ToEpoch, r.ToSeq)
+}
+
+// resequencedSends finds, by record, the record's first send (its writer,
+// as the duplicate check takes it) where an epoch bump re-sequenced it.
+// Only histories with rewrites pay for the lookup.
+func resequencedSends(h model.History) map[valueKey]int {
+	marked := slices.ContainsFunc(h, func(op model.Op) bool { return len(op.Resequenced) > 0 })
+	if !marked {
+		return nil
+	}
+	first := map[valueKey]int{}
+	for i := range h {
+		if op := &h[i]; op.F == model.FSend && op.TP.Topic != "" {
+			if _, ok := first[valueKey{op.TP, op.Value}]; !ok {
+				first[valueKey{op.TP, op.Value}] = i
+			}
+		}
+	}
+	out := map[valueKey]int{}
+	for k, i := range first {
+		if len(h[i].Resequenced) > 0 {
+			out[k] = i
+		}
+	}
+	return out
 }
 
 // lastResequence is when send's record was last re-sequenced, or -1.

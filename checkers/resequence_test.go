@@ -125,3 +125,38 @@ func TestResequenceLeavesNonIdempotentDuplicatesAlone(t *testing.T) {
 		t.Fatalf("want the non-idempotent allowance, got %+v", d)
 	}
 }
+
+// groupCopiesHistory: the log holds "a" at 0 and, rewritten, at 3; process
+// 1, which heard its generation end (so no zombie allowance applies), reads
+// the first copy after process 2 gained t0, and process 2 reads the second.
+func groupCopiesHistory(a model.Op) model.History {
+	return hist(
+		a,
+		sendOK(5, t0, "d", 1, 10, 20),
+		sendOK(5, t0, "e", 2, 11, 21),
+		subscribe(1, 0, "g", "t"),
+		subscribe(2, 0, "g", "t"),
+		rebalance(1, 2, "g", 1, tps(t0), nil),
+		rebalance(2, 6, "g", 2, tps(t0), nil),
+		commitFail(1, 6, 7, "g", t0, 0, "ILLEGAL_GENERATION"),
+		poll(1, 8, 9, recs(t0, 0, "a", 1, "d", 2, "e")),
+		poll(2, 60, 61, recs(t0, 3, "a")),
+		rebalance(1, 70, "g", 2, nil, tps(t0)),
+	)
+}
+
+// Two members that each read one of the rewrite's two copies received the
+// record twice because the log holds it twice: allowed when the history
+// proves the rewrite, an error when it does not.
+func TestGroupDuplicateOfResequencedCopies(t *testing.T) {
+	opts := Options{Idempotent: true, MaxInFlight: 5, Subscribe: true}
+	r := check(t, Input{History: groupCopiesHistory(resequenced(sendOK(5, t0, "a", 3, 0, 50), 40, 0, 0))}, opts)
+	d := mustFind(t, r, GroupDuplicate, t0, 0, 3)
+	if d.Error || d.Promise != PromiseResequence || !strings.Contains(d.Detail, "its copy at offset 3") {
+		t.Fatalf("want the copies' delivery allowed, got %+v", d)
+	}
+	r = check(t, Input{History: groupCopiesHistory(sendOK(5, t0, "a", 3, 0, 50))}, opts)
+	if d := mustFind(t, r, GroupDuplicate, t0, 0, 3); !d.Error || d.Promise != PromiseGroupDelivery {
+		t.Fatalf("without the rewrite in the history, want an error, got %+v", d)
+	}
+}

@@ -336,9 +336,14 @@ func (r *Recorder) Info(i int, at time.Duration, reason string) {
 }
 
 // Resequenced notes on send i, still running, that an epoch bump rewrote
-// its record's (epoch, sequence) as r says (Op.Resequenced).
-func (r *Recorder) Resequenced(i int, rs Resequence) {
-	e := r.pending(i).extra()
+// its record's (epoch, sequence) in tp as rs says (Op.Resequenced). tp
+// is recorded as the send's partition: a keyed send's is known once its
+// batch has a sequence, and the rewrite is about that partition.
+func (r *Recorder) Resequenced(i int, tp TopicPartition, rs Resequence) {
+	rec := r.pending(i)
+	r.setTopic(rec, tp.Topic)
+	rec.part = tp.Partition
+	e := rec.extra()
 	e.reseq = append(e.reseq, rs)
 }
 

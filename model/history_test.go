@@ -19,7 +19,7 @@ func sampleHistory() History {
 	s := r.Invoke(Op{Process: 1, F: FSend, Time: 1 * ms, TP: t0, Key: "k", Value: "v0"})
 	s2 := r.Invoke(Op{Process: 1, F: FSend, Time: 2 * ms, TP: t0, Value: "v1"})
 	r.SendOK(s, 3*ms, t0, 0)
-	r.Resequenced(s2, Resequence{At: 4 * ms, FromEpoch: 0, FromSeq: 1, ToEpoch: 1, ToSeq: 0})
+	r.Resequenced(s2, t0, Resequence{At: 4 * ms, FromEpoch: 0, FromSeq: 1, ToEpoch: 1, ToSeq: 0})
 	r.Info(s2, 9*ms, "timeout")
 	p := r.Invoke(Op{Process: 0, F: FPoll, Time: 4 * ms})
 	r.PollOK(p, 5*ms, []PartitionRecords{

@@ -58,7 +58,7 @@ func (p *Producer) recordRewrites(env *sim.Env) {
 		}
 		for i, op := range b.ops {
 			if op >= 0 && p.rec.Running(op) {
-				p.rec.Resequenced(op, model.Resequence{
+				p.rec.Resequenced(op, b.tp, model.Resequence{
 					At: at, FromEpoch: r.epoch, FromSeq: model.IncrementSequence(r.seq, int32(i)), ToEpoch: b.epoch, ToSeq: model.IncrementSequence(b.seq, int32(i)),
 				})
 			}
