@@ -362,6 +362,10 @@ func (a *analysis) sendOrder(opts *Options, procs [][]int32) []Violation {
 					}
 					v.Error, v.Promise = promise(opts.orderedSends(), PromiseSendOrder,
 						"enable.idempotence=false with max.in.flight>1: retries may reorder sends")
+					if v.Error && opts.Idempotent && resequencedInversion(po, &a.h[c.first]) {
+						v.Error, v.Promise = false, PromiseResequence
+						v.Detail += describeResequence(po) + ", after the later send had completed"
+					}
 					out = append(out, v)
 				}
 				last[c.tp] = c

@@ -45,7 +45,8 @@ func (a *analysis) inconsistentOffsets() []Violation {
 
 // duplicates: one record (partition, value) at more than one offset of the
 // version order (kafka.clj duplicate-cases). Without idempotence a retried
-// send is expected to land twice. A failed send's offset is not in the
+// send is expected to land twice; with it, only an epoch bump's rewrite
+// the history records may (resequence.go). A failed send's offset is not in the
 // version order, so its value counts only where a poll saw it.
 func (a *analysis) duplicates(opts *Options) []Violation {
 	type dup struct {
@@ -96,8 +97,17 @@ func (a *analysis) duplicates(opts *Options) []Violation {
 			v.Detail += fmt.Sprintf(", first read by op %d", vi.reader)
 		}
 		if opts.Idempotent {
-			v.Error, v.Promise = true, PromiseIdempotence
-			v.Detail += ": the idempotent producer's retry was appended again (check producer-state deduplication across leader changes)"
+			allowed, why := false, ""
+			if vi.writer >= 0 {
+				allowed, why = resequencedCopies(&a.h[vi.writer], a.partOf(vi).tp, d.offs)
+			}
+			if allowed {
+				v.Promise = PromiseResequence
+				v.Detail += describeResequence(&a.h[vi.writer])
+			} else {
+				v.Error, v.Promise = true, PromiseIdempotence
+				v.Detail += why + ": the idempotent producer's retry was appended again (check producer-state deduplication across leader changes)"
+			}
 		} else {
 			v.Promise = "enable.idempotence=false: a retried send may be written twice"
 		}

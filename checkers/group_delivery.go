@@ -79,10 +79,11 @@ func (a *analysis) groupDelivery(opts *Options, replicas []ReplicaLog) []Violati
 	}
 	hist := newOwnershipHistory(h)
 	zombies := zombieWindows(h, opts)
+	rewritten := resequencedSends(h)
 	var out []Violation
 	out = append(out, a.groupUnseen(opts, replicas, groups, topics, reads)...)
 	for _, g := range groups {
-		out = append(out, groupDuplicates(h, g, reads[g], hist, zombies)...)
+		out = append(out, groupDuplicates(h, g, reads[g], hist, zombies, rewritten)...)
 	}
 	out = append(out, pollUnowned(h, groupOf, hist)...)
 	return out
@@ -166,8 +167,11 @@ func (a *analysis) groupUnseen(opts *Options, replicas []ReplicaLog, groups []st
 // subscribed afresh (a restart), nor moved its position, after the first
 // delivery. Such a duplicate means two members read the partition at once
 // or a member re-read it on its own; it is allowed when one of the two was
-// an expelled owner's read that Kafka's protocol allows (zombie.go).
-func groupDuplicates(h model.History, g string, reads map[valueKey][]groupRead, hist *ownershipHistory, zombies map[groupPartition][]zombieWindow) []Violation {
+// an expelled owner's read that Kafka's protocol allows (zombie.go), or
+// when the two deliveries are of two copies in the log that an idempotent
+// producer's epoch bump wrote (resequence.go): each member read a
+// different record of the log, once.
+func groupDuplicates(h model.History, g string, reads map[valueKey][]groupRead, hist *ownershipHistory, zombies map[groupPartition][]zombieWindow, rewritten map[valueKey]int) []Violation {
 	records := make([]valueKey, 0, len(reads))
 	for k, rs := range reads {
 		if len(rs) > 1 {
@@ -206,10 +210,29 @@ func groupDuplicates(h model.History, g string, reads map[valueKey][]groupRead, 
 				dup.Detail = fmt.Sprintf("group %s delivered %q to process %d (op %d) and again to process %d (op %d): process %d, expelled without hearing from its coordinator since process %d gained the partition at %v, was still reading it, as Kafka's protocol allows",
 					g, v, first.process, first.op, again.process, again.op, w.old, w.new, w.from)
 			}
+			if send, ok := rewritten[k]; ok && first.offset != again.offset {
+				if allowed, _ := resequencedCopies(&h[send], k.tp, readOffsets(rs)); allowed {
+					dup.Error, dup.Promise = false, PromiseResequence
+					dup.Detail = fmt.Sprintf("group %s delivered %q at offset %d to process %d (op %d) and its copy at offset %d to process %d (op %d)%s",
+						g, v, first.offset, first.process, first.op, again.offset, again.process, again.op, describeResequence(&h[send]))
+				}
+			}
 			out = append(out, dup)
 		}
 	}
 	return out
+}
+
+// readOffsets are the distinct offsets of rs, sorted.
+func readOffsets(rs []groupRead) []model.Offset {
+	var offs []model.Offset
+	for _, r := range rs {
+		if !slices.Contains(offs, r.offset) {
+			offs = append(offs, r.offset)
+		}
+	}
+	slices.Sort(offs)
+	return offs
 }
 
 // zombieRead returns the window that allows one of two deliveries of a

@@ -116,6 +116,25 @@ type PartitionOffset struct {
 	From   Offset
 }
 
+// Resequence is what an idempotent producer did to an unacknowledged
+// record when it bumped its epoch: Kafka's producer without a transactional
+// id bumps its epoch locally and restarts the sequences of the partition's
+// in-flight batches at 0 (TransactionManager.bumpIdempotentProducerEpoch,
+// TxnPartitionEntry.startSequencesAtBeginning). A broker that already
+// appended the record under its old (epoch, sequence), and no longer
+// remembers that batch among the producer's last five
+// (ProducerStateEntry.NUM_BATCHES_TO_RETAIN), takes sequence 0 of the new
+// epoch as new and appends the record again. The history keeps the
+// rewrite so that a checker can tell that copy from a broken
+// deduplication; histories from elsewhere (Jepsen's) never carry it.
+type Resequence struct {
+	At        time.Duration // when the producer bumped its epoch
+	FromEpoch Epoch         // the record's producer epoch before the bump
+	FromSeq   int32         // the record's own sequence before the bump
+	ToEpoch   Epoch         // after the bump
+	ToSeq     int32         // the record's own sequence after the bump
+}
+
 // Op is one client operation: who did it, when, and what came of it.
 // Fields that do not apply to F stay zero (offsets stay NoOffset).
 type Op struct {
@@ -150,6 +169,11 @@ type Op struct {
 	// rebalance: what the member gained and lost in Generation.
 	Gained []TopicPartition
 	Lost   []TopicPartition
+
+	// send, idempotent producer: every time an epoch bump re-sequenced the
+	// record's batch while an attempt of it was in flight without an
+	// acknowledgement, in order (see Resequence).
+	Resequenced []Resequence
 
 	// Txn ties together the micro-operations of one client operation that
 	// did several things at once: a Jepsen :txn, or a :send or :poll with
@@ -295,6 +319,28 @@ func (c *TxnCheck) Next(h History, i int) error {
 	return nil
 }
 
+// validateResequenced checks a send's rewrites: each one moves the record
+// to a later epoch, at or after the send started (and before it ended),
+// in order of time.
+func (op *Op) validateResequenced() error {
+	if len(op.Resequenced) > 0 && op.TP.Topic == "" {
+		return fmt.Errorf("resequenced send without a partition")
+	}
+	for k, r := range op.Resequenced {
+		switch {
+		case r.FromEpoch < 0 || r.ToEpoch <= r.FromEpoch:
+			return fmt.Errorf("resequenced[%d]: epoch %d to %d; an epoch bump moves to a later epoch", k, r.FromEpoch, r.ToEpoch)
+		case r.FromSeq < 0 || r.ToSeq < 0:
+			return fmt.Errorf("resequenced[%d]: negative sequence (%d to %d)", k, r.FromSeq, r.ToSeq)
+		case r.At < op.Time || (op.Completed() && r.At > op.End):
+			return fmt.Errorf("resequenced[%d] at %v, outside the send's [%v, %v]", k, r.At, op.Time, op.End)
+		case k > 0 && (r.At < op.Resequenced[k-1].At || r.FromEpoch < op.Resequenced[k-1].ToEpoch):
+			return fmt.Errorf("resequenced[%d]: out of order after resequenced[%d]", k, k-1)
+		}
+	}
+	return nil
+}
+
 func (op *Op) validate(i int) error {
 	if op.Index != i {
 		return fmt.Errorf("index %d, want %d (ops are numbered by position)", op.Index, i)
@@ -317,6 +363,9 @@ func (op *Op) validate(i int) error {
 	if op.Txn < 0 {
 		return fmt.Errorf("negative txn %d", op.Txn)
 	}
+	if op.F != FSend && len(op.Resequenced) > 0 {
+		return fmt.Errorf("%s op with \"resequenced\": only a send has one", op.F)
+	}
 	switch op.F {
 	case FSend:
 		if op.Value == "" {
@@ -337,6 +386,9 @@ func (op *Op) validate(i int) error {
 			return fmt.Errorf("send with offset %d that never completed", op.Offset)
 		case op.Offset != NoOffset && op.TP.Topic == "":
 			return fmt.Errorf("send with offset %d but without a partition", op.Offset)
+		}
+		if err := op.validateResequenced(); err != nil {
+			return err
 		}
 	case FPoll:
 		for j, pr := range op.Records {

@@ -17,7 +17,10 @@ import (
 // partitions are written "topic/partition"; a value is a JSON string (an
 // integer is accepted on input and read as its decimal text). Fields that
 // do not apply to an op are left out. "txn", when present, ties the
-// micro-operations of one client operation together (Op.Txn). For example:
+// micro-operations of one client operation together (Op.Txn);
+// "resequenced", on a send, lists the epoch bumps that rewrote its record's
+// sequence (Op.Resequenced), each {"at","from_epoch","from_seq","to_epoch",
+// "to_seq"}. For example:
 //
 //	{"index":0,"process":0,"type":"ok","f":"send","time":1000,"end":2000,"tp":"t/0","value":"v0","offset":0}
 //	{"index":1,"process":1,"type":"ok","f":"poll","time":1500,"end":2500,"records":{"t/0":[[0,"v0"]]}}
@@ -47,6 +50,43 @@ type opLine struct {
 	Gained     []string                     `json:"gained,omitempty"`
 	Lost       []string                     `json:"lost,omitempty"`
 	Txn        int                          `json:"txn,omitempty"`
+	Reseq      []reseqLine                  `json:"resequenced,omitempty"`
+}
+
+// reseqLine is a Resequence on the wire: times in nanoseconds, and every
+// field required.
+type reseqLine struct {
+	At        *int64 `json:"at"`
+	FromEpoch *int32 `json:"from_epoch"`
+	FromSeq   *int32 `json:"from_seq"`
+	ToEpoch   *int32 `json:"to_epoch"`
+	ToSeq     *int32 `json:"to_seq"`
+}
+
+func toReseqLines(rs []Resequence) []reseqLine {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]reseqLine, len(rs))
+	for i, r := range rs {
+		at, fe, fs, te, ts := int64(r.At), int32(r.FromEpoch), r.FromSeq, int32(r.ToEpoch), r.ToSeq
+		out[i] = reseqLine{At: &at, FromEpoch: &fe, FromSeq: &fs, ToEpoch: &te, ToSeq: &ts}
+	}
+	return out
+}
+
+func parseReseqLines(ls []reseqLine) ([]Resequence, error) {
+	if len(ls) == 0 {
+		return nil, nil
+	}
+	out := make([]Resequence, len(ls))
+	for i, l := range ls {
+		if l.At == nil || l.FromEpoch == nil || l.FromSeq == nil || l.ToEpoch == nil || l.ToSeq == nil {
+			return nil, fmt.Errorf("resequenced[%d]: want \"at\", \"from_epoch\", \"from_seq\", \"to_epoch\" and \"to_seq\"", i)
+		}
+		out[i] = Resequence{At: time.Duration(*l.At), FromEpoch: Epoch(*l.FromEpoch), FromSeq: *l.FromSeq, ToEpoch: Epoch(*l.ToEpoch), ToSeq: *l.ToSeq}
+	}
+	return out, nil
 }
 
 // WriteHistory writes h as JSON lines, one op a line.
@@ -76,6 +116,7 @@ func toLine(op *Op) *opLine {
 		Group:   op.Group,
 		Topics:  op.Topics,
 		Txn:     op.Txn,
+		Reseq:   toReseqLines(op.Resequenced),
 	}
 	if op.Completed() {
 		end := int64(op.End)
@@ -260,6 +301,9 @@ func parseLine(b []byte, pos int) (Op, error) {
 		return Op{}, err
 	}
 	if op.Offsets, err = parseOffsets(l.Offsets, l.From); err != nil {
+		return Op{}, err
+	}
+	if op.Resequenced, err = parseReseqLines(l.Reseq); err != nil {
 		return Op{}, err
 	}
 	if err := op.validate(pos); err != nil {

@@ -106,6 +106,7 @@ type opExt struct {
 	gained     []TopicPartition
 	lost       []TopicPartition
 	txn        int
+	reseq      []Resequence
 
 	process int
 	topic   string
@@ -141,11 +142,11 @@ func (r *opRec) setOutcome(t opType) { r.typ = r.typ&^typeMask | t }
 func (rc *Recorder) pack(op *Op, t opType) opRec {
 	r := opRec{time: op.Time, end: op.End, value: op.Value, offset: op.Offset, part: op.TP.Partition, typ: t}
 	if op.Error != "" || op.Records != nil || op.Partitions != nil || op.Topics != nil || op.Group != "" ||
-		op.Generation != 0 || op.Offsets != nil || op.Gained != nil || op.Lost != nil || op.Txn != 0 {
+		op.Generation != 0 || op.Offsets != nil || op.Gained != nil || op.Lost != nil || op.Txn != 0 || op.Resequenced != nil {
 		r.ext = &opExt{
 			err: op.Error, records: op.Records, partitions: op.Partitions, topics: op.Topics,
 			group: op.Group, generation: op.Generation, offsets: op.Offsets, gained: op.Gained, lost: op.Lost,
-			txn: op.Txn,
+			txn: op.Txn, reseq: op.Resequenced,
 		}
 	}
 	r.setProcess(op.Process)
@@ -206,7 +207,7 @@ func (rc *Recorder) unpack(r *opRec, index int) Op {
 	if e := r.ext; e != nil {
 		op.Error, op.Records, op.Partitions, op.Topics = e.err, e.records, e.partitions, e.topics
 		op.Group, op.Generation, op.Offsets, op.Gained, op.Lost = e.group, e.generation, e.offsets, e.gained, e.lost
-		op.Txn = e.txn
+		op.Txn, op.Resequenced = e.txn, e.reseq
 		if r.typ&flagExtProcess != 0 {
 			op.Process = e.process
 		}
@@ -332,6 +333,18 @@ func (r *Recorder) Fail(i int, at time.Duration, reason string) {
 // Info completes op i as indeterminate (a timeout, a lost answer).
 func (r *Recorder) Info(i int, at time.Duration, reason string) {
 	r.complete(i, typeInfo, at).extra().err = reason
+}
+
+// Resequenced notes on send i, still running, that an epoch bump rewrote
+// its record's (epoch, sequence) in tp as rs says (Op.Resequenced). tp
+// is recorded as the send's partition: a keyed send's is known once its
+// batch has a sequence, and the rewrite is about that partition.
+func (r *Recorder) Resequenced(i int, tp TopicPartition, rs Resequence) {
+	rec := r.pending(i)
+	r.setTopic(rec, tp.Topic)
+	rec.part = tp.Partition
+	e := rec.extra()
+	e.reseq = append(e.reseq, rs)
 }
 
 // Op returns op i as History()[i] would, without building the whole

@@ -19,6 +19,7 @@ func sampleHistory() History {
 	s := r.Invoke(Op{Process: 1, F: FSend, Time: 1 * ms, TP: t0, Key: "k", Value: "v0"})
 	s2 := r.Invoke(Op{Process: 1, F: FSend, Time: 2 * ms, TP: t0, Value: "v1"})
 	r.SendOK(s, 3*ms, t0, 0)
+	r.Resequenced(s2, t0, Resequence{At: 4 * ms, FromEpoch: 0, FromSeq: 1, ToEpoch: 1, ToSeq: 0})
 	r.Info(s2, 9*ms, "timeout")
 	p := r.Invoke(Op{Process: 0, F: FPoll, Time: 4 * ms})
 	r.PollOK(p, 5*ms, []PartitionRecords{
@@ -142,6 +143,10 @@ func TestReadHistoryErrors(t *testing.T) {
 		{`{"process":0,"type":"ok","f":"send","time":1,"end":2,"tp":"t/0","value":1.5,"offset":0}`, `h.jsonl:1: value 1.5: want a string or an integer`},
 		{`{"process":0,"type":"ok","f":"poll","time":1,"end":2} {}`, `h.jsonl:1: more than one JSON value`},
 		{`{"process":"p","type":"ok","f":"poll","time":1,"end":2}`, `h.jsonl:1: field "process"`},
+		{`{"process":0,"type":"ok","f":"send","time":1,"end":9,"tp":"t/0","value":"a","offset":3,"resequenced":[{"at":5,"from_epoch":0,"from_seq":4,"to_epoch":1}]}`, `h.jsonl:1: resequenced[0]: want "at", "from_epoch", "from_seq", "to_epoch" and "to_seq"`},
+		{`{"process":0,"type":"ok","f":"send","time":1,"end":9,"tp":"t/0","value":"a","offset":3,"resequenced":[{"at":5,"from_epoch":1,"from_seq":4,"to_epoch":1,"to_seq":0}]}`, `h.jsonl:1: resequenced[0]: epoch 1 to 1`},
+		{`{"process":0,"type":"ok","f":"send","time":1,"end":9,"tp":"t/0","value":"a","offset":3,"resequenced":[{"at":10,"from_epoch":0,"from_seq":4,"to_epoch":1,"to_seq":0}]}`, `h.jsonl:1: resequenced[0] at 10ns, outside the send's [1ns, 9ns]`},
+		{`{"process":0,"type":"ok","f":"poll","time":1,"end":9,"resequenced":[{"at":5,"from_epoch":0,"from_seq":4,"to_epoch":1,"to_seq":0}]}`, `h.jsonl:1: poll op with "resequenced"`},
 	}
 	for _, c := range cases {
 		_, err := ReadHistory(strings.NewReader(c.in), "h.jsonl")

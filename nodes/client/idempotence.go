@@ -57,6 +57,20 @@ type idempotence struct {
 	rewrite      []model.TopicPartition         // partitions whose sequences the bump rewrites, sorted
 	unresolved   map[model.TopicPartition]int32 // next sequence after an expired batch
 	unresolvedTP []model.TopicPartition         // keys of unresolved, sorted
+
+	// rewritten are the in-flight batches the last epoch bump re-sequenced,
+	// with the identity they had before: the producer writes them into the
+	// history (takeRewritten), because a broker that appended a batch
+	// under its old sequence and no longer remembers it appends it again.
+	rewritten []rewrite
+}
+
+// rewrite is one batch an epoch bump re-sequenced: its epoch and base
+// sequence before the bump.
+type rewrite struct {
+	b     *batch
+	epoch model.Epoch
+	seq   int32
 }
 
 type idemState uint8
@@ -272,11 +286,24 @@ func (s *idempotence) bumpIfNeeded() {
 		s.epoch++
 	}
 	for _, tp := range s.rewrite {
+		if p := s.find(tp); p != nil && s.state == idemReady {
+			for _, b := range p.inflight {
+				s.rewritten = append(s.rewritten, rewrite{b: b, epoch: b.epoch, seq: b.seq})
+			}
+		}
 		s.startAtZero(tp)
 		s.resolve(tp)
 	}
 	s.rewrite = nil
 	s.bumpRequired = false
+}
+
+// takeRewritten returns the batches re-sequenced since the last call, in
+// partition and then sequence order, and forgets them.
+func (s *idempotence) takeRewritten() []rewrite {
+	out := s.rewritten
+	s.rewritten = nil
+	return out
 }
 
 // startAtZero is startSequencesAtBeginning: the partition's in-flight

@@ -129,6 +129,16 @@ func TestIdempotenceWritesABatchTwiceAfterALeaderChangeAsKafkaDoes(t *testing.T)
 	if b.epoch != 1 || b.seq != 0 || c.epoch != 1 || c.seq != 1 {
 		t.Fatalf("after the bump B is epoch %d seq %d and C epoch %d seq %d, want epoch 1 with sequences 0 and 1", b.epoch, b.seq, c.epoch, c.seq)
 	}
+	// The producer keeps what it rewrote, for the history: B and C, from
+	// epoch 0 sequences 3 and 4. A, expired, is no longer in flight.
+	got := idem.takeRewritten()
+	want := []rewrite{{b: b, epoch: 0, seq: 3}, {b: c, epoch: 0, seq: 4}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("rewritten %+v, want B and C from epoch 0 sequences 3 and 4", got)
+	}
+	if again := idem.takeRewritten(); again != nil {
+		t.Fatalf("rewritten is reported twice: %+v", again)
+	}
 
 	// 5. The broker appends B again.
 	again := appendAt(b)

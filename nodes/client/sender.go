@@ -28,6 +28,7 @@ func (p *Producer) run(env *sim.Env) {
 	if p.idem.on {
 		p.idem.resolveSequences()
 		p.idem.bumpIfNeeded()
+		p.recordRewrites(env)
 		p.maybeInitProducerID(env)
 	}
 	p.expire(env)
@@ -37,6 +38,32 @@ func (p *Producer) run(env *sim.Env) {
 	p.nextAt = p.nextDeadline(now)
 	p.settled = p.isSettled(now)
 	p.schedule(env, p.nextAt)
+}
+
+// recordRewrites writes into the history what the last epoch bump did to
+// the records still waiting for an acknowledgement: their (epoch,
+// sequence) before and after (model.Resequence). Only a bump that kept the
+// producer id is recorded: one that exhausted the epoch asks for a new id
+// instead, and the rewrite under it is not a bump of this epoch.
+func (p *Producer) recordRewrites(env *sim.Env) {
+	rs := p.idem.takeRewritten()
+	if p.rec == nil {
+		return
+	}
+	at := env.ObserverNow()
+	for _, r := range rs {
+		b := r.b
+		if b.done || b.epoch <= r.epoch || b.pid != p.idem.pid {
+			continue
+		}
+		for i, op := range b.ops {
+			if op >= 0 && p.rec.Running(op) {
+				p.rec.Resequenced(op, b.tp, model.Resequence{
+					At: at, FromEpoch: r.epoch, FromSeq: model.IncrementSequence(r.seq, int32(i)), ToEpoch: b.epoch, ToSeq: model.IncrementSequence(b.seq, int32(i)),
+				})
+			}
+		}
+	}
 }
 
 // isSettled reports whether another pass at a later instant before nextAt,
