@@ -1,6 +1,7 @@
 package checkers
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,4 +156,33 @@ func TestCoordinatorCommitRegression(t *testing.T) {
 	}
 	h := hist(seek(10, 25, t0, 5))
 	mustNotFind(t, check(t, Input{History: h, Observations: Observations{Committed: obs}}, Options{}), CommitRegression)
+}
+
+// A coordinator deposed while paused wakes up holding the offsets of its
+// own time and reports them before it learns of its successor (slow-follower
+// seed 37: b2 paused 11 s as leader of the group's offsets partition, b1
+// took over under epoch 1 and held 392, b2 woke under epoch 0 holding 285).
+// That stale view is no lost commit; the successor holding less than an
+// earlier coordinator of the same or an older epoch still is.
+func TestCoordinatorCommitRegressionIgnoresADeposedCoordinator(t *testing.T) {
+	obs := []CommittedObservation{
+		{Time: ms(10), Broker: 2, Epoch: 0, Group: "g", TP: t0, Offset: 234},
+		{Time: ms(20), Broker: 1, Epoch: 1, Group: "g", TP: t0, Offset: 285}, // the successor loaded
+		{Time: ms(30), Broker: 1, Epoch: 1, Group: "g", TP: t0, Offset: 392},
+		{Time: ms(40), Broker: 2, Epoch: 0, Group: "g", TP: t0, Offset: 285}, // the deposed one wakes
+		{Time: ms(50), Broker: 1, Epoch: 1, Group: "g", TP: t0, Offset: 426},
+	}
+	in := Input{History: hist(), Observations: Observations{Committed: obs}}
+	mustNotFind(t, check(t, in, Options{}), CommitRegression)
+
+	// The same reports with the wake-up under the current epoch, as if the
+	// successor itself went back: caught.
+	current := slices.Clone(obs)
+	current[3].Epoch = 1
+	mustFind(t, check(t, Input{History: hist(), Observations: Observations{Committed: current}}, Options{}), CommitRegression, t0, 392, 285)
+
+	// A third coordinator, newer still, that loaded less than its
+	// predecessor had: caught, though its broker once led an older epoch.
+	lost := append(slices.Clone(obs), CommittedObservation{Time: ms(60), Broker: 2, Epoch: 2, Group: "g", TP: t0, Offset: 392})
+	mustFind(t, check(t, Input{History: hist(), Observations: Observations{Committed: lost}}, Options{}), CommitRegression, t0, 426, 392)
 }

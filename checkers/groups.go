@@ -390,6 +390,18 @@ func generations(obs []GenerationObservation) []Violation {
 // no longer has is the "offset commit lost on coordinator move"
 // historical bug; no client sees it unless it fetches the offsets again, so the
 // operator's view is judged.
+//
+// Only the current coordinator's view counts: a report made under an older
+// leader epoch of the group's offsets partition than one already seen for
+// the group comes from a deposed coordinator. Kafka's coordinator serves
+// from its cache until the broker learns it lost the partition's
+// leadership (GroupCoordinator.onResignation, called from
+// ReplicaManager's leadership change), so a leader paused across its
+// replacement wakes up holding the offsets of its own time, and may still
+// complete a commit whose write its followers had fetched before they
+// moved on. That view is stale, not a lost commit; what the deposed
+// coordinator acknowledged to clients is judged from the history by
+// committedOffsets.
 func coordinatorCommits(obs []CommittedObservation, h model.History) []Violation {
 	explicitTP := map[model.TopicPartition][]time.Duration{}
 	for i := range h {
@@ -404,8 +416,13 @@ func coordinatorCommits(obs []CommittedObservation, h model.History) []Violation
 	slices.SortStableFunc(obs, func(x, y CommittedObservation) int { return cmp.Compare(x.Time, y.Time) })
 	best := map[groupPartition]CommittedObservation{}
 	reported := map[groupPartition]bool{}
+	newest := map[string]model.Epoch{} // per group, the newest coordinator epoch seen
 	var out []Violation
 	for _, o := range obs {
+		if e, ok := newest[o.Group]; ok && o.Epoch < e {
+			continue // a deposed coordinator's view
+		}
+		newest[o.Group] = o.Epoch
 		k := groupPartition{o.Group, o.TP}
 		b, ok := best[k]
 		if !ok || o.Offset >= b.Offset {

@@ -111,10 +111,13 @@ type GenerationObservation struct {
 }
 
 // CommittedObservation says coordinator Broker held Offset as Group's
-// committed offset for TP at Time.
+// committed offset for TP at Time, serving as coordinator under Epoch, the
+// leader epoch of the group's offsets partition (0 where a source does not
+// know it: then every coordinator counts as current).
 type CommittedObservation struct {
 	Time   time.Duration
 	Broker model.BrokerID
+	Epoch  model.Epoch
 	Group  string
 	TP     model.TopicPartition
 	Offset model.Offset

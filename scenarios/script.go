@@ -250,7 +250,7 @@ func (s *Scripted) CheckInput() checkers.Input {
 		in.Observations.Generations = append(in.Observations.Generations, gen)
 	}
 	for _, c := range s.Cluster.Groups.Committed {
-		in.Observations.Committed = append(in.Observations.Committed, checkers.CommittedObservation{Time: c.Time, Broker: c.Broker, Group: c.Group, TP: c.TP, Offset: c.Offset})
+		in.Observations.Committed = append(in.Observations.Committed, checkers.CommittedObservation{Time: c.Time, Broker: c.Broker, Epoch: c.Epoch, Group: c.Group, TP: c.TP, Offset: c.Offset})
 	}
 	q := &s.Observed.Quorum
 	in.Observations.Quorum.Voters = q.Voters

@@ -638,6 +638,7 @@ func (d *Disk) syncAll(f *file) {
 	f.last = nil
 	f.cuts = f.cuts[:0]
 	f.appends.reset()
+	d.commitJournal()
 }
 
 // completeSync finishes an asynchronous sync begun when the file had length
@@ -679,6 +680,7 @@ func (d *Disk) completeSync(name string, upTo int64, gen uint64) {
 // SyncDir makes the current namespace durable: created, renamed and removed
 // files survive a power loss from now on.
 func (d *Disk) SyncDir() {
+	d.commitJournal() // a directory's fsync commits the journal too
 	d.nsOps = d.nsOps[:0]
 	d.durableNames = make(map[string]*file, len(d.files))
 	for n, f := range d.files {

@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // JournalCommit is how often the simulated file system's journal commits
 // metadata in the background, and so how long a truncation may wait before
@@ -44,9 +47,13 @@ func (d *Disk) noteCut(f *file, size int) {
 // durable bytes that remain are the page cache's prefix, the file goes back
 // to the append-only form (durable == a prefix of the page cache), so that
 // the appends made since the cut are written back and torn as any others.
-func (d *Disk) commitCuts(f *file) {
+func (d *Disk) commitCuts(f *file) { d.commitCutsBefore(f, *d.now-JournalCommit) }
+
+// commitCutsBefore applies, oldest first, f's truncations made at or before
+// the time before, as a journal commit that covers them does.
+func (d *Disk) commitCutsBefore(f *file, before time.Duration) {
 	k := 0
-	for k < len(f.cuts) && *d.now-f.cuts[k].at >= JournalCommit {
+	for k < len(f.cuts) && f.cuts[k].at <= before {
 		if c := f.cuts[k]; f.durableCopy != nil && len(f.durableCopy) > c.size {
 			f.durableCopy = f.durableCopy[:c.size]
 		}
@@ -71,5 +78,32 @@ func (d *Disk) commitCuts(f *file) {
 	f.last = nil
 	if f.appends.len() > 0 {
 		f.wbAt, f.wbPending = *d.now, true
+	}
+}
+
+// commitJournal is the journal commit an fsync forces: ext4's fsync
+// (ext4_sync_file) waits for the running jbd2 transaction to commit, and
+// that transaction holds every metadata change the file system took so
+// far, the truncations of other files included; XFS forces its log in the
+// same way. So once any file of the disk is synced, every cut made before
+// is on the platter, whatever its age. Kafka relies on this without
+// knowing it: a follower that truncates its log on a diverging epoch
+// (UnifiedLog.truncateTo, no fsync) and then appends the new leader's
+// records writes the leader-epoch checkpoint with an fsync
+// (LeaderEpochFileCache.assign, CheckpointFile.write), and that fsync
+// commits the log's cut. Without it a power loss brought the cut records
+// back under the new epoch's entry.
+func (d *Disk) commitJournal() {
+	var names []string
+	for name, f := range d.files {
+		if len(f.cuts) > 0 {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names) // the commits are independent; sorted all the same
+	for _, name := range names {
+		f := d.files[name]
+		d.catchUp(f)
+		d.commitCutsBefore(f, *d.now)
 	}
 }

@@ -17,9 +17,12 @@ type GroupObserver interface {
 	// epoch, this broker completed generation of group with these
 	// assignments (member id → partitions, in join order).
 	GroupStable(broker model.BrokerID, group string, generation model.Epoch, members []group.MemberView)
-	// CommittedOffsets: as coordinator, this broker's committed offsets
-	// for group changed (after a load, or a commit's write committed).
-	CommittedOffsets(broker model.BrokerID, group string, offsets []model.CommittedOffset)
+	// CommittedOffsets: as coordinator under the offsets partition's
+	// leader epoch, this broker's committed offsets for group changed
+	// (after a load, or a commit's write committed). The epoch lets a
+	// judge tell a deposed coordinator, which goes on reporting until it
+	// learns of its successor, from the one that replaced it.
+	CommittedOffsets(broker model.BrokerID, group string, epoch model.Epoch, offsets []model.CommittedOffset)
 }
 
 // shardReport is what was last reported of one shard's groups, so that
@@ -50,7 +53,7 @@ func (b *Broker) observeShard(s *coordShard) {
 		offs := s.c.Offsets(id)
 		if !slices.Equal(offs, s.report.offsets[id]) {
 			s.report.offsets[id] = offs
-			o.CommittedOffsets(b.cfg.ID, id, offs)
+			o.CommittedOffsets(b.cfg.ID, id, s.epoch, offs)
 		}
 	}
 }

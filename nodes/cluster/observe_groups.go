@@ -28,11 +28,13 @@ type GenerationObservation struct {
 	Members    []group.MemberView
 }
 
-// CommittedObservation: at Time, coordinator Broker held Offset as Group's
-// committed offset for TP.
+// CommittedObservation: at Time, coordinator Broker, serving under the
+// offsets partition's leader Epoch, held Offset as Group's committed offset
+// for TP.
 type CommittedObservation struct {
 	Time   time.Duration
 	Broker model.BrokerID
+	Epoch  model.Epoch
 	Group  string
 	TP     model.TopicPartition
 	Offset model.Offset
@@ -50,9 +52,9 @@ func (o groupObserver) GroupStable(b model.BrokerID, g string, gen model.Epoch, 
 	o.groups.Generations = append(o.groups.Generations, GenerationObservation{Time: o.s.Now(), Broker: b, Group: g, Generation: gen, Members: slices.Clone(members)})
 }
 
-func (o groupObserver) CommittedOffsets(b model.BrokerID, g string, offsets []model.CommittedOffset) {
+func (o groupObserver) CommittedOffsets(b model.BrokerID, g string, epoch model.Epoch, offsets []model.CommittedOffset) {
 	for _, co := range offsets {
-		o.groups.Committed = append(o.groups.Committed, CommittedObservation{Time: o.s.Now(), Broker: b, Group: g, TP: co.TP, Offset: co.Offset})
+		o.groups.Committed = append(o.groups.Committed, CommittedObservation{Time: o.s.Now(), Broker: b, Epoch: epoch, Group: g, TP: co.TP, Offset: co.Offset})
 	}
 }
 

@@ -261,9 +261,11 @@ func derefAll(bs []*model.Batch) []model.Batch {
 // fetched epoch is 3 and no leader can see that its log diverges. What
 // decides is the file system: ftruncate's size change is in the journal's
 // next commit (ext4: within 5 s, sim.JournalCommit), so 11.6 s later
-// (seed 730152's gap) the cut is durable and the log comes back empty,
-// while a power loss within the commit interval still undoes it, as it
-// would on ext4 (outside what a run can promise: see the README's disk).
+// (seed 730152's gap) the cut is durable and the log comes back empty.
+// Within the commit interval the checkpoint's own fsync commits the
+// journal, the cut with it (ext4_sync_file waits for the running
+// transaction; controller-quorum-chaos seed 70180161 lost power 1.85 s
+// after such a cut): the log comes back empty as well.
 func TestTruncationSurvivesAPowerLossOnceTheJournalCommits(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
@@ -274,9 +276,10 @@ func TestTruncationSurvivesAPowerLossOnceTheJournalCommits(t *testing.T) {
 		// The cut is committed; the epoch-3 records, younger than the
 		// 30 s writeback, are gone, and with them the entry for epoch 3.
 		{"after the journal's commit", 11600 * time.Millisecond, nil, nil},
-		// Within the commit interval the old records come back under
-		// the synced entry for epoch 3.
-		{"within the journal's commit", sim.JournalCommit - time.Millisecond, want(0, 8), []EpochEntry{{3, 0}}},
+		// Within the commit interval the epoch checkpoint's fsync has
+		// committed the cut: the old records do not come back under the
+		// synced entry for epoch 3.
+		{"within the journal's commit, after the checkpoint's fsync", sim.JournalCommit - time.Millisecond, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t, 1)
