@@ -40,6 +40,8 @@ type analysis struct {
 	// that did not complete), by value; a read of the value in a
 	// partition no targeted send wrote is taken as theirs.
 	untargeted map[string]*untargetedSend
+	// polled is how many records the polls returned, all told.
+	polled int
 	// sentTo: value → the first send of it, for explaining a phantom read
 	// in the wrong partition; built only when a phantom is found.
 	sentTo map[string]int32
@@ -136,6 +138,7 @@ func analyze(h model.History) *analysis {
 		p.at.dense = make([]sighting, 0, k)
 		n += k
 	}
+	a.polled = records
 	a.vals = make([]valueInfo, 0, n)
 	a.names = make([]string, 0, n)
 	a.sendID = make([]int32, len(h))

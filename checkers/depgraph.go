@@ -2,7 +2,6 @@ package checkers
 
 import (
 	"slices"
-	"sort"
 
 	"kafkasim/model"
 )
@@ -38,24 +37,61 @@ type depEdge struct {
 	rel      uint8
 }
 
-func (x *txnIndex) graph() *depGraph {
-	return buildDepGraph(len(x.ops), x.edges)
+// inRows are edges of one relation grouped by their target: node v's
+// in-edges come from from[start[v]:start[v+1]], in any order, repeats
+// allowed.
+type inRows struct {
+	start []int32 // len n+1
+	from  []int32
+	rel   uint8
 }
 
-// edges calls add on every edge, as many times as the history gives it.
-func (x *txnIndex) edges(add func(from, to int32, rel uint8)) {
-	// ww: consecutive positions in each partition's version order.
-	for _, xp := range x.parts {
-		ws := xp.writers
-		for i := 1; i < len(ws); i++ {
-			if w1, w2 := ws[i-1], ws[i]; w1 >= 0 && w2 >= 0 && w1 != w2 && xp.follows(i) {
-				add(w1, w2, relWW)
+// graph builds the dependency graph. The wr edges come from one walk of
+// the history, and they come grouped by their target (the reader), since
+// operations are numbered in history order; the ww edges come from the
+// partitions' writers, compact arrays. buildDepGraph then turns the
+// in-edges into sorted out-rows. Building the out-rows directly would
+// need every edge twice (once to count a row, once to fill it), that is
+// two walks over the 320-byte history entries, and a sort of each row.
+func (x *txnIndex) graph() *depGraph {
+	n := len(x.ops)
+	return buildDepGraph(n, x.wwRows(n), x.wrRows(n))
+}
+
+// wwRows are the ww edges: consecutive positions in each partition's
+// version order, grouped by the later writer.
+func (x *txnIndex) wwRows(n int) inRows {
+	r := inRows{start: make([]int32, n+1), rel: relWW}
+	each := func(add func(w1, w2 int32)) {
+		for _, xp := range x.parts {
+			ws := xp.writers
+			for i := 1; i < len(ws); i++ {
+				if w1, w2 := ws[i-1], ws[i]; w1 >= 0 && w2 >= 0 && w1 != w2 && xp.follows(i) {
+					add(w1, w2)
+				}
 			}
 		}
 	}
-	// wr: every completed poll, whatever its outcome: Kafka's consumers
-	// are to return only committed data even inside a transaction that
-	// later aborts (Jepsen's version-orders and readers-of use them all).
+	each(func(_, w2 int32) { r.start[w2+1]++ })
+	for v := range n {
+		r.start[v+1] += r.start[v]
+	}
+	r.from = make([]int32, r.start[n])
+	fill := slices.Clone(r.start[:n])
+	each(func(w1, w2 int32) {
+		r.from[fill[w2]] = w1
+		fill[w2]++
+	})
+	return r
+}
+
+// wrRows are the wr edges, one for every record a completed poll
+// returned, whatever the poll's outcome: Kafka's consumers are to return
+// only committed data even inside a transaction that later aborts
+// (Jepsen's version-orders and readers-of use them all). The history's
+// order is the readers' order, so each reader's row is appended whole.
+func (x *txnIndex) wrRows(n int) inRows {
+	r := inRows{start: make([]int32, n+1), from: make([]int32, 0, x.a.polled), rel: relWR}
 	for i := range x.a.h {
 		op := &x.a.h[i]
 		if op.F != model.FPoll || !op.Completed() {
@@ -67,86 +103,91 @@ func (x *txnIndex) edges(add func(from, to int32, rel uint8)) {
 			if xp == nil {
 				continue
 			}
-			for _, r := range pr.Records {
-				if w, ok := x.writer(xp, r.Value, r.Offset); ok && w != reader {
-					add(w, reader, relWR)
+			for _, r2 := range pr.Records {
+				if w, ok := x.writer(xp, r2.Value, r2.Offset); ok && w != reader {
+					r.from = append(r.from, w)
 				}
 			}
 		}
+		r.start[reader+1] = int32(len(r.from))
 	}
+	// Readers without edges end where the reader before them ended.
+	for v := range n {
+		r.start[v+1] = max(r.start[v+1], r.start[v])
+	}
+	return r
 }
 
 // newDepGraph builds a graph from a list of edges.
 func newDepGraph(n int, edges []depEdge) *depGraph {
-	return buildDepGraph(n, func(add func(from, to int32, rel uint8)) {
+	var rows []inRows
+	for _, rel := range []uint8{relWW, relWR} {
+		r := inRows{start: make([]int32, n+1), rel: rel}
 		for _, e := range edges {
-			add(e.from, e.to, e.rel)
+			if e.rel&rel != 0 {
+				r.start[e.to+1]++
+			}
 		}
-	})
+		for v := range n {
+			r.start[v+1] += r.start[v]
+		}
+		r.from = make([]int32, r.start[n])
+		fill := slices.Clone(r.start[:n])
+		for _, e := range edges {
+			if e.rel&rel != 0 {
+				r.from[fill[e.to]] = e.from
+				fill[e.to]++
+			}
+		}
+		rows = append(rows, r)
+	}
+	return buildDepGraph(n, rows...)
 }
 
-// buildDepGraph builds the rows in two walks over the edges, one to count
-// each node's out-edges and one to put them in place, then sorts and
-// merges each row: no list of edges is ever held, and no global sort is
-// needed.
-func buildDepGraph(n int, each func(add func(from, to int32, rel uint8))) *depGraph {
+// buildDepGraph turns in-edges into out-rows: it counts each node's
+// out-edges, then visits the targets in ascending order and puts each
+// in-edge into its source's row, so every row comes out sorted by target
+// without a sort (a transpose by counting), with the repeats of an edge
+// next to each other; they are merged, their relations joined.
+func buildDepGraph(n int, in ...inRows) *depGraph {
 	g := &depGraph{start: make([]int32, n+1)}
-	each(func(from, _ int32, _ uint8) { g.start[from+1]++ })
-	for u := 0; u < n; u++ {
+	m := 0
+	for _, r := range in {
+		for _, u := range r.from {
+			g.start[u+1]++
+		}
+		m += len(r.from)
+	}
+	for u := range n {
 		g.start[u+1] += g.start[u]
 	}
-	m := g.start[n]
 	g.to, g.rel = make([]int32, m), make([]uint8, m)
 	fill := slices.Clone(g.start[:n])
-	each(func(from, to int32, rel uint8) {
-		g.to[fill[from]], g.rel[fill[from]] = to, rel
-		fill[from]++
-	})
-	// Sort each row by target, merge repeats, and close the gaps.
+	for v := range int32(n) {
+		for _, r := range in {
+			for _, u := range r.from[r.start[v]:r.start[v+1]] {
+				g.to[fill[u]], g.rel[fill[u]] = v, r.rel
+				fill[u]++
+			}
+		}
+	}
+	// Merge repeats and close the gaps.
 	kept := int32(0)
-	for u := 0; u < n; u++ {
+	for u := range n {
 		lo, hi := g.start[u], g.start[u+1]
 		g.start[u] = kept
-		row := edgeRow{g.to[lo:hi], g.rel[lo:hi]}
-		switch {
-		case len(row.to) > 16:
-			sort.Sort(row)
-		case len(row.to) > 1:
-			row.insertionSort() // most rows are short; sort.Sort would box each one
-		}
-		for j := range row.to {
-			if j > 0 && row.to[j] == row.to[j-1] {
-				g.rel[kept-1] |= row.rel[j]
+		for e := lo; e < hi; e++ {
+			if e > lo && g.to[e] == g.to[kept-1] {
+				g.rel[kept-1] |= g.rel[e]
 				continue
 			}
-			g.to[kept], g.rel[kept] = row.to[j], row.rel[j]
+			g.to[kept], g.rel[kept] = g.to[e], g.rel[e]
 			kept++
 		}
 	}
 	g.start[n] = kept
 	g.to, g.rel = g.to[:kept], g.rel[:kept]
 	return g
-}
-
-// edgeRow sorts one row's targets with their relations.
-type edgeRow struct {
-	to  []int32
-	rel []uint8
-}
-
-func (r edgeRow) insertionSort() {
-	for i := 1; i < len(r.to); i++ {
-		for j := i; j > 0 && r.to[j] < r.to[j-1]; j-- {
-			r.Swap(j, j-1)
-		}
-	}
-}
-
-func (r edgeRow) Len() int           { return len(r.to) }
-func (r edgeRow) Less(i, j int) bool { return r.to[i] < r.to[j] }
-func (r edgeRow) Swap(i, j int) {
-	r.to[i], r.to[j] = r.to[j], r.to[i]
-	r.rel[i], r.rel[j] = r.rel[j], r.rel[i]
 }
 
 func (g *depGraph) nodes() int { return len(g.start) - 1 }
