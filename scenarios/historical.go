@@ -19,11 +19,10 @@ type Historical struct {
 	Name    string
 	Summary string
 	Seed    uint64
-	Brokers int
-	// Partitions of topic "t" (default 1) and Groups consuming it, for
-	// the consumer-group bugs.
-	Partitions int32
-	Groups     []GroupSpec
+	// Fixture is the bug's cluster: Brokers (default 3), and Partitions of
+	// topic "t" (default 1) and Groups consuming it for the consumer-group
+	// bugs.
+	Fixture
 	// Buggy and Fixed are the settings, by Kafka's names, applied to the
 	// safe baseline: the historical configuration and the fixed one.
 	Buggy []string
@@ -38,7 +37,7 @@ type Historical struct {
 
 // Run plays h under the given configuration and returns the finished run.
 func (h Historical) Run(kc model.Config) (*Scripted, error) {
-	s, err := NewScripted(ScriptOptions{Seed: h.Seed, Config: kc, Brokers: h.Brokers, Partitions: h.Partitions, Groups: h.Groups})
+	s, err := NewScripted(ScriptOptions{Seed: h.Seed, Config: kc, Fixture: Fixture{Brokers: h.Brokers, Partitions: h.Partitions, Groups: h.Groups}})
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +81,7 @@ var HistoricalBugs = []Historical{
 		Name:         "kip101-divergence",
 		Summary:      "both replicas of an rf=2 partition lose different unflushed tails to power losses; the follower truncates to its high watermark and the logs diverge",
 		Seed:         17,
-		Brokers:      2,
+		Fixture:      Fixture{Brokers: 2},
 		Buggy:        slices.Concat(kip101DivergenceEra, []string{"truncation=high-watermark"}),
 		Fixed:        slices.Concat(kip101DivergenceEra, []string{"truncation=leader-epoch"}),
 		Schedule:     kip101DivergenceSchedule,
@@ -113,7 +112,7 @@ var HistoricalBugs = []Historical{
 		Name:         "kip279-divergence",
 		Summary:      "leaders alternate across crashes (rf 2, unclean election); an end offset without its epoch truncates too little",
 		Seed:         11,
-		Brokers:      2,
+		Fixture:      Fixture{Brokers: 2},
 		Buggy:        slices.Concat(kip279Era, []string{"truncation=leader-epoch-kip101"}),
 		Fixed:        slices.Concat(kip279Era, []string{"truncation=leader-epoch"}),
 		Schedule:     kip279Schedule,
@@ -133,26 +132,24 @@ var HistoricalBugs = []Historical{
 		End:          90 * time.Second,
 	},
 	{
-		Name:       "group-zombie",
-		Summary:    "a consumer cut from its coordinator keeps consuming after its session expired and its partitions went to another member (Kafka's protocol allows it: reported as allowed; consumer.self.fencing=true is kafkasim's fix)",
-		Seed:       1,
-		Partitions: 6,
-		Groups:     groupsPubSub,
-		Buggy:      slices.Concat(groupEra, []string{"consumer.self.fencing=false"}),
-		Fixed:      slices.Concat(groupEra, []string{"consumer.self.fencing=true"}),
-		Schedule:   groupZombieSchedule,
-		End:        60 * time.Second,
+		Name:     "group-zombie",
+		Summary:  "a consumer cut from its coordinator keeps consuming after its session expired and its partitions went to another member (Kafka's protocol allows it: reported as allowed; consumer.self.fencing=true is kafkasim's fix)",
+		Seed:     1,
+		Fixture:  Fixture{Partitions: 6, Groups: groupsPubSub},
+		Buggy:    slices.Concat(groupEra, []string{"consumer.self.fencing=false"}),
+		Fixed:    slices.Concat(groupEra, []string{"consumer.self.fencing=true"}),
+		Schedule: groupZombieSchedule,
+		End:      60 * time.Second,
 	},
 	{
-		Name:       "offset-commit-lost",
-		Summary:    "the __consumer_offsets follower truncates to its lagging high watermark and is elected: the new coordinator loads offsets without an acknowledged commit",
-		Seed:       1,
-		Partitions: 6,
-		Groups:     groupsPubSub,
-		Buggy:      slices.Concat(groupEra, []string{"truncation=high-watermark", "eligible.leader.replicas.enable=false"}),
-		Fixed:      slices.Concat(groupEra, []string{"eligible.leader.replicas.enable=false"}),
-		Schedule:   offsetCommitLostSchedule,
-		End:        60 * time.Second,
+		Name:     "offset-commit-lost",
+		Summary:  "the __consumer_offsets follower truncates to its lagging high watermark and is elected: the new coordinator loads offsets without an acknowledged commit",
+		Seed:     1,
+		Fixture:  Fixture{Partitions: 6, Groups: groupsPubSub},
+		Buggy:    slices.Concat(groupEra, []string{"truncation=high-watermark", "eligible.leader.replicas.enable=false"}),
+		Fixed:    slices.Concat(groupEra, []string{"eligible.leader.replicas.enable=false"}),
+		Schedule: offsetCommitLostSchedule,
+		End:      60 * time.Second,
 	},
 }
 

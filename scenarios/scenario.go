@@ -5,7 +5,6 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
-	"kafkasim/sim"
 )
 
 // Scenario is a named, runnable experiment: a cluster shape, a
@@ -16,41 +15,10 @@ type Scenario struct {
 	Name        string
 	Description string
 
-	Brokers    int   // default 3
-	Partitions int32 // partitions of topic "t", default 3
-	// Groups are consumer groups subscribed to every topic ("t" and the
-	// Shape's), besides the consumer that assigns itself every partition.
-	Groups []GroupSpec
-	// Shape, if set, adds topics and keyed or keyless producers beside
-	// "t" and its round-robin producer (shape.go).
-	Shape *Shape
-	// Controllers is the size of the metadata quorum (default the
-	// cluster's, 3); 1 is the single-controller configuration.
-	Controllers int
+	// Fixture is the cluster and workload the run starts from.
+	Fixture
 	// Config is the cluster's configuration before -set overrides.
 	Config func() model.Config
-	// Interval is the producer's time between sends (default 20 ms);
-	// Burst is how many records it sends back to back each time (0: 1).
-	Interval time.Duration
-	Burst    int
-	// ReplicationFactor of topic "t" (0: default.replication.factor) and
-	// its topic-level settings by Kafka name, sorted by name.
-	ReplicationFactor int32
-	TopicConfigs      []model.ConfigEntry
-	// NoAssignConsumer leaves out the consumer that assigns itself every
-	// partition (an experiment that only wants its groups).
-	NoAssignConsumer bool
-	// Link is every link's latency (zero: the cluster's default) and
-	// DiskWriteback the brokers' page-cache writeback delay (zero: 30 s;
-	// negative: never), as cluster.Options has them.
-	Link          sim.LinkConfig
-	DiskWriteback time.Duration
-	// Racks are the cluster's racks (racks.go): brokers and controllers
-	// are spread over them round-robin, each broker told its broker.rack
-	// (so the controller places replicas rack-aware) unless RackUnaware,
-	// and "rack R" selects a rack's nodes. None: no racks, as before.
-	Racks       []string
-	RackUnaware bool
 
 	// Schedule writes the safety phase's faults for a ready fixture (it may
 	// name the nodes that lead or follow at that moment); Swarm instead
@@ -125,9 +93,7 @@ func (h Historical) Scenario() Scenario {
 	return Scenario{
 		Name:         h.Name,
 		Description:  h.Summary,
-		Brokers:      h.Brokers,
-		Partitions:   max(h.Partitions, 1),
-		Groups:       h.Groups,
+		Fixture:      Fixture{Brokers: h.Brokers, Partitions: max(h.Partitions, 1), Groups: h.Groups},
 		Config:       h.BuggyConfig,
 		Writer:       &ScheduleWriter{Kind: WriterScript, Script: h.Name},
 		ProduceUntil: h.ProduceUntil,

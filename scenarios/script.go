@@ -42,30 +42,12 @@ type Scripted struct {
 	produceUntil time.Duration
 }
 
-// ScriptOptions shape a scripted run.
+// ScriptOptions are what NewScripted builds a fixture from: its shape,
+// the seed, the configuration and the kernel's tracing.
 type ScriptOptions struct {
-	Seed    uint64
-	Config  model.Config
-	Brokers int // default 3
-	// Controllers is the metadata quorum's size (0: the cluster's
-	// default, 3; 1: the single-controller configuration).
-	Controllers int
-	Partitions  int32         // default 1
-	Interval    time.Duration // between sends, default 20ms
-	Groups      []GroupSpec   // consumer groups subscribed to every topic
-	// Shape adds topics and producers beside "t" (nil: none).
-	Shape *Shape
-	// Burst, ReplicationFactor, TopicConfigs, NoAssignConsumer, Link and
-	// DiskWriteback are as in Scenario (zero: the defaults).
-	Burst             int
-	ReplicationFactor int32
-	TopicConfigs      []model.ConfigEntry
-	NoAssignConsumer  bool
-	Link              sim.LinkConfig
-	DiskWriteback     time.Duration
-	// Racks and RackUnaware are as in Scenario.
-	Racks       []string
-	RackUnaware bool
+	Fixture
+	Seed   uint64
+	Config model.Config
 	// Trace carries the kernel's tracing settings (see cluster.Options).
 	Trace sim.Config
 	_     struct{}
