@@ -52,8 +52,13 @@ type Scenario struct {
 	Draw string
 
 	// Expect is "" for a scenario that must pass, or the anomaly the
-	// checkers must name (a historical bug under its configuration).
+	// checkers must name, one of their anomaly names (checkers.LostWrite,
+	// ...; a historical bug under its configuration).
 	Expect string
+	// Seed is the scenario's own seed, 0 for none: a historical bug's
+	// replay was written against it, and go test and kafkasim run without
+	// -seed play it (DefaultSeed). Sweeps run their own seed range.
+	Seed uint64
 
 	// Experiment is the experiment file the scenario was read from (a run
 	// or sweep directory's copy when there is one) and ExperimentHash its
@@ -87,29 +92,11 @@ func Find(name string) (Scenario, bool) {
 	return Scenario{}, false
 }
 
-// Scenario turns a historical bug into a catalog scenario under its
-// historical configuration.
-func (h Historical) Scenario() Scenario {
-	return Scenario{
-		Name:         h.Name,
-		Description:  h.Summary,
-		Fixture:      Fixture{Brokers: h.Brokers, Partitions: max(h.Partitions, 1), Groups: h.Groups},
-		Config:       h.BuggyConfig,
-		Writer:       &ScheduleWriter{Kind: WriterScript, Script: h.Name},
-		ProduceUntil: h.ProduceUntil,
-		Until:        h.End,
-		Expect:       historicalAnomaly[h.Name],
+// DefaultSeed is the seed kafkasim run plays sc with when no -seed is
+// given: the scenario's own (Seed), else 1.
+func (sc Scenario) DefaultSeed() uint64 {
+	if sc.Seed != 0 {
+		return sc.Seed
 	}
-}
-
-// historicalAnomaly is the anomaly each historical bug must show.
-var historicalAnomaly = map[string]string{
-	"kip101-hw-truncation": "acked-write-lost",
-	"kip101-divergence":    "replica-divergence",
-	"jepsen-2013":          "acked-write-lost",
-	"acks1-failover":       "lost-write",
-	"kip279-divergence":    "replica-divergence",
-	"kip966-last-replica":  "acked-write-lost",
-	"group-zombie":         "double-owner",
-	"offset-commit-lost":   "commit-regression",
+	return 1
 }
