@@ -46,7 +46,7 @@ func BenchmarkGroup(b *testing.B) {
 	seed := uint64(1)
 	for b.Loop() {
 		kc := groupConfig()
-		s, err := NewScripted(ScriptOptions{Seed: seed, Config: kc, Partitions: 30, Groups: []GroupSpec{{Name: "g", Members: 10}}})
+		s, err := NewScripted(ScriptOptions{Seed: seed, Config: kc, Fixture: Fixture{Partitions: 30, Groups: []GroupSpec{{Name: "g", Members: 10}}}})
 		if err != nil {
 			b.Fatal(err)
 		}

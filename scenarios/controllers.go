@@ -39,7 +39,7 @@ func controllerScenarios() []Scenario {
 		{
 			Name:          "controller-failover-single",
 			Description:   "controller-failover with a single controller (a quorum of one), for comparison: nothing commits until it restarts",
-			Controllers:   1,
+			Fixture:       Fixture{Controllers: 1},
 			Config:        safe,
 			Writer:        everyWriter("controller-failover", "crash controller", "power-loss controller"),
 			Safety:        60 * time.Second,

@@ -42,10 +42,8 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 	if e.Expect == "" {
 		e.Expect = "pass"
 	}
-	for _, h := range HistoricalBugs {
-		if h.Name == sc.Name {
-			e.Seeds = []uint64{h.Seed}
-		}
+	if sc.Seed != 0 {
+		e.Seeds = []uint64{sc.Seed}
 	}
 	e.Cluster = ExperimentCluster{Brokers: cmp(sc.Brokers, 3), Controllers: cmp(sc.Controllers, 3), DiskWriteback: Duration(sc.DiskWriteback)}
 	if len(sc.Racks) > 0 {

@@ -14,11 +14,11 @@ import (
 // configuration, with the given broker session timeout.
 func crashLeaderScenario(text string) Scenario {
 	return Scenario{
-		Name:       "failover-test",
-		Partitions: 1,
-		Config:     safe,
-		Schedule:   func(*Scripted) faults.Schedule { return faults.MustParse("test", text) },
-		Until:      40 * time.Second,
+		Name:     "failover-test",
+		Fixture:  Fixture{Partitions: 1},
+		Config:   safe,
+		Schedule: func(*Scripted) faults.Schedule { return faults.MustParse("test", text) },
+		Until:    40 * time.Second,
 	}
 }
 

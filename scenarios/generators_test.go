@@ -81,11 +81,8 @@ func (c propCase) scenario() Scenario {
 	return Scenario{
 		Name:          "property",
 		Description:   "a generated case of the property tests",
-		Brokers:       c.Brokers,
-		Partitions:    c.Partitions,
+		Fixture:       Fixture{Brokers: c.Brokers, Partitions: c.Partitions, Interval: c.Interval, Groups: c.Groups},
 		Config:        safe,
-		Interval:      c.Interval,
-		Groups:        c.Groups,
 		Safety:        c.Phases.Safety,
 		LivenessBound: c.Phases.Liveness,
 	}

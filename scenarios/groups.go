@@ -76,8 +76,7 @@ func groupScenarios() []Scenario {
 			return Scenario{
 				Name:          name + v.suffix,
 				Description:   what + "; " + v.how + " assignment",
-				Partitions:    6,
-				Groups:        groupsPubSub,
+				Fixture:       Fixture{Partitions: 6, Groups: groupsPubSub},
 				Config:        v.config,
 				Writer:        writer,
 				Safety:        90 * time.Second,

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"kafkasim/checkers"
 	"slices"
 	"time"
 
@@ -13,17 +14,22 @@ import (
 
 // Historical is a scripted replay of a data-loss bug from Kafka's history:
 // the configuration that had it, the same configuration with the fix, and
-// the sequence of faults that triggers it. Played under Buggy it must break
-// an invariant; under Fixed it must not.
+// the sequence of faults that triggers it. It is played as a Scenario
+// (Scenario, FixedScenario): under Buggy it must break an invariant, under
+// Fixed it must not.
 type Historical struct {
 	Name    string
 	Summary string
-	Seed    uint64
-	Brokers int
-	// Partitions of topic "t" (default 1) and Groups consuming it, for
-	// the consumer-group bugs.
-	Partitions int32
-	Groups     []GroupSpec
+	// Seed is the seed the replay was written against: the scenario's own
+	// (Scenario.Seed), which go test and kafkasim run without -seed play.
+	Seed uint64
+	// Expect is the anomaly the checkers must name under Buggy, one of
+	// the checkers' anomaly names (checkers.AckedWriteLost, ...).
+	Expect string
+	// Fixture is the bug's cluster: Brokers (default 3), and Partitions of
+	// topic "t" (default 1) and Groups consuming it for the consumer-group
+	// bugs.
+	Fixture
 	// Buggy and Fixed are the settings, by Kafka's names, applied to the
 	// safe baseline: the historical configuration and the fixed one.
 	Buggy []string
@@ -36,23 +42,32 @@ type Historical struct {
 	End          time.Duration
 }
 
-// Run plays h under the given configuration and returns the finished run.
-func (h Historical) Run(kc model.Config) (*Scripted, error) {
-	s, err := NewScripted(ScriptOptions{Seed: h.Seed, Config: kc, Brokers: h.Brokers, Partitions: h.Partitions, Groups: h.Groups})
-	if err != nil {
-		return nil, err
+// Scenario is h as a catalog scenario under its historical configuration:
+// its own seed, the anomaly it must show, and its faults written by the
+// catalog's script writer (so that kafkasim show can print it as an
+// experiment). Run plays it as it plays every scenario.
+func (h Historical) Scenario() Scenario {
+	f := h.Fixture
+	f.Partitions = max(f.Partitions, 1)
+	return Scenario{
+		Name:         h.Name,
+		Description:  h.Summary,
+		Fixture:      f,
+		Config:       h.BuggyConfig,
+		Writer:       &ScheduleWriter{Kind: WriterScript, Script: h.Name},
+		ProduceUntil: h.ProduceUntil,
+		Until:        h.End,
+		Seed:         h.Seed,
+		Expect:       h.Expect,
 	}
-	if h.ProduceUntil > 0 {
-		// Before the schedule is written: a schedule may probe the run
-		// for the moment its faults must start (see Scripted.probe).
-		s.StopProducingAt(h.ProduceUntil)
-	}
-	sched := h.Schedule(s)
-	if _, err := faults.Apply(world{s}, sched); err != nil {
-		return nil, err
-	}
-	s.Sim.Run(h.End)
-	return s, nil
+}
+
+// FixedScenario is the same scenario under the fixed configuration, which
+// must not show h.Expect; it is not in the catalog.
+func (h Historical) FixedScenario() Scenario {
+	sc := h.Scenario()
+	sc.Config, sc.Expect = h.FixedConfig, ""
+	return sc
 }
 
 // safe is the fixed-era baseline: rf 3, acks=all with idempotence,
@@ -71,6 +86,7 @@ var HistoricalBugs = []Historical{
 	{
 		Name:         "kip101-hw-truncation",
 		Summary:      "a follower truncates to its lagging high watermark, then is elected: a committed record is lost",
+		Expect:       checkers.AckedWriteLost,
 		Seed:         7,
 		Buggy:        []string{"truncation=high-watermark", "eligible.leader.replicas.enable=false"},
 		Fixed:        []string{"eligible.leader.replicas.enable=false"},
@@ -81,8 +97,9 @@ var HistoricalBugs = []Historical{
 	{
 		Name:         "kip101-divergence",
 		Summary:      "both replicas of an rf=2 partition lose different unflushed tails to power losses; the follower truncates to its high watermark and the logs diverge",
+		Expect:       checkers.ReplicaDivergence,
 		Seed:         17,
-		Brokers:      2,
+		Fixture:      Fixture{Brokers: 2},
 		Buggy:        slices.Concat(kip101DivergenceEra, []string{"truncation=high-watermark"}),
 		Fixed:        slices.Concat(kip101DivergenceEra, []string{"truncation=leader-epoch"}),
 		Schedule:     kip101DivergenceSchedule,
@@ -92,6 +109,7 @@ var HistoricalBugs = []Historical{
 	{
 		Name:         "jepsen-2013",
 		Summary:      "the ISR shrinks to the leader alone, it acknowledges writes and dies; unclean election picks a stale replica",
+		Expect:       checkers.AckedWriteLost,
 		Seed:         3,
 		Buggy:        []string{"min.insync.replicas=1", "unclean.leader.election.enable=true", "eligible.leader.replicas.enable=false"},
 		Fixed:        []string{"min.insync.replicas=1", "eligible.leader.replicas.enable=false"},
@@ -102,6 +120,7 @@ var HistoricalBugs = []Historical{
 	{
 		Name:         "acks1-failover",
 		Summary:      "with acks=1 the leader acknowledges alone and dies before the followers fetch",
+		Expect:       checkers.LostWrite,
 		Seed:         5,
 		Buggy:        []string{"acks=1", "enable.idempotence=false", "eligible.leader.replicas.enable=false"},
 		Fixed:        []string{"eligible.leader.replicas.enable=false"},
@@ -112,8 +131,9 @@ var HistoricalBugs = []Historical{
 	{
 		Name:         "kip279-divergence",
 		Summary:      "leaders alternate across crashes (rf 2, unclean election); an end offset without its epoch truncates too little",
+		Expect:       checkers.ReplicaDivergence,
 		Seed:         11,
-		Brokers:      2,
+		Fixture:      Fixture{Brokers: 2},
 		Buggy:        slices.Concat(kip279Era, []string{"truncation=leader-epoch-kip101"}),
 		Fixed:        slices.Concat(kip279Era, []string{"truncation=leader-epoch"}),
 		Schedule:     kip279Schedule,
@@ -123,6 +143,7 @@ var HistoricalBugs = []Historical{
 	{
 		Name:    "kip966-last-replica",
 		Summary: "the ISR shrinks to one broker, which loses its unflushed tail in a power loss and is re-elected",
+		Expect:  checkers.AckedWriteLost,
 		Seed:    13,
 		// replica.lag.time.max.ms is 10 s so that the ISR shrinks before
 		// the writes it holds are written back (30 s).
@@ -133,26 +154,26 @@ var HistoricalBugs = []Historical{
 		End:          90 * time.Second,
 	},
 	{
-		Name:       "group-zombie",
-		Summary:    "a consumer cut from its coordinator keeps consuming after its session expired and its partitions went to another member (Kafka's protocol allows it: reported as allowed; consumer.self.fencing=true is kafkasim's fix)",
-		Seed:       1,
-		Partitions: 6,
-		Groups:     groupsPubSub,
-		Buggy:      slices.Concat(groupEra, []string{"consumer.self.fencing=false"}),
-		Fixed:      slices.Concat(groupEra, []string{"consumer.self.fencing=true"}),
-		Schedule:   groupZombieSchedule,
-		End:        60 * time.Second,
+		Name:     "group-zombie",
+		Summary:  "a consumer cut from its coordinator keeps consuming after its session expired and its partitions went to another member (Kafka's protocol allows it: reported as allowed; consumer.self.fencing=true is kafkasim's fix)",
+		Expect:   checkers.DoubleOwner,
+		Seed:     1,
+		Fixture:  Fixture{Partitions: 6, Groups: groupsPubSub},
+		Buggy:    slices.Concat(groupEra, []string{"consumer.self.fencing=false"}),
+		Fixed:    slices.Concat(groupEra, []string{"consumer.self.fencing=true"}),
+		Schedule: groupZombieSchedule,
+		End:      60 * time.Second,
 	},
 	{
-		Name:       "offset-commit-lost",
-		Summary:    "the __consumer_offsets follower truncates to its lagging high watermark and is elected: the new coordinator loads offsets without an acknowledged commit",
-		Seed:       1,
-		Partitions: 6,
-		Groups:     groupsPubSub,
-		Buggy:      slices.Concat(groupEra, []string{"truncation=high-watermark", "eligible.leader.replicas.enable=false"}),
-		Fixed:      slices.Concat(groupEra, []string{"eligible.leader.replicas.enable=false"}),
-		Schedule:   offsetCommitLostSchedule,
-		End:        60 * time.Second,
+		Name:     "offset-commit-lost",
+		Summary:  "the __consumer_offsets follower truncates to its lagging high watermark and is elected: the new coordinator loads offsets without an acknowledged commit",
+		Expect:   checkers.CommitRegression,
+		Seed:     1,
+		Fixture:  Fixture{Partitions: 6, Groups: groupsPubSub},
+		Buggy:    slices.Concat(groupEra, []string{"truncation=high-watermark", "eligible.leader.replicas.enable=false"}),
+		Fixed:    slices.Concat(groupEra, []string{"eligible.leader.replicas.enable=false"}),
+		Schedule: offsetCommitLostSchedule,
+		End:      60 * time.Second,
 	},
 }
 

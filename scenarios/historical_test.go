@@ -1,22 +1,24 @@
 package scenarios
 
 import (
+	"slices"
 	"testing"
 
 	"kafkasim/checkers"
 	"kafkasim/model"
+	"kafkasim/sim"
 )
 
-// historicalExpect says, per bug, which anomaly the checkers must name
-// under the buggy configuration, whether it must count as an error (it
-// does only where the configuration promised durability), and whether the
-// fixed configuration must pass outright. kip279's fixed configuration
-// still runs acks=1 with unclean election, which loses writes by design;
-// what the fix removes is the divergence of the replicas. group-zombie's
-// double owner is what Kafka's consumers do (checkers/zombie.go), so it is
-// named as allowed; kafkasim's consumer.self.fencing extension removes it.
+// historicalExpect says, per bug, whether the anomaly the bug expects
+// (Historical.Expect) must count as an error under the buggy
+// configuration (it does only where the configuration promised
+// durability), and whether the fixed configuration must pass outright.
+// kip279's fixed configuration still runs acks=1 with unclean election,
+// which loses writes by design; what the fix removes is the divergence of
+// the replicas. group-zombie's double owner is what Kafka's consumers do
+// (checkers/zombie.go), so it is named as allowed; kafkasim's
+// consumer.self.fencing extension removes it.
 var historicalExpect = map[string]struct {
-	anomaly    string
 	asError    bool
 	fixedPass  bool
 	divergence bool
@@ -24,16 +26,19 @@ var historicalExpect = map[string]struct {
 	// by records missing from the final logs.
 	group bool
 }{
-	"kip101-hw-truncation": {anomaly: "acked-write-lost", asError: true, fixedPass: true},
-	"jepsen-2013":          {anomaly: "acked-write-lost", asError: false, fixedPass: true},
-	"acks1-failover":       {anomaly: "lost-write", asError: false, fixedPass: true},
-	"kip279-divergence":    {anomaly: "replica-divergence", asError: true, divergence: true},
-	"kip101-divergence":    {anomaly: "replica-divergence", asError: true, divergence: true},
-	"kip966-last-replica":  {anomaly: "acked-write-lost", asError: true, fixedPass: true},
-	"group-zombie":         {anomaly: "double-owner", asError: false, fixedPass: true, group: true},
-	"offset-commit-lost":   {anomaly: "commit-regression", asError: true, fixedPass: true, group: true},
+	"kip101-hw-truncation": {asError: true, fixedPass: true},
+	"jepsen-2013":          {asError: false, fixedPass: true},
+	"acks1-failover":       {asError: false, fixedPass: true},
+	"kip279-divergence":    {asError: true, divergence: true},
+	"kip101-divergence":    {asError: true, divergence: true},
+	"kip966-last-replica":  {asError: true, fixedPass: true},
+	"group-zombie":         {asError: false, fixedPass: true, group: true},
+	"offset-commit-lost":   {asError: true, fixedPass: true, group: true},
 }
 
+// TestHistoricalBugsShowUnderTheirConfigurationAndNotWithTheFix plays each
+// bug at its own seed, by play as every run is, under the buggy and the
+// fixed configuration.
 func TestHistoricalBugsShowUnderTheirConfigurationAndNotWithTheFix(t *testing.T) {
 	for _, h := range HistoricalBugs {
 		t.Run(h.Name, func(t *testing.T) {
@@ -42,18 +47,22 @@ func TestHistoricalBugsShowUnderTheirConfigurationAndNotWithTheFix(t *testing.T)
 				t.Fatalf("no expectation for %s", h.Name)
 			}
 			for _, buggy := range []bool{true, false} {
-				kc := h.FixedConfig()
+				sc := h.FixedScenario()
 				if buggy {
-					kc = h.BuggyConfig()
+					sc = h.Scenario()
 				}
-				s, err := h.Run(kc)
+				kc, err := ConfigFor(sc, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, _, err := play(sc, sc.Seed, kc, sim.Config{}, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
 				res := checkers.Check(s.CheckInput(), CheckOptions(kc))
 				named, asError := false, false
 				for _, v := range res.Violations {
-					if v.Anomaly == want.anomaly {
+					if v.Anomaly == h.Expect {
 						named = true
 						asError = asError || v.Error
 					}
@@ -61,15 +70,15 @@ func TestHistoricalBugsShowUnderTheirConfigurationAndNotWithTheFix(t *testing.T)
 				lost, div := s.LostAcked(), s.Diverged(s.TPs[0])
 				switch {
 				case buggy && !named:
-					t.Fatalf("buggy configuration: checkers did not name %s; they said:\n%s", want.anomaly, res.Summary())
+					t.Fatalf("buggy configuration: checkers did not name %s; they said:\n%s", h.Expect, res.Summary())
 				case buggy && want.asError && !asError:
-					t.Fatalf("buggy configuration: %s named but not as an error; the configuration promised it", want.anomaly)
+					t.Fatalf("buggy configuration: %s named but not as an error; the configuration promised it", h.Expect)
 				case buggy && want.divergence && div < 0:
 					t.Fatal("buggy configuration: the replicas agree; the scenario did not play out")
 				case buggy && !want.divergence && !want.group && len(lost) == 0:
 					t.Fatal("buggy configuration: no acknowledged write lost; the scenario did not play out")
 				case !buggy && named && (want.fixedPass || want.asError):
-					t.Fatalf("fixed configuration: checkers still name %s:\n%s", want.anomaly, res.Summary())
+					t.Fatalf("fixed configuration: checkers still name %s:\n%s", h.Expect, res.Summary())
 				case !buggy && want.fixedPass && res.Valid != checkers.ValidOK:
 					t.Fatalf("fixed configuration: not valid:\n%s", res.Summary())
 				case !buggy && want.fixedPass && len(lost) > 0:
@@ -89,5 +98,30 @@ func TestCheckOptionsFollowTheConfiguration(t *testing.T) {
 	o := CheckOptions(kc)
 	if o.Acks != "1" || o.Idempotent || o.MinInsyncReplicas != 2 || o.AutoOffsetReset != "earliest" {
 		t.Fatalf("options %+v do not follow the configuration", o)
+	}
+}
+
+// TestHistoricalScenariosCarryTheirSeedAndAnAnomalyTheCheckersName: every
+// historical bug in the catalog is a scenario with its own seed and an
+// Expect that is one of the checkers' anomaly names; a scenario without
+// a seed of its own is run at seed 1 by kafkasim run.
+func TestHistoricalScenariosCarryTheirSeedAndAnAnomalyTheCheckersName(t *testing.T) {
+	for _, h := range HistoricalBugs {
+		sc, ok := Find(h.Name)
+		if !ok {
+			t.Fatalf("%s is not in the catalog", h.Name)
+		}
+		if sc.Seed == 0 || sc.Seed != h.Seed || sc.DefaultSeed() != h.Seed {
+			t.Errorf("%s: scenario seed %d, default %d; the replay was written for %d", h.Name, sc.Seed, sc.DefaultSeed(), h.Seed)
+		}
+		if !slices.Contains(checkers.AnomalyNames(), sc.Expect) {
+			t.Errorf("%s: expects %q, not an anomaly the checkers name", h.Name, sc.Expect)
+		}
+		if fixed := h.FixedScenario(); fixed.Expect != "" || fixed.Seed != h.Seed {
+			t.Errorf("%s: the fixed scenario expects %q at seed %d", h.Name, fixed.Expect, fixed.Seed)
+		}
+	}
+	if sc, _ := Find("baseline"); sc.Seed != 0 || sc.DefaultSeed() != 1 {
+		t.Errorf("baseline: seed %d, default %d; want none of its own, so 1", sc.Seed, sc.DefaultSeed())
 	}
 }

@@ -102,7 +102,7 @@ func TestLivenessRequiresEveryPartition(t *testing.T) {
 		{"t/2 left unwritten", 2, "did not converge within 5s of healing: no send made after the heal has been acknowledged on t/2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := NewScripted(ScriptOptions{Seed: 3, Partitions: 3})
+			s, err := NewScripted(ScriptOptions{Seed: 3, Fixture: Fixture{Partitions: 3}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,10 +12,8 @@ import (
 // about when a run's cluster becomes ready.
 func fixtureOptions(sc Scenario, seed uint64, kc model.Config, trace sim.Config) ScriptOptions {
 	return ScriptOptions{
-		Seed: seed, Config: kc, Brokers: sc.Brokers, Controllers: sc.Controllers,
-		Partitions: sc.Partitions, Interval: sc.Interval, Burst: sc.Burst, Groups: sc.Groups, Shape: sc.Shape, Trace: trace,
-		ReplicationFactor: sc.ReplicationFactor, TopicConfigs: sc.TopicConfigs, NoAssignConsumer: sc.NoAssignConsumer,
-		Link: sc.Link, DiskWriteback: sc.DiskWriteback, Racks: sc.Racks, RackUnaware: sc.RackUnaware,
+		Seed: seed, Config: kc, Fixture: sc.Fixture,
+		Trace: trace,
 	}
 }
 

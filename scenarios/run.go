@@ -282,11 +282,36 @@ func (s *Scripted) stats(h model.History, start time.Duration, wall time.Duratio
 // liveness phase to heal everything first.
 const drain = 5 * time.Second
 
-// play builds the fixture and runs both phases; the run is then over and
-// ready to be judged. trace sets the kernel's tracing (for replay checks);
-// override, if not nil, replaces the scenario's faults.
+// play is the one path every run of a scenario takes (Run, Replay, the
+// test harness and the historical bugs' tests), in five steps; the run is
+// then over and ready to be judged. trace sets the kernel's tracing (for
+// replay checks); override, if not nil, replaces the scenario's faults.
+//
+//  1. Build: the fixture (NewScripted from fixtureOptions) boots and
+//     becomes ready, and the producer's stop (ProduceUntil) is set.
+//  2. Probe: a schedule writer whose faults must start at a moment only
+//     the run reveals may run a twin of the fixture ahead to find it
+//     (Scripted.probe); the twin comes from step 1 again, untraced, and
+//     the fixture's own clock does not move, so the written schedule
+//     replays the run event for event.
+//  3. Write the faults: the override, else the scenario's Schedule,
+//     Writer or Swarm, with its written-out Faults added.
+//  4. Safety phase: the faults play until the phase ends.
+//  5. Liveness phase (if the scenario has a bound): every fault heals and
+//     the cluster must converge; then the workload stops and the last
+//     reads land (drain).
 func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override *faults.Schedule) (*Scripted, string, error) {
-	s, err := NewScripted(fixtureOptions(sc, seed, kc, trace))
+	build := func(trace sim.Config) (*Scripted, error) {
+		s, err := NewScripted(fixtureOptions(sc, seed, kc, trace))
+		if err != nil {
+			return nil, err
+		}
+		if sc.ProduceUntil > 0 {
+			s.StopProducingAt(sc.ProduceUntil)
+		}
+		return s, nil
+	}
+	s, err := build(trace)
 	if err != nil {
 		return nil, "", err
 	}
@@ -295,10 +320,12 @@ func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override 
 	if sc.Until > 0 {
 		s.safety = sc.Until
 	}
-	if sc.ProduceUntil > 0 {
-		// Before the schedule is written: a schedule may probe the run
-		// for the moment its faults must start (see Scripted.probe).
-		s.StopProducingAt(sc.ProduceUntil)
+	s.twin = func() *Scripted {
+		p, err := build(sim.Config{})
+		if err != nil {
+			panic(fmt.Sprintf("scenarios: the twin of a fixture that was built fails: %v", err))
+		}
+		return p
 	}
 	switch {
 	case override != nil:

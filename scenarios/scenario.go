@@ -5,7 +5,6 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
-	"kafkasim/sim"
 )
 
 // Scenario is a named, runnable experiment: a cluster shape, a
@@ -16,41 +15,10 @@ type Scenario struct {
 	Name        string
 	Description string
 
-	Brokers    int   // default 3
-	Partitions int32 // partitions of topic "t", default 3
-	// Groups are consumer groups subscribed to every topic ("t" and the
-	// Shape's), besides the consumer that assigns itself every partition.
-	Groups []GroupSpec
-	// Shape, if set, adds topics and keyed or keyless producers beside
-	// "t" and its round-robin producer (shape.go).
-	Shape *Shape
-	// Controllers is the size of the metadata quorum (default the
-	// cluster's, 3); 1 is the single-controller configuration.
-	Controllers int
+	// Fixture is the cluster and workload the run starts from.
+	Fixture
 	// Config is the cluster's configuration before -set overrides.
 	Config func() model.Config
-	// Interval is the producer's time between sends (default 20 ms);
-	// Burst is how many records it sends back to back each time (0: 1).
-	Interval time.Duration
-	Burst    int
-	// ReplicationFactor of topic "t" (0: default.replication.factor) and
-	// its topic-level settings by Kafka name, sorted by name.
-	ReplicationFactor int32
-	TopicConfigs      []model.ConfigEntry
-	// NoAssignConsumer leaves out the consumer that assigns itself every
-	// partition (an experiment that only wants its groups).
-	NoAssignConsumer bool
-	// Link is every link's latency (zero: the cluster's default) and
-	// DiskWriteback the brokers' page-cache writeback delay (zero: 30 s;
-	// negative: never), as cluster.Options has them.
-	Link          sim.LinkConfig
-	DiskWriteback time.Duration
-	// Racks are the cluster's racks (racks.go): brokers and controllers
-	// are spread over them round-robin, each broker told its broker.rack
-	// (so the controller places replicas rack-aware) unless RackUnaware,
-	// and "rack R" selects a rack's nodes. None: no racks, as before.
-	Racks       []string
-	RackUnaware bool
 
 	// Schedule writes the safety phase's faults for a ready fixture (it may
 	// name the nodes that lead or follow at that moment); Swarm instead
@@ -84,8 +52,13 @@ type Scenario struct {
 	Draw string
 
 	// Expect is "" for a scenario that must pass, or the anomaly the
-	// checkers must name (a historical bug under its configuration).
+	// checkers must name, one of their anomaly names (checkers.LostWrite,
+	// ...; a historical bug under its configuration).
 	Expect string
+	// Seed is the scenario's own seed, 0 for none: a historical bug's
+	// replay was written against it, and go test and kafkasim run without
+	// -seed play it (DefaultSeed). Sweeps run their own seed range.
+	Seed uint64
 
 	// Experiment is the experiment file the scenario was read from (a run
 	// or sweep directory's copy when there is one) and ExperimentHash its
@@ -119,31 +92,11 @@ func Find(name string) (Scenario, bool) {
 	return Scenario{}, false
 }
 
-// Scenario turns a historical bug into a catalog scenario under its
-// historical configuration.
-func (h Historical) Scenario() Scenario {
-	return Scenario{
-		Name:         h.Name,
-		Description:  h.Summary,
-		Brokers:      h.Brokers,
-		Partitions:   max(h.Partitions, 1),
-		Groups:       h.Groups,
-		Config:       h.BuggyConfig,
-		Writer:       &ScheduleWriter{Kind: WriterScript, Script: h.Name},
-		ProduceUntil: h.ProduceUntil,
-		Until:        h.End,
-		Expect:       historicalAnomaly[h.Name],
+// DefaultSeed is the seed kafkasim run plays sc with when no -seed is
+// given: the scenario's own (Seed), else 1.
+func (sc Scenario) DefaultSeed() uint64 {
+	if sc.Seed != 0 {
+		return sc.Seed
 	}
-}
-
-// historicalAnomaly is the anomaly each historical bug must show.
-var historicalAnomaly = map[string]string{
-	"kip101-hw-truncation": "acked-write-lost",
-	"kip101-divergence":    "replica-divergence",
-	"jepsen-2013":          "acked-write-lost",
-	"acks1-failover":       "lost-write",
-	"kip279-divergence":    "replica-divergence",
-	"kip966-last-replica":  "acked-write-lost",
-	"group-zombie":         "double-owner",
-	"offset-commit-lost":   "commit-regression",
+	return 1
 }

@@ -33,12 +33,8 @@ func seedsFor(t *testing.T, sc Scenario) []uint64 {
 		}
 		return out
 	}
-	if sc.Expect != "" {
-		for _, h := range HistoricalBugs {
-			if h.Name == sc.Name {
-				return []uint64{h.Seed}
-			}
-		}
+	if sc.Seed != 0 {
+		return []uint64{sc.Seed}
 	}
 	return defaultSeeds
 }

@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"fmt"
 	"slices"
 	"time"
 
@@ -36,36 +35,19 @@ type Scripted struct {
 	// waiting are the triggered faults' callbacks not yet called, in the
 	// order they armed (see world.OnEvent).
 	waiting []waitingFault
-	// opts and produceUntil are how the fixture was built and set up
-	// before its schedule was written, for probe.
-	opts         ScriptOptions
-	produceUntil time.Duration
+	// opts are the options the fixture was built with (its racks and
+	// shape, for selectors). twin builds the fixture again as play built
+	// this one, for probe; nil outside play.
+	opts ScriptOptions
+	twin func() *Scripted
 }
 
-// ScriptOptions shape a scripted run.
+// ScriptOptions are what NewScripted builds a fixture from: its shape,
+// the seed, the configuration and the kernel's tracing.
 type ScriptOptions struct {
-	Seed    uint64
-	Config  model.Config
-	Brokers int // default 3
-	// Controllers is the metadata quorum's size (0: the cluster's
-	// default, 3; 1: the single-controller configuration).
-	Controllers int
-	Partitions  int32         // default 1
-	Interval    time.Duration // between sends, default 20ms
-	Groups      []GroupSpec   // consumer groups subscribed to every topic
-	// Shape adds topics and producers beside "t" (nil: none).
-	Shape *Shape
-	// Burst, ReplicationFactor, TopicConfigs, NoAssignConsumer, Link and
-	// DiskWriteback are as in Scenario (zero: the defaults).
-	Burst             int
-	ReplicationFactor int32
-	TopicConfigs      []model.ConfigEntry
-	NoAssignConsumer  bool
-	Link              sim.LinkConfig
-	DiskWriteback     time.Duration
-	// Racks and RackUnaware are as in Scenario.
-	Racks       []string
-	RackUnaware bool
+	Fixture
+	Seed   uint64
+	Config model.Config
 	// Trace carries the kernel's tracing settings (see cluster.Options).
 	Trace sim.Config
 	_     struct{}
@@ -144,27 +126,23 @@ func (s *Scripted) At(t time.Duration, name string, fn func()) { s.Sim.At(t, nam
 
 // StopProducingAt stops the producer at virtual time t.
 func (s *Scripted) StopProducingAt(t time.Duration) {
-	s.produceUntil = t
 	s.At(t, "stop producing", s.Work.Stop)
 }
 
-// probe builds a twin of the fixture as it stood when it became ready:
-// same options and seed, so the same run. A schedule that must start at a
-// moment only the run reveals (a commit whose high watermark a follower
-// has not heard yet) runs the twin on to find it, and the fixture itself
-// gets its faults at the time it became ready, as a replay of the written
-// schedule does: so the replay gives the same trace, event for event.
+// probe is the step of play between building the fixture and writing its
+// faults (see play): it returns a twin of the fixture as it stood when it
+// became ready, built by the same build step (same fixture, seed,
+// configuration and producer stop), so the same run. A schedule that must
+// start at a moment only the run reveals (a commit whose high watermark a
+// follower has not heard yet) runs the twin on to find it, and the
+// fixture itself gets its faults at the time it became ready, as a replay
+// of the written schedule does: so the replay gives the same trace, event
+// for event. Only a fixture play built can be probed.
 func (s *Scripted) probe() *Scripted {
-	o := s.opts
-	o.Trace = sim.Config{}
-	p, err := NewScripted(o)
-	if err != nil {
-		panic(fmt.Sprintf("scenarios: the twin of a fixture that was built fails: %v", err))
+	if s.twin == nil {
+		panic("scenarios: probe of a fixture play did not build")
 	}
-	if s.produceUntil > 0 {
-		p.StopProducingAt(s.produceUntil)
-	}
-	return p
+	return s.twin()
 }
 
 // probeUntil runs a twin of the fixture (probe) to from, then on a

@@ -129,7 +129,7 @@ func TestShapeProducerValues(t *testing.T) {
 // partitions), every partition of every topic takes acknowledged writes,
 // keyed and keyless, and the group reads every topic.
 func TestRealisticShapeRuns(t *testing.T) {
-	s, err := NewScripted(ScriptOptions{Seed: 1, Config: shaped(), Shape: realistic(), Groups: readersGroup})
+	s, err := NewScripted(ScriptOptions{Seed: 1, Config: shaped(), Fixture: Fixture{Shape: realistic(), Groups: readersGroup}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func TestShapeStartAndStop(t *testing.T) {
 		{Name: "late", Topics: []string{"a"}, Start: 3 * time.Second},
 		{Name: "early", Topics: []string{"a"}, Stop: 2 * time.Second},
 	}}
-	s, err := NewScripted(ScriptOptions{Seed: 2, Config: shaped(), Shape: sh, Groups: []GroupSpec{{Name: "g", Members: 1, Start: 3 * time.Second}}})
+	s, err := NewScripted(ScriptOptions{Seed: 2, Config: shaped(), Fixture: Fixture{Shape: sh, Groups: []GroupSpec{{Name: "g", Members: 1, Start: 3 * time.Second}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,13 +24,13 @@ func TestCheckJudgesAHistorySavedByASimulatedRun(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		kc   model.Config
+		sc   scenarios.Scenario
 		exit int
 	}{
-		{"buggy", h.BuggyConfig(), 1},
-		{"fixed", h.FixedConfig(), 0},
+		{"buggy", h.Scenario(), 1},
+		{"fixed", h.FixedScenario(), 0},
 	} {
-		s, err := h.Run(tc.kc)
+		res, err := scenarios.Run(tc.sc, tc.sc.Seed, scenarios.Options{LinearizabilityBudget: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +39,7 @@ func TestCheckJudgesAHistorySavedByASimulatedRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := model.WriteHistory(f, s.History.History()); err != nil {
+		if err := model.WriteHistory(f, res.History); err != nil {
 			t.Fatal(err)
 		}
 		f.Close()

@@ -59,7 +59,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	name := fs.String("scenario", "", "scenario `name` (see kafkasim list)")
 	expFile := fs.String("f", "", "run the experiment in this `file` (TOML; see docs/experiments.md) instead of a catalog scenario")
-	seed := fs.Uint64("seed", 1, "the run's seed")
+	seed := fs.Uint64("seed", 0, "the run's seed (default: the scenario's own, as go test runs it: a historical bug's replay seed; else 1)")
 	var sets setFlags
 	fs.Var(&sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
 	out := fs.String("out", "", "new `dir`ectory for the run: what the checkers judged (check it again with kafkasim check -run), the schedule, result, timeline plot, Chrome trace (trace.json) and artifacts; refused if it exists and is not an empty directory (default: a new store/SCENARIO/TIME/, linked from store/latest)")
@@ -85,6 +85,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 		return 2
+	}
+	if !flagGiven(fs, "seed") {
+		*seed = sc.DefaultSeed()
 	}
 	// Validate everything before anything runs or is written.
 	if _, err := scenarios.ConfigFor(sc, sets); err != nil {
@@ -309,4 +312,13 @@ func writeRunTable(w io.Writer, res scenarios.Result, wide bool) error {
 		fmt.Fprintf(w, "see %s\n", a)
 	}
 	return writeViolations(w, res.Violations, wide)
+}
+
+// flagGiven reports whether the flag name was set on the command line,
+// so that a default that depends on another flag (run's -seed on its
+// -scenario) is told apart from the same value given.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }

@@ -80,3 +80,26 @@ func TestAnUnknownKafkaVersionListsTheReleases(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }
+
+// TestRunWithoutSeedPlaysTheScenariosOwn: a historical bug run without
+// -seed plays the seed its replay was written against (the one go test
+// runs), and says so in its result; -seed still overrides it.
+func TestRunWithoutSeedPlaysTheScenariosOwn(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		seed uint64
+	}{
+		{[]string{"run", "-scenario", "kip101-hw-truncation", "-json"}, 7},
+		{[]string{"run", "-scenario", "kip101-hw-truncation", "-seed", "8", "-json"}, 8},
+	} {
+		var out, errb bytes.Buffer
+		code := dispatch(append(tc.args, "-out", t.TempDir()), &out, &errb)
+		var res struct {
+			Seed       uint64 `json:"seed"`
+			AsExpected bool   `json:"as_expected"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil || code != 1 || res.Seed != tc.seed || !res.AsExpected {
+			t.Fatalf("%v: exit %d, result %+v (err %v), want seed %d shown as expected\n%s", tc.args, code, res, err, tc.seed, errb.String())
+		}
+	}
+}
