@@ -39,6 +39,12 @@ func Check(in Input, opts Options) Result {
 	// holds what it reads (needs.go says what that is).
 	r.Violations = append(r.Violations, a.runClusterChecks(&in, &opts)...)
 	excuseDiskLost(r.Violations, in.DiskLost)
+	unpromiseDiskLost(r.Linearizability, in.DiskLost)
+	for _, c := range r.Linearizability {
+		if c.Result == "Unknown" && !c.unknownCounts() {
+			r.Notes = append(r.Notes, fmt.Sprintf("linearizability of %s: its unknown leaves the verdict as it is, since a finding there would be allowed (%s)", c.TP, c.Unpromised))
+		}
+	}
 	classifyJepsen(r.Violations, &opts)
 	r.finish()
 	if r.Valid == ValidOK && nothingToJudge(&in) {

@@ -39,3 +39,19 @@ func excuseDiskLost(vs []Violation, lost []model.TopicPartition) {
 		}
 	}
 }
+
+// unpromiseDiskLost marks the linearizability checks of partitions whose
+// every ISR and ELR replica lost its disk as unpromised: a nonlinearizable
+// finding there is one of lossConsequences, excused by excuseDiskLost, so
+// a search cut short there hides no error (PartitionCheck.unknownCounts).
+// Such a search is the common case, not a rare one: a log whose
+// acknowledged tail vanished and was written again is not linearizable,
+// and porcupine proves it only by trying every order, which a long
+// partition's budget does not cover.
+func unpromiseDiskLost(cs []PartitionCheck, lost []model.TopicPartition) {
+	for i := range cs {
+		if cs[i].Unpromised == "" && slices.Contains(lost, cs[i].TP) {
+			cs[i].Unpromised = PromiseDiskLost
+		}
+	}
+}

@@ -189,6 +189,9 @@ func (a *analysis) linearizability(opts *Options, r *Result) {
 	for _, p := range a.parts {
 		ops := hist[p]
 		pc := PartitionCheck{TP: p.tp, Ops: len(ops)}
+		if !durable {
+			pc.Unpromised = why
+		}
 		if clock().Sub(start) >= wall {
 			pc.Result = string(porcupine.Unknown)
 			r.Linearizability = append(r.Linearizability, pc)

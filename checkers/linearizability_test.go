@@ -229,3 +229,47 @@ func TestLinearizabilityVerdictIgnoresClock(t *testing.T) {
 		}
 	}
 }
+
+// A search cut short leaves the run unknown only where the configuration
+// promised a linearizable log: where it promised none (acks=1), or where
+// every ISR and ELR replica of the partition lost its disk, a finding
+// would be allowed, so the cut hides no error and the run is ok, with a
+// note. The same cut on a promised partition, or on another partition
+// than the one that lost its disk, is still unknown.
+func TestLinearizabilityUnknownWherePromisedOnly(t *testing.T) {
+	h := illegalHistory()
+	free := Check(Input{History: h}, Options{Idempotent: true, LinearizabilityWork: -1})
+	tp := free.Linearizability[0].TP
+	half := free.Linearizability[0].Work / 2
+	cut := func(in Input, o Options) Result {
+		o.Idempotent, o.LinearizabilityWork = true, half
+		r := Check(in, o)
+		if got := r.Linearizability[0]; got.Result != "Unknown" {
+			t.Fatalf("the search was not cut short: %s", dump(r))
+		}
+		return r
+	}
+	if r := cut(Input{History: h}, Options{}); r.Valid != ValidUnknown {
+		t.Fatalf("promised partition: want unknown, %s", dump(r))
+	}
+	other := model.TopicPartition{Topic: tp.Topic + "-other", Partition: tp.Partition}
+	if r := cut(Input{History: h, DiskLost: []model.TopicPartition{other}}, Options{}); r.Valid != ValidUnknown {
+		t.Fatalf("another partition lost its disk: want unknown, %s", dump(r))
+	}
+	for name, c := range map[string]struct {
+		in   Input
+		o    Options
+		want string
+	}{
+		"acks=1":    {Input{History: h}, Options{Acks: "1"}, "acks=1"},
+		"disk lost": {Input{History: h, DiskLost: []model.TopicPartition{tp}}, Options{}, PromiseDiskLost},
+	} {
+		r := cut(c.in, c.o)
+		if r.Valid != ValidOK || r.Linearizability[0].Unpromised != c.want {
+			t.Errorf("%s: want ok with the check unpromised by %q: %s", name, c.want, dump(r))
+		}
+		if !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "leaves the verdict as it is") }) {
+			t.Errorf("%s: no note says why the unknown does not count: %q", name, r.Notes)
+		}
+	}
+}
