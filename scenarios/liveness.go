@@ -17,7 +17,8 @@ import (
 // partition a send made after the heal succeeded
 // (liveness_partitions.go), and (the producer then stopped) the consumer
 // has read every acknowledged record, among them one written after the
-// heal on every partition.
+// heal on every partition. A partition that lost its producer state may
+// take delivery.timeout.ms longer (liveness_sequences.go).
 func (s *Scripted) liveness(bound time.Duration) string {
 	healedAt := s.Sim.Now()
 	stopped := false
@@ -30,7 +31,7 @@ func (s *Scripted) liveness(bound time.Duration) string {
 	}
 	acks := newAckWatch(s.History, s.readGroups(), s.Members)
 	acks.progress = progress
-	_, err := faults.Converge(world{s}, bound, func() (bool, string) {
+	converged := func() (bool, string) {
 		if stuck := s.quorumStuck(); stuck != "" {
 			return false, stuck
 		}
@@ -61,9 +62,10 @@ func (s *Scripted) liveness(bound time.Duration) string {
 			return false, stuck
 		}
 		return true, ""
-	})
+	}
+	_, err := faults.Converge(world{s}, bound, converged)
 	if err != nil {
-		return err.Error()
+		return s.convergeLostSequences(err, bound, converged, acks, progress)
 	}
 	return ""
 }

@@ -60,11 +60,12 @@ func (p *partitionProgress) unproduced() string {
 }
 
 // unacked names the partitions that have had no acknowledged send since
-// the heal, "" when every one has.
-func (p *partitionProgress) unacked() string {
+// the heal, "" when every one has; the partitions in skip are not asked
+// about.
+func (p *partitionProgress) unacked(skip ...model.TopicPartition) string {
 	var out []string
 	for _, tp := range p.want {
-		if len(p.acked[tp]) == 0 {
+		if len(p.acked[tp]) == 0 && !slices.Contains(skip, tp) {
 			out = append(out, tp.String())
 		}
 	}
@@ -72,11 +73,12 @@ func (p *partitionProgress) unacked() string {
 }
 
 // unread names the partitions none of whose acknowledged sends since the
-// heal any reader has read, "" when every partition has served one.
-func (p *partitionProgress) unread(read map[string]bool) string {
+// heal any reader has read, "" when every partition has served one; the
+// partitions in skip are not asked about.
+func (p *partitionProgress) unread(read map[string]bool, skip ...model.TopicPartition) string {
 	var out []string
 	for _, tp := range p.want {
-		if !slices.ContainsFunc(p.acked[tp], func(v string) bool { return read[v] }) {
+		if !slices.Contains(skip, tp) && !slices.ContainsFunc(p.acked[tp], func(v string) bool { return read[v] }) {
 			out = append(out, tp.String())
 		}
 	}

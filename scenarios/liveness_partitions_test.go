@@ -56,6 +56,20 @@ func TestPartitionProgressCatchesOneStuckPartition(t *testing.T) {
 	if got, want := progress.unacked(), "no send made after the heal has been acknowledged on t/2"; got != want {
 		t.Fatalf("unacked: %q, want %q", got, want)
 	}
+	// Leaving partitions out (those that lost their data, for the extra
+	// time liveness_sequences.go gives them) leaves out only those.
+	if got := progress.unacked(p2); got != "" {
+		t.Fatalf("unacked with t/2 left out: %q", got)
+	}
+	if got, want := progress.unacked(p0, p1), "no send made after the heal has been acknowledged on t/2"; got != want {
+		t.Fatalf("unacked with t/0 and t/1 left out: %q, want %q", got, want)
+	}
+	if got := progress.unread(w.all.read, p2); got != "" {
+		t.Fatalf("unread with t/2 left out: %q", got)
+	}
+	if got, want := progress.unread(w.all.read, p0), "no record written after the heal has been read from t/2"; got != want {
+		t.Fatalf("unread with t/0 left out: %q, want %q", got, want)
+	}
 	// t/2 takes a write but no reader has it yet; a0..a2, read before the
 	// heal, do not count for it.
 	send(140, "b2", p2)

@@ -91,6 +91,12 @@ from 57.15s to 1m6.35s partition b1002 | coordinator-of g
 		seed:     37,
 		why:      "checker bug: b2, leader of the group's offsets partition, was paused 11 s; b1 took over under a newer leader epoch, loaded the offsets and acknowledged commits up to 392, and b2 woke still believing it led and reported its own cache (285) before it learned of b1, as Kafka's coordinator serves until GroupCoordinator.onResignation; coordinatorCommits took that stale view for a lost commit (commit-regression). The observations now carry the coordinator's epoch and a deposed coordinator's view is not judged (found by the safe campaign from seed 70180000, seed 70180061, and on seed 37)",
 	},
+	{
+		name:     "idempotent-producer-held-until-delivery-timeout-on-a-lost-partition",
+		scenario: "chaos-config",
+		seed:     70500214,
+		why:      "outside the safe envelope, not a bug: on orders/2 the producer's batches 131..135 waited on a paused leader while a new batch, 136, went to a replica elected with the log a power loss had emptied; knowing no state for the producer, it accepted any sequence (ProducerAppendInfo.checkSequence), so 131 came back from every later leader as OUT_OF_ORDER_SEQUENCE_NUMBER behind the acknowledged 231 and was retried as it was (TransactionManager.canRetry) until delivery.timeout.ms expired it 89.75 s after the heal; the epoch bump came at 150.1 s and the 612 queued records were read 250 ms past the 90 s bound. The liveness check now gives partitions whose data (and producer state) was lost delivery.timeout.ms more when everything else converged (liveness_sequences.go) (found by issue #18's campaign after the journal fsync change moved its timing)",
+	},
 }
 
 func TestRegressions(t *testing.T) {
