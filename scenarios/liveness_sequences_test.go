@@ -30,7 +30,7 @@ func TestLivenessGivesLostPartitionsTheDeliveryTimeout(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			kc := safe()
 			kc.Producer.Idempotence = tc.idempotent
-			s, err := NewScripted(ScriptOptions{Seed: 3, Partitions: 3, Config: kc})
+			s, err := NewScripted(ScriptOptions{Seed: 3, Fixture: Fixture{Partitions: 3}, Config: kc})
 			if err != nil {
 				t.Fatal(err)
 			}
