@@ -273,7 +273,9 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	fmt.Fprintf(stderr, "%d runs in %.1fs (%.0f seeds/min on %d workers)\n", ran, wall.Seconds(), float64(ran)/wall.Minutes(), *workers)
+	// Runs, not seeds: a sweep of several scenarios makes one run per
+	// scenario and seed.
+	fmt.Fprintf(stderr, "%d runs in %.1fs (%.0f runs/min on %s)\n", ran, wall.Seconds(), float64(ran)/wall.Minutes(), plural(*workers, "worker"))
 	for _, nd := range res.Nondeterminism {
 		fmt.Fprintf(stderr, "NONDETERMINISM: %s\n", nd)
 	}
@@ -401,4 +403,12 @@ func summaryOf(results []scenarios.Result) *reports.Summary {
 		s.Add(r)
 	}
 	return s
+}
+
+// plural is n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
