@@ -2,6 +2,7 @@ package doclinks
 
 import (
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,27 +26,36 @@ var schemeRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
 // inlineCodeRE matches an inline code span, whose text is not Markdown.
 var inlineCodeRE = regexp.MustCompile("`[^`]*`")
 
+// proseLines yields a Markdown text's lines outside fenced code blocks,
+// each with its line number (from 1), in order.
+func proseLines(text string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		fenced := false
+		for i, line := range strings.Split(text, "\n") {
+			trimmed := strings.TrimSpace(line)
+			if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+				fenced = !fenced
+				continue
+			}
+			if !fenced && !yield(i+1, line) {
+				return
+			}
+		}
+	}
+}
+
 // relativeLinks lists the relative links of a Markdown text, skipping
 // fenced code blocks and inline code.
 func relativeLinks(text string) []link {
 	var links []link
-	fenced := false
-	for i, line := range strings.Split(text, "\n") {
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fenced = !fenced
-			continue
-		}
-		if fenced {
-			continue
-		}
+	for i, line := range proseLines(text) {
 		plain := inlineCodeRE.ReplaceAllString(line, "")
 		for _, m := range linkRE.FindAllStringSubmatch(plain, -1) {
 			target := m[1]
 			if schemeRE.MatchString(target) {
 				continue
 			}
-			l := link{line: i + 1, target: target}
+			l := link{line: i, target: target}
 			if k := strings.IndexByte(target, '#'); k >= 0 {
 				l.target, l.frag = target[:k], target[k+1:]
 			}
@@ -62,14 +72,8 @@ func relativeLinks(text string) []link {
 func anchors(text string) map[string]bool {
 	seen := map[string]int{}
 	out := map[string]bool{}
-	fenced := false
-	for _, line := range strings.Split(text, "\n") {
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fenced = !fenced
-			continue
-		}
-		if fenced || !strings.HasPrefix(line, "#") {
+	for _, line := range proseLines(text) {
+		if !strings.HasPrefix(line, "#") {
 			continue
 		}
 		heading := strings.TrimSpace(strings.TrimLeft(line, "#"))
