@@ -1,0 +1,49 @@
+package client
+
+import "kafkasim/model"
+
+// HeldBehindAcknowledged names the partitions (sorted) on which this
+// idempotent producer retries a batch that a leader answered
+// OUT_OF_ORDER_SEQUENCE_NUMBER although its sequence is behind the last one
+// acknowledged on the partition, under the same producer id and epoch.
+//
+// Such a batch is one whose records a leader already has (an old leader's
+// answer was lost, or came back NOT_LEADER_OR_FOLLOWER after the records
+// had been replicated) while later batches went to a new leader and were
+// acknowledged: once it is out of the leader's window of recent batches
+// (ProducerStateEntry keeps five), the retry is neither a duplicate nor in
+// sequence (ProducerAppendInfo.checkSequence). Kafka's
+// TransactionManager.canRetry retries it as it is, since it is not "the
+// next batch", and RecordAccumulator.shouldStopDrainBatchesForPartition
+// keeps every batch behind it waiting: the partition takes no write from
+// this producer until the batch reaches delivery.timeout.ms. The liveness
+// check reads this to allow that time (scenarios/liveness_sequences.go).
+func (p *Producer) HeldBehindAcknowledged() []model.TopicPartition {
+	if !p.idem.on || !p.idem.ready() {
+		return nil
+	}
+	var out []model.TopicPartition
+	for _, tp := range p.acc.tps {
+		st := p.idem.find(tp)
+		if st == nil || st.lastAcked == model.NoSequence {
+			continue
+		}
+		for _, b := range st.inflight {
+			if b.heldBehind(st.lastAcked, p.idem.pid, p.idem.epoch) {
+				out = append(out, tp)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// heldBehind says whether b is a retry the leader refused as out of order
+// while its last record's sequence is at or below lastAcked (the
+// difference taken in int32, as sequences wrap from 2147483647 to 0).
+func (b *batch) heldBehind(lastAcked int32, pid model.ProducerID, epoch model.Epoch) bool {
+	return !b.done && b.attempts > 0 && !b.seqReset &&
+		b.lastError == model.OutOfOrderSequenceNumber &&
+		b.pid == pid && b.epoch == epoch && b.seq != model.NoSequence &&
+		b.lastSeq()-lastAcked <= 0
+}
