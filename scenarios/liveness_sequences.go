@@ -3,11 +3,13 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/nodes/client"
 	"kafkasim/sim"
 )
 
@@ -35,25 +37,40 @@ import (
 //     sequence unresolved, and the epoch bump that follows
 //     (TransactionManager.maybeResolveSequences) let the partition move.
 //
+// The same hold follows without any lost state (chaos-config seed
+// 90001458 t/0, chaos seed 90001701 orders/0): batches 467..475 are in
+// flight to a leader that appends them, replicates them and then loses
+// leadership, so that it answers NOT_LEADER_OR_FOLLOWER (Kafka's
+// DelayedProduce completes with that error once
+// Partition.checkEnoughReplicasReachOffset finds the broker no longer
+// leader); in the meantime the new leader, which has them, takes and
+// acknowledges new batches from 476 on. The retry of 467 is then outside
+// the leader's window of five recent batches and behind its last
+// sequence, is answered OUT_OF_ORDER_SEQUENCE_NUMBER, and is retried as it
+// is, as above, until delivery.timeout.ms. The producer reports such
+// partitions itself (client.Producer.HeldBehindAcknowledged).
+//
 // Kafka promises no sooner, so on such partitions the liveness check waits
 // delivery.timeout.ms more before it calls the run stuck. It does so only
 // when every other condition holds: the quorum and every ISR are whole,
-// and every partition that kept its data has taken and served writes.
-// A leader loses the producer's state only with the partition's data (a
-// power loss that took acknowledged writes, an unclean election), which
-// is what diskLost names.
+// and every other partition has taken and served writes. A leader loses
+// the producer's state only with the partition's data (a power loss that
+// took acknowledged writes, an unclean election), which is what diskLost
+// names; a producer holds a partition behind an acknowledged sequence only
+// while it retries a batch the leader refused as out of order.
 
 // convergeLostSequences is called when the liveness phase did not converge
 // within bound: if the producer is idempotent and what is still stuck is
 // confined to partitions whose data (and with it the producer's state) was
-// lost, converged is given delivery.timeout.ms more. It returns "" or what
-// was stuck.
+// lost or on which a producer retries a batch behind its acknowledged
+// sequence, converged is given delivery.timeout.ms more. It returns "" or
+// what was stuck.
 func (s *Scripted) convergeLostSequences(stuck error, bound time.Duration, converged func() (bool, string), acks *ackWatch, progress *partitionProgress) string {
 	var se *faults.StuckError
 	if !errors.As(stuck, &se) || se.Stop != sim.StopTimeLimit {
 		return stuck.Error() // the run stopped: more time cannot help
 	}
-	lost, ok := s.stuckOnlyOnLost(acks, progress)
+	lost, held, ok := s.stuckOnlyOnLost(acks, progress)
 	if !ok {
 		return stuck.Error()
 	}
@@ -63,42 +80,81 @@ func (s *Scripted) convergeLostSequences(stuck error, bound time.Duration, conve
 		return ""
 	}
 	if errors.As(err, &se) {
-		names := make([]string, len(lost))
-		for i, tp := range lost {
-			names[i] = tp.String()
+		var given []string
+		if len(lost) > 0 {
+			given = append(given, "whose data and producer state were lost ("+tpNames(lost)+")")
+		}
+		if len(held) > 0 {
+			given = append(given, "on which an idempotent producer retries a batch behind its acknowledged sequence ("+tpNames(held)+")")
 		}
 		why := ""
 		if se.Stop != sim.StopTimeLimit {
 			why = fmt.Sprintf(" (the run stopped after %v more: %s)", se.After, se.Stop)
 		}
-		return fmt.Sprintf("did not converge within %v of healing, nor in the delivery.timeout.ms=%v more given to the partitions whose data and producer state were lost (%s)%s: %s",
-			bound, more, strings.Join(names, ", "), why, se.State)
+		return fmt.Sprintf("did not converge within %v of healing, nor in the delivery.timeout.ms=%v more given to the partitions %s%s: %s",
+			bound, more, strings.Join(given, " or "), why, se.State)
 	}
 	return err.Error()
 }
 
-// stuckOnlyOnLost reports whether everything but the partitions that lost
-// their data has made progress, and names them: the metadata quorum and
-// the cluster are whole, and every other partition has taken a write
-// since the heal and served one to a reader. (Whether every acknowledged
-// record was read is left to the full condition at the end of the extra
-// time: at the bound, records acknowledged in the last look may not have
-// been fetched yet.) Only an idempotent producer can be held by a lost
-// producer state.
-func (s *Scripted) stuckOnlyOnLost(acks *ackWatch, progress *partitionProgress) ([]model.TopicPartition, bool) {
+// stuckOnlyOnLost reports whether everything but the partitions that may
+// hold an idempotent producer has made progress, and names them: those
+// that lost their data (lost) and those on which a producer retries a
+// batch behind its acknowledged sequence (held, not repeating lost). The
+// metadata quorum and the cluster must be whole, and every other partition
+// must have taken a write since the heal and served one to a reader.
+// (Whether every acknowledged record was read is left to the full
+// condition at the end of the extra time: at the bound, records
+// acknowledged in the last look may not have been fetched yet.) Only an
+// idempotent producer can be held this way.
+func (s *Scripted) stuckOnlyOnLost(acks *ackWatch, progress *partitionProgress) (lost, held []model.TopicPartition, ok bool) {
 	if !s.Config.Producer.Idempotence {
-		return nil, false
+		return nil, nil, false
 	}
 	if s.quorumStuck() != "" || s.clusterStuck() != "" {
-		return nil, false
+		return nil, nil, false
 	}
-	lost := s.diskLost()
-	if len(lost) == 0 {
-		return nil, false
+	lost = s.diskLost()
+	for _, tp := range s.heldBehindAcknowledged() {
+		if !slices.Contains(lost, tp) {
+			held = append(held, tp)
+		}
 	}
+	if len(lost) == 0 && len(held) == 0 {
+		return nil, nil, false
+	}
+	all := append(slices.Clone(lost), held...)
 	acks.advance()
-	if progress.unacked(lost...) != "" || progress.unread(acks.all.read, lost...) != "" {
-		return nil, false
+	if progress.unacked(all...) != "" || progress.unread(acks.all.read, all...) != "" {
+		return nil, nil, false
 	}
-	return lost, true
+	return lost, held, true
+}
+
+// heldBehindAcknowledged is the partitions, sorted, on which some running
+// producer retries a batch behind its acknowledged sequence
+// (client.Producer.HeldBehindAcknowledged).
+func (s *Scripted) heldBehindAcknowledged() []model.TopicPartition {
+	var out []model.TopicPartition
+	for _, id := range s.Sim.Nodes() {
+		p, _ := s.Sim.Node(id).(*client.Producer)
+		if p == nil {
+			continue
+		}
+		for _, tp := range p.HeldBehindAcknowledged() {
+			if i, found := slices.BinarySearchFunc(out, tp, model.TopicPartition.Compare); !found {
+				out = slices.Insert(out, i, tp)
+			}
+		}
+	}
+	return out
+}
+
+// tpNames is the partitions' names joined by commas.
+func tpNames(tps []model.TopicPartition) string {
+	names := make([]string, len(tps))
+	for i, tp := range tps {
+		names[i] = tp.String()
+	}
+	return strings.Join(names, ", ")
 }

@@ -97,6 +97,18 @@ from 57.15s to 1m6.35s partition b1002 | coordinator-of g
 		seed:     70500214,
 		why:      "outside the safe envelope, not a bug: on orders/2 the producer's batches 131..135 waited on a paused leader while a new batch, 136, went to a replica elected with the log a power loss had emptied; knowing no state for the producer, it accepted any sequence (ProducerAppendInfo.checkSequence), so 131 came back from every later leader as OUT_OF_ORDER_SEQUENCE_NUMBER behind the acknowledged 231 and was retried as it was (TransactionManager.canRetry) until delivery.timeout.ms expired it 89.75 s after the heal; the epoch bump came at 150.1 s and the 612 queued records were read 250 ms past the 90 s bound. The liveness check now gives partitions whose data (and producer state) was lost delivery.timeout.ms more when everything else converged (liveness_sequences.go) (found by issue #18's campaign after the journal fsync change moved its timing)",
 	},
+	{
+		name:     "idempotent-producer-held-behind-an-acknowledged-sequence-after-a-lost-answer",
+		scenario: "chaos-config",
+		seed:     90001458,
+		why:      "Kafka's behaviour outside the promise, not a bug: on t/0 the batches with sequences 467 and 469..475 went to b1 at 37.5 s, which appended and replicated them and, cut off, lost leadership to b4 at 57.0 s; its answers, NOT_LEADER_OR_FOLLOWER (DelayedProduce via Partition.checkEnoughReplicasReachOffset), came at 60.0 s. b4, holding the records, had meanwhile taken and acknowledged new batches 476..731 (a batch never sent is not held back by RecordAccumulator.shouldStopDrainBatchesForPartition). The retry of 467 was outside b4's five recent batches (ProducerStateEntry.NUM_BATCHES_TO_RETAIN) and behind its last sequence, so it came back OUT_OF_ORDER_SEQUENCE_NUMBER (ProducerAppendInfo.checkSequence) and was retried as it was (TransactionManager.canRetry: not the next batch), holding every later batch until delivery.timeout.ms expired it at 157.4 s (created at 37.4 s), past the 90 s bound (150.1 s). No data was lost, so the lost-partition extension did not apply; the check now also gives delivery.timeout.ms more to partitions on which a producer retries such a batch (client.Producer.HeldBehindAcknowledged) (found by issue #18's final campaign)",
+	},
+	{
+		name:     "idempotent-producers-held-behind-an-acknowledged-sequence-on-orders-0",
+		scenario: "chaos",
+		seed:     90001701,
+		why:      "the same hold as chaos-config seed 90001458, with two producers at once on orders/0: one's batch 370 (created at 48.7 s) and the other's 467 were answered OUT_OF_ORDER_SEQUENCE_NUMBER behind acknowledged sequences 398 and 474 until delivery.timeout.ms expired them (created at 48.7 s and 48.9 s); the last send on orders/0 is now acknowledged at 168.9 s, within the extra time (found by issue #18's final campaign)",
+	},
 }
 
 func TestRegressions(t *testing.T) {
