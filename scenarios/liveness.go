@@ -17,8 +17,9 @@ import (
 // partition a send made after the heal succeeded
 // (liveness_partitions.go), and (the producer then stopped) the consumer
 // has read every acknowledged record, among them one written after the
-// heal on every partition. A partition that lost its producer state may
-// take delivery.timeout.ms longer (liveness_sequences.go).
+// heal on every partition. A partition that lost its producer state, or
+// on which an idempotent producer retries a batch behind its acknowledged
+// sequence, may take delivery.timeout.ms longer (liveness_sequences.go).
 func (s *Scripted) liveness(bound time.Duration) string {
 	healedAt := s.Sim.Now()
 	stopped := false

@@ -70,7 +70,7 @@ func (s *Scripted) convergeLostSequences(stuck error, bound time.Duration, conve
 	if !errors.As(stuck, &se) || se.Stop != sim.StopTimeLimit {
 		return stuck.Error() // the run stopped: more time cannot help
 	}
-	lost, held, ok := s.stuckOnlyOnLost(acks, progress)
+	lost, held, ok := s.stuckOnlyWhereHeld(acks, progress)
 	if !ok {
 		return stuck.Error()
 	}
@@ -97,7 +97,7 @@ func (s *Scripted) convergeLostSequences(stuck error, bound time.Duration, conve
 	return err.Error()
 }
 
-// stuckOnlyOnLost reports whether everything but the partitions that may
+// stuckOnlyWhereHeld reports whether everything but the partitions that may
 // hold an idempotent producer has made progress, and names them: those
 // that lost their data (lost) and those on which a producer retries a
 // batch behind its acknowledged sequence (held, not repeating lost). The
@@ -107,7 +107,7 @@ func (s *Scripted) convergeLostSequences(stuck error, bound time.Duration, conve
 // condition at the end of the extra time: at the bound, records
 // acknowledged in the last look may not have been fetched yet.) Only an
 // idempotent producer can be held this way.
-func (s *Scripted) stuckOnlyOnLost(acks *ackWatch, progress *partitionProgress) (lost, held []model.TopicPartition, ok bool) {
+func (s *Scripted) stuckOnlyWhereHeld(acks *ackWatch, progress *partitionProgress) (lost, held []model.TopicPartition, ok bool) {
 	if !s.Config.Producer.Idempotence {
 		return nil, nil, false
 	}
