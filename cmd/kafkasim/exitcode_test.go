@@ -14,12 +14,16 @@ import (
 // TestUnknownVerdictsExit3: a saved run whose linearizability check runs
 // out of a 1 ns budget, the same history checked alone, and an empty
 // history are judged unknown, exit 3; the same run with the default
-// budget passes, exit 0.
+// budget passes, exit 0. The run is leader-isolation's, whose faults
+// only cut links. On a partition whose ISR replicas all lost unflushed
+// data, as leader-failover seed 3's crashes left every one, a search cut
+// short keeps the run's verdict, since no linearizable log was promised
+// there, and the check exits 0.
 func TestUnknownVerdictsExit3(t *testing.T) {
 	tmp := t.TempDir()
 	dir := filepath.Join(tmp, "run")
 	var out, errb bytes.Buffer
-	if code := dispatch([]string{"run", "-scenario", "leader-failover", "-seed", "3", "-out", dir}, &out, &errb); code != 0 {
+	if code := dispatch([]string{"run", "-scenario", "leader-isolation", "-seed", "3", "-out", dir}, &out, &errb); code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errb.String())
 	}
 	empty := filepath.Join(tmp, "empty.jsonl")
