@@ -362,9 +362,14 @@ func (a *analysis) sendOrder(opts *Options, procs [][]int32) []Violation {
 					}
 					v.Error, v.Promise = promise(opts.orderedSends(), PromiseSendOrder,
 						"enable.idempotence=false with max.in.flight>1: retries may reorder sends")
-					if v.Error && opts.Idempotent && resequencedInversion(po, &a.h[c.first]) {
+					switch {
+					case !v.Error || !opts.Idempotent:
+					case resequencedInversion(po, no):
 						v.Error, v.Promise = false, PromiseResequence
 						v.Detail += describeResequence(po) + ", after the later send had completed"
+					case staleAckInversion(po, no):
+						v.Error, v.Promise = false, PromiseResequenceOrder
+						v.Detail += describeStaleAck(po, no)
 					}
 					out = append(out, v)
 				}

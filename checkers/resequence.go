@@ -41,6 +41,10 @@ import (
 // producer's epoch bump wrote.
 const PromiseResequence = "Kafka's idempotent producer re-sequences its unacknowledged batches from 0 when it bumps its epoch (TransactionManager.bumpIdempotentProducerEpoch, TxnPartitionEntry.startSequencesAtBeginning), and a broker that no longer holds the first attempt among the producer's last five batches (ProducerStateEntry.NUM_BATCHES_TO_RETAIN) appends it again as a new epoch's (ProducerAppendInfo.checkSequence): the batch is in the log twice"
 
+// PromiseResequenceOrder is what allows a nonmonotonic-send between two
+// sends that one epoch bump found both unacknowledged (staleAckInversion).
+const PromiseResequenceOrder = "Kafka's idempotent producer re-sequences its unacknowledged batches from 0 when it bumps its epoch (TransactionManager.bumpIdempotentProducerEpoch, TxnPartitionEntry.startSequencesAtBeginning) and completes a batch from whichever attempt's answer comes (Sender.completeBatch): a batch answered by its attempt sent under the old epoch keeps that place, and an earlier batch acknowledged under the new epoch lands after it"
+
 // resequencedCopies reports whether the copies of send's record at offs
 // (sorted) are its first attempt and its rewrites, as the send's
 // Resequenced shows; the reason is why not, for the report.
@@ -112,4 +116,44 @@ func resequencedInversion(earlier, later *model.Op) bool {
 		return false
 	}
 	return lastResequence(later) < at
+}
+
+// ackedEpoch is the producer epoch under which the broker placed a
+// re-sequenced send's acknowledged copy: the attempt's the answer was to
+// (AckedAs), or else the record's last identity.
+func ackedEpoch(send *model.Op) model.Epoch {
+	if send.AckedAs != nil {
+		return send.AckedAs.Epoch
+	}
+	return send.Resequenced[len(send.Resequenced)-1].ToEpoch
+}
+
+// staleAckInversion reports whether the rewrite explains why earlier, sent
+// before later by one producer, landed after it although both were still
+// unacknowledged when the bump came: later's acknowledgement answered an
+// attempt sent before the bump (Op.AckedAs; Kafka's Sender.completeBatch
+// takes any attempt's answer, TransactionManager.handleCompletedBatch
+// counts it), so the broker placed it under its old epoch, while earlier
+// was acknowledged under an epoch an epoch bump re-sequenced it into,
+// newer than later's: its acknowledged attempt left after the bump, and so
+// after later's. Both acknowledged at known offsets; a copy only a poll
+// placed, or earlier acknowledged under an epoch it was first sent with
+// (which would mean the producer sent later first), stays an error.
+func staleAckInversion(earlier, later *model.Op) bool {
+	if later.AckedAs == nil || len(earlier.Resequenced) == 0 || earlier.F != model.FSend ||
+		earlier.Type != model.OpOK || earlier.Offset == model.NoOffset || later.Type != model.OpOK || later.Offset == model.NoOffset {
+		return false
+	}
+	e := ackedEpoch(earlier)
+	if e <= later.AckedAs.Epoch {
+		return false
+	}
+	return slices.ContainsFunc(earlier.Resequenced, func(r model.Resequence) bool { return r.ToEpoch == e })
+}
+
+// describeStaleAck is that allowed finding's explanation.
+func describeStaleAck(earlier, later *model.Op) string {
+	r := earlier.Resequenced[len(earlier.Resequenced)-1]
+	return fmt.Sprintf(": process %d's epoch bump at %v re-sequenced the earlier from epoch %d sequence %d to epoch %d sequence %d while unacknowledged, and it was acknowledged under epoch %d, while the later was acknowledged by its attempt sent as epoch %d sequence %d before a bump rewrote it, as Kafka's idempotent producer does",
+		earlier.Process, r.At, r.FromEpoch, r.FromSeq, r.ToEpoch, r.ToSeq, ackedEpoch(earlier), later.AckedAs.Epoch, later.AckedAs.Seq)
 }

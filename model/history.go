@@ -135,6 +135,13 @@ type Resequence struct {
 	ToSeq     int32         // the record's own sequence after the bump
 }
 
+// SentAs is the (epoch, sequence) an attempt of a record's batch carried:
+// the record's own sequence, its batch's base plus its place in the batch.
+type SentAs struct {
+	Epoch Epoch
+	Seq   int32
+}
+
 // Op is one client operation: who did it, when, and what came of it.
 // Fields that do not apply to F stay zero (offsets stay NoOffset).
 type Op struct {
@@ -174,6 +181,13 @@ type Op struct {
 	// record's batch while an attempt of it was in flight without an
 	// acknowledgement, in order (see Resequence).
 	Resequenced []Resequence
+	// AckedAs, on an ok send with Resequenced: the (epoch, sequence) the
+	// acknowledged attempt carried, when that attempt was sent before an
+	// epoch bump rewrote the record (one of Resequenced's From). Kafka's
+	// Sender.completeBatch completes a batch from whichever attempt's
+	// answer comes, and the broker placed that attempt under its old
+	// epoch. Nil when the answer was to the record's last identity.
+	AckedAs *SentAs
 
 	// Txn ties together the micro-operations of one client operation that
 	// did several things at once: a Jepsen :txn, or a :send or :poll with
@@ -338,6 +352,14 @@ func (op *Op) validateResequenced() error {
 			return fmt.Errorf("resequenced[%d]: out of order after resequenced[%d]", k, k-1)
 		}
 	}
+	if a := op.AckedAs; a != nil {
+		switch {
+		case op.Type != OpOK || len(op.Resequenced) == 0:
+			return fmt.Errorf("\"acked_as\" on a send that is not ok and resequenced")
+		case !slices.ContainsFunc(op.Resequenced, func(r Resequence) bool { return r.FromEpoch == a.Epoch && r.FromSeq == a.Seq }):
+			return fmt.Errorf("\"acked_as\" epoch %d sequence %d is none of the identities an epoch bump rewrote", a.Epoch, a.Seq)
+		}
+	}
 	return nil
 }
 
@@ -363,8 +385,8 @@ func (op *Op) validate(i int) error {
 	if op.Txn < 0 {
 		return fmt.Errorf("negative txn %d", op.Txn)
 	}
-	if op.F != FSend && len(op.Resequenced) > 0 {
-		return fmt.Errorf("%s op with \"resequenced\": only a send has one", op.F)
+	if op.F != FSend && (len(op.Resequenced) > 0 || op.AckedAs != nil) {
+		return fmt.Errorf("%s op with \"resequenced\" or \"acked_as\": only a send has one", op.F)
 	}
 	switch op.F {
 	case FSend:

@@ -20,7 +20,9 @@ import (
 // micro-operations of one client operation together (Op.Txn);
 // "resequenced", on a send, lists the epoch bumps that rewrote its record's
 // sequence (Op.Resequenced), each {"at","from_epoch","from_seq","to_epoch",
-// "to_seq"}. For example:
+// "to_seq"}, and "acked_as", on an ok one, the {"epoch","seq"} of the attempt
+// whose answer acknowledged it when a bump rewrote the record after that
+// attempt left (Op.AckedAs). For example:
 //
 //	{"index":0,"process":0,"type":"ok","f":"send","time":1000,"end":2000,"tp":"t/0","value":"v0","offset":0}
 //	{"index":1,"process":1,"type":"ok","f":"poll","time":1500,"end":2500,"records":{"t/0":[[0,"v0"]]}}
@@ -51,6 +53,31 @@ type opLine struct {
 	Lost       []string                     `json:"lost,omitempty"`
 	Txn        int                          `json:"txn,omitempty"`
 	Reseq      []reseqLine                  `json:"resequenced,omitempty"`
+	AckedAs    *sentAsLine                  `json:"acked_as,omitempty"`
+}
+
+// sentAsLine is a SentAs on the wire, both fields required.
+type sentAsLine struct {
+	Epoch *int32 `json:"epoch"`
+	Seq   *int32 `json:"seq"`
+}
+
+func toSentAsLine(a *SentAs) *sentAsLine {
+	if a == nil {
+		return nil
+	}
+	e, s := int32(a.Epoch), a.Seq
+	return &sentAsLine{Epoch: &e, Seq: &s}
+}
+
+func parseSentAsLine(l *sentAsLine) (*SentAs, error) {
+	if l == nil {
+		return nil, nil
+	}
+	if l.Epoch == nil || l.Seq == nil {
+		return nil, fmt.Errorf("acked_as: want \"epoch\" and \"seq\"")
+	}
+	return &SentAs{Epoch: Epoch(*l.Epoch), Seq: *l.Seq}, nil
 }
 
 // reseqLine is a Resequence on the wire: times in nanoseconds, and every
@@ -117,6 +144,7 @@ func toLine(op *Op) *opLine {
 		Topics:  op.Topics,
 		Txn:     op.Txn,
 		Reseq:   toReseqLines(op.Resequenced),
+		AckedAs: toSentAsLine(op.AckedAs),
 	}
 	if op.Completed() {
 		end := int64(op.End)
@@ -304,6 +332,9 @@ func parseLine(b []byte, pos int) (Op, error) {
 		return Op{}, err
 	}
 	if op.Resequenced, err = parseReseqLines(l.Reseq); err != nil {
+		return Op{}, err
+	}
+	if op.AckedAs, err = parseSentAsLine(l.AckedAs); err != nil {
 		return Op{}, err
 	}
 	if err := op.validate(pos); err != nil {

@@ -107,6 +107,7 @@ type opExt struct {
 	lost       []TopicPartition
 	txn        int
 	reseq      []Resequence
+	ackedAs    *SentAs
 
 	process int
 	topic   string
@@ -142,11 +143,11 @@ func (r *opRec) setOutcome(t opType) { r.typ = r.typ&^typeMask | t }
 func (rc *Recorder) pack(op *Op, t opType) opRec {
 	r := opRec{time: op.Time, end: op.End, value: op.Value, offset: op.Offset, part: op.TP.Partition, typ: t}
 	if op.Error != "" || op.Records != nil || op.Partitions != nil || op.Topics != nil || op.Group != "" ||
-		op.Generation != 0 || op.Offsets != nil || op.Gained != nil || op.Lost != nil || op.Txn != 0 || op.Resequenced != nil {
+		op.Generation != 0 || op.Offsets != nil || op.Gained != nil || op.Lost != nil || op.Txn != 0 || op.Resequenced != nil || op.AckedAs != nil {
 		r.ext = &opExt{
 			err: op.Error, records: op.Records, partitions: op.Partitions, topics: op.Topics,
 			group: op.Group, generation: op.Generation, offsets: op.Offsets, gained: op.Gained, lost: op.Lost,
-			txn: op.Txn, reseq: op.Resequenced,
+			txn: op.Txn, reseq: op.Resequenced, ackedAs: op.AckedAs,
 		}
 	}
 	r.setProcess(op.Process)
@@ -207,7 +208,7 @@ func (rc *Recorder) unpack(r *opRec, index int) Op {
 	if e := r.ext; e != nil {
 		op.Error, op.Records, op.Partitions, op.Topics = e.err, e.records, e.partitions, e.topics
 		op.Group, op.Generation, op.Offsets, op.Gained, op.Lost = e.group, e.generation, e.offsets, e.gained, e.lost
-		op.Txn, op.Resequenced = e.txn, e.reseq
+		op.Txn, op.Resequenced, op.AckedAs = e.txn, e.reseq, e.ackedAs
 		if r.typ&flagExtProcess != 0 {
 			op.Process = e.process
 		}
@@ -345,6 +346,13 @@ func (r *Recorder) Resequenced(i int, tp TopicPartition, rs Resequence) {
 	rec.part = tp.Partition
 	e := rec.extra()
 	e.reseq = append(e.reseq, rs)
+}
+
+// AckedAs notes on send i, still running, that the answer about to
+// acknowledge it is to an attempt sent as as, before an epoch bump rewrote
+// the record (Op.AckedAs). SendOK completes it.
+func (r *Recorder) AckedAs(i int, as SentAs) {
+	r.pending(i).extra().ackedAs = &as
 }
 
 // Op returns op i as History()[i] would, without building the whole

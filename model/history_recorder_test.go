@@ -24,6 +24,8 @@ func fullOp(t *testing.T) Op {
 			f.Set(reflect.MakeSlice(f.Type(), 1, 1))
 		case reflect.Struct:
 			f.Set(reflect.ValueOf(TP("topic", int32(i))))
+		case reflect.Pointer:
+			f.Set(reflect.New(f.Type().Elem()))
 		default:
 			t.Fatalf("fullOp: field %s of kind %v: teach the test to fill it", v.Type().Field(i).Name, f.Kind())
 		}

@@ -121,6 +121,35 @@ func TestReadHistoryIntegerValues(t *testing.T) {
 	}
 }
 
+// A send acknowledged by an attempt sent before an epoch bump rewrote it
+// keeps that attempt's identity through the recorder and the JSON form.
+func TestAckedAsRoundTrips(t *testing.T) {
+	var r Recorder
+	t0 := TP("t", 0)
+	s := r.Invoke(Op{Process: 1, F: FSend, Time: 1, TP: t0, Value: "v"})
+	r.Resequenced(s, t0, Resequence{At: 2, FromEpoch: 0, FromSeq: 7, ToEpoch: 1, ToSeq: 0})
+	r.AckedAs(s, SentAs{Epoch: 0, Seq: 7})
+	r.SendOK(s, 3, t0, 4)
+	h := r.History()
+	if a := h[0].AckedAs; a == nil || *a != (SentAs{Epoch: 0, Seq: 7}) {
+		t.Fatalf("recorded %+v", h[0])
+	}
+	var buf strings.Builder
+	if err := WriteHistory(&buf, h); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"acked_as":{"epoch":0,"seq":7}`) {
+		t.Fatalf("written %s", buf.String())
+	}
+	back, err := ReadHistory(strings.NewReader(buf.String()), "h.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := back[0].AckedAs; a == nil || *a != (SentAs{Epoch: 0, Seq: 7}) {
+		t.Fatalf("read back %+v", back[0])
+	}
+}
+
 func TestReadHistoryErrors(t *testing.T) {
 	ok := `{"index":0,"process":0,"type":"ok","f":"send","time":1,"end":2,"tp":"t/0","value":"a","offset":0}` + "\n"
 	cases := []struct{ in, want string }{
@@ -147,6 +176,11 @@ func TestReadHistoryErrors(t *testing.T) {
 		{`{"process":0,"type":"ok","f":"send","time":1,"end":9,"tp":"t/0","value":"a","offset":3,"resequenced":[{"at":5,"from_epoch":1,"from_seq":4,"to_epoch":1,"to_seq":0}]}`, `h.jsonl:1: resequenced[0]: epoch 1 to 1`},
 		{`{"process":0,"type":"ok","f":"send","time":1,"end":9,"tp":"t/0","value":"a","offset":3,"resequenced":[{"at":10,"from_epoch":0,"from_seq":4,"to_epoch":1,"to_seq":0}]}`, `h.jsonl:1: resequenced[0] at 10ns, outside the send's [1ns, 9ns]`},
 		{`{"process":0,"type":"ok","f":"poll","time":1,"end":9,"resequenced":[{"at":5,"from_epoch":0,"from_seq":4,"to_epoch":1,"to_seq":0}]}`, `h.jsonl:1: poll op with "resequenced"`},
+		{`{"process":0,"type":"ok","f":"send","time":1,"end":9,"tp":"t/0","value":"a","offset":3,"resequenced":[{"at":5,"from_epoch":0,"from_seq":4,"to_epoch":1,"to_seq":0}],"acked_as":{"epoch":0}}`, `h.jsonl:1: acked_as: want "epoch" and "seq"`},
+		{`{"process":0,"type":"ok","f":"send","time":1,"end":9,"tp":"t/0","value":"a","offset":3,"acked_as":{"epoch":0,"seq":4}}`, `h.jsonl:1: "acked_as" on a send that is not ok and resequenced`},
+		{`{"process":0,"type":"info","f":"send","time":1,"end":9,"tp":"t/0","value":"a","resequenced":[{"at":5,"from_epoch":0,"from_seq":4,"to_epoch":1,"to_seq":0}],"acked_as":{"epoch":0,"seq":4}}`, `h.jsonl:1: "acked_as" on a send that is not ok and resequenced`},
+		{`{"process":0,"type":"ok","f":"send","time":1,"end":9,"tp":"t/0","value":"a","offset":3,"resequenced":[{"at":5,"from_epoch":0,"from_seq":4,"to_epoch":1,"to_seq":0}],"acked_as":{"epoch":0,"seq":5}}`, `h.jsonl:1: "acked_as" epoch 0 sequence 5 is none of the identities an epoch bump rewrote`},
+		{`{"process":0,"type":"ok","f":"poll","time":1,"end":9,"acked_as":{"epoch":0,"seq":4}}`, `h.jsonl:1: poll op with "resequenced" or "acked_as"`},
 	}
 	for _, c := range cases {
 		_, err := ReadHistory(strings.NewReader(c.in), "h.jsonl")

@@ -109,6 +109,18 @@ from 57.15s to 1m6.35s partition b1002 | coordinator-of g
 		seed:     90001701,
 		why:      "the same hold as chaos-config seed 90001458, with two producers at once on orders/0: one's batch 370 (created at 48.7 s) and the other's 467 were answered OUT_OF_ORDER_SEQUENCE_NUMBER behind acknowledged sequences 398 and 474 until delivery.timeout.ms expired them (created at 48.7 s and 48.9 s); the last send on orders/0 is now acknowledged at 168.9 s, within the extra time (found by issue #18's final campaign)",
 	},
+	{
+		name:     "later-send-acknowledged-by-its-attempt-from-before-the-epoch-bump",
+		scenario: "chaos",
+		seed:     90001531,
+		why:      "checker rule too strict, Kafka's behaviour: process 1003's batches e0 s0-s15 of orders/3 went to b3 as it lost leadership (NOT_LEADER_OR_FOLLOWER), e0 s16-s17 to the new leader b2, which knew no state for the producer and took them (ProducerAppendInfo.checkSequence); the retried e0 s0 got OUT_OF_ORDER_SEQUENCE_NUMBER, the producer bumped its epoch and re-sequenced all of them (TransactionManager.canRetry, bumpIdempotentProducerEpoch), and the answer to s16's attempt sent as e0 then acknowledged it at offset 31 (Sender.completeBatch takes any attempt's answer) while keyless-1724, resent as e1 s15, landed at 95: nonmonotonic-send. The producer now writes the answered attempt's identity into the history (acked_as) and the send-order check allows exactly that inversion (staleAckInversion) (found by issue #18's final campaign)",
+	},
+	{
+		name:     "later-batch-acknowledged-by-its-first-attempt-after-earlier-ones-were-rewritten",
+		scenario: "leader-isolation",
+		seed:     90001446,
+		why:      "checker rule too strict, Kafka's behaviour: on events/0 process 1003's e0 s498-s502 waited on the isolated b2 while e0 s503 (keyless-1007 on) went to the new leader b1 at offset 803; the retried s498 was no longer among b1's five retained batches (OUT_OF_ORDER_SEQUENCE_NUMBER), the bump re-sequenced s498-s503 to e1 s0-s5, s503's first attempt answered at 803, and keyless-1005, resent as e1 s4, landed again at 1151 (an allowed duplicate) after it: nonmonotonic-send, allowed now as for chaos seed 90001531 (found by issue #18's final campaign)",
+	},
 }
 
 func TestRegressions(t *testing.T) {

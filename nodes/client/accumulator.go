@@ -64,6 +64,14 @@ type batch struct {
 	epoch    model.Epoch
 	seq      int32
 	seqReset bool // ProducerBatch.sequenceHasBeenReset
+	// sentPID, sentEpoch and sentSeq are the identity the attempt in
+	// flight carried: an epoch bump may rewrite epoch and seq while it
+	// flies, and its answer still completes the batch
+	// (Sender.completeBatch), at the place the broker gave it under the
+	// old identity.
+	sentPID   model.ProducerID
+	sentEpoch model.Epoch
+	sentSeq   int32
 
 	// attempt is the network's record of the attempt in flight (see
 	// network.track).

@@ -259,6 +259,7 @@ func (p *Producer) sendBatch(env *sim.Env, leader model.BrokerID, b *batch) {
 		return
 	}
 	b.inFlight = true
+	b.sentPID, b.sentEpoch, b.sentSeq = b.pid, b.epoch, b.seq
 	// The batch keeps the record of its attempt in flight: a batch has at
 	// most one (a retry is sent only after the last attempt failed and
 	// left the network's list).
@@ -335,8 +336,15 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 			b.done = true
 			if p.rec != nil {
 				at := env.ObserverNow()
+				// An answer to an attempt sent before an epoch bump
+				// rewrote the batch (recordRewrites wrote the rewrite
+				// only under the same producer id).
+				stale := p.idem.on && b.sentSeq != model.NoSequence && b.sentPID == b.pid && b.sentEpoch < b.epoch
 				for i, op := range b.ops {
 					if op >= 0 {
+						if stale {
+							p.rec.AckedAs(op, model.SentAs{Epoch: b.sentEpoch, Seq: model.IncrementSequence(b.sentSeq, int32(i))})
+						}
 						p.rec.SendOK(op, at, b.tp, base+model.Offset(i))
 					}
 				}
