@@ -27,11 +27,7 @@ func TestJournalCommitsATruncation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var now time.Duration
-			d := newDisk("d", NewStreams(1).Stream("disk"), &now)
-			d.SetTornWrites(false)
-			d.SetWriteback(tc.writeback)
-			d.Append("f", []byte("0123456789"))
-			d.Sync("f")
+			d := syncedFile(&now, tc.writeback)
 			d.SyncDir()
 			d.Truncate("f", 4)
 			now += time.Millisecond
@@ -53,11 +49,7 @@ func TestJournalCommitsATruncation(t *testing.T) {
 // exactly the page cache durable.
 func TestCommittedCutThenAppendsAndSync(t *testing.T) {
 	var now time.Duration
-	d := newDisk("d", NewStreams(1).Stream("disk"), &now)
-	d.SetTornWrites(false)
-	d.SetWriteback(30 * time.Second)
-	d.Append("f", []byte("0123456789"))
-	d.Sync("f")
+	d := syncedFile(&now, 30*time.Second)
 	d.SyncDir()
 	d.Truncate("f", 2)
 	now = 6 * time.Second
@@ -92,11 +84,7 @@ func TestSyncOfAnotherFileCommitsTheJournal(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var now time.Duration
-			d := newDisk("d", NewStreams(1).Stream("disk"), &now)
-			d.SetTornWrites(false)
-			d.SetWriteback(30 * time.Second)
-			d.Append("f", []byte("0123456789"))
-			d.Sync("f")
+			d := syncedFile(&now, 30*time.Second)
 			d.Create("c")
 			d.SyncDir()
 			d.Append("c", []byte("before")) // a sync before the cut
@@ -114,4 +102,16 @@ func TestSyncOfAnotherFileCommitsTheJournal(t *testing.T) {
 			}
 		})
 	}
+}
+
+// syncedFile is a disk without torn writes, with the given writeback
+// delay, holding file f = "0123456789" synced: where every journal test
+// starts.
+func syncedFile(now *time.Duration, writeback time.Duration) *Disk {
+	d := newDisk("d", NewStreams(1).Stream("disk"), now)
+	d.SetTornWrites(false)
+	d.SetWriteback(writeback)
+	d.Append("f", []byte("0123456789"))
+	d.Sync("f")
+	return d
 }
