@@ -20,6 +20,32 @@ var regressions = []struct {
 	why      string
 }{
 	{
+		name:     "expansion-lost-in-flight-keeps-the-maximal-isr",
+		scenario: "chaos",
+		seed:     91000354,
+		schedule: `
+from 1.327s to 6.13s latency b2 +264ms
+from 1.741s to 8.5s latency leader-of orders/2 +135ms
+from 6.381s to 9.4s partition ring
+from 10.08s to 15.4s partition ring
+from 13.301s to 14.98s clog isr-follower orders/3 b1 +65ms
+from 15.855s to 16.97s partition ring
+from 16.474s to 19.75s partition ring
+from 17.776s to 19.05s partition ring
+from 18.714s to 26.6s latency leader-of orders/0 +29ms
+from 22.852s to 25.88s partition ring
+at 23.135s reset isr-follower orders/0 b1
+from 23.632s to 25.3s partition ring
+from 23.97s to 27.75s partition ring
+from 28.651s to 34.75s partition ring
+from 35.5s to 35.73s partition ring
+from 36.35s to 44.55s latency leader-of orders/3 +439ms
+from 39.8s to 46.05s partition ring
+from 50.349s to 50.35s shutdown leader-of orders/1
+`,
+		why: "simulation bug: a leader asked to add a caught-up follower to the ISR; the controller committed it, the answer was lost in a partition, and the leader's 5 s timeout dropped the pending change. Its high watermark then moved past records the new member lacked, that member was elected at the next failover, and 16 acknowledged writes were lost. Kafka keeps the change pending, and the high watermark on the maximal ISR, until an answer or newer metadata settles it (Partition.submitAlterPartition, handleAlterPartitionError), and resends it on a timeout or a broken connection (found by the session-9 campaign, seed 91000354)",
+	},
+	{
 		name:     "coordinator-power-loss-before-the-first-rebalance",
 		scenario: "power-loss",
 		seed:     5,

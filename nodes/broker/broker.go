@@ -352,7 +352,7 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 	}
 	if p == b.controller() {
 		b.heartbeatOut = false
-		b.abortAlterPartitions()
+		b.retryAlterPartitions()
 		if !b.registered {
 			env.After(b.cfg.Kafka.Broker.ReplicaFetchBackoff, timerRegister, int64(b.registerCorr))
 		}

@@ -18,6 +18,14 @@ type fakeController struct {
 	state   model.PartitionState
 	brokers []model.BrokerID
 	alters  int
+	// silent commits every AlterPartition but answers none and publishes
+	// nothing (the ISR it committed is in silentISR): the controller is
+	// cut off from the leader just after it committed the change.
+	silent    bool
+	silentISR []model.BrokerID
+	// reject answers every AlterPartition with this error, applying
+	// nothing.
+	reject model.ErrorCode
 }
 
 func (c *fakeController) Start(env *sim.Env) {}
@@ -34,6 +42,17 @@ func (c *fakeController) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		}
 	case model.AlterPartitionRequest:
 		c.alters++
+		if c.reject != model.NoError {
+			env.Send(from, model.AlterPartitionResponse{CorrelationID: m.CorrelationID, Error: c.reject, Partition: c.state})
+			return
+		}
+		if c.silent {
+			c.silentISR = nil
+			for _, r := range m.NewISR {
+				c.silentISR = append(c.silentISR, r.ID)
+			}
+			return
+		}
 		if m.LeaderEpoch != c.state.LeaderEpoch || m.PartitionEpoch != c.state.PartitionEpoch {
 			env.Send(from, model.AlterPartitionResponse{CorrelationID: m.CorrelationID, Error: model.InvalidUpdateVersion, Partition: c.state})
 			return

@@ -6,7 +6,6 @@ import (
 
 	"kafkasim/model"
 	"kafkasim/nodes/storage"
-	"kafkasim/sim"
 )
 
 // partition is one replica hosted by this broker, leader or follower.
@@ -64,14 +63,6 @@ func (p *partition) follower(r model.BrokerID) *followerState {
 		}
 	}
 	return nil
-}
-
-// alterState is an AlterPartition request in flight: one at a time per
-// partition, as Kafka's Partition keeps its pending ISR state.
-type alterState struct {
-	corr   int32
-	newISR []model.BrokerID
-	timer  sim.TimerID
 }
 
 func (b *Broker) openPartition(tp model.TopicPartition) *partition {

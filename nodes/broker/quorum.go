@@ -104,7 +104,7 @@ func (b *Broker) afterQuorum() {
 // starts now rather than at the next interval.
 func (b *Broker) controllerChanged() {
 	b.heartbeatOut = false
-	b.abortAlterPartitions()
+	b.retryAlterPartitions()
 	if b.activeController == model.NoBroker {
 		return
 	}
