@@ -175,7 +175,10 @@ func (b *Broker) alterISR(p *partition, newISR []model.BrokerID) {
 	})
 }
 
-func (b *Broker) handleAlterPartitionResponse(m model.AlterPartitionResponse) {
+// handleAlterPartitionResponse ends the partition's AlterPartition in
+// flight, applies the ISR the controller committed, and recomputes the
+// high watermark.
+func (b *Broker) handleAlterPartitionResponse(_ model.BrokerID, m model.AlterPartitionResponse) {
 	p := b.part(m.Partition.TP)
 	if p == nil || p.alter == nil || p.alter.corr != m.CorrelationID {
 		return
