@@ -110,7 +110,9 @@ func (b *Broker) retryAlter(p *partition) {
 	a.timer = b.env.After(alterRetryBackoff, timerAlterTimeout, int64(a.corr))
 }
 
-func (b *Broker) handleAlterPartitionResponse(m model.AlterPartitionResponse) {
+// handleAlterPartitionResponse settles, retries or keeps waiting on the
+// partition's pending change, as the answer says (see above).
+func (b *Broker) handleAlterPartitionResponse(_ model.BrokerID, m model.AlterPartitionResponse) {
 	p := b.part(m.Partition.TP)
 	if p == nil || p.alter == nil || !p.alter.inFlight || p.alter.corr != m.CorrelationID {
 		return

@@ -238,7 +238,11 @@ func (b *Broker) Stop(env *sim.Env) {
 	d.SyncDir()
 }
 
-// Receive dispatches one message by type.
+// Receive dispatches one message: the metadata quorum's to the observer,
+// every other by its type to its handler, as KafkaApis.handle does by API
+// key. Every handler has the one form handleX(from, m): the sender and the
+// message as it arrived (produce and fetch messages, which can be large,
+// by pointer, whichever way they were sent).
 func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	if b.quorum != nil && b.quorum.Receive(env, from, m) {
 		b.afterQuorum()
@@ -246,6 +250,7 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	}
 	src := model.BrokerID(from)
 	switch m := m.(type) {
+	// Partitions: produce, replication and offsets.
 	case *model.ProduceRequest:
 		b.handleProduce(src, m)
 	case model.ProduceRequest:
@@ -264,25 +269,41 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		b.handleOffsetsForLeaderEpochResponse(src, m)
 	case model.ListOffsetsRequest:
 		b.handleListOffsets(src, m)
-	case model.MetadataRequest:
-		b.handleMetadata(src, m)
 	case model.ListOffsetsResponse:
 		b.handleListOffsetsResponse(src, m)
+	// Clients: metadata, API versions, producer ids.
+	case model.MetadataRequest:
+		b.handleMetadata(src, m)
 	case model.ApiVersionsRequest:
-		b.send(src, model.ApiVersionsResponse(m))
+		b.handleApiVersions(src, m)
 	case model.InitProducerIDRequest:
 		b.handleInitProducerID(src, m)
+	// The controller: answers to the broker's requests, and its pushes.
 	case model.BrokerRegistrationResponse:
-		b.handleRegistrationResponse(m)
+		b.handleRegistrationResponse(src, m)
 	case model.BrokerHeartbeatResponse:
-		b.handleHeartbeatResponse(m)
+		b.handleHeartbeatResponse(src, m)
 	case model.MetadataUpdate:
-		b.handleMetadataUpdate(m)
+		b.handleMetadataUpdate(src, m)
 	case model.AlterPartitionResponse:
-		b.handleAlterPartitionResponse(m)
-	case model.FindCoordinatorRequest, model.JoinGroupRequest, model.SyncGroupRequest, model.HeartbeatRequest,
-		model.LeaveGroupRequest, model.OffsetCommitRequest, model.OffsetFetchRequest, model.CreateTopicsResponse:
-		b.handleGroupMessage(src, m)
+		b.handleAlterPartitionResponse(src, m)
+	case model.CreateTopicsResponse:
+		b.handleCreateTopicsResponse(src, m)
+	// Consumer groups (group_requests.go).
+	case model.FindCoordinatorRequest:
+		b.handleFindCoordinator(src, m)
+	case model.JoinGroupRequest:
+		b.handleJoinGroup(src, m)
+	case model.SyncGroupRequest:
+		b.handleSyncGroup(src, m)
+	case model.HeartbeatRequest:
+		b.handleGroupHeartbeat(src, m)
+	case model.LeaveGroupRequest:
+		b.handleLeaveGroup(src, m)
+	case model.OffsetCommitRequest:
+		b.handleOffsetCommit(src, m)
+	case model.OffsetFetchRequest:
+		b.handleOffsetFetch(src, m)
 	default:
 		env.Trace("unhandled", fmt.Sprintf("%T from %v", m, from))
 	}

@@ -1,49 +1,51 @@
 package broker
 
 import (
+	"time"
+
 	"kafkasim/model"
+	"kafkasim/nodes/group"
 	"kafkasim/sim"
 )
 
-// handleGroupMessage routes the consumer-group APIs: FindCoordinator is
-// answered by any broker from its metadata; the others go to the shard of
-// the group's offsets partition if this broker leads it and has loaded it.
-func (b *Broker) handleGroupMessage(from model.BrokerID, m sim.Message) {
-	now := b.now()
-	switch m := m.(type) {
-	case model.FindCoordinatorRequest:
-		b.handleFindCoordinator(from, m)
-	case model.CreateTopicsResponse:
-		if m.CorrelationID == b.coord.createCorr {
-			b.coord.createOut = false
-			for _, t := range m.Topics {
-				b.env.Trace("offsets-topic-create", t.Name+" "+t.Error.String())
-			}
-		}
-	case model.JoinGroupRequest:
-		if s := b.groupShard(from, m.GroupID, m); s != nil {
-			b.applyEffects(s, s.c.HandleJoinGroup(now, from, m))
-		}
-	case model.SyncGroupRequest:
-		if s := b.groupShard(from, m.GroupID, m); s != nil {
-			b.applyEffects(s, s.c.HandleSyncGroup(now, from, m))
-		}
-	case model.HeartbeatRequest:
-		if s := b.groupShard(from, m.GroupID, m); s != nil {
-			b.sendHeartbeatEffects(s, s.c.HandleHeartbeat(now, from, m))
-		}
-	case model.LeaveGroupRequest:
-		if s := b.groupShard(from, m.GroupID, m); s != nil {
-			b.applyEffects(s, s.c.HandleLeaveGroup(now, from, m))
-		}
-	case model.OffsetCommitRequest:
-		if s := b.groupShard(from, m.GroupID, m); s != nil {
-			b.applyEffects(s, s.c.HandleOffsetCommit(now, from, m))
-		}
-	case model.OffsetFetchRequest:
-		if s := b.groupShard(from, m.GroupID, m); s != nil {
-			b.applyEffects(s, s.c.HandleOffsetFetch(now, from, m))
-		}
+// The consumer-group APIs. FindCoordinator is answered by any broker from
+// its metadata; the others are served by the shard of the group's offsets
+// partition if this broker leads it and has loaded it (serveGroup).
+
+func (b *Broker) handleJoinGroup(from model.BrokerID, m model.JoinGroupRequest) {
+	serveGroup(b, from, m.GroupID, m, (*group.Coordinator).HandleJoinGroup, (*Broker).applyEffects)
+}
+
+func (b *Broker) handleSyncGroup(from model.BrokerID, m model.SyncGroupRequest) {
+	serveGroup(b, from, m.GroupID, m, (*group.Coordinator).HandleSyncGroup, (*Broker).applyEffects)
+}
+
+// handleGroupHeartbeat: a member's heartbeat, whose answer may wait behind
+// the shard's uncommitted writes (coordinator_deferred.go).
+func (b *Broker) handleGroupHeartbeat(from model.BrokerID, m model.HeartbeatRequest) {
+	serveGroup(b, from, m.GroupID, m, (*group.Coordinator).HandleHeartbeat, (*Broker).sendHeartbeatEffects)
+}
+
+func (b *Broker) handleLeaveGroup(from model.BrokerID, m model.LeaveGroupRequest) {
+	serveGroup(b, from, m.GroupID, m, (*group.Coordinator).HandleLeaveGroup, (*Broker).applyEffects)
+}
+
+func (b *Broker) handleOffsetCommit(from model.BrokerID, m model.OffsetCommitRequest) {
+	serveGroup(b, from, m.GroupID, m, (*group.Coordinator).HandleOffsetCommit, (*Broker).applyEffects)
+}
+
+func (b *Broker) handleOffsetFetch(from model.BrokerID, m model.OffsetFetchRequest) {
+	serveGroup(b, from, m.GroupID, m, (*group.Coordinator).HandleOffsetFetch, (*Broker).applyEffects)
+}
+
+// serveGroup hands a group request to the loaded shard that serves
+// groupID, through the coordinator's handler for it, and carries out the
+// effects with apply; without such a shard groupShard has answered.
+func serveGroup[M sim.Message](b *Broker, from model.BrokerID, groupID string, m M,
+	handle func(*group.Coordinator, time.Duration, model.BrokerID, M) group.Effects,
+	apply func(*Broker, *coordShard, group.Effects)) {
+	if s := b.groupShard(from, groupID, m); s != nil {
+		apply(b, s, handle(s.c, b.now(), from, m))
 	}
 }
 
@@ -112,6 +114,17 @@ func (b *Broker) handleFindCoordinator(from model.BrokerID, m model.FindCoordina
 		resp.Coordinator = ps.Leader
 	}
 	b.send(from, resp)
+}
+
+// handleCreateTopicsResponse ends the broker's request to create
+// __consumer_offsets, if the answer is to the request in flight.
+func (b *Broker) handleCreateTopicsResponse(_ model.BrokerID, m model.CreateTopicsResponse) {
+	if m.CorrelationID == b.coord.createCorr {
+		b.coord.createOut = false
+		for _, t := range m.Topics {
+			b.env.Trace("offsets-topic-create", t.Name+" "+t.Error.String())
+		}
+	}
 }
 
 // createOffsetsTopic asks the controller for __consumer_offsets with

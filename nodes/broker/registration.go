@@ -32,7 +32,9 @@ func (b *Broker) register() {
 // controller tries again.
 const controllerRediscover = 100 * time.Millisecond
 
-func (b *Broker) handleRegistrationResponse(m model.BrokerRegistrationResponse) {
+// handleRegistrationResponse takes the controller's answer to the broker's
+// registration: the broker epoch, or a retry after the fetch backoff.
+func (b *Broker) handleRegistrationResponse(_ model.BrokerID, m model.BrokerRegistrationResponse) {
 	if m.CorrelationID != b.registerCorr || b.registered {
 		return
 	}
@@ -87,7 +89,10 @@ func (b *Broker) sendHeartbeat() {
 	})
 }
 
-func (b *Broker) handleHeartbeatResponse(m model.BrokerHeartbeatResponse) {
+// handleHeartbeatResponse takes the controller's answer to a heartbeat:
+// fenced or not, whether a stopping broker may shut down, or that the
+// controller no longer knows this incarnation.
+func (b *Broker) handleHeartbeatResponse(_ model.BrokerID, m model.BrokerHeartbeatResponse) {
 	if m.CorrelationID == b.heartbeatCorr {
 		b.heartbeatOut = false
 	}
@@ -116,7 +121,7 @@ func (b *Broker) handleHeartbeatResponse(m model.BrokerHeartbeatResponse) {
 // order: an update at or below the applied offset is stale, and a delta
 // that skips ahead is ignored (the next heartbeat shows the gap and the
 // controller answers with a snapshot).
-func (b *Broker) handleMetadataUpdate(m model.MetadataUpdate) {
+func (b *Broker) handleMetadataUpdate(_ model.BrokerID, m model.MetadataUpdate) {
 	if m.ControllerEpoch < b.controllerEpoch {
 		return
 	}

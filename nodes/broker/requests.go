@@ -89,6 +89,12 @@ func (b *Broker) handleListOffsetsResponse(from model.BrokerID, m model.ListOffs
 	}
 }
 
+// handleApiVersions answers with the versions this broker speaks: the
+// request's own list, echoed.
+func (b *Broker) handleApiVersions(from model.BrokerID, m model.ApiVersionsRequest) {
+	b.send(from, model.ApiVersionsResponse(m))
+}
+
 // handleMetadata answers a client from the metadata the controller pushed.
 func (b *Broker) handleMetadata(from model.BrokerID, m model.MetadataRequest) {
 	resp := model.MetadataResponse{CorrelationID: m.CorrelationID, ControllerID: b.controller()}

@@ -11,21 +11,21 @@ import (
 // Role changes. Each one that changes the epoch, the vote or the leader
 // syncs the quorum state first (persist), then acts.
 
-// leaveRole undoes what the current role had armed or held.
+// leaveRole undoes what the current role had armed or held, whichever
+// role it was (as etcd's reset does): what only a leader holds is empty or
+// disarmed in any other role.
 func (r *Raft) leaveRole() {
-	if r.role == roleLeader {
-		// Parked fetches are answered with the news rather than left to
-		// time out, once the new role is taken (answerUnparked).
-		r.unparked = r.parkedIDs()
-		for _, id := range r.unparked {
-			r.env.Cancel(r.parked[id].timer)
-			delete(r.parked, id)
-		}
-		r.env.Cancel(r.checkTimer)
-		r.env.Cancel(r.beginTimer)
-		r.checkTimer, r.beginTimer = 0, 0
-		r.lead = nil
+	// Parked fetches are answered with the news rather than left to time
+	// out, once the new role is taken (answerUnparked).
+	r.unparked = r.parkedIDs()
+	for _, id := range r.unparked {
+		r.env.Cancel(r.parked[id].timer)
+		delete(r.parked, id)
 	}
+	r.env.Cancel(r.checkTimer)
+	r.env.Cancel(r.beginTimer)
+	r.checkTimer, r.beginTimer = 0, 0
+	r.lead = nil
 	r.env.Cancel(r.electionTimer)
 	r.env.Cancel(r.fetchTimer)
 	r.electionTimer, r.fetchTimer = 0, 0
@@ -39,11 +39,7 @@ func (r *Raft) leaveRole() {
 // fetches to expire (KafkaRaftClient.onBecomeFollower completing the
 // fetch purgatory). A leader that resigned names no leader, which tells
 // its followers to stand at once (kafkasim's stand-in for EndQuorumEpoch).
-func (r *Raft) answerUnparked() {
-	leader := model.NoBroker
-	if r.role == roleFollower {
-		leader = r.leader
-	}
+func (r *Raft) answerUnparked(leader model.BrokerID) {
 	for _, id := range r.unparked {
 		r.env.Send(node(id), model.QuorumFetchResponse{Error: model.NotLeaderOrFollower, LeaderEpoch: r.epoch,
 			LeaderID: leader, HighWatermark: -1})
@@ -61,9 +57,9 @@ func (r *Raft) becomeUnattached(epoch model.Epoch) {
 	}
 	r.leader = model.NoBroker
 	r.persist()
-	r.role = roleUnattached
+	r.setRole(roleUnattached)
 	r.hwKnown = true
-	r.answerUnparked()
+	r.answerUnparked(model.NoBroker)
 	if r.isVoter() {
 		r.armElection(r.randomIn(r.cfg.ElectionTimeout, 2*r.cfg.ElectionTimeout))
 		return
@@ -84,9 +80,9 @@ func (r *Raft) becomeFollower(epoch model.Epoch, leader model.BrokerID) {
 	}
 	r.leader = leader
 	r.persist()
-	r.role = roleFollower
+	r.setRole(roleFollower)
 	r.hwKnown = true
-	r.answerUnparked()
+	r.answerUnparked(r.leader)
 	r.env.Trace("raft-follow", r.leader.String()+" epoch="+itoa(int64(r.epoch)))
 	r.followSince = r.env.Now()
 	r.armFetchTimeout()
@@ -102,7 +98,7 @@ func (r *Raft) startPreVote() {
 	keepLeader := r.leader
 	r.leaveRole()
 	r.leader = keepLeader
-	r.role = roleProspective
+	r.setRole(roleProspective)
 	r.granted = []model.BrokerID{r.cfg.ID}
 	r.env.Trace("raft-prevote", "epoch="+itoa(int64(r.epoch+1)))
 	if r.won() {
@@ -123,7 +119,7 @@ func (r *Raft) becomeCandidate() {
 	r.votedFor = r.cfg.ID
 	r.leader = model.NoBroker
 	r.persist()
-	r.role = roleCandidate
+	r.setRole(roleCandidate)
 	r.granted = []model.BrokerID{r.cfg.ID}
 	r.env.Trace("raft-candidate", "epoch="+itoa(int64(r.epoch)))
 	if r.won() {
@@ -142,7 +138,7 @@ func (r *Raft) becomeCandidate() {
 // again). Its vote is already durable.
 func (r *Raft) resumeCandidacy() {
 	r.leaveRole()
-	r.role = roleCandidate
+	r.setRole(roleCandidate)
 	r.granted = []model.BrokerID{r.cfg.ID}
 	r.env.Trace("raft-candidate", "epoch="+itoa(int64(r.epoch))+" resumed")
 	r.sendToVoters(model.VoteRequest{CandidateEpoch: r.epoch, CandidateID: r.cfg.ID,
@@ -156,7 +152,7 @@ func (r *Raft) becomeLeader() {
 	r.leaveRole()
 	r.leader = r.cfg.ID
 	r.persist()
-	r.role = roleLeader
+	r.setRole(roleLeader)
 	r.hwKnown = false
 	r.parked = map[model.BrokerID]parkedFetch{}
 	r.epochStart = r.log.lastOffset() + 1
@@ -201,31 +197,25 @@ func (r *Raft) armElection(d time.Duration) {
 	r.electionTimer = r.env.After(d, timerElection, 0)
 }
 
-// onElectionTimeout: an unattached voter stands (pre-vote first); a
-// prospective or candidate that did not win backs off a random time up to
-// the election backoff, then stands again with a pre-vote.
-func (r *Raft) onElectionTimeout() {
-	switch r.role {
-	case roleUnattached:
-		if r.isVoter() {
-			r.startPreVote()
-		}
-	case roleProspective, roleCandidate:
-		if r.backingOff {
-			r.startPreVote()
-			return
-		}
-		r.backOff()
+// onElectionLost runs when a prospective's or candidate's election
+// timer ran out: a round that did not win backs off a random time up to
+// the election backoff, and once the backoff is over the node stands
+// again with a pre-vote (KafkaRaftClient.pollProspective and
+// pollCandidate).
+func (r *Raft) onElectionLost() {
+	if r.backingOff {
+		r.startPreVote()
+		return
 	}
+	r.backOff()
 }
 
 // backOff ends a lost election round: the node stays (or becomes)
-// prospective and asks again after a random backoff.
+// prospective and asks again after a random backoff. A prospective may
+// still name the leader it followed; a candidate names none (it began an
+// epoch of its own).
 func (r *Raft) backOff() {
 	keepLeader := r.leader
-	if r.role == roleCandidate {
-		keepLeader = model.NoBroker
-	}
 	if keepLeader != model.NoBroker {
 		// A prospective that lost its pre-vote while its old leader is
 		// still named goes back to following it (KIP-996): the voters
@@ -236,18 +226,16 @@ func (r *Raft) backOff() {
 	}
 	r.leaveRole()
 	r.leader = keepLeader
-	r.role = roleProspective
+	r.setRole(roleProspective)
 	r.backingOff = true
 	r.armElection(r.randomIn(0, r.cfg.ElectionBackoffMax) + 1)
 }
 
 // onFetchTimeout: a follower that has not heard from its leader within
 // the fetch timeout stands (pre-vote first); an observer forgets the
-// leader and looks for another.
+// leader and looks for another. Only a follower and an unattached
+// observer step it.
 func (r *Raft) onFetchTimeout() {
-	if r.role != roleFollower && !(r.cfg.Observer && r.role == roleUnattached) {
-		return
-	}
 	if r.env.Now()-r.lastHeard() < r.cfg.FetchTimeout {
 		r.armFetchTimeout()
 		return
@@ -286,83 +274,69 @@ func (r *Raft) logUpToDate(epoch model.Epoch, offset int64) bool {
 	return epoch > mine || epoch == mine && offset >= r.log.lastOffset()
 }
 
-// handleVote answers a vote or pre-vote (KafkaRaftClient.handleVoteRequest).
-func (r *Raft) handleVote(from model.BrokerID, m model.VoteRequest) {
-	resp := model.VoteResponse{PreVote: m.PreVote}
-	reply := func() {
-		resp.LeaderEpoch, resp.LeaderID = r.epoch, r.leader
-		r.env.Send(node(from), resp)
-	}
+// screenVote answers a vote or pre-vote the way every role does
+// (KafkaRaftClient.handleVoteRequest), and reports whether the role's
+// own rule is still to decide it (EpochState.canGrantVote; see the steps).
+// A request that is invalid or in an older epoch is refused. A vote in a
+// newer epoch first moves this node to that epoch, unattached, and the new
+// role answers it (the request passes the screen in that epoch).
+func (r *Raft) screenVote(from model.BrokerID, m model.VoteRequest) bool {
+	code := model.NoError
 	switch {
 	case !r.isVoter() || !slices.Contains(r.cfg.Voters, from):
-		resp.Error = model.InvalidRequest
-		reply()
-		return
+		code = model.InvalidRequest
 	case m.LastOffset < 0 || m.LastOffsetEpoch < 0 || m.LastOffsetEpoch >= m.CandidateEpoch:
 		// A log cannot end at a negative offset or epoch, nor in the epoch
 		// it stands in or a later one (KafkaRaftClient.handleVoteRequest).
-		resp.Error = model.InvalidRequest
-		reply()
-		return
+		code = model.InvalidRequest
 	case m.CandidateEpoch < r.epoch:
-		resp.Error = model.FencedLeaderEpoch
-		reply()
-		return
-	}
-	if m.PreVote {
-		// A pre-vote changes nothing here. Refused by a leader, and by a
-		// follower that heard from its leader within the fetch timeout:
-		// the leader is alive, and the asker is the one cut off.
-		heard := r.role == roleFollower && r.contact && r.env.Now()-r.lastContact < r.cfg.FetchTimeout
-		resp.VoteGranted = r.role != roleLeader && !heard && r.logUpToDate(m.LastOffsetEpoch, m.LastOffset)
-		reply()
-		return
-	}
-	if m.CandidateEpoch > r.epoch {
+		code = model.FencedLeaderEpoch
+	case !m.PreVote && m.CandidateEpoch > r.epoch:
+		// A pre-vote changes nothing here; a vote moves this node on.
 		r.becomeUnattached(m.CandidateEpoch)
+		r.step(r, from, m)
+		return false
+	default:
+		return true
 	}
-	grant := r.leader == model.NoBroker && r.role != roleLeader && r.role != roleCandidate &&
-		(r.votedFor == model.NoBroker || r.votedFor == m.CandidateID) &&
-		r.logUpToDate(m.LastOffsetEpoch, m.LastOffset)
-	if grant && r.votedFor != m.CandidateID {
-		r.votedFor = m.CandidateID
-		r.persist() // the vote is durable before it is sent
-	}
-	if grant && r.role == roleProspective {
-		r.becomeUnattached(r.epoch)
-	} else if grant {
-		// A vote given restarts the wait: the candidate should have time
-		// to win before this voter stands itself.
-		r.armElection(r.randomIn(r.cfg.ElectionTimeout, 2*r.cfg.ElectionTimeout))
-	}
-	resp.VoteGranted = grant
-	reply()
+	r.env.Send(node(from), model.VoteResponse{PreVote: m.PreVote, Error: code, LeaderEpoch: r.epoch, LeaderID: r.leader})
+	return false
 }
 
-// handleVoteResponse counts a (pre-)vote, and learns from the voter's
-// epoch and leader.
-func (r *Raft) handleVoteResponse(from model.BrokerID, m model.VoteResponse) {
-	if r.learn(m.LeaderEpoch, m.LeaderID) {
-		return
+// replyVote answers a (pre-)vote with the role's decision and what this
+// node knows of the epoch and its leader.
+func (r *Raft) replyVote(from model.BrokerID, m model.VoteRequest, granted bool) {
+	r.env.Send(node(from), model.VoteResponse{PreVote: m.PreVote, VoteGranted: granted, LeaderEpoch: r.epoch, LeaderID: r.leader})
+}
+
+// grantsVote is the rule of a node that neither leads, nor follows, nor
+// stands in its epoch (unattached, or prospective, which has not moved to
+// the epoch it asks for): a pre-vote for any log as up to date as its
+// own, a vote too if it has voted for nobody else and knows no leader
+// (UnattachedState.canGrantVote and ProspectiveState.canGrantVote).
+func (r *Raft) grantsVote(m model.VoteRequest) bool {
+	free := r.leader == model.NoBroker && (r.votedFor == model.NoBroker || r.votedFor == m.CandidateID)
+	return (m.PreVote || free) && r.logUpToDate(m.LastOffsetEpoch, m.LastOffset)
+}
+
+// recordVote makes a granted vote durable before it is sent: a voter that
+// forgot its vote could vote twice in one epoch.
+func (r *Raft) recordVote(candidate model.BrokerID) {
+	if r.votedFor != candidate {
+		r.votedFor = candidate
+		r.persist()
 	}
-	switch {
-	case m.PreVote && r.role == roleProspective && !r.backingOff && m.LeaderEpoch <= r.epoch:
-	case !m.PreVote && r.role == roleCandidate && m.LeaderEpoch == r.epoch:
-	default:
-		return // a stale answer
-	}
-	if m.VoteGranted {
+}
+
+// countVote counts a (pre-)vote answer in the current round and reports
+// whether the round is won; a round that enough voters refused to make a
+// majority impossible ends in a backoff.
+func (r *Raft) countVote(from model.BrokerID, granted bool) bool {
+	if granted {
 		if !slices.Contains(r.granted, from) {
 			r.granted = append(r.granted, from)
 		}
-		if r.won() {
-			if r.role == roleProspective {
-				r.becomeCandidate()
-			} else {
-				r.becomeLeader()
-			}
-		}
-		return
+		return r.won()
 	}
 	if !slices.Contains(r.refused, from) {
 		r.refused = append(r.refused, from)
@@ -370,6 +344,7 @@ func (r *Raft) handleVoteResponse(from model.BrokerID, m model.VoteResponse) {
 	if len(r.refused) > len(r.cfg.Voters)-r.majority() {
 		r.backOff()
 	}
+	return false
 }
 
 // learn acts on an epoch and leader another node reported: a newer epoch
@@ -407,17 +382,6 @@ func (r *Raft) handleBeginQuorumEpoch(from model.BrokerID, m model.BeginQuorumEp
 	r.env.Send(node(from), resp)
 }
 
-// handleBeginQuorumEpochResponse records a voter's acknowledgement of
-// this leader, or learns of a newer epoch
-// (KafkaRaftClient.handleBeginQuorumEpochResponse).
-func (r *Raft) handleBeginQuorumEpochResponse(from model.BrokerID, m model.BeginQuorumEpochResponse) {
-	if m.Error == model.NoError && r.role == roleLeader && m.LeaderEpoch == r.epoch {
-		r.lead.acknowledge(from)
-		return
-	}
-	r.learn(m.LeaderEpoch, m.LeaderID)
-}
-
 // checkQuorum runs when the leader's check-quorum timer may have expired:
 // a leader that has not been fetched from by a majority (itself included)
 // within 1.5 fetch timeouts resigns, since the others have likely elected
@@ -425,9 +389,6 @@ func (r *Raft) handleBeginQuorumEpochResponse(from model.BrokerID, m model.Begin
 // LeaderState.timeUntilCheckQuorumExpires). Fetches that came in since the
 // timer was armed may have pushed the deadline on: then it waits again.
 func (r *Raft) checkQuorum() {
-	if r.role != roleLeader {
-		return
-	}
 	if r.lead.untilCheckQuorumExpires(r.env.Now()) == 0 {
 		r.env.Trace("raft-resign", "epoch="+itoa(int64(r.epoch)))
 		r.becomeUnattached(r.epoch)
@@ -449,7 +410,7 @@ func (r *Raft) armCheckQuorum() {
 // epoch, at election and then every half fetch timeout, as a heartbeat
 // (KafkaRaftClient.maybeSendBeginQuorumEpochRequests).
 func (r *Raft) sendBeginQuorumEpoch() {
-	if r.role != roleLeader || len(r.cfg.Voters) == 1 {
+	if len(r.cfg.Voters) == 1 {
 		return
 	}
 	now := r.env.Now()

@@ -19,24 +19,28 @@ type parkedFetch struct {
 
 func node(id model.BrokerID) sim.NodeID { return sim.NodeID(id) }
 
-// handleFetch answers a fetch, or parks it.
+// fetchInvalid: no log ends before its start or in a negative epoch or
+// one after the fetcher's own (KafkaRaftClient.handleFetchRequest).
+func fetchInvalid(m model.QuorumFetchRequest) bool {
+	return m.MaxWait < 0 || m.FetchOffset < 1 || m.LastFetchedEpoch < 0 || m.LastFetchedEpoch > m.CurrentLeaderEpoch
+}
+
+// refuseFetch answers a fetch sent to a node that does not lead, naming
+// the leader it follows, if any.
+func (r *Raft) refuseFetch(from model.BrokerID, m model.QuorumFetchRequest, leader model.BrokerID) {
+	code := model.NotLeaderOrFollower
+	if fetchInvalid(m) {
+		code = model.InvalidRequest
+	}
+	r.env.Send(node(from), model.QuorumFetchResponse{Error: code, LeaderEpoch: r.epoch, LeaderID: leader, HighWatermark: -1})
+}
+
+// handleFetch answers a fetch to the leader, or parks it.
 func (r *Raft) handleFetch(from model.BrokerID, m model.QuorumFetchRequest) {
 	base := model.QuorumFetchResponse{LeaderEpoch: r.epoch, LeaderID: r.leader, HighWatermark: -1}
 	switch {
-	case m.MaxWait < 0 || m.FetchOffset < 1 || m.LastFetchedEpoch < 0 || m.LastFetchedEpoch > m.CurrentLeaderEpoch:
-		// No log ends before its start or in a negative epoch or one
-		// after the fetcher's own (KafkaRaftClient.handleFetchRequest).
+	case fetchInvalid(m):
 		base.Error = model.InvalidRequest
-		if r.role != roleLeader && r.role != roleFollower {
-			base.LeaderID = model.NoBroker
-		}
-		r.env.Send(node(from), base)
-		return
-	case r.role != roleLeader:
-		base.Error = model.NotLeaderOrFollower
-		if r.role != roleFollower {
-			base.LeaderID = model.NoBroker
-		}
 		r.env.Send(node(from), base)
 		return
 	case m.CurrentLeaderEpoch < r.epoch:
@@ -99,9 +103,9 @@ func (r *Raft) fetchAnswer(m model.QuorumFetchRequest) (model.QuorumFetchRespons
 }
 
 // knownHW is the high watermark a leader may tell: -1 until it has
-// committed in its epoch.
+// committed in its epoch (only a leader's is ever unknown).
 func (r *Raft) knownHW() int64 {
-	if r.role == roleLeader && !r.hwKnown {
+	if !r.hwKnown {
 		return -1
 	}
 	return r.hw
@@ -110,7 +114,7 @@ func (r *Raft) knownHW() int64 {
 // updateLeaderHW counts the leader's own synced log end; if that moves
 // the high watermark (a lone voter's does), act on it.
 func (r *Raft) updateLeaderHW() {
-	if r.role == roleLeader && r.lead.updateLocal(r.log.lastOffset()) {
+	if r.lead.updateLocal(r.log.lastOffset()) {
 		r.onLeaderHW()
 	}
 }
@@ -155,14 +159,19 @@ func (r *Raft) onParkedExpired(id model.BrokerID, t sim.TimerID) {
 	r.env.Send(node(id), resp)
 }
 
+// refuseFetchSnapshot answers a snapshot fetch sent to a node that does
+// not lead.
+func (r *Raft) refuseFetchSnapshot(from model.BrokerID, m model.FetchSnapshotRequest) {
+	r.env.Send(node(from), model.FetchSnapshotResponse{Error: model.NotLeaderOrFollower, LeaderEpoch: r.epoch, LeaderID: r.leader,
+		SnapshotOffset: m.SnapshotOffset, SnapshotEpoch: m.SnapshotEpoch})
+}
+
 // handleFetchSnapshot sends the leader's snapshot if it is the one asked
 // for.
 func (r *Raft) handleFetchSnapshot(from model.BrokerID, m model.FetchSnapshotRequest) {
 	resp := model.FetchSnapshotResponse{LeaderEpoch: r.epoch, LeaderID: r.leader,
 		SnapshotOffset: m.SnapshotOffset, SnapshotEpoch: m.SnapshotEpoch}
 	switch {
-	case r.role != roleLeader:
-		resp.Error = model.NotLeaderOrFollower
 	case m.CurrentLeaderEpoch != r.epoch:
 		resp.Error = model.FencedLeaderEpoch
 	case m.SnapshotOffset != r.log.snapOffset || m.SnapshotEpoch != r.log.snapEpoch || r.log.snapOffset == 0:

@@ -41,18 +41,50 @@ func (r *Raft) scheduleRetry() {
 	r.retryTimer = r.env.After(retryBackoff, timerFetchRetry, r.fetchSeq)
 }
 
-// handleFetchResponse appends what the leader sent, truncates where it
-// says the logs diverge, or fetches its snapshot.
-func (r *Raft) handleFetchResponse(from model.BrokerID, m model.QuorumFetchResponse) {
-	if !r.fetchOut || from != r.fetchTarget {
-		return // an answer to a fetch this node gave up on
+// retryFetch runs when the fetch retry timer fires: either the retry
+// backoff after a failure is over, or the fetch went unanswered well past
+// its wait (a cut link drops the answer silently): ask again. Its timer
+// outlives a change of role, as a request in flight does.
+func (r *Raft) retryFetch() {
+	if r.fetchOut {
+		// Given up on, the fetch closes its connection, as a request past
+		// controller.quorum.request.timeout.ms does in Kafka
+		// (KafkaNetworkChannel sends through a NetworkClient;
+		// NetworkClient.handleTimedOutRequests closes the socket).
+		// Without the close the next fetch waits behind the kernel's
+		// retransmissions of the old ones: after a long cut, tens of
+		// seconds past the heal.
+		r.env.Close(node(r.fetchTarget))
 	}
 	r.fetchOut = false
+	r.sendFetch()
+}
+
+// fetchAnswered reports whether an answer from a peer is to the fetch in
+// flight (and no longer in flight); an answer to a fetch this node gave
+// up on is dropped. An answer can come in any role: a change of role does
+// not take back the fetch it had sent.
+func (r *Raft) fetchAnswered(from model.BrokerID) bool {
+	if !r.fetchOut || from != r.fetchTarget {
+		return false
+	}
+	r.fetchOut = false
+	return true
+}
+
+// handleFollowerFetchResponse takes a fetch answer as a follower
+// (KafkaRaftClient.handleFetchResponse): an error is news of another epoch
+// or leader, or the leader saying it no longer leads; an answer from the
+// leader in this epoch is used; any other names a new leader or epoch.
+func (r *Raft) handleFollowerFetchResponse(from model.BrokerID, m model.QuorumFetchResponse) {
+	if !r.fetchAnswered(from) {
+		return
+	}
 	if m.Error != model.NoError {
 		if r.learn(m.LeaderEpoch, m.LeaderID) {
 			return
 		}
-		if r.isVoter() && r.role == roleFollower && from == r.leader && m.LeaderEpoch == r.epoch && m.LeaderID == model.NoBroker {
+		if r.isVoter() && from == r.leader && m.LeaderEpoch == r.epoch && m.LeaderID == model.NoBroker {
 			// The leader itself says it no longer leads this epoch (it
 			// resigned, or restarted): stand now rather than after the
 			// fetch timeout, as Kafka's EndQuorumEpoch lets a follower.
@@ -60,23 +92,54 @@ func (r *Raft) handleFetchResponse(from model.BrokerID, m model.QuorumFetchRespo
 			r.startPreVote()
 			return
 		}
-		if r.cfg.Observer && r.role == roleUnattached {
+		r.scheduleRetry()
+		return
+	}
+	if m.LeaderEpoch == r.epoch && m.LeaderID == r.leader || r.followsAfter(from, m) {
+		r.useFetchAnswer(from, m)
+	}
+}
+
+// handleFetchResponse takes a fetch answer in a role that follows no
+// leader (an observer looking for the leader, or a voter whose role
+// changed since it fetched): it is news, and is used only if it makes
+// this node follow its sender.
+func (r *Raft) handleFetchResponse(from model.BrokerID, m model.QuorumFetchResponse) {
+	if !r.fetchAnswered(from) {
+		return
+	}
+	if m.Error != model.NoError {
+		if r.learn(m.LeaderEpoch, m.LeaderID) {
+			return
+		}
+		if r.cfg.Observer {
+			// An observer that follows no leader is unattached: it asks
+			// the next voter.
 			r.observerIndex++
 		}
 		r.scheduleRetry()
 		return
 	}
-	if m.LeaderEpoch != r.epoch || m.LeaderID != r.leader || r.role != roleFollower {
-		// An observer discovering the leader, or news of a newer epoch.
-		if !r.learn(m.LeaderEpoch, m.LeaderID) {
-			r.scheduleRetry()
-			return
-		}
-		if r.role != roleFollower || r.leader != from {
-			return
-		}
-		// Now following the sender: use its answer.
+	if r.followsAfter(from, m) {
+		r.useFetchAnswer(from, m)
 	}
+}
+
+// followsAfter acts on a fetch answer that names a leader or epoch this
+// node did not follow (an observer discovering the leader, or news of a
+// newer epoch), and reports whether it now follows the answer's sender,
+// whose answer it then uses. News that changes nothing means ask again.
+func (r *Raft) followsAfter(from model.BrokerID, m model.QuorumFetchResponse) bool {
+	if !r.learn(m.LeaderEpoch, m.LeaderID) {
+		r.scheduleRetry()
+		return false
+	}
+	return r.role == roleFollower && r.leader == from
+}
+
+// useFetchAnswer appends what the leader sent, truncates where it says
+// the logs diverge, or fetches its snapshot; then fetches again.
+func (r *Raft) useFetchAnswer(from model.BrokerID, m model.QuorumFetchResponse) {
 	r.lastContact, r.contact = r.env.Now(), true
 	switch {
 	case m.HasDiverging:
@@ -129,10 +192,9 @@ func (r *Raft) truncateDiverging(epoch model.Epoch, end int64) {
 
 // handleFetchSnapshotResponse restores from the leader's snapshot.
 func (r *Raft) handleFetchSnapshotResponse(from model.BrokerID, m model.FetchSnapshotResponse) {
-	if !r.fetchOut || from != r.fetchTarget {
+	if !r.fetchAnswered(from) {
 		return
 	}
-	r.fetchOut = false
 	if m.Error != model.NoError {
 		if !r.learn(m.LeaderEpoch, m.LeaderID) {
 			r.scheduleRetry()

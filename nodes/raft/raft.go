@@ -126,6 +126,7 @@ type Raft struct {
 	leader   model.BrokerID
 
 	role role
+	step stepFunc // the role's (setRole)
 	log  *raftLog
 	// hw is the last committed offset this node knows; hwKnown is false
 	// for a new leader until it commits an entry of its own epoch.
@@ -255,36 +256,24 @@ func (r *Raft) Start(env *sim.Env) {
 }
 
 // Receive handles a message if it belongs to the quorum protocol, and
-// reports whether it did.
+// reports whether it did. The node's role steps it (step.go).
 func (r *Raft) Receive(env *sim.Env, from sim.NodeID, m sim.Message) bool {
 	r.env = env
-	src := model.BrokerID(from)
-	switch m := m.(type) {
-	case model.VoteRequest:
-		r.handleVote(src, m)
-	case model.VoteResponse:
-		r.handleVoteResponse(src, m)
-	case model.BeginQuorumEpochRequest:
-		r.handleBeginQuorumEpoch(src, m)
-	case model.BeginQuorumEpochResponse:
-		r.handleBeginQuorumEpochResponse(src, m)
-	case model.QuorumFetchRequest:
-		r.handleFetch(src, m)
-	case model.QuorumFetchResponse:
-		r.handleFetchResponse(src, m)
-	case model.FetchSnapshotRequest:
-		r.handleFetchSnapshot(src, m)
-	case model.FetchSnapshotResponse:
-		r.handleFetchSnapshotResponse(src, m)
+	switch m.(type) {
+	case model.VoteRequest, model.VoteResponse, model.BeginQuorumEpochRequest, model.BeginQuorumEpochResponse,
+		model.QuorumFetchRequest, model.QuorumFetchResponse, model.FetchSnapshotRequest, model.FetchSnapshotResponse:
 	default:
 		return false
 	}
+	r.stepMessage(model.BrokerID(from), m)
 	r.afterEvent()
 	return true
 }
 
 // Fire handles a timer if it is one of this package's ("raft-" kinds), and
-// reports whether it was.
+// reports whether it was. A timer that is still the one armed (a timer
+// cancelled or re-armed since is ignored) becomes a local event that the
+// node's role steps; the fetch retry is the same in every role.
 func (r *Raft) Fire(env *sim.Env, t sim.Timer) bool {
 	if !strings.HasPrefix(t.Kind, "raft-") {
 		return false
@@ -294,48 +283,34 @@ func (r *Raft) Fire(env *sim.Env, t sim.Timer) bool {
 	case timerElection:
 		if t.ID == r.electionTimer {
 			r.electionTimer = 0
-			r.onElectionTimeout()
+			r.step(r, r.cfg.ID, electionTimedOut{})
 		}
 	case timerFetchTimeout:
 		if t.ID == r.fetchTimer {
 			r.fetchTimer = 0
-			r.onFetchTimeout()
+			r.step(r, r.cfg.ID, fetchTimedOut{})
 		}
 	case timerFetchRetry:
 		if t.ID == r.retryTimer {
 			r.retryTimer = 0
-			// Either the retry backoff after a failure is over, or the
-			// fetch went unanswered well past its wait (a cut link drops
-			// the answer silently): ask again.
-			if r.fetchOut {
-				// Given up on, the fetch closes its connection, as a
-				// request past controller.quorum.request.timeout.ms
-				// does in Kafka (KafkaNetworkChannel sends through a
-				// NetworkClient; NetworkClient.handleTimedOutRequests
-				// closes the socket). Without the close the next fetch
-				// waits behind the kernel's retransmissions of the old
-				// ones: after a long cut, tens of seconds past the heal.
-				r.env.Close(node(r.fetchTarget))
-			}
-			r.fetchOut = false
-			r.sendFetch()
+			r.retryFetch()
 		}
 	case timerParked:
-		r.onParkedExpired(model.BrokerID(t.Arg), t.ID)
+		r.step(r, model.BrokerID(t.Arg), parkedFetchDue{timer: t.ID})
 	case timerCheckQuorum:
 		if t.ID == r.checkTimer {
 			r.checkTimer = 0
-			r.checkQuorum()
+			r.step(r, r.cfg.ID, checkQuorumDue{})
 		}
 	case timerBeginQuorum:
 		if t.ID == r.beginTimer {
 			r.beginTimer = 0
-			r.sendBeginQuorumEpoch()
+			r.step(r, r.cfg.ID, beginQuorumDue{})
 		}
 	case timerCommit:
 		if t.ID == r.commitArm {
 			r.commitArm = 0
-			r.updateLeaderHW()
+			r.step(r, r.cfg.ID, commitDue{})
 		}
 	}
 	r.afterEvent()
@@ -456,16 +431,15 @@ func (r *Raft) applyCommitted() {
 
 // tellLeader calls LeaderChanged when what it would say changed.
 func (r *Raft) tellLeader() {
-	leader, isMe := r.leader, false
-	if r.role == roleLeader {
+	leader, isMe := model.NoBroker, false
+	switch r.role {
+	case roleFollower:
+		leader = r.leader
+	case roleLeader:
+		// A leader names itself only once it is usable.
 		if r.IsLeader() {
-			isMe = true
-		} else {
-			leader = model.NoBroker
+			leader, isMe = r.leader, true
 		}
-	}
-	if r.role == roleProspective || r.role == roleCandidate || r.role == roleUnattached {
-		leader = model.NoBroker
 	}
 	if r.toldAny && leader == r.toldLeader && r.epoch == r.toldEpoch && isMe == r.toldIsMe {
 		return
