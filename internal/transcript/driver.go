@@ -14,7 +14,8 @@ import (
 
 // Driver runs one transcript file over one world. The world's Sim must
 // record its trace (sim.Config.Record), which is where the Driver reads
-// the messages the network delivered.
+// the messages the network delivered: without it a transcript prints no
+// message at all.
 type Driver struct {
 	Sim *sim.Sim
 
@@ -38,29 +39,32 @@ func New(s *sim.Sim) *Driver { return &Driver{Sim: s} }
 // delivered meanwhile.
 type Step func(t *testing.T, td *datadriven.TestData) (string, bool)
 
-// Run plays the transcript file at path: each command goes to the
-// Driver's own steps first, then to local. An unknown command fails the
-// test.
+// Run plays the transcript file at path, each command through Command.
 func (d *Driver) Run(t *testing.T, path string, local Step) {
 	t.Helper()
-	if d.Sim.Trace() == nil {
-		t.Fatal("transcript: the world's sim.Config must set Record")
-	}
 	datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
-		d.out.Reset()
-		if !d.step(t, td) {
-			own, ok := local(t, td)
-			if !ok {
-				t.Fatalf("%s: unknown command %q", td.Pos, td.Cmd)
-			}
-			d.out.WriteString(own)
-			d.flush(false, "")
-		}
-		if d.out.Len() == 0 {
-			return "ok\n"
-		}
-		return d.out.String()
+		return d.Command(t, td, local)
 	})
+}
+
+// Command runs one transcript command and returns its output: the
+// Driver's own commands first, then local's. An unknown command fails the
+// test. A test whose world is built by a command of the file itself calls
+// it from its own datadriven.RunTest.
+func (d *Driver) Command(t *testing.T, td *datadriven.TestData, local Step) string {
+	d.out.Reset()
+	if !d.step(t, td) {
+		own, ok := local(t, td)
+		if !ok {
+			t.Fatalf("%s: unknown command %q", td.Pos, td.Cmd)
+		}
+		d.out.WriteString(own)
+		d.flush(false, "")
+	}
+	if d.out.Len() == 0 {
+		return "ok\n"
+	}
+	return d.out.String()
 }
 
 // Printf adds a line of a test's own output, after what the network
@@ -160,6 +164,12 @@ func (d *Driver) step(t *testing.T, td *datadriven.TestData) bool {
 			}
 		}
 		d.Do("partition", func() { d.Sim.Partition(group, rest) })
+		d.flush(false, "")
+	case "cut":
+		// cut X Y [Z ...]: X loses its links to Y, Z, ..., both ways;
+		// every other link stays.
+		ids := d.nodes(t, td)
+		d.Do("cut", func() { d.Sim.Partition(ids[:1], ids[1:]) })
 		d.flush(false, "")
 	case "heal":
 		d.Do("heal", d.Sim.HealAll)
