@@ -132,7 +132,7 @@ func (d *Driver) step(t *testing.T, td *datadriven.TestData) bool {
 		}
 		d.Tick(dur)
 	case "deliver":
-		d.deliver(t, td, d.match(t, td))
+		d.deliver(d.match(t, td))
 	case "stabilize":
 		d.stabilize(t, td)
 	case "drop":

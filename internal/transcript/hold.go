@@ -128,9 +128,10 @@ func (d *Driver) take(picked []int) []held {
 }
 
 // deliver hands the picked messages to their nodes one at a time, each
-// printed with what handling it sent (indented below it). A message whose
-// node crashed since it arrived is gone with that incarnation.
-func (d *Driver) deliver(t *testing.T, td *datadriven.TestData, picked []int) {
+// printed with what handling it sent that arrived at once (indented
+// below it: over links without latency, everything it sent). A message
+// whose node crashed since it arrived is gone with that incarnation.
+func (d *Driver) deliver(picked []int) {
 	for _, h := range d.take(picked) {
 		if d.Sim.Node(h.to) != sim.Node(h.tap) {
 			d.line("", h.String()+" (lost: "+d.Sim.Name(h.to)+" restarted)")
@@ -153,7 +154,7 @@ func (d *Driver) stabilize(t *testing.T, td *datadriven.TestData) {
 		if len(d.held) == 0 {
 			return
 		}
-		d.deliver(t, td, d.match(t, td))
+		d.deliver(d.match(t, td))
 	}
 	t.Fatalf("%s: still messages after %d rounds", td.Pos, stabilizeRounds)
 }
