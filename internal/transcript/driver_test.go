@@ -14,7 +14,7 @@ import (
 // each node sends back one higher, up to a bound.
 type ping struct{ n int }
 
-func (p ping) Digest() uint64  { return uint64(p.n) }
+func (p ping) Digest() uint64 { return uint64(p.n) }
 func (p ping) String() string { return "Ping n=" + strconv.Itoa(p.n) }
 
 // pinger answers every ping with the next one until pingMax, and
