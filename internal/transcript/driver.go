@@ -29,9 +29,11 @@ type Driver struct {
 	out    strings.Builder
 }
 
-// New makes a Driver for a world whose nodes are added but not started
-// yet: Hold needs the Driver before the nodes exist.
-func New(s *sim.Sim) *Driver { return &Driver{Sim: s} }
+// New makes a Driver for a world. What the world traced before is not
+// the transcript's: a world whose nodes Hold wraps makes its Driver
+// before it adds them, one that boots first (a cluster run until it is
+// ready) after.
+func New(s *sim.Sim) *Driver { return &Driver{Sim: s, traced: len(s.Trace())} }
 
 // Step is a test's own transcript command. It returns the command's
 // output and whether it knew the command; it may run the world (Do,
@@ -39,19 +41,31 @@ func New(s *sim.Sim) *Driver { return &Driver{Sim: s} }
 // delivered meanwhile.
 type Step func(t *testing.T, td *datadriven.TestData) (string, bool)
 
-// Run plays the transcript file at path, each command through Command.
-func (d *Driver) Run(t *testing.T, path string, local Step) {
+// Walk plays every transcript file under dir. A file's first command is
+// start, from which build makes the file's world (its arguments are the
+// world's settings) and returns its Driver and the world's own steps;
+// every later command goes to the Driver's steps first, then to the
+// world's. An unknown command fails the test.
+func Walk(t *testing.T, dir string, build func(t *testing.T, td *datadriven.TestData) (*Driver, Step)) {
 	t.Helper()
-	datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
-		return d.Command(t, td, local)
+	datadriven.Walk(t, dir, func(t *testing.T, path string) {
+		var d *Driver
+		var local Step
+		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+			switch {
+			case td.Cmd == "start" && d == nil:
+				d, local = build(t, td)
+				return d.output()
+			case d == nil:
+				t.Fatalf("%s: a transcript begins with start", td.Pos)
+			}
+			return d.command(t, td, local)
+		})
 	})
 }
 
-// Command runs one transcript command and returns its output: the
-// Driver's own commands first, then local's. An unknown command fails the
-// test. A test whose world is built by a command of the file itself calls
-// it from its own datadriven.RunTest.
-func (d *Driver) Command(t *testing.T, td *datadriven.TestData, local Step) string {
+// command runs one transcript command and returns its output.
+func (d *Driver) command(t *testing.T, td *datadriven.TestData, local Step) string {
 	d.out.Reset()
 	if !d.step(t, td) {
 		own, ok := local(t, td)
@@ -61,6 +75,11 @@ func (d *Driver) Command(t *testing.T, td *datadriven.TestData, local Step) stri
 		d.out.WriteString(own)
 		d.flush(false, "")
 	}
+	return d.output()
+}
+
+// output is what the current command printed, "ok" for nothing.
+func (d *Driver) output() string {
 	if d.out.Len() == 0 {
 		return "ok\n"
 	}

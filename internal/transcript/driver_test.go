@@ -35,7 +35,7 @@ func (p *pinger) Disconnected(env *sim.Env, peer sim.NodeID) {}
 // TestDriver plays testdata/driver over two pingers: a and b, whose
 // messages are held, and c, which gets its messages as they arrive.
 func TestDriver(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+	Walk(t, "testdata", func(t *testing.T, td *datadriven.TestData) (*Driver, Step) {
 		s := sim.New(sim.Config{Seed: 1, EventLimit: 10_000, Record: true, Link: sim.LinkConfig{Latency: sim.Fixed(time.Millisecond)}})
 		d := New(s)
 		s.AddNode(1, "a", d.Hold(func() sim.Node { return &pinger{peer: 2} }))
@@ -44,6 +44,6 @@ func TestDriver(t *testing.T) {
 		for _, id := range s.Nodes() {
 			s.Start(id)
 		}
-		d.Run(t, path, func(t *testing.T, td *datadriven.TestData) (string, bool) { return "", false })
+		return d, func(t *testing.T, td *datadriven.TestData) (string, bool) { return "", false }
 	})
 }

@@ -27,36 +27,19 @@ import (
 //	elect bN [isr=(bX, ...)]      the controller makes bN leader in the next
 //	                              leader epoch and tells every broker
 //	status                        each broker's view of t/0 and its log
-func TestTranscripts(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		var w *brokerTranscript
-		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
-			if td.Cmd == "start" {
-				w = startBrokerTranscript(t, td)
-				return "ok\n"
-			}
-			if w == nil {
-				t.Fatalf("%s: the file must begin with start", td.Pos)
-			}
-			return w.d.Command(t, td, w.step)
-		})
-	})
-}
+func TestTranscripts(t *testing.T) { transcript.Walk(t, "testdata", startBrokerTranscript) }
 
 type brokerTranscript struct {
 	d *transcript.Driver
 	r *rig
 }
 
-func startBrokerTranscript(t *testing.T, td *datadriven.TestData) *brokerTranscript {
+func startBrokerTranscript(t *testing.T, td *datadriven.TestData) (*transcript.Driver, transcript.Step) {
 	kc := testConfig()
-	for _, a := range td.CmdArgs {
-		if err := kc.SetPair(a.String()); err != nil {
-			t.Fatalf("%s: %v", td.Pos, err)
-		}
-	}
+	transcript.Settings(t, td, &kc)
 	r := newRigOn(t, kc, sim.Config{Record: true})
-	return &brokerTranscript{d: transcript.New(r.s), r: r}
+	w := &brokerTranscript{d: transcript.New(r.s), r: r}
+	return w.d, w.step
 }
 
 func (w *brokerTranscript) step(t *testing.T, td *datadriven.TestData) (string, bool) {

@@ -25,44 +25,22 @@ import (
 //	                                    and run it until the cluster is ready
 //	status                              the coordinator's view of g and each
 //	                                    member's generation and assignment
-func TestTranscripts(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		var w *groupTranscript
-		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
-			if td.Cmd == "start" {
-				w = startGroupTranscript(t, td)
-				return "ok\n"
-			}
-			if w == nil {
-				t.Fatalf("%s: the file must begin with start", td.Pos)
-			}
-			return w.d.Command(t, td, w.step)
-		})
-	})
-}
+func TestTranscripts(t *testing.T) { transcript.Walk(t, "testdata", startGroupTranscript) }
 
 type groupTranscript struct {
 	d  *transcript.Driver
 	gc *groupCluster
 }
 
-func startGroupTranscript(t *testing.T, td *datadriven.TestData) *groupTranscript {
-	kc := groupConfig(t, model.AssignRange)
+func startGroupTranscript(t *testing.T, td *datadriven.TestData) (*transcript.Driver, transcript.Step) {
 	var members int
-	for _, a := range td.CmdArgs {
-		if a.Key == "members" {
-			a.Scan(t, 0, &members)
-			continue
-		}
-		if err := kc.SetPair(a.String()); err != nil {
-			t.Fatalf("%s: %v", td.Pos, err)
-		}
-	}
+	td.ScanArgs(t, "members", &members)
+	kc := groupConfig(t, model.AssignRange)
+	transcript.Settings(t, td, &kc, "members")
 	gc := newGroupClusterOn(t, kc, members, nil, sim.Config{Record: true})
 	w := &groupTranscript{d: transcript.New(gc.Sim), gc: gc}
-	w.d.Tick(0) // what ran until the cluster was ready is not the transcript's
 	w.d.Printf("ready at %v", gc.Sim.Now())
-	return w
+	return w.d, w.step
 }
 
 func (w *groupTranscript) step(t *testing.T, td *datadriven.TestData) (string, bool) {

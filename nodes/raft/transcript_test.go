@@ -17,14 +17,11 @@ import (
 // Links have no latency, so a message arrives, and is printed, the
 // instant it is sent. Besides the driver's steps:
 //
+//	start                   build the world, the voters freshly started
 //	propose NODE VALUE...   the node proposes the values as one batch
 //	status [NODE...]        each node's role, epoch, leader, log end,
 //	                        high watermark and applied values
-func TestTranscripts(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		newTranscriptQuorum(t).run(t, path)
-	})
-}
+func TestTranscripts(t *testing.T) { transcript.Walk(t, "testdata", startTranscriptQuorum) }
 
 // transcriptQuorum is the world of one transcript: hosts (the same as
 // the other tests drive) whose messages the driver holds.
@@ -33,7 +30,7 @@ type transcriptQuorum struct {
 	w *world // what the hosts report failures to
 }
 
-func newTranscriptQuorum(t *testing.T) *transcriptQuorum {
+func startTranscriptQuorum(t *testing.T, td *datadriven.TestData) (*transcript.Driver, transcript.Step) {
 	s := sim.New(sim.Config{Seed: 1, EventLimit: 1_000_000, Record: true, Link: sim.LinkConfig{Latency: sim.Fixed(0)}})
 	q := &transcriptQuorum{d: transcript.New(s), w: &world{t: t, s: s}}
 	voters := []model.BrokerID{1, 2, 3}
@@ -44,25 +41,23 @@ func newTranscriptQuorum(t *testing.T) *transcriptQuorum {
 	for _, id := range s.Nodes() {
 		s.Start(id)
 	}
-	return q
+	return q.d, q.step
 }
 
-func (q *transcriptQuorum) run(t *testing.T, path string) {
-	q.d.Run(t, path, func(t *testing.T, td *datadriven.TestData) (string, bool) {
-		switch td.Cmd {
-		case "propose":
-			q.propose(t, td)
-		case "status":
-			q.status(t, td)
-		default:
-			return "", false
-		}
-		for _, f := range q.w.failures {
-			q.d.Printf("FAILED %s", f)
-		}
-		q.w.failures = nil
-		return "", true
-	})
+func (q *transcriptQuorum) step(t *testing.T, td *datadriven.TestData) (string, bool) {
+	switch td.Cmd {
+	case "propose":
+		q.propose(t, td)
+	case "status":
+		q.status(t, td)
+	default:
+		return "", false
+	}
+	for _, f := range q.w.failures {
+		q.d.Printf("FAILED %s", f)
+	}
+	q.w.failures = nil
+	return "", true
 }
 
 // host is the live host of a node, nil while it is down.
