@@ -36,9 +36,9 @@ type Driver struct {
 func New(s *sim.Sim) *Driver { return &Driver{Sim: s, traced: len(s.Trace())} }
 
 // Step is a test's own transcript command. It returns the command's
-// output and whether it knew the command; it may run the world (Do,
-// Tick) and print (Printf), and the Driver appends what the network
-// delivered meanwhile.
+// output and whether it knew the command; it may run the world (Do) and
+// print (Printf), and the Driver appends what the network delivered
+// meanwhile.
 type Step func(t *testing.T, td *datadriven.TestData) (string, bool)
 
 // Walk plays every transcript file under dir. A file's first command is
@@ -103,9 +103,9 @@ func (d *Driver) Do(name string, fn func()) {
 	d.Sim.Run(d.Sim.Now())
 }
 
-// Tick runs the world for dur, printing what the network delivered with
+// tick runs the world for dur, printing what the network delivered with
 // the time it arrived.
-func (d *Driver) Tick(dur time.Duration) {
+func (d *Driver) tick(dur time.Duration) {
 	d.Sim.Run(d.Sim.Now() + dur)
 	d.flush(true, "")
 }
@@ -149,7 +149,7 @@ func (d *Driver) step(t *testing.T, td *datadriven.TestData) bool {
 			d.skip()
 			return true
 		}
-		d.Tick(dur)
+		d.tick(dur)
 	case "deliver":
 		d.deliver(d.match(t, td))
 	case "stabilize":
