@@ -110,7 +110,15 @@ const clientID = 1000
 
 func newRig(t *testing.T, kc model.Config) *rig {
 	t.Helper()
-	s := sim.New(sim.Config{Seed: 1, EventLimit: 10_000_000, Link: sim.LinkConfig{Latency: sim.Fixed(time.Millisecond)}})
+	return newRigOn(t, kc, sim.Config{})
+}
+
+// newRigOn is newRig with the kernel's tracing settings of trace (its
+// Record fields: the transcript tests read the recorded deliveries).
+func newRigOn(t *testing.T, kc model.Config, trace sim.Config) *rig {
+	t.Helper()
+	trace.Seed, trace.EventLimit, trace.Link = 1, 10_000_000, sim.LinkConfig{Latency: sim.Fixed(time.Millisecond)}
+	s := sim.New(trace)
 	tp := model.TP("t", 0)
 	ctl := &fakeController{
 		brokers: []model.BrokerID{1, 2, 3},

@@ -45,8 +45,15 @@ func newGroupCluster(t *testing.T, kc model.Config, members int) *groupCluster {
 // newGroupClusterWith lets mod adjust member i's options.
 func newGroupClusterWith(t *testing.T, kc model.Config, members int, mod func(i int, o *client.ConsumerOptions)) *groupCluster {
 	t.Helper()
+	return newGroupClusterOn(t, kc, members, mod, sim.Config{})
+}
+
+// newGroupClusterOn is newGroupClusterWith with the kernel's tracing
+// settings of trace (cluster.Options.Trace).
+func newGroupClusterOn(t *testing.T, kc model.Config, members int, mod func(i int, o *client.ConsumerOptions), trace sim.Config) *groupCluster {
+	t.Helper()
 	c, err := cluster.New(cluster.Options{
-		Seed: 7, Config: kc,
+		Seed: 7, Config: kc, Trace: trace,
 		Topics: []model.TopicSpec{{Name: "t", Partitions: 6, ReplicationFactor: 3}},
 	})
 	if err != nil {
