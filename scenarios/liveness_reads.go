@@ -149,6 +149,31 @@ func (r *reader) missing(lost []model.TopicPartition, inLog func(ackedSend) bool
 	return out
 }
 
+// inFlight names the first send still running whose producer is up, and
+// counts them. Once the producers have stopped, such a send is settled
+// within delivery.timeout.ms; if it is acknowledged, its record must be
+// read like any other, so the liveness phase cannot end while it runs. A
+// send left running by a producer that went down stays so for good and is
+// not waited for.
+func (w *ackWatch) inFlight(up func(process int) bool) string {
+	n, first := 0, -1
+	for _, i := range w.open {
+		op := w.rec.Op(i)
+		if op.F != model.FSend || !up(op.Process) {
+			continue
+		}
+		if n == 0 {
+			first = i
+		}
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	op := w.rec.Op(first)
+	return fmt.Sprintf("%d sends still in flight after the producers stopped (the first: op %d, %s on %s)", n, first, op.Value, op.TP)
+}
+
 // sendAckedSince reports whether a send made at or after t was
 // acknowledged.
 func (w *ackWatch) sendAckedSince(t time.Duration) bool { return w.lastAcked >= t }
