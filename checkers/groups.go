@@ -347,7 +347,15 @@ func commits(h model.History) []Violation {
 }
 
 // generations checks the coordinator's observed generations: they only
-// grow per group, and within one no partition has two owners.
+// grow per group, and within one no partition has two owners. As for
+// committed offsets (coordinatorCommits), only the newest coordinator's
+// view is judged for regression: a coordinator paused past its leadership
+// keeps its in-memory group until GroupCoordinator.onResignation, and on
+// waking can complete a join of the generation it had
+// (GroupCoordinator.onCompleteJoin happens in memory; only SyncGroup's
+// storeGroup would fail with NOT_COORDINATOR). That is a deposed
+// coordinator's view, not the group's generation going back (slow-follower
+// seed 91002801).
 func generations(obs []GenerationObservation) []Violation {
 	obs = slices.Clone(obs)
 	slices.SortStableFunc(obs, func(x, y GenerationObservation) int {
@@ -359,12 +367,14 @@ func generations(obs []GenerationObservation) []Violation {
 	var out []Violation
 	latest := map[string]GenerationObservation{}
 	for _, g := range obs {
-		if l, ok := latest[g.Group]; ok && g.Generation < l.Generation {
+		l, ok := latest[g.Group]
+		deposed := ok && g.Epoch < l.Epoch
+		if ok && g.Generation < l.Generation && !deposed {
 			out = append(out, Violation{
 				Checker: CheckerGroups, Anomaly: GenerationRegression, Error: true, Promise: PromiseGroups,
 				Detail: fmt.Sprintf("group %s completed generation %d at %v after generation %d at %v", g.Group, g.Generation, g.Time, l.Generation, l.Time),
 			})
-		} else {
+		} else if !deposed {
 			latest[g.Group] = g
 		}
 		owner := map[model.TopicPartition]string{}

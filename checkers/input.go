@@ -102,9 +102,12 @@ type HWObservation struct {
 }
 
 // GenerationObservation is a group's assignment as its coordinator
-// completed generation Generation at Time.
+// completed generation Generation at Time, serving as coordinator under
+// Epoch, the leader epoch of the group's offsets partition (0 where a
+// source does not know it: then every coordinator counts as current).
 type GenerationObservation struct {
 	Time       time.Duration
+	Epoch      model.Epoch
 	Group      string
 	Generation model.Epoch
 	Members    []MemberAssignment

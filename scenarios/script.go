@@ -221,7 +221,7 @@ func (s *Scripted) CheckInput() checkers.Input {
 		in.Observations.HighWatermarks = append(in.Observations.HighWatermarks, checkers.HWObservation{Time: o.Time, TP: o.TP, Broker: o.Broker, Incarnation: int(o.Epoch), HW: o.HW})
 	}
 	for _, g := range s.Cluster.Groups.Generations {
-		gen := checkers.GenerationObservation{Time: g.Time, Group: g.Group, Generation: g.Generation}
+		gen := checkers.GenerationObservation{Time: g.Time, Epoch: g.Epoch, Group: g.Group, Generation: g.Generation}
 		for _, m := range g.Members {
 			gen.Members = append(gen.Members, checkers.MemberAssignment{Member: m.ID, Partitions: m.Assignment})
 		}

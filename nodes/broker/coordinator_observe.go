@@ -16,7 +16,7 @@ type GroupObserver interface {
 	// GroupStable: as coordinator under the offsets partition's leader
 	// epoch, this broker completed generation of group with these
 	// assignments (member id → partitions, in join order).
-	GroupStable(broker model.BrokerID, group string, generation model.Epoch, members []group.MemberView)
+	GroupStable(broker model.BrokerID, group string, epoch, generation model.Epoch, members []group.MemberView)
 	// CommittedOffsets: as coordinator under the offsets partition's
 	// leader epoch, this broker's committed offsets for group changed
 	// (after a load, or a commit's write committed). The epoch lets a
@@ -46,7 +46,7 @@ func (b *Broker) observeShard(s *coordShard) {
 		v, _ := s.c.Group(id)
 		if v.State == group.Stable && v.Generation != s.report.generation[id] {
 			s.report.generation[id] = v.Generation
-			o.GroupStable(b.cfg.ID, id, v.Generation, v.Members)
+			o.GroupStable(b.cfg.ID, id, s.epoch, v.Generation, v.Members)
 		}
 	}
 	for _, id := range s.c.OffsetGroups() {

@@ -18,11 +18,13 @@ type GroupObservations struct {
 	Committed   []CommittedObservation
 }
 
-// GenerationObservation: at Time, Broker, coordinating Group, completed
-// Generation with these assignments (member id and partitions, join order).
+// GenerationObservation: at Time, Broker, coordinating Group under the
+// offsets partition's leader Epoch, completed Generation with these
+// assignments (member id and partitions, join order).
 type GenerationObservation struct {
 	Time       time.Duration
 	Broker     model.BrokerID
+	Epoch      model.Epoch
 	Group      string
 	Generation model.Epoch
 	Members    []group.MemberView
@@ -48,8 +50,8 @@ type groupObserver struct {
 
 var _ broker.GroupObserver = groupObserver{}
 
-func (o groupObserver) GroupStable(b model.BrokerID, g string, gen model.Epoch, members []group.MemberView) {
-	o.groups.Generations = append(o.groups.Generations, GenerationObservation{Time: o.s.Now(), Broker: b, Group: g, Generation: gen, Members: slices.Clone(members)})
+func (o groupObserver) GroupStable(b model.BrokerID, g string, epoch, gen model.Epoch, members []group.MemberView) {
+	o.groups.Generations = append(o.groups.Generations, GenerationObservation{Time: o.s.Now(), Broker: b, Epoch: epoch, Group: g, Generation: gen, Members: slices.Clone(members)})
 }
 
 func (o groupObserver) CommittedOffsets(b model.BrokerID, g string, epoch model.Epoch, offsets []model.CommittedOffset) {
