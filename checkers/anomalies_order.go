@@ -22,7 +22,7 @@ const maxListed = 64
 // returned them.
 type polled struct {
 	p           *partition
-	first, last model.OffsetValue
+	first, last polledRecord
 	firstOp     int32
 	lastOp      int32
 }
@@ -56,7 +56,7 @@ func (a *analysis) pollOrder(opts *Options, procs *processes) []Violation {
 			}
 		}
 	}
-	procs.inHistoryOrder(a.h, func(p int) int32 { return walks[p].waiting() },
+	procs.inHistoryOrder(func(p int) int32 { return walks[p].waiting() },
 		func(p int, _ int32) { cur = a.pollStep(opts, &walks[p], cur) })
 	var out []Violation
 	for p := range walks {
@@ -105,14 +105,15 @@ func (a *analysis) pollStep(opts *Options, w *pollWalk, cur []polled) []polled {
 	k := w.k
 	w.k++
 	i := w.ops[k]
-	op := &a.h[i]
-	if op.Type == model.OpInvoke {
+	e := &a.entries[i]
+	if !e.completed() {
 		return cur
 	}
-	if op.F != model.FPoll && op.F != model.FSend {
-		if op.Type == model.OpFail {
+	if e.kind == kindOther {
+		if e.outcome == outcomeFail {
 			return cur
 		}
+		op := &a.h[i]
 		switch op.F {
 		case model.FAssign:
 			w.keep(func(tp model.TopicPartition) bool { return slices.Contains(op.Partitions, tp) })
@@ -140,7 +141,7 @@ func (a *analysis) pollStep(opts *Options, w *pollWalk, cur []polled) []polled {
 	for ; ; k++ {
 		i = w.ops[k]
 		cur = a.intPolls(cur, i, w.rebalanced, &w.out)
-		if k+1 == len(w.ops) || op.Txn == 0 || a.h[w.ops[k+1]].Txn != op.Txn {
+		if k+1 == len(w.ops) || a.entries[w.ops[k+1]].op != e.op {
 			break
 		}
 	}
@@ -152,7 +153,7 @@ func (a *analysis) pollStep(opts *Options, w *pollWalk, cur []polled) []polled {
 			}
 		}
 	}
-	if op.Type == model.OpOK {
+	if e.outcome == outcomeOK {
 		for _, c := range cur {
 			w.last[c.p] = c
 		}
@@ -163,33 +164,32 @@ func (a *analysis) pollStep(opts *Options, w *pollWalk, cur []polled) []polled {
 // intPolls adds poll op i's records to the operation's partitions in cur,
 // checking each record against the one the operation returned before it.
 func (a *analysis) intPolls(cur []polled, i int32, rebalanced map[*partition]time.Duration, out *[]Violation) []polled {
-	op := &a.h[i]
-	if op.F != model.FPoll {
+	e := &a.entries[i]
+	if e.kind != kindPoll {
 		return cur
 	}
-	for _, pr := range op.Records {
-		if len(pr.Records) == 0 {
-			continue
-		}
-		p := a.lookup(pr.TP)
-		t, moved := rebalanced[p]
-		judge := !moved || t < op.Time
-		k := slices.IndexFunc(cur, func(c polled) bool { return c.p == p })
-		start := 0
-		if k < 0 {
-			cur = append(cur, polled{p: p, first: pr.Records[0], firstOp: i, last: pr.Records[0], lastOp: i})
-			k = len(cur) - 1
-			start = 1
-		}
-		for _, r := range pr.Records[start:] {
-			c := &cur[k]
-			if judge {
-				if v, bad := a.intPoll(p, c.lastOp, i, c.last, r); bad {
-					*out = append(*out, v)
-				}
+	// The records come grouped by partition, as the poll listed them.
+	part, k := int32(-1), 0
+	var p *partition
+	judge := false
+	for _, r := range a.polledRecs[e.recs : e.recs+e.nrecs] {
+		if r.part != part {
+			part, p = r.part, a.parts[r.part]
+			t, moved := rebalanced[p]
+			judge = !moved || t < a.h[i].Time
+			if k = slices.IndexFunc(cur, func(c polled) bool { return c.p == p }); k < 0 {
+				cur = append(cur, polled{p: p, first: r, firstOp: i, last: r, lastOp: i})
+				k = len(cur) - 1
+				continue
 			}
-			c.last, c.lastOp = r, i
 		}
+		c := &cur[k]
+		if judge {
+			if v, bad := a.intPoll(p, c.lastOp, i, c.last, r); bad {
+				*out = append(*out, v)
+			}
+		}
+		c.last, c.lastOp = r, i
 	}
 	return cur
 }
@@ -199,10 +199,10 @@ func (a *analysis) intPolls(cur []polled, i int32, rebalanced map[*partition]tim
 func (a *analysis) pollGap(opts *Options, prev, next polled) (Violation, bool) {
 	p := prev.p
 	from, to := prev.last, next.first
-	if to.Offset == from.Offset+1 {
+	if to.offset == from.offset+1 {
 		return Violation{}, false // adjacent offsets are adjacent in the version order: the common case
 	}
-	i, j := p.index(from.Offset), p.index(to.Offset)
+	i, j := p.index(from.offset), p.index(to.offset)
 	if j-i == 1 {
 		return Violation{}, false
 	}
@@ -218,13 +218,13 @@ func (a *analysis) pollGap(opts *Options, prev, next polled) (Violation, bool) {
 		v.Anomaly = PollSkip
 		v.Offsets, v.Values = p.between(i, j, maxListed)
 		v.Detail = fmt.Sprintf("process %d read offset %d (op %d) then offset %d (op %d%s), skipping %d records (offsets %s) with no assign, seek, reset or rebalance between",
-			proc, from.Offset, prev.lastOp, to.Offset, next.firstOp, outcome, j-i-1, listOffsets(v.Offsets))
+			proc, from.offset, prev.lastOp, to.offset, next.firstOp, outcome, j-i-1, listOffsets(v.Offsets))
 	case j-i < 1:
 		v.Anomaly = NonmonotonicPoll
-		v.Offsets = []model.Offset{from.Offset, to.Offset}
-		v.Values = []string{from.Value, to.Value}
+		v.Offsets = []model.Offset{from.offset, to.offset}
+		v.Values = []string{a.names[from.id], a.names[to.id]}
 		v.Detail = fmt.Sprintf("process %d read offset %d (op %d) then went back to offset %d (op %d%s) with no assign, seek, reset or rebalance between",
-			proc, from.Offset, prev.lastOp, to.Offset, next.firstOp, outcome)
+			proc, from.offset, prev.lastOp, to.offset, next.firstOp, outcome)
 	default:
 		return v, false
 	}
@@ -234,11 +234,11 @@ func (a *analysis) pollGap(opts *Options, prev, next polled) (Violation, bool) {
 // intPoll checks two successive records one operation returned from p
 // (op1's r1, then op2's r2; the same op unless a Txn polled twice): r2
 // must be at the next observed offset after r1.
-func (a *analysis) intPoll(p *partition, op1, op2 int32, r1, r2 model.OffsetValue) (Violation, bool) {
-	if r2.Offset == r1.Offset+1 {
+func (a *analysis) intPoll(p *partition, op1, op2 int32, r1, r2 polledRecord) (Violation, bool) {
+	if r2.offset == r1.offset+1 {
 		return Violation{}, false // both observed, so nothing observed between: no search needed
 	}
-	i, j := p.index(r1.Offset), p.index(r2.Offset)
+	i, j := p.index(r1.offset), p.index(r2.offset)
 	if j-i == 1 {
 		return Violation{}, false
 	}
@@ -253,12 +253,12 @@ func (a *analysis) intPoll(p *partition, op1, op2 int32, r1, r2 model.OffsetValu
 		v.Anomaly = IntPollSkip
 		v.Offsets, v.Values = p.between(i, j, maxListed)
 		v.Detail = fmt.Sprintf("%s returned offset %d then %d, skipping %d records (offsets %s) that others saw",
-			where, r1.Offset, r2.Offset, j-i-1, listOffsets(v.Offsets))
+			where, r1.offset, r2.offset, j-i-1, listOffsets(v.Offsets))
 	} else {
 		v.Anomaly = IntNonmonotonicPoll
-		v.Offsets = []model.Offset{r1.Offset, r2.Offset}
-		v.Values = []string{r1.Value, r2.Value}
-		v.Detail = fmt.Sprintf("%s returned offset %d then %d: records out of log order or repeated", where, r1.Offset, r2.Offset)
+		v.Offsets = []model.Offset{r1.offset, r2.offset}
+		v.Values = []string{a.names[r1.id], a.names[r2.id]}
+		v.Detail = fmt.Sprintf("%s returned offset %d then %d: records out of log order or repeated", where, r1.offset, r2.offset)
 	}
 	return v, true
 }
@@ -288,7 +288,7 @@ func (a *analysis) sendOrder(opts *Options, procs *processes) []Violation {
 		walks[p] = sendWalk{ops: ops, last: map[model.TopicPartition]sentSpan{}}
 	}
 	var cur []sentSpan // the current operation's partitions; few, so a slice
-	procs.inHistoryOrder(a.h, func(p int) int32 { return walks[p].waiting() },
+	procs.inHistoryOrder(func(p int) int32 { return walks[p].waiting() },
 		func(p int, _ int32) { cur = a.sendStep(opts, &walks[p], cur) })
 	var out []Violation
 	for p := range walks {
@@ -320,13 +320,14 @@ func (a *analysis) sendStep(opts *Options, w *sendWalk, cur []sentSpan) []sentSp
 	k := w.k
 	w.k++
 	i := w.ops[k]
-	op := &a.h[i]
-	if op.Type != model.OpOK && !op.Type.Indeterminate() {
+	e := &a.entries[i]
+	if e.outcome == outcomeFail {
 		return cur
 	}
-	switch op.F {
-	case model.FAssign, model.FSubscribe:
-		if op.Type == model.OpInvoke {
+	switch op := &a.h[i]; {
+	case e.kind != kindOther:
+	case op.F == model.FAssign || op.F == model.FSubscribe:
+		if !e.completed() {
 			return cur
 		}
 		for tp := range w.last {
@@ -335,14 +336,13 @@ func (a *analysis) sendStep(opts *Options, w *sendWalk, cur []sentSpan) []sentSp
 			}
 		}
 		return cur
-	case model.FSend, model.FPoll:
 	default:
 		return cur
 	}
 	cur = cur[:0]
 	for ; ; k++ {
 		i = w.ops[k]
-		if a.h[i].F == model.FSend {
+		if a.entries[i].kind == kindSend {
 			if at, ok := a.position(int(i)); ok {
 				// Offsets compare only within a partition: an
 				// indeterminate keyed send names none, and is placed in
@@ -355,7 +355,7 @@ func (a *analysis) sendStep(opts *Options, w *sendWalk, cur []sentSpan) []sentSp
 				}
 			}
 		}
-		if k+1 == len(w.ops) || op.Txn == 0 || a.h[w.ops[k+1]].Txn != op.Txn || w.ops[k+1] != i+1 {
+		if k+1 == len(w.ops) || a.entries[w.ops[k+1]].op != e.op || w.ops[k+1] != i+1 {
 			break
 		}
 	}

@@ -5,8 +5,6 @@ import (
 	"math"
 	"slices"
 	"time"
-
-	"kafkasim/model"
 )
 
 // processes is the history's entries grouped by the client (process) that
@@ -24,11 +22,8 @@ type processes struct {
 	// ops are the entries of each process, in process-number order, each
 	// in history (index) order.
 	ops [][]int32
-	// slot is each process number's index into ops (-1 for none), when
-	// process numbers are small enough for a slice; otherwise bySparse
-	// holds it.
-	slot     []int32
-	bySparse map[int]int32
+	// of is each entry's process, its index into ops.
+	of []int32
 	// endOrdered says of each process whether its entries complete in
 	// history order (an entry still running completes after all), as
 	// they nearly always do: pollOrder's order is completion order.
@@ -59,13 +54,13 @@ func (a *analysis) byProcess() *processes {
 		for i := range a.h {
 			count[a.h[i].Process]++
 		}
-		ps := &processes{slot: make([]int32, top+1)}
+		ps := &processes{of: make([]int32, len(a.h))}
 		each := make([][]int32, top+1)
+		slot := make([]int32, top+1) // process number → index into ops
 		for p, n := range count {
-			ps.slot[p] = -1
 			if n > 0 {
 				each[p] = make([]int32, 0, n)
-				ps.slot[p] = int32(len(ps.ops))
+				slot[p] = int32(len(ps.ops))
 				ps.ops = append(ps.ops, nil)
 			}
 		}
@@ -77,13 +72,14 @@ func (a *analysis) byProcess() *processes {
 		for i := range a.h {
 			p := a.h[i].Process
 			each[p] = append(each[p], int32(i))
-			k, end := ps.slot[p], a.completion(int32(i))
+			k, end := slot[p], a.completion(int32(i))
+			ps.of[i] = k
 			ps.endOrdered[k] = ps.endOrdered[k] && end >= lastEnd[k]
 			lastEnd[k] = end
 		}
 		for p, ops := range each {
 			if len(ops) > 0 {
-				ps.ops[ps.slot[p]] = ops
+				ps.ops[slot[p]] = ops
 			}
 		}
 		return ps
@@ -98,10 +94,12 @@ func (a *analysis) byProcess() *processes {
 		ids = append(ids, p)
 	}
 	slices.Sort(ids)
-	ps := &processes{ops: make([][]int32, len(ids)), bySparse: make(map[int]int32, len(ids)), endOrdered: make([]bool, len(ids))}
+	ps := &processes{ops: make([][]int32, len(ids)), of: make([]int32, len(a.h)), endOrdered: make([]bool, len(ids))}
 	for k, p := range ids {
 		ps.ops[k] = m[p]
-		ps.bySparse[p] = int32(k)
+		for _, i := range m[p] {
+			ps.of[i] = int32(k)
+		}
 		ps.endOrdered[k] = slices.IsSortedFunc(m[p], a.byCompletion)
 	}
 	return ps
@@ -110,15 +108,7 @@ func (a *analysis) byProcess() *processes {
 // byCompletion orders entries by completion.
 func (a *analysis) byCompletion(x, y int32) int { return cmp.Compare(a.completion(x), a.completion(y)) }
 
-// index is process number proc's index into ops; proc must have ops.
-func (ps *processes) index(proc int) int {
-	if ps.slot != nil {
-		return int(ps.slot[proc])
-	}
-	return int(ps.bySparse[proc])
-}
-
-// inHistoryOrder walks the history once and hands entry i to step(p, i)
+// inHistoryOrder walks the history's entries once and hands entry i to step(p, i)
 // when process p's walk waits for it (waiting(p) is i; -1 when that walk
 // is over). A step may take more than one entry (an operation's
 // micro-ops); the entries it took are not handed on again, since the
@@ -126,11 +116,10 @@ func (ps *processes) index(proc int) int {
 // process's entries in history order, and steps of one process run in
 // that order; steps of different processes interleave, so walks must
 // not share state.
-func (ps *processes) inHistoryOrder(h model.History, waiting func(p int) int32, step func(p int, i int32)) {
-	for i := range h {
-		p := ps.index(h[i].Process)
-		if waiting(p) == int32(i) {
-			step(p, int32(i))
+func (ps *processes) inHistoryOrder(waiting func(p int) int32, step func(p int, i int32)) {
+	for i, p := range ps.of {
+		if waiting(int(p)) == int32(i) {
+			step(int(p), int32(i))
 		}
 	}
 }
