@@ -148,6 +148,7 @@ func analyze(h model.History) *analysis {
 		p.ids = newRecordIDs(a.seed, k)
 		p.sentAt = make([]int32, 0, k)
 		p.at.dense = make([]sighting, 0, k)
+		p.offsets = make([]model.Offset, 0, k) // nearly every send is observed once
 		n += k
 	}
 	a.polled = records
