@@ -28,17 +28,17 @@ func (x *txnIndex) internalSends(opts *Options) []Violation {
 	}
 	var prev []last // this operation's last send per partition, few
 	for k := range x.ops {
-		head := x.head(int32(k))
-		if x.ops[k].end-x.ops[k].first < 2 || !head.Completed() {
+		if x.ops[k].end-x.ops[k].first < 2 || !x.a.entries[x.ops[k].first].completed() {
 			continue
 		}
 		prev = prev[:0]
 		mops := x.micro(int32(k))
+		first := int(x.ops[k].first)
 		for m := range mops {
-			op := &mops[m]
-			if op.F != model.FSend || op.TP.Topic == "" {
-				continue
+			if x.a.entries[first+m].sent < 0 {
+				continue // not a send, or one whose partition is unknown
 			}
+			op := &mops[m]
 			seen := false
 			for j := range prev {
 				if prev[j].tp != op.TP {
@@ -101,10 +101,10 @@ func (x *txnIndex) sendPair(opts *Options, k int32, tp model.TopicPartition, v1,
 func (x *txnIndex) precommittedReads() []Violation {
 	var out []Violation
 	for k := range x.ops {
-		head := x.head(int32(k))
-		if x.ops[k].end-x.ops[k].first < 2 || !head.Completed() {
+		if x.ops[k].end-x.ops[k].first < 2 || !x.a.entries[x.ops[k].first].completed() {
 			continue
 		}
+		head := x.head(int32(k))
 		mops := x.micro(int32(k))
 		first := int(x.ops[k].first)
 		found := false
