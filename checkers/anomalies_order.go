@@ -65,21 +65,29 @@ func (a *analysis) pollOrder(opts *Options, procs *processes) []Violation {
 	return out
 }
 
-// pollWalk is pollOrder's walk of one consumer's operations.
-type pollWalk struct {
-	ops        []int32                      // the consumer's entries, in completion order
-	k          int                          // the next one to judge
-	last       map[*partition]polled        // partition → where the last ok operation left it
-	rebalanced map[*partition]time.Duration // partition → latest rebalance touching it
-	out        []Violation                  // what this consumer's polls broke
+// processWalk is what the walks of one process share: its entries in
+// the order the walk judges them, the next one to judge, and what it
+// found.
+type processWalk struct {
+	ops []int32
+	k   int
+	out []Violation
 }
 
 // waiting is the entry the walk judges next; -1 once it has judged all.
-func (w *pollWalk) waiting() int32 {
+func (w *processWalk) waiting() int32 {
 	if w.k < len(w.ops) {
 		return w.ops[w.k]
 	}
 	return -1
+}
+
+// pollWalk is pollOrder's walk of one consumer's operations, in
+// completion order.
+type pollWalk struct {
+	processWalk
+	last       map[*partition]polled        // partition → where the last ok operation left it
+	rebalanced map[*partition]time.Duration // partition → latest rebalance touching it
 }
 
 // keep forgets where the consumer was in every partition not ok.
@@ -285,7 +293,7 @@ type sentSpan struct {
 func (a *analysis) sendOrder(opts *Options, procs *processes) []Violation {
 	walks := make([]sendWalk, len(procs.ops))
 	for p, ops := range procs.ops {
-		walks[p] = sendWalk{ops: ops, last: map[model.TopicPartition]sentSpan{}}
+		walks[p] = sendWalk{processWalk: processWalk{ops: ops}, last: map[model.TopicPartition]sentSpan{}}
 	}
 	var cur []sentSpan // the current operation's partitions; few, so a slice
 	procs.inHistoryOrder(func(p int) int32 { return walks[p].waiting() },
@@ -297,20 +305,11 @@ func (a *analysis) sendOrder(opts *Options, procs *processes) []Violation {
 	return out
 }
 
-// sendWalk is sendOrder's walk of one producer's operations.
+// sendWalk is sendOrder's walk of one producer's operations, in history
+// order.
 type sendWalk struct {
-	ops  []int32                           // the producer's entries, in history order
-	k    int                               // the next one to judge
+	processWalk
 	last map[model.TopicPartition]sentSpan // partition → the last operation placed there
-	out  []Violation                       // what this producer's sends broke
-}
-
-// waiting is the entry the walk judges next; -1 once it has judged all.
-func (w *sendWalk) waiting() int32 {
-	if w.k < len(w.ops) {
-		return w.ops[w.k]
-	}
-	return -1
 }
 
 // sendStep judges the producer's next entry, with the other micro-ops of
