@@ -29,13 +29,13 @@ type analysis struct {
 	names []string
 	// seed hashes the values in every partition's ids.
 	seed maphash.Seed
-	// sendID is the record each send with a known partition wrote (an
-	// index into vals); -1 for other ops.
-	sendID []int32
-	// committed[i]: op i's operation must have taken effect, as kafka.clj's
+	// entries sum up each history entry (entries.go), and polledRecs
+	// hold the records of every poll, in history order. An entry is
+	// committed when its operation must have taken effect, as kafka.clj's
 	// must-have-committed? decides: it is ok, or indeterminate and a poll
 	// of an ok operation returned a value one of its sends wrote.
-	committed []bool
+	entries    []entry
+	polledRecs []polledRecord
 	// untargeted: sends whose partition was never learned (a keyed send
 	// that did not complete), by value; a read of the value in a
 	// partition no targeted send wrote is taken as theirs.
@@ -89,6 +89,9 @@ type partition struct {
 type sighting struct {
 	value string
 	op    int32
+	// id is the record (partition, value) seen, an index into
+	// analysis.vals, so that no check has to find it by value again.
+	id int32
 }
 
 type span struct{ from, to model.Offset }
@@ -111,7 +114,8 @@ type valueInfo struct {
 // opEnd returns one past the last micro-op of the operation starting at i.
 func (a *analysis) opEnd(i int) int {
 	j := i + 1
-	for t := a.h[i].Txn; t > 0 && j < len(a.h) && a.h[j].Txn == t; j++ {
+	for j < len(a.entries) && a.entries[j].op == a.entries[i].op {
+		j++
 	}
 	return j
 }
@@ -120,10 +124,18 @@ func analyze(h model.History) *analysis {
 	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}, seed: maphash.MakeSeed()}
 	// Size each partition's records for its sends, so that the maps do
 	// not grow a record at a time.
+	// This pass also starts the entries' summary.
 	sends := map[*partition]int{}
 	records := 0
+	a.entries = make([]entry, len(h))
+	ops := int32(-1)
 	for i := range h {
-		if op := &h[i]; op.F == model.FSend && op.TP.Topic != "" {
+		op := &h[i]
+		if op.Txn == 0 || i == 0 || h[i-1].Txn != op.Txn {
+			ops++
+		}
+		a.entries[i] = entry{op: ops, sent: -1, kind: kindOf(op.F), outcome: outcomeOf(op.Type)}
+		if op.F == model.FSend && op.TP.Topic != "" {
 			sends[a.part(op.TP)]++
 		} else if op.F == model.FPoll {
 			for _, pr := range op.Records {
@@ -136,18 +148,17 @@ func analyze(h model.History) *analysis {
 		p.ids = newRecordIDs(a.seed, k)
 		p.sentAt = make([]int32, 0, k)
 		p.at.dense = make([]sighting, 0, k)
+		p.offsets = make([]model.Offset, 0, k) // nearly every send is observed once
 		n += k
 	}
 	a.polled = records
 	a.vals = make([]valueInfo, 0, n)
 	a.names = make([]string, 0, n)
-	a.sendID = make([]int32, len(h))
 	// Pass 1: writers, then readers, so that a poll that returns a value
 	// before its send's index still finds the writer.
 	for i := range h {
 		op := &h[i]
-		a.sendID[i] = -1
-		if op.F != model.FSend {
+		if a.entries[i].kind != kindSend {
 			continue
 		}
 		if op.TP.Topic == "" {
@@ -161,7 +172,7 @@ func analyze(h model.History) *analysis {
 		}
 		p := a.part(op.TP)
 		id := a.id(p, op.Value)
-		a.sendID[i] = id
+		a.entries[i].sent = id
 		if v := &a.vals[id]; v.writer < 0 {
 			v.writer = int32(i)
 		}
@@ -174,18 +185,19 @@ func analyze(h model.History) *analysis {
 			}
 		}
 	}
-	// The records each poll returned, in history order, for pass 3.
-	recIDs := make([]int32, 0, records)
+	// The records each poll returned, in history order.
+	a.polledRecs = make([]polledRecord, 0, records)
 	for i := range h {
 		op := &h[i]
-		if op.F != model.FPoll {
+		if a.entries[i].kind != kindPoll {
 			continue
 		}
+		a.entries[i].recs = int32(len(a.polledRecs))
 		for _, pr := range op.Records {
 			p := a.part(pr.TP)
 			for _, r := range pr.Records {
 				id := a.polledID(p, r)
-				recIDs = append(recIDs, id)
+				a.polledRecs = append(a.polledRecs, polledRecord{offset: r.Offset, id: id, part: p.seq})
 				v := &a.vals[id]
 				if v.writer < 0 && a.untargeted != nil {
 					if u := a.untargeted[r.Value]; u != nil && u.id < 0 {
@@ -200,6 +212,7 @@ func analyze(h model.History) *analysis {
 				}
 			}
 		}
+		a.entries[i].nrecs = int32(len(a.polledRecs)) - a.entries[i].recs
 	}
 	// Passes 2 and 3, one operation at a time, in one walk of the
 	// history: which operations must have committed (every read is known
@@ -207,18 +220,17 @@ func analyze(h model.History) *analysis {
 	// sends that committed, and every poll's records whatever its outcome
 	// (a consumer must never return bad data, even inside a transaction
 	// that aborts; kafka.clj version-orders).
-	a.committed = make([]bool, len(h))
 	for i := 0; i < len(h); {
 		j := a.opEnd(i)
-		c := h[i].Type == model.OpOK
-		if h[i].Type.Indeterminate() {
+		c := a.entries[i].outcome == outcomeOK
+		if a.entries[i].indeterminate() {
 			for k := i; k < j && !c; k++ {
-				c = h[k].F == model.FSend && a.sendRead(k)
+				c = a.entries[k].kind == kindSend && a.sendRead(k)
 			}
 		}
 		for k := i; k < j; k++ {
-			a.committed[k] = c
-			recIDs = a.place(k, recIDs)
+			a.entries[k].committed = c
+			a.place(k)
 		}
 		i = j
 	}
@@ -242,26 +254,24 @@ func analyze(h model.History) *analysis {
 	for i := range a.vals {
 		a.vals[i].part = order[a.vals[i].part]
 	}
+	for i := range a.polledRecs {
+		a.polledRecs[i].part = order[a.polledRecs[i].part]
+	}
 	return a
 }
 
-// place adds op k to the version order and the position resets; recIDs
-// are the records of the polls from k on, as pass 1 found them, and what
-// is left of them is returned.
-func (a *analysis) place(k int, recIDs []int32) []int32 {
-	op := &a.h[k]
+// place adds op k to the version order and the position resets.
+func (a *analysis) place(k int) {
+	op, e := &a.h[k], &a.entries[k]
 	switch op.F {
 	case model.FSend:
-		if a.committed[k] && op.Offset != model.NoOffset {
-			a.observe(a.part(op.TP), op.Offset, op.Value, int32(k), a.sendID[k])
+		if e.committed && op.Offset != model.NoOffset {
+			a.observe(a.part(op.TP), op.Offset, op.Value, int32(k), e.sent)
 		}
 	case model.FPoll:
-		for _, pr := range op.Records {
-			p := a.part(pr.TP)
-			for _, r := range pr.Records {
-				a.observe(p, r.Offset, r.Value, int32(k), recIDs[0])
-				recIDs = recIDs[1:]
-			}
+		// Records still name their partition by its creation index.
+		for _, r := range a.polledRecs[e.recs : e.recs+e.nrecs] {
+			a.observe(a.parts[r.part], r.offset, a.names[r.id], int32(k), r.id)
 		}
 	case model.FReset:
 		if op.Type == model.OpOK {
@@ -274,7 +284,6 @@ func (a *analysis) place(k int, recIDs []int32) []int32 {
 			}
 		}
 	}
-	return recIDs
 }
 
 // partOf is the partition record v belongs to.
@@ -297,7 +306,7 @@ func (a *analysis) sent(i int) *valueInfo {
 		}
 		return nil
 	}
-	return &a.vals[a.sendID[i]]
+	return &a.vals[a.entries[i].sent]
 }
 
 // sendTP is the partition send i went to: the one it names, or, for a
@@ -325,7 +334,7 @@ func (a *analysis) acked(i int) bool {
 // or indeterminate with a read proving its operation took effect.
 func (a *analysis) known(i int) bool {
 	op := &a.h[i]
-	return op.F == model.FSend && a.committed[i] && op.Offset != model.NoOffset
+	return op.F == model.FSend && a.entries[i].committed && op.Offset != model.NoOffset
 }
 
 // id is record (p, v)'s index into vals, added when new.
@@ -386,7 +395,7 @@ func (a *analysis) lookup(tp model.TopicPartition) *partition {
 // observe records that op saw record id, with value, at offset o of p.
 func (a *analysis) observe(p *partition, o model.Offset, value string, op, id int32) {
 	if s, ok := p.at.get(o); !ok {
-		p.at.put(o, sighting{value, op})
+		p.at.put(o, sighting{value, op, id})
 		p.offsets = append(p.offsets, o)
 	} else if s.value != value {
 		known := false
@@ -397,7 +406,7 @@ func (a *analysis) observe(p *partition, o model.Offset, value string, op, id in
 			if p.conflicts == nil {
 				p.conflicts = map[model.Offset][]sighting{}
 			}
-			p.conflicts[o] = append(p.conflicts[o], sighting{value, op})
+			p.conflicts[o] = append(p.conflicts[o], sighting{value, op, id})
 		}
 	}
 	v := &a.vals[id]

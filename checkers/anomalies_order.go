@@ -1,9 +1,7 @@
 package checkers
 
 import (
-	"cmp"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
@@ -19,62 +17,12 @@ import (
 // maxListed bounds the offsets one violation lists.
 const maxListed = 64
 
-// byProcess groups op indices by process (in process order), each in
-// invocation order.
-func (a *analysis) byProcess() [][]int32 {
-	// Process numbers are usually small (Jepsen's grow by the concurrency
-	// each time a client crashes): then count each process's ops, and
-	// fill slices of the right size, in process order, with no map.
-	top := -1
-	for i := range a.h {
-		top = max(top, a.h[i].Process)
-	}
-	if top < 4*len(a.h)+64 {
-		count := make([]int32, top+1)
-		for i := range a.h {
-			count[a.h[i].Process]++
-		}
-		each := make([][]int32, top+1)
-		var procs [][]int32
-		for p, n := range count {
-			if n > 0 {
-				each[p] = make([]int32, 0, n)
-			}
-		}
-		for i := range a.h {
-			p := a.h[i].Process
-			each[p] = append(each[p], int32(i))
-		}
-		for _, ops := range each {
-			if len(ops) > 0 {
-				procs = append(procs, ops)
-			}
-		}
-		return procs
-	}
-	m := map[int][]int32{}
-	for i := range a.h {
-		p := a.h[i].Process
-		m[p] = append(m[p], int32(i))
-	}
-	ids := make([]int, 0, len(m))
-	for p := range m {
-		ids = append(ids, p)
-	}
-	slices.Sort(ids)
-	procs := make([][]int32, len(ids))
-	for k, p := range ids {
-		procs[k] = m[p]
-	}
-	return procs
-}
-
 // polled is where one operation's polls of one partition began and ended:
 // the records it returned first and last, and the micro-ops that
 // returned them.
 type polled struct {
 	p           *partition
-	first, last model.OffsetValue
+	first, last polledRecord
 	firstOp     int32
 	lastOp      int32
 }
@@ -91,126 +39,165 @@ type polled struct {
 // failed or whose outcome is unknown is judged like any other, but does
 // not move the position: its transaction aborted, so the consumer rewinds
 // to where the last committed one left it.
-func (a *analysis) pollOrder(opts *Options, procs [][]int32) []Violation {
-	var out []Violation
-	end := func(i int32) time.Duration {
-		if op := &a.h[i]; op.Completed() {
-			return op.End
-		}
-		return math.MaxInt64
-	}
+func (a *analysis) pollOrder(opts *Options, procs *processes) []Violation {
+	walks := make([]pollWalk, len(procs.ops))
 	var cur []polled // the current operation's partitions; few, so a slice
-	for _, ops := range procs {
-		// A process's ops usually complete in history order already;
-		// sorting a sorted slice stably changes nothing, so skip it.
-		byEnd := func(x, y int32) int { return cmp.Compare(end(x), end(y)) }
-		if !slices.IsSortedFunc(ops, byEnd) {
-			ops = slices.Clone(ops)
-			slices.SortStableFunc(ops, byEnd)
-		}
-		last := map[*partition]polled{}              // partition → where the last ok operation left it
-		rebalanced := map[*partition]time.Duration{} // partition → latest rebalance touching it
-		keep := func(ok func(tp model.TopicPartition) bool) {
-			for p := range last {
-				if !ok(p.tp) {
-					delete(last, p)
-				}
+	for p, ops := range procs.ops {
+		w := &walks[p]
+		w.ops, w.last, w.rebalanced = ops, map[*partition]polled{}, map[*partition]time.Duration{}
+		// A process's ops usually complete in history order already, and
+		// its walk is then a part of the one walk of the history below.
+		// Otherwise it walks its ops on its own, in completion order.
+		if !procs.endOrdered[p] {
+			w.ops = slices.Clone(ops)
+			slices.SortStableFunc(w.ops, a.byCompletion)
+			for w.k < len(w.ops) {
+				cur = a.pollStep(opts, w, cur)
 			}
 		}
-		forget := func(tps ...model.TopicPartition) {
-			for _, tp := range tps {
-				delete(last, a.byTP[tp])
-			}
-		}
-		for k := 0; k < len(ops); k++ {
-			i := ops[k]
-			op := &a.h[i]
-			if op.Type == model.OpInvoke {
-				continue
-			}
-			if op.F != model.FPoll && op.F != model.FSend {
-				if op.Type == model.OpFail {
-					continue
-				}
-				switch op.F {
-				case model.FAssign:
-					keep(func(tp model.TopicPartition) bool { return slices.Contains(op.Partitions, tp) })
-				case model.FSubscribe:
-					keep(func(tp model.TopicPartition) bool {
-						return slices.Contains(op.Topics, tp.Topic) || slices.Contains(op.Partitions, tp)
-					})
-				case model.FRebalance:
-					forget(op.Gained...)
-					forget(op.Lost...)
-					for _, tp := range append(slices.Clone(op.Gained), op.Lost...) {
-						if p := a.byTP[tp]; p != nil {
-							rebalanced[p] = op.Time
-						}
-					}
-				case model.FSeek, model.FReset:
-					for _, po := range op.Offsets {
-						forget(po.TP)
-					}
-				}
-				continue
-			}
-			// One operation: this op and the micro-ops of its Txn that
-			// follow it.
-			cur = cur[:0]
-			for ; ; k++ {
-				i = ops[k]
-				cur = a.intPolls(cur, i, rebalanced, &out)
-				if k+1 == len(ops) || op.Txn == 0 || a.h[ops[k+1]].Txn != op.Txn {
-					break
-				}
-			}
-			for _, c := range cur {
-				if prev, ok := last[c.p]; ok {
-					if v, bad := a.pollGap(opts, prev, c); bad {
-						out = append(out, v)
-					}
-				}
-			}
-			if op.Type == model.OpOK {
-				for _, c := range cur {
-					last[c.p] = c
-				}
-			}
-		}
+	}
+	procs.inHistoryOrder(func(p int) int32 { return walks[p].waiting() },
+		func(p int, _ int32) { cur = a.pollStep(opts, &walks[p], cur) })
+	var out []Violation
+	for p := range walks {
+		out = append(out, walks[p].out...)
 	}
 	return out
+}
+
+// processWalk is what the walks of one process share: its entries in
+// the order the walk judges them, the next one to judge, and what it
+// found.
+type processWalk struct {
+	ops []int32
+	k   int
+	out []Violation
+}
+
+// waiting is the entry the walk judges next; -1 once it has judged all.
+func (w *processWalk) waiting() int32 {
+	if w.k < len(w.ops) {
+		return w.ops[w.k]
+	}
+	return -1
+}
+
+// pollWalk is pollOrder's walk of one consumer's operations, in
+// completion order.
+type pollWalk struct {
+	processWalk
+	last       map[*partition]polled        // partition → where the last ok operation left it
+	rebalanced map[*partition]time.Duration // partition → latest rebalance touching it
+}
+
+// keep forgets where the consumer was in every partition not ok.
+func (w *pollWalk) keep(ok func(tp model.TopicPartition) bool) {
+	for p := range w.last {
+		if !ok(p.tp) {
+			delete(w.last, p)
+		}
+	}
+}
+
+// forget forgets where the consumer was in tps.
+func (w *pollWalk) forget(a *analysis, tps ...model.TopicPartition) {
+	for _, tp := range tps {
+		delete(w.last, a.byTP[tp])
+	}
+}
+
+// pollStep judges the consumer's next entry, with the other micro-ops of
+// its operation when it is a poll or a send, and moves the walk past
+// them. cur is scratch space for the operation's partitions.
+func (a *analysis) pollStep(opts *Options, w *pollWalk, cur []polled) []polled {
+	k := w.k
+	w.k++
+	i := w.ops[k]
+	e := &a.entries[i]
+	if !e.completed() {
+		return cur
+	}
+	if e.kind == kindOther {
+		if e.outcome == outcomeFail {
+			return cur
+		}
+		op := &a.h[i]
+		switch op.F {
+		case model.FAssign:
+			w.keep(func(tp model.TopicPartition) bool { return slices.Contains(op.Partitions, tp) })
+		case model.FSubscribe:
+			w.keep(func(tp model.TopicPartition) bool {
+				return slices.Contains(op.Topics, tp.Topic) || slices.Contains(op.Partitions, tp)
+			})
+		case model.FRebalance:
+			w.forget(a, op.Gained...)
+			w.forget(a, op.Lost...)
+			for _, tp := range append(slices.Clone(op.Gained), op.Lost...) {
+				if p := a.byTP[tp]; p != nil {
+					w.rebalanced[p] = op.Time
+				}
+			}
+		case model.FSeek, model.FReset:
+			for _, po := range op.Offsets {
+				w.forget(a, po.TP)
+			}
+		}
+		return cur
+	}
+	// One operation: this op and the micro-ops of its Txn that follow it.
+	cur = cur[:0]
+	for ; ; k++ {
+		i = w.ops[k]
+		cur = a.intPolls(cur, i, w.rebalanced, &w.out)
+		if k+1 == len(w.ops) || a.entries[w.ops[k+1]].op != e.op {
+			break
+		}
+	}
+	w.k = k + 1
+	for _, c := range cur {
+		if prev, ok := w.last[c.p]; ok {
+			if v, bad := a.pollGap(opts, prev, c); bad {
+				w.out = append(w.out, v)
+			}
+		}
+	}
+	if e.outcome == outcomeOK {
+		for _, c := range cur {
+			w.last[c.p] = c
+		}
+	}
+	return cur
 }
 
 // intPolls adds poll op i's records to the operation's partitions in cur,
 // checking each record against the one the operation returned before it.
 func (a *analysis) intPolls(cur []polled, i int32, rebalanced map[*partition]time.Duration, out *[]Violation) []polled {
-	op := &a.h[i]
-	if op.F != model.FPoll {
+	e := &a.entries[i]
+	if e.kind != kindPoll {
 		return cur
 	}
-	for _, pr := range op.Records {
-		if len(pr.Records) == 0 {
-			continue
-		}
-		p := a.lookup(pr.TP)
-		t, moved := rebalanced[p]
-		judge := !moved || t < op.Time
-		k := slices.IndexFunc(cur, func(c polled) bool { return c.p == p })
-		start := 0
-		if k < 0 {
-			cur = append(cur, polled{p: p, first: pr.Records[0], firstOp: i, last: pr.Records[0], lastOp: i})
-			k = len(cur) - 1
-			start = 1
-		}
-		for _, r := range pr.Records[start:] {
-			c := &cur[k]
-			if judge {
-				if v, bad := a.intPoll(p, c.lastOp, i, c.last, r); bad {
-					*out = append(*out, v)
-				}
+	// The records come grouped by partition, as the poll listed them.
+	part, k := int32(-1), 0
+	var p *partition
+	judge := false
+	for _, r := range a.polledRecs[e.recs : e.recs+e.nrecs] {
+		if r.part != part {
+			part, p = r.part, a.parts[r.part]
+			t, moved := rebalanced[p]
+			judge = !moved || t < a.h[i].Time
+			if k = slices.IndexFunc(cur, func(c polled) bool { return c.p == p }); k < 0 {
+				cur = append(cur, polled{p: p, first: r, firstOp: i, last: r, lastOp: i})
+				k = len(cur) - 1
+				continue
 			}
-			c.last, c.lastOp = r, i
 		}
+		c := &cur[k]
+		if judge {
+			if v, bad := a.intPoll(p, c.lastOp, i, c.last, r); bad {
+				*out = append(*out, v)
+			}
+		}
+		c.last, c.lastOp = r, i
 	}
 	return cur
 }
@@ -220,10 +207,10 @@ func (a *analysis) intPolls(cur []polled, i int32, rebalanced map[*partition]tim
 func (a *analysis) pollGap(opts *Options, prev, next polled) (Violation, bool) {
 	p := prev.p
 	from, to := prev.last, next.first
-	if to.Offset == from.Offset+1 {
+	if to.offset == from.offset+1 {
 		return Violation{}, false // adjacent offsets are adjacent in the version order: the common case
 	}
-	i, j := p.index(from.Offset), p.index(to.Offset)
+	i, j := p.index(from.offset), p.index(to.offset)
 	if j-i == 1 {
 		return Violation{}, false
 	}
@@ -239,13 +226,13 @@ func (a *analysis) pollGap(opts *Options, prev, next polled) (Violation, bool) {
 		v.Anomaly = PollSkip
 		v.Offsets, v.Values = p.between(i, j, maxListed)
 		v.Detail = fmt.Sprintf("process %d read offset %d (op %d) then offset %d (op %d%s), skipping %d records (offsets %s) with no assign, seek, reset or rebalance between",
-			proc, from.Offset, prev.lastOp, to.Offset, next.firstOp, outcome, j-i-1, listOffsets(v.Offsets))
+			proc, from.offset, prev.lastOp, to.offset, next.firstOp, outcome, j-i-1, listOffsets(v.Offsets))
 	case j-i < 1:
 		v.Anomaly = NonmonotonicPoll
-		v.Offsets = []model.Offset{from.Offset, to.Offset}
-		v.Values = []string{from.Value, to.Value}
+		v.Offsets = []model.Offset{from.offset, to.offset}
+		v.Values = []string{a.names[from.id], a.names[to.id]}
 		v.Detail = fmt.Sprintf("process %d read offset %d (op %d) then went back to offset %d (op %d%s) with no assign, seek, reset or rebalance between",
-			proc, from.Offset, prev.lastOp, to.Offset, next.firstOp, outcome)
+			proc, from.offset, prev.lastOp, to.offset, next.firstOp, outcome)
 	default:
 		return v, false
 	}
@@ -255,11 +242,11 @@ func (a *analysis) pollGap(opts *Options, prev, next polled) (Violation, bool) {
 // intPoll checks two successive records one operation returned from p
 // (op1's r1, then op2's r2; the same op unless a Txn polled twice): r2
 // must be at the next observed offset after r1.
-func (a *analysis) intPoll(p *partition, op1, op2 int32, r1, r2 model.OffsetValue) (Violation, bool) {
-	if r2.Offset == r1.Offset+1 {
+func (a *analysis) intPoll(p *partition, op1, op2 int32, r1, r2 polledRecord) (Violation, bool) {
+	if r2.offset == r1.offset+1 {
 		return Violation{}, false // both observed, so nothing observed between: no search needed
 	}
-	i, j := p.index(r1.Offset), p.index(r2.Offset)
+	i, j := p.index(r1.offset), p.index(r2.offset)
 	if j-i == 1 {
 		return Violation{}, false
 	}
@@ -274,12 +261,12 @@ func (a *analysis) intPoll(p *partition, op1, op2 int32, r1, r2 model.OffsetValu
 		v.Anomaly = IntPollSkip
 		v.Offsets, v.Values = p.between(i, j, maxListed)
 		v.Detail = fmt.Sprintf("%s returned offset %d then %d, skipping %d records (offsets %s) that others saw",
-			where, r1.Offset, r2.Offset, j-i-1, listOffsets(v.Offsets))
+			where, r1.offset, r2.offset, j-i-1, listOffsets(v.Offsets))
 	} else {
 		v.Anomaly = IntNonmonotonicPoll
-		v.Offsets = []model.Offset{r1.Offset, r2.Offset}
-		v.Values = []string{r1.Value, r2.Value}
-		v.Detail = fmt.Sprintf("%s returned offset %d then %d: records out of log order or repeated", where, r1.Offset, r2.Offset)
+		v.Offsets = []model.Offset{r1.offset, r2.offset}
+		v.Values = []string{a.names[r1.id], a.names[r2.id]}
+		v.Detail = fmt.Sprintf("%s returned offset %d then %d: records out of log order or repeated", where, r1.offset, r2.offset)
 	}
 	return v, true
 }
@@ -303,79 +290,105 @@ type sentSpan struct {
 // neighbours and so misses an inversion around an unplaced send). An ok or
 // indeterminate assign or subscribe forgets the partitions it leaves, as
 // Jepsen's does.
-func (a *analysis) sendOrder(opts *Options, procs [][]int32) []Violation {
+func (a *analysis) sendOrder(opts *Options, procs *processes) []Violation {
+	walks := make([]sendWalk, len(procs.ops))
+	for p, ops := range procs.ops {
+		walks[p] = sendWalk{processWalk: processWalk{ops: ops}, last: map[model.TopicPartition]sentSpan{}}
+	}
+	var cur []sentSpan // the current operation's partitions; few, so a slice
+	procs.inHistoryOrder(func(p int) int32 { return walks[p].waiting() },
+		func(p int, _ int32) { cur = a.sendStep(opts, &walks[p], cur) })
 	var out []Violation
-	var cur []sentSpan
-	for _, ops := range procs {
-		last := map[model.TopicPartition]sentSpan{}
-		for k := 0; k < len(ops); k++ {
-			i := ops[k]
-			op := &a.h[i]
-			if op.Type != model.OpOK && !op.Type.Indeterminate() {
-				continue
-			}
-			switch op.F {
-			case model.FAssign, model.FSubscribe:
-				if op.Type == model.OpInvoke {
-					continue
-				}
-				for tp := range last {
-					if !slices.Contains(op.Partitions, tp) && !slices.Contains(op.Topics, tp.Topic) {
-						delete(last, tp)
-					}
-				}
-				continue
-			case model.FSend, model.FPoll:
-			default:
-				continue
-			}
-			cur = cur[:0]
-			for ; ; k++ {
-				i = ops[k]
-				if a.h[i].F == model.FSend {
-					if at, ok := a.position(int(i)); ok {
-						// Offsets compare only within a partition: an
-						// indeterminate keyed send names none, and
-						// is placed in the one its record was read
-						// from.
-						tp, _ := a.sendTP(int(i))
-						if c := slices.IndexFunc(cur, func(s sentSpan) bool { return s.tp == tp }); c >= 0 {
-							cur[c].last, cur[c].lastAt = i, at
-						} else {
-							cur = append(cur, sentSpan{tp: tp, first: i, last: i, firstAt: at, lastAt: at})
-						}
-					}
-				}
-				if k+1 == len(ops) || op.Txn == 0 || a.h[ops[k+1]].Txn != op.Txn || ops[k+1] != i+1 {
-					break
-				}
-			}
-			for _, c := range cur {
-				if prev, ok := last[c.tp]; ok && c.firstAt <= prev.lastAt {
-					po, no := &a.h[prev.last], &a.h[c.first]
-					v := Violation{
-						Checker: CheckerAnomalies, Anomaly: NonmonotonicSend, Partition: c.tp,
-						Offsets: []model.Offset{prev.lastAt, c.firstAt}, Values: []string{po.Value, no.Value},
-						Ops: []int{int(prev.last), int(c.first)},
-						Detail: fmt.Sprintf("process %d sent %q (op %d) before %q (op %d), but they landed at offsets %d and %d",
-							no.Process, po.Value, prev.last, no.Value, c.first, prev.lastAt, c.firstAt),
-					}
-					v.Error, v.Promise = promise(opts.orderedSends(), PromiseSendOrder,
-						"enable.idempotence=false with max.in.flight>1: retries may reorder sends")
-					switch {
-					case !v.Error || !opts.Idempotent:
-					case resequencedInversion(po, no):
-						v.Error, v.Promise = false, PromiseResequence
-						v.Detail += describeResequence(po) + ", after the later send had completed"
-					case staleAckInversion(po, no):
-						v.Error, v.Promise = false, PromiseResequenceOrder
-						v.Detail += describeStaleAck(po, no)
-					}
-					out = append(out, v)
-				}
-				last[c.tp] = c
-			}
-		}
+	for p := range walks {
+		out = append(out, walks[p].out...)
 	}
 	return out
+}
+
+// sendWalk is sendOrder's walk of one producer's operations, in history
+// order.
+type sendWalk struct {
+	processWalk
+	last map[model.TopicPartition]sentSpan // partition → the last operation placed there
+}
+
+// sendStep judges the producer's next entry, with the other micro-ops of
+// its operation when it is a send or a poll, and moves the walk past
+// them. cur is scratch space for the operation's partitions.
+func (a *analysis) sendStep(opts *Options, w *sendWalk, cur []sentSpan) []sentSpan {
+	k := w.k
+	w.k++
+	i := w.ops[k]
+	e := &a.entries[i]
+	if e.outcome == outcomeFail {
+		return cur
+	}
+	switch op := &a.h[i]; {
+	case e.kind != kindOther:
+	case op.F == model.FAssign || op.F == model.FSubscribe:
+		if !e.completed() {
+			return cur
+		}
+		for tp := range w.last {
+			if !slices.Contains(op.Partitions, tp) && !slices.Contains(op.Topics, tp.Topic) {
+				delete(w.last, tp)
+			}
+		}
+		return cur
+	default:
+		return cur
+	}
+	cur = cur[:0]
+	for ; ; k++ {
+		i = w.ops[k]
+		if a.entries[i].kind == kindSend {
+			if at, ok := a.position(int(i)); ok {
+				// Offsets compare only within a partition: an
+				// indeterminate keyed send names none, and is placed in
+				// the one its record was read from.
+				tp, _ := a.sendTP(int(i))
+				if c := slices.IndexFunc(cur, func(s sentSpan) bool { return s.tp == tp }); c >= 0 {
+					cur[c].last, cur[c].lastAt = i, at
+				} else {
+					cur = append(cur, sentSpan{tp: tp, first: i, last: i, firstAt: at, lastAt: at})
+				}
+			}
+		}
+		if k+1 == len(w.ops) || a.entries[w.ops[k+1]].op != e.op || w.ops[k+1] != i+1 {
+			break
+		}
+	}
+	w.k = k + 1
+	for _, c := range cur {
+		if prev, ok := w.last[c.tp]; ok && c.firstAt <= prev.lastAt {
+			w.out = append(w.out, a.sendInversion(opts, prev, c))
+		}
+		w.last[c.tp] = c
+	}
+	return cur
+}
+
+// sendInversion is the nonmonotonic-send of operation c, which landed at
+// or before where prev, an earlier operation of the same producer, did.
+func (a *analysis) sendInversion(opts *Options, prev, c sentSpan) Violation {
+	po, no := &a.h[prev.last], &a.h[c.first]
+	v := Violation{
+		Checker: CheckerAnomalies, Anomaly: NonmonotonicSend, Partition: c.tp,
+		Offsets: []model.Offset{prev.lastAt, c.firstAt}, Values: []string{po.Value, no.Value},
+		Ops: []int{int(prev.last), int(c.first)},
+		Detail: fmt.Sprintf("process %d sent %q (op %d) before %q (op %d), but they landed at offsets %d and %d",
+			no.Process, po.Value, prev.last, no.Value, c.first, prev.lastAt, c.firstAt),
+	}
+	v.Error, v.Promise = promise(opts.orderedSends(), PromiseSendOrder,
+		"enable.idempotence=false with max.in.flight>1: retries may reorder sends")
+	switch {
+	case !v.Error || !opts.Idempotent:
+	case resequencedInversion(po, no):
+		v.Error, v.Promise = false, PromiseResequence
+		v.Detail += describeResequence(po) + ", after the later send had completed"
+	case staleAckInversion(po, no):
+		v.Error, v.Promise = false, PromiseResequenceOrder
+		v.Detail += describeStaleAck(po, no)
+	}
+	return v
 }

@@ -55,8 +55,7 @@ func (a *analysis) duplicates(opts *Options) []Violation {
 	}
 	var dups []dup
 	where := map[int32]int{} // record id → index in dups
-	add := func(p *partition, o model.Offset, v string) {
-		id, _ := p.ids.get(v, a.names)
+	add := func(o model.Offset, id int32) {
 		if !a.vals[id].multi {
 			return
 		}
@@ -72,9 +71,9 @@ func (a *analysis) duplicates(opts *Options) []Violation {
 	}
 	for _, p := range a.parts {
 		for _, o := range p.offsets {
-			add(p, o, p.valueAt(o))
+			add(o, p.firstAt(o).id)
 			for _, c := range p.conflicts[o] {
-				add(p, o, c.value)
+				add(o, c.id)
 			}
 		}
 	}
@@ -252,10 +251,10 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 	unseen := map[*partition][]int32{}
 	var out []Violation
 	for i := range a.h {
-		op := &a.h[i]
-		if op.F != model.FSend || !a.committed[i] {
+		if e := &a.entries[i]; e.kind != kindSend || !e.committed {
 			continue
 		}
+		op := &a.h[i]
 		vi := a.sent(i)
 		if vi == nil {
 			continue // never observed, partition unknown: nothing to judge

@@ -38,11 +38,14 @@ import (
 // sizes; nil for none), edges between two of those components are left
 // out, since no cycle crosses them, and a node alone in its component
 // there is alone here without a search.
-func (g *depGraph) sccs(mask uint8, within, withinSize []int32) (comp, size []int32) {
+func (g *depGraph) sccs(mask uint8, within, withinSize []int32, sc *sccScratch) (comp, size []int32) {
 	n := g.nodes()
-	order := make([]int32, n) // visit order, from 1; 0 is unvisited
-	low := make([]int32, n)
-	onStack := make([]bool, n)
+	if len(sc.order) != n {
+		sc.order, sc.low, sc.onStack = make([]int32, n), make([]int32, n), make([]bool, n)
+	} else {
+		clear(sc.order) // low is set on every visit; onStack is all false after a search
+	}
+	order, low, onStack := sc.order, sc.low, sc.onStack
 	comp = make([]int32, n)
 	size = make([]int32, 0, n)
 	stack := make([]int32, 0, 64)
@@ -110,6 +113,14 @@ func (g *depGraph) sccs(mask uint8, within, withinSize []int32) (comp, size []in
 	return comp, size
 }
 
+// sccScratch is what one search for components lends the next: order
+// (visit order, from 1; 0 is unvisited), low and onStack are Tarjan's, by
+// node.
+type sccScratch struct {
+	order, low []int32
+	onStack    []bool
+}
+
 // cycleThrough is a shortest cycle through s whose first edge carries a
 // relation in first and whose other edges each carry one in rest, inside
 // s's component of comp: its nodes from s on, or nil if there is none.
@@ -171,7 +182,8 @@ func (x *txnIndex) cycles() []Violation {
 	if len(g.to) == 0 {
 		return nil
 	}
-	full, fullSize := g.sccs(relWW|relWR, nil, nil)
+	var sc0 sccScratch
+	full, fullSize := g.sccs(relWW|relWR, nil, nil, &sc0)
 	cyclic := false
 	for _, k := range fullSize {
 		cyclic = cyclic || k > 1
@@ -179,8 +191,8 @@ func (x *txnIndex) cycles() []Violation {
 	if !cyclic {
 		return nil
 	}
-	ww, wwSize := g.sccs(relWW, full, fullSize)
-	wr, wrSize := g.sccs(relWR, full, fullSize)
+	ww, wwSize := g.sccs(relWW, full, fullSize, &sc0)
+	wr, wrSize := g.sccs(relWR, full, fullSize, &sc0)
 	// The operation each kind of cycle starts from; -1 for none. Per
 	// component of the whole graph: one in a ww-only cycle (G0), one with
 	// a wr edge that stays in the component (G1c through a ww edge). Per

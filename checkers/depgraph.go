@@ -1,10 +1,6 @@
 package checkers
 
-import (
-	"slices"
-
-	"kafkasim/model"
-)
+import "slices"
 
 // This file builds the dependency graph over client operations that Elle
 // builds for Kafka (jepsen.tests.kafka ww-graph, wr-graph, graph):
@@ -92,21 +88,16 @@ func (x *txnIndex) wwRows(n int) inRows {
 // order is the readers' order, so each reader's row is appended whole.
 func (x *txnIndex) wrRows(n int) inRows {
 	r := inRows{start: make([]int32, n+1), from: make([]int32, 0, x.a.polled), rel: relWR}
-	for i := range x.a.h {
-		op := &x.a.h[i]
-		if op.F != model.FPoll || !op.Completed() {
+	for i := range x.a.entries {
+		e := &x.a.entries[i]
+		if e.kind != kindPoll || !e.completed() {
 			continue
 		}
-		reader := x.opOf[i]
-		for _, pr := range op.Records {
-			xp := x.part(pr.TP)
-			if xp == nil {
-				continue
-			}
-			for _, r2 := range pr.Records {
-				if w, ok := x.writer(xp, r2.Value, r2.Offset); ok && w != reader {
-					r.from = append(r.from, w)
-				}
+		reader := e.op
+		for _, rec := range x.a.polledRecs[e.recs : e.recs+e.nrecs] {
+			// Every polled partition was observed: it has its index.
+			if w, ok := x.writer(x.parts[rec.part], x.a.names[rec.id], rec.offset); ok && w != reader {
+				r.from = append(r.from, w)
 			}
 		}
 		r.start[reader+1] = int32(len(r.from))

@@ -59,11 +59,7 @@ type groupHolds struct {
 func holdsOf(h model.History) groupHolds {
 	// When each process was last heard of, if it ended indeterminate.
 	crashed := map[int]time.Duration{}
-	lastOp := map[int]int{}
-	for i := range h {
-		lastOp[h[i].Process] = i
-	}
-	for p, i := range lastOp {
+	for p, i := range lastEntries(h) {
 		if h[i].Type.Indeterminate() {
 			crashed[p] = h[i].Time
 		}
@@ -131,6 +127,33 @@ func holdsOf(h model.History) groupHolds {
 		slices.SortStableFunc(holds[k], func(x, y ownership) int { return cmp.Compare(x.from, y.from) })
 	}
 	return groupHolds{keys: keys, holds: holds, gensSeen: gensSeen}
+}
+
+// lastEntries is each process's last entry in h, by process number.
+// Process numbers are usually small (as in byProcess): then a slice finds
+// them, not a map write for each of millions of entries.
+func lastEntries(h model.History) map[int]int {
+	top := -1
+	for i := range h {
+		top = max(top, h[i].Process)
+	}
+	last := map[int]int{}
+	if top >= 4*len(h)+64 {
+		for i := range h {
+			last[h[i].Process] = i
+		}
+		return last
+	}
+	at := make([]int, top+1)
+	for i := range h {
+		at[h[i].Process] = i + 1
+	}
+	for p, i1 := range at {
+		if i1 > 0 {
+			last[p] = i1 - 1
+		}
+	}
+	return last
 }
 
 // overlaps calls f for each hold of hs (sorted by start) that begins while

@@ -112,9 +112,8 @@ type txnIndex struct {
 	a *analysis
 	// ops are the client operations in history order; op k spans history
 	// entries ops[k].first up to (not including) ops[k].end.
+	// (The operation an entry belongs to is its analysis.entries op.)
 	ops []txnOp
-	// opOf is the operation each history entry belongs to.
-	opOf []int32
 	// parts indexes each observed partition's version order, in a.parts
 	// order (partition.order).
 	parts []*txnPart
@@ -142,26 +141,17 @@ type txnPart struct {
 }
 
 func newTxnIndex(a *analysis) *txnIndex {
-	x := &txnIndex{a: a, opOf: make([]int32, len(a.h))}
-	n := 0
-	for i := range a.h {
-		if t := a.h[i].Txn; t == 0 || i == 0 || a.h[i-1].Txn != t {
-			n++
-		}
+	x := &txnIndex{a: a}
+	es := a.entries
+	if len(es) > 0 {
+		x.ops = make([]txnOp, es[len(es)-1].op+1)
 	}
-	x.ops = make([]txnOp, 0, n)
-	for i := 0; i < len(a.h); {
-		j := i + 1
-		if t := a.h[i].Txn; t > 0 {
-			for j < len(a.h) && a.h[j].Txn == t {
-				j++
-			}
+	for i := range es {
+		o := &x.ops[es[i].op]
+		if i == 0 || es[i-1].op != es[i].op {
+			o.first = int32(i)
 		}
-		k := int32(len(x.ops))
-		x.ops = append(x.ops, txnOp{int32(i), int32(j)})
-		for ; i < j; i++ {
-			x.opOf[i] = k
-		}
+		o.end = int32(i) + 1
 	}
 	x.parts = make([]*txnPart, 0, len(a.parts))
 	for _, p := range a.parts {
@@ -172,13 +162,13 @@ func newTxnIndex(a *analysis) *txnIndex {
 		x.parts = append(x.parts, xp)
 	}
 	for i := range a.h {
-		op := &a.h[i]
-		if op.F != model.FSend || !op.Completed() {
+		if e := &a.entries[i]; e.kind != kindSend || !e.completed() {
 			continue
 		}
+		op := &a.h[i]
 		if xp := x.part(op.TP); xp != nil {
 			if j, ok := xp.at(op.Value, op.Offset); ok {
-				xp.writers[j] = x.opOf[i] // a later send of the value wins, as in writer-of
+				xp.writers[j] = a.entries[i].op // a later send of the value wins, as in writer-of
 			}
 		}
 	}
@@ -216,12 +206,12 @@ func (x *txnIndex) writersByValue(parts []*txnPart) {
 		xp.writerOf = map[string]int32{}
 	}
 	for i := range x.a.h {
-		op := &x.a.h[i]
-		if op.F != model.FSend || !op.Completed() {
+		if e := &x.a.entries[i]; e.kind != kindSend || !e.completed() {
 			continue
 		}
+		op := &x.a.h[i]
 		if xp := x.part(op.TP); xp != nil && xp.writerOf != nil {
-			xp.writerOf[op.Value] = x.opOf[i]
+			xp.writerOf[op.Value] = x.a.entries[i].op
 		}
 	}
 }

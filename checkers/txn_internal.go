@@ -28,17 +28,17 @@ func (x *txnIndex) internalSends(opts *Options) []Violation {
 	}
 	var prev []last // this operation's last send per partition, few
 	for k := range x.ops {
-		head := x.head(int32(k))
-		if x.ops[k].end-x.ops[k].first < 2 || !head.Completed() {
+		if x.ops[k].end-x.ops[k].first < 2 || !x.a.entries[x.ops[k].first].completed() {
 			continue
 		}
 		prev = prev[:0]
 		mops := x.micro(int32(k))
+		first := int(x.ops[k].first)
 		for m := range mops {
-			op := &mops[m]
-			if op.F != model.FSend || op.TP.Topic == "" {
-				continue
+			if x.a.entries[first+m].sent < 0 {
+				continue // not a send, or one whose partition is unknown
 			}
+			op := &mops[m]
 			seen := false
 			for j := range prev {
 				if prev[j].tp != op.TP {
@@ -101,19 +101,20 @@ func (x *txnIndex) sendPair(opts *Options, k int32, tp model.TopicPartition, v1,
 func (x *txnIndex) precommittedReads() []Violation {
 	var out []Violation
 	for k := range x.ops {
-		head := x.head(int32(k))
-		if x.ops[k].end-x.ops[k].first < 2 || !head.Completed() {
+		if x.ops[k].end-x.ops[k].first < 2 || !x.a.entries[x.ops[k].first].completed() {
 			continue
 		}
+		head := x.head(int32(k))
 		mops := x.micro(int32(k))
+		first := int(x.ops[k].first)
 		found := false
 		for sm := 0; sm < len(mops) && !found; sm++ {
-			s := &mops[sm]
-			if s.F != model.FSend {
+			if x.a.entries[first+sm].kind != kindSend {
 				continue
 			}
+			s := &mops[sm]
 			for pm := range mops {
-				if o, ok := pollReturned(&mops[pm], s.TP, s.Value); ok {
+				if o, ok := x.a.pollReturned(first+pm, first+sm); ok {
 					out = append(out, Violation{
 						Checker: CheckerAnomalies, Anomaly: PrecommittedRead, Partition: s.TP,
 						Offsets: []model.Offset{o}, Values: []string{s.Value}, Ops: []int{head.Index},
@@ -130,13 +131,26 @@ func (x *txnIndex) precommittedReads() []Violation {
 	return out
 }
 
-// pollReturned reports whether op is a poll that returned value from tp, and at
-// which offset.
-func pollReturned(op *model.Op, tp model.TopicPartition, value string) (model.Offset, bool) {
-	if op.F != model.FPoll {
+// pollReturned reports whether entry poll is a poll that returned the
+// record entry send wrote, and at which offset. A send with its partition
+// known has its record's id, and the poll's records theirs; a send whose
+// partition is unknown is looked for by its value, in its (empty)
+// partition.
+func (a *analysis) pollReturned(poll, send int) (model.Offset, bool) {
+	e := &a.entries[poll]
+	if e.kind != kindPoll {
 		return 0, false
 	}
-	for _, pr := range op.Records {
+	if id := a.entries[send].sent; id >= 0 {
+		for _, r := range a.polledRecs[e.recs : e.recs+e.nrecs] {
+			if r.id == id {
+				return r.offset, true
+			}
+		}
+		return 0, false
+	}
+	tp, value := a.h[send].TP, a.h[send].Value
+	for _, pr := range a.h[poll].Records {
 		if pr.TP != tp {
 			continue
 		}

@@ -192,11 +192,11 @@ func TestSCCLongChain(t *testing.T) {
 		edges[i] = depEdge{int32(i), int32((i + 1) % n), relWW}
 	}
 	g := newDepGraph(n, edges)
-	comp, size := g.sccs(relWW, nil, nil)
+	comp, size := g.sccs(relWW, nil, nil, &sccScratch{})
 	if len(size) != 1 || size[0] != n || comp[0] != comp[n-1] {
 		t.Fatalf("components: %d, first size %d", len(size), size[0])
 	}
-	if _, size := g.sccs(relWR, nil, nil); len(size) != n {
+	if _, size := g.sccs(relWR, nil, nil, &sccScratch{}); len(size) != n {
 		t.Fatalf("wr-only components: %d, want %d singletons", len(size), n)
 	}
 	sc := &bfsScratch{parent: make([]int32, n)}
@@ -215,7 +215,7 @@ func TestCycleThroughShortest(t *testing.T) {
 	g := newDepGraph(4, []depEdge{
 		{0, 1, relWW}, {1, 2, relWW}, {2, 3, relWW}, {3, 0, relWW}, {1, 0, relWR}, {0, 2, relWR},
 	})
-	comp, _ := g.sccs(relWW|relWR, nil, nil)
+	comp, _ := g.sccs(relWW|relWR, nil, nil, &sccScratch{})
 	sc := &bfsScratch{parent: []int32{-1, -1, -1, -1}}
 	if cyc := g.cycleThrough(0, relWW|relWR, relWW|relWR, comp, sc); !slices.Equal(cyc, []int32{0, 1}) {
 		t.Fatalf("shortest: %v", cyc)

@@ -1,0 +1,125 @@
+package checkers
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
+
+// processes is the history's entries grouped by the client (process) that
+// made them: what the per-consumer and per-producer order checks walk.
+//
+// Those checks judge each process on its own, but they do not have to
+// visit the processes one after another. Walking one process's entries
+// reads every tenth entry or so of the history, and each is a cache miss
+// (an entry is some 320 bytes, and a poll's records sit behind two more
+// pointers): on the transactional million-operation benchmark that was
+// more than a CPU second. inHistoryOrder visits the same steps, each
+// process's in its own order, as one pass over the history, which the
+// caches stream.
+type processes struct {
+	// ops are the entries of each process, in process-number order, each
+	// in history (index) order.
+	ops [][]int32
+	// of is each entry's process, its index into ops.
+	of []int32
+	// endOrdered says of each process whether its entries complete in
+	// history order (an entry still running completes after all), as
+	// they nearly always do: pollOrder's order is completion order.
+	endOrdered []bool
+}
+
+// completion is when entry i completed, for ordering a process's
+// entries by it; an entry that never did comes after all.
+func (a *analysis) completion(i int32) time.Duration {
+	if op := &a.h[i]; op.Completed() {
+		return op.End
+	}
+	return math.MaxInt64
+}
+
+// byProcess groups op indices by process (in process order), each in
+// invocation order.
+func (a *analysis) byProcess() *processes {
+	// Process numbers are usually small (Jepsen's grow by the concurrency
+	// each time a client crashes): then count each process's ops, and
+	// fill slices of the right size, in process order, with no map.
+	top := -1
+	for i := range a.h {
+		top = max(top, a.h[i].Process)
+	}
+	if top < 4*len(a.h)+64 {
+		count := make([]int32, top+1)
+		for i := range a.h {
+			count[a.h[i].Process]++
+		}
+		ps := &processes{of: make([]int32, len(a.h))}
+		each := make([][]int32, top+1)
+		slot := make([]int32, top+1) // process number → index into ops
+		for p, n := range count {
+			if n > 0 {
+				each[p] = make([]int32, 0, n)
+				slot[p] = int32(len(ps.ops))
+				ps.ops = append(ps.ops, nil)
+			}
+		}
+		ps.endOrdered = make([]bool, len(ps.ops))
+		lastEnd := make([]time.Duration, len(ps.ops))
+		for k := range ps.endOrdered {
+			ps.endOrdered[k], lastEnd[k] = true, math.MinInt64
+		}
+		for i := range a.h {
+			p := a.h[i].Process
+			each[p] = append(each[p], int32(i))
+			k, end := slot[p], a.completion(int32(i))
+			ps.of[i] = k
+			ps.endOrdered[k] = ps.endOrdered[k] && end >= lastEnd[k]
+			lastEnd[k] = end
+		}
+		for p, ops := range each {
+			if len(ops) > 0 {
+				ps.ops[slot[p]] = ops
+			}
+		}
+		return ps
+	}
+	m := map[int][]int32{}
+	for i := range a.h {
+		p := a.h[i].Process
+		m[p] = append(m[p], int32(i))
+	}
+	ids := make([]int, 0, len(m))
+	for p := range m {
+		ids = append(ids, p)
+	}
+	slices.Sort(ids)
+	ps := &processes{ops: make([][]int32, len(ids)), of: make([]int32, len(a.h)), endOrdered: make([]bool, len(ids))}
+	for k, p := range ids {
+		ps.ops[k] = m[p]
+		for _, i := range m[p] {
+			ps.of[i] = int32(k)
+		}
+		ps.endOrdered[k] = slices.IsSortedFunc(m[p], a.byCompletion)
+	}
+	return ps
+}
+
+// byCompletion orders entries by completion.
+func (a *analysis) byCompletion(x, y int32) int { return cmp.Compare(a.completion(x), a.completion(y)) }
+
+// inHistoryOrder walks the history's entries once and hands entry i to step(p, i)
+// when process p's walk waits for it (waiting(p) is i; -1 when that walk
+// is over). A step may take more than one entry (an operation's
+// micro-ops); the entries it took are not handed on again, since the
+// walk then waits for a later one. Every walk must wait for its
+// process's entries in history order, and steps of one process run in
+// that order; steps of different processes interleave, so walks must
+// not share state.
+func (ps *processes) inHistoryOrder(waiting func(p int) int32, step func(p int, i int32)) {
+	for i, p := range ps.of {
+		if waiting(int(p)) == int32(i) {
+			step(int(p), int32(i))
+		}
+	}
+}
