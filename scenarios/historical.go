@@ -405,14 +405,14 @@ func offsetCommitLostSchedule(s *Scripted) faults.Schedule {
 	tp := model.TP(broker.OffsetsTopic, broker.PartitionFor("g", s.Config.Group.OffsetsTopicPartitions))
 	seen := -1 // commits observed up to the last look
 	p := s.probeUntil(15*time.Second, 25*time.Second, func(p *Scripted) bool {
-		obs := p.Cluster.Groups.Committed
+		obs := p.Observed.Committed
 		if seen < 0 { // the first look, at 15 s: nothing is new yet
 			seen = len(obs)
 			return false
 		}
 		fresh := obs[seen:]
 		seen = len(obs)
-		return slices.ContainsFunc(fresh, func(o cluster.CommittedObservation) bool { return o.Group == "g" }) && unaware(p, tp)
+		return slices.ContainsFunc(fresh, func(o model.CommittedObservation) bool { return o.Group == "g" }) && unaware(p, tp)
 	})
 	at := p.Sim.Now()
 	a, f := p.LeaderAndFollowers(tp)

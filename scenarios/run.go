@@ -105,8 +105,8 @@ type Result struct {
 	History model.History `json:"-"`
 	// Observed and Faults are what the brokers reported and what the
 	// faults hit, for a timeline of the run; not in the JSON.
-	Observed checkers.Observations `json:"-"`
-	Faults   []FaultWindow         `json:"-"`
+	Observed model.Observations `json:"-"`
+	Faults   []FaultWindow      `json:"-"`
 
 	// What the run was given and the rest of what the checkers judged, so
 	// that SaveRun can write a run directory that CheckRun judges again to
