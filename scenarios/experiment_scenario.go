@@ -177,6 +177,14 @@ func (e Experiment) scenario(file string, data []byte) (Scenario, error) {
 	if len(e.Seeds) > experimentSeedsMax {
 		return Scenario{}, fail(fmt.Sprintf("%d seeds: at most %d", len(e.Seeds), experimentSeedsMax), "seeds")
 	}
+	if len(e.Seeds) > 0 {
+		// The file's first seed is its own (Scenario.Seed), the one kafkasim
+		// run plays without -seed: go test runs it first, and kafkasim show
+		// writes a catalog scenario's own seed there, so a shown historical
+		// bug run from its file replays the seed its schedule was written
+		// against.
+		sc.Seed = e.Seeds[0]
+	}
 	if e.Draw != "" {
 		switch {
 		case Draws[e.Draw] == nil || strings.HasPrefix(e.Draw, "test-"):

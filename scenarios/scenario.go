@@ -57,7 +57,8 @@ type Scenario struct {
 	Expect string
 	// Seed is the scenario's own seed, 0 for none: a historical bug's
 	// replay was written against it, and go test and kafkasim run without
-	// -seed play it (DefaultSeed). Sweeps run their own seed range.
+	// -seed play it (DefaultSeed); an experiment file's is the first of
+	// its seeds. Sweeps run their own seed range.
 	Seed uint64
 
 	// Experiment is the experiment file the scenario was read from (a run
