@@ -24,8 +24,8 @@ type Historical struct {
 	// (Scenario.Seed), which go test and kafkasim run without -seed play.
 	Seed uint64
 	// Expect is the anomaly the checkers must name under Buggy, one of
-	// the checkers' anomaly names (checkers.AckedWriteLost, ...).
-	Expect string
+	// their constants (checkers.AckedWriteLost, ...).
+	Expect Expect
 	// Fixture is the bug's cluster: Brokers (default 3), and Partitions of
 	// topic "t" (default 1) and Groups consuming it for the consumer-group
 	// bugs.
@@ -66,7 +66,7 @@ func (h Historical) Scenario() Scenario {
 // must not show h.Expect; it is not in the catalog.
 func (h Historical) FixedScenario() Scenario {
 	sc := h.Scenario()
-	sc.Config, sc.Expect = h.FixedConfig, ""
+	sc.Config, sc.Expect = h.FixedConfig, Pass
 	return sc
 }
 
