@@ -138,7 +138,7 @@ func TestCrashedMemberHoldsEnd(t *testing.T) {
 // A coordinator that loads fewer offsets than its predecessor had
 // acknowledged lost a commit; a seek between excuses going back.
 func TestCoordinatorCommitRegression(t *testing.T) {
-	obs := []CommittedObservation{
+	obs := []model.CommittedObservation{
 		{Time: ms(10), Broker: 1, Group: "g", TP: t0, Offset: 5},
 		{Time: ms(20), Broker: 1, Group: "g", TP: t0, Offset: 9},
 		{Time: ms(30), Broker: 2, Group: "g", TP: t0, Offset: 5}, // the new coordinator loaded less
@@ -146,7 +146,7 @@ func TestCoordinatorCommitRegression(t *testing.T) {
 		{Time: ms(20), Broker: 1, Group: "g", TP: t1, Offset: 3},
 		{Time: ms(30), Broker: 2, Group: "g", TP: t1, Offset: 3},
 	}
-	r := check(t, Input{History: hist(), Observations: Observations{Committed: obs}}, Options{})
+	r := check(t, Input{History: hist(), Observations: model.Observations{Committed: obs}}, Options{})
 	v := mustFind(t, r, CommitRegression, t0, 9, 5)
 	if !v.Error || !strings.Contains(v.Detail, "coordinator b2") {
 		t.Fatalf("want an error naming the new coordinator: %v", v)
@@ -155,7 +155,7 @@ func TestCoordinatorCommitRegression(t *testing.T) {
 		t.Fatalf("one regression only:\n%s", dump(r))
 	}
 	h := hist(seek(10, 25, t0, 5))
-	mustNotFind(t, check(t, Input{History: h, Observations: Observations{Committed: obs}}, Options{}), CommitRegression)
+	mustNotFind(t, check(t, Input{History: h, Observations: model.Observations{Committed: obs}}, Options{}), CommitRegression)
 }
 
 // A coordinator deposed while paused wakes up holding the offsets of its
@@ -165,24 +165,24 @@ func TestCoordinatorCommitRegression(t *testing.T) {
 // That stale view is no lost commit; the successor holding less than an
 // earlier coordinator of the same or an older epoch still is.
 func TestCoordinatorCommitRegressionIgnoresADeposedCoordinator(t *testing.T) {
-	obs := []CommittedObservation{
+	obs := []model.CommittedObservation{
 		{Time: ms(10), Broker: 2, Epoch: 0, Group: "g", TP: t0, Offset: 234},
 		{Time: ms(20), Broker: 1, Epoch: 1, Group: "g", TP: t0, Offset: 285}, // the successor loaded
 		{Time: ms(30), Broker: 1, Epoch: 1, Group: "g", TP: t0, Offset: 392},
 		{Time: ms(40), Broker: 2, Epoch: 0, Group: "g", TP: t0, Offset: 285}, // the deposed one wakes
 		{Time: ms(50), Broker: 1, Epoch: 1, Group: "g", TP: t0, Offset: 426},
 	}
-	in := Input{History: hist(), Observations: Observations{Committed: obs}}
+	in := Input{History: hist(), Observations: model.Observations{Committed: obs}}
 	mustNotFind(t, check(t, in, Options{}), CommitRegression)
 
 	// The same reports with the wake-up under the current epoch, as if the
 	// successor itself went back: caught.
 	current := slices.Clone(obs)
 	current[3].Epoch = 1
-	mustFind(t, check(t, Input{History: hist(), Observations: Observations{Committed: current}}, Options{}), CommitRegression, t0, 392, 285)
+	mustFind(t, check(t, Input{History: hist(), Observations: model.Observations{Committed: current}}, Options{}), CommitRegression, t0, 392, 285)
 
 	// A third coordinator, newer still, that loaded less than its
 	// predecessor had: caught, though its broker once led an older epoch.
-	lost := append(slices.Clone(obs), CommittedObservation{Time: ms(60), Broker: 2, Epoch: 2, Group: "g", TP: t0, Offset: 392})
-	mustFind(t, check(t, Input{History: hist(), Observations: Observations{Committed: lost}}, Options{}), CommitRegression, t0, 426, 392)
+	lost := append(slices.Clone(obs), model.CommittedObservation{Time: ms(60), Broker: 2, Epoch: 2, Group: "g", TP: t0, Offset: 392})
+	mustFind(t, check(t, Input{History: hist(), Observations: model.Observations{Committed: lost}}, Options{}), CommitRegression, t0, 426, 392)
 }

@@ -379,16 +379,16 @@ func commits(h model.History) []Violation {
 // storeGroup would fail with NOT_COORDINATOR). That is a deposed
 // coordinator's view, not the group's generation going back (slow-follower
 // seed 91002801).
-func generations(obs []GenerationObservation) []Violation {
+func generations(obs []model.GenerationObservation) []Violation {
 	obs = slices.Clone(obs)
-	slices.SortStableFunc(obs, func(x, y GenerationObservation) int {
+	slices.SortStableFunc(obs, func(x, y model.GenerationObservation) int {
 		if c := cmp.Compare(x.Group, y.Group); c != 0 {
 			return c
 		}
 		return cmp.Compare(x.Time, y.Time)
 	})
 	var out []Violation
-	latest := map[string]GenerationObservation{}
+	latest := map[string]model.GenerationObservation{}
 	for _, g := range obs {
 		l, ok := latest[g.Group]
 		deposed := ok && g.Epoch < l.Epoch
@@ -403,13 +403,13 @@ func generations(obs []GenerationObservation) []Violation {
 		owner := map[model.TopicPartition]string{}
 		for _, m := range g.Members {
 			for _, tp := range m.Partitions {
-				if o, ok := owner[tp]; ok && o != m.Member {
+				if o, ok := owner[tp]; ok && o != m.MemberID {
 					out = append(out, Violation{
 						Checker: CheckerGroups, Anomaly: DoubleOwner, Partition: tp, Error: true, Promise: PromiseGroups,
-						Detail: fmt.Sprintf("group %s generation %d assigned the partition to both %s and %s", g.Group, g.Generation, o, m.Member),
+						Detail: fmt.Sprintf("group %s generation %d assigned the partition to both %s and %s", g.Group, g.Generation, o, m.MemberID),
 					})
 				}
-				owner[tp] = m.Member
+				owner[tp] = m.MemberID
 			}
 		}
 	}
@@ -435,7 +435,7 @@ func generations(obs []GenerationObservation) []Violation {
 // moved on. That view is stale, not a lost commit; what the deposed
 // coordinator acknowledged to clients is judged from the history by
 // committedOffsets.
-func coordinatorCommits(obs []CommittedObservation, h model.History) []Violation {
+func coordinatorCommits(obs []model.CommittedObservation, h model.History) []Violation {
 	explicitTP := map[model.TopicPartition][]time.Duration{}
 	for i := range h {
 		op := &h[i]
@@ -446,8 +446,8 @@ func coordinatorCommits(obs []CommittedObservation, h model.History) []Violation
 		}
 	}
 	obs = slices.Clone(obs)
-	slices.SortStableFunc(obs, func(x, y CommittedObservation) int { return cmp.Compare(x.Time, y.Time) })
-	best := map[groupPartition]CommittedObservation{}
+	slices.SortStableFunc(obs, func(x, y model.CommittedObservation) int { return cmp.Compare(x.Time, y.Time) })
+	best := map[groupPartition]model.CommittedObservation{}
 	reported := map[groupPartition]bool{}
 	newest := map[string]model.Epoch{} // per group, the newest coordinator epoch seen
 	var out []Violation

@@ -17,8 +17,9 @@ type Input struct {
 	// the run.
 	Replicas []ReplicaLog
 
-	// Observations are facts the run recorded while it went.
-	Observations Observations
+	// model.Observations are what the nodes reported while the run went
+	// (model.Observations), as the cluster recorded them.
+	Observations model.Observations
 
 	// DiskLost lists partitions for which every ISR and ELR replica lost
 	// its disk (or its unflushed tail) at some point: acknowledged writes
@@ -49,87 +50,6 @@ type ReplicaLog struct {
 	// others and its absence from the ISR is a violation of its own
 	// (replica-not-rejoined), so a divergence cannot hide outside the ISR.
 	NeverRejoined bool `json:",omitempty"`
-}
-
-// Observations are the cluster facts a run recorded, each with the virtual
-// time it was seen.
-type Observations struct {
-	// ISRs are the in-sync replica sets leaders applied, for timelines;
-	// no checker judges them.
-	ISRs []ISRObservation
-	// Leaders: a broker became leader of a partition in an epoch.
-	Leaders []LeaderObservation
-	// HighWatermarks: a broker's high watermark for a partition.
-	HighWatermarks []HWObservation
-	// Generations: a group coordinator completed a rebalance.
-	Generations []GenerationObservation
-	// Committed: a group coordinator's committed offset for a partition,
-	// each time it changed (a commit applied, or offsets loaded after a
-	// coordinator failover).
-	Committed []CommittedObservation
-	// Quorum: what the metadata quorum's nodes reported (quorum.go).
-	Quorum QuorumObservations
-}
-
-// LeaderObservation says Leader led TP in Epoch from Time on.
-type LeaderObservation struct {
-	Time   time.Duration
-	TP     model.TopicPartition
-	Epoch  model.Epoch
-	Leader model.BrokerID
-}
-
-// HWObservation is Broker's high watermark for TP at Time. Incarnation
-// counts the broker's restarts: a restarted broker reloads its high
-// watermark from a checkpoint that may lag, so monotonicity is judged per
-// incarnation (what Kafka promises of one replica's in-memory value).
-// ISRObservation is the ISR a leader applied (from the controller) at a
-// moment.
-type ISRObservation struct {
-	Time   time.Duration
-	TP     model.TopicPartition
-	Leader model.BrokerID
-	Epoch  model.Epoch
-	ISR    []model.BrokerID
-}
-
-type HWObservation struct {
-	Time        time.Duration
-	TP          model.TopicPartition
-	Broker      model.BrokerID
-	Incarnation int
-	HW          model.Offset
-}
-
-// GenerationObservation is a group's assignment as its coordinator
-// completed generation Generation at Time, serving as coordinator under
-// Epoch, the leader epoch of the group's offsets partition (0 where a
-// source does not know it: then every coordinator counts as current).
-type GenerationObservation struct {
-	Time       time.Duration
-	Epoch      model.Epoch
-	Group      string
-	Generation model.Epoch
-	Members    []MemberAssignment
-}
-
-// CommittedObservation says coordinator Broker held Offset as Group's
-// committed offset for TP at Time, serving as coordinator under Epoch, the
-// leader epoch of the group's offsets partition (0 where a source does not
-// know it: then every coordinator counts as current).
-type CommittedObservation struct {
-	Time   time.Duration
-	Broker model.BrokerID
-	Epoch  model.Epoch
-	Group  string
-	TP     model.TopicPartition
-	Offset model.Offset
-}
-
-// MemberAssignment is what one member of a group owns in a generation.
-type MemberAssignment struct {
-	Member     string
-	Partitions []model.TopicPartition
 }
 
 // Options say what the configuration of the run promised; a finding the

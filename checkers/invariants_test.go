@@ -76,50 +76,51 @@ func TestAckedWriteLost(t *testing.T) {
 }
 
 func TestHighWatermarkRegression(t *testing.T) {
-	obs := []HWObservation{
+	obs := []model.HWObservation{
 		{Time: ms(0), TP: t0, Broker: 1, HW: 0},
 		{Time: ms(2), TP: t0, Broker: 1, HW: 2},
 		{Time: ms(5), TP: t0, Broker: 1, HW: 1},
 	}
-	r := check(t, Input{History: acked(), Observations: Observations{HighWatermarks: obs}}, Options{})
+	r := check(t, Input{History: acked(), Observations: model.Observations{HighWatermarks: obs}}, Options{})
 	mustFind(t, r, HWRegression, t0, 2, 1)
-	// After a restart the checkpointed value may lag: a new incarnation.
-	obs[2].Incarnation = 1
-	mustPass(t, check(t, Input{History: acked(), Observations: Observations{HighWatermarks: obs}}, Options{}))
+	// A broker that leads again (after a restart, say, whose checkpointed
+	// value may lag) does so under a new leader epoch: a new series.
+	obs[2].Epoch = 1
+	mustPass(t, check(t, Input{History: acked(), Observations: model.Observations{HighWatermarks: obs}}, Options{}))
 }
 
 func TestReadAboveHighWatermark(t *testing.T) {
-	obs := []HWObservation{
+	obs := []model.HWObservation{
 		{Time: ms(0), TP: t0, Broker: 1, HW: 0},
 		{Time: ms(2), TP: t0, Broker: 1, HW: 1}, // only a is committed when the poll returns at 4
 	}
-	r := check(t, Input{History: acked(), Observations: Observations{HighWatermarks: obs}}, Options{})
+	r := check(t, Input{History: acked(), Observations: model.Observations{HighWatermarks: obs}}, Options{})
 	if v := mustFind(t, r, ReadAboveHW, t0, 1); v.Ops[0] != 2 {
 		t.Fatalf("read-above-hw: %+v", v)
 	}
-	obs = append(obs, HWObservation{Time: ms(3), TP: t0, Broker: 2, HW: 2})
-	mustPass(t, check(t, Input{History: acked(), Observations: Observations{HighWatermarks: obs}}, Options{}))
+	obs = append(obs, model.HWObservation{Time: ms(3), TP: t0, Broker: 2, HW: 2})
+	mustPass(t, check(t, Input{History: acked(), Observations: model.Observations{HighWatermarks: obs}}, Options{}))
 }
 
 func TestLeaders(t *testing.T) {
-	obs := []LeaderObservation{
+	obs := []model.LeaderObservation{
 		{Time: ms(0), TP: t0, Epoch: 1, Leader: 1},
 		{Time: ms(5), TP: t0, Epoch: 2, Leader: 2},
 		{Time: ms(6), TP: t0, Epoch: 2, Leader: 3},
 	}
-	r := check(t, Input{History: acked(), Observations: Observations{Leaders: obs}}, Options{})
+	r := check(t, Input{History: acked(), Observations: model.Observations{Leaders: obs}}, Options{})
 	mustFind(t, r, SplitBrain, t0)
 	mustNotFind(t, r, EpochRegression)
 	obs[2].Epoch = 3
-	mustPass(t, check(t, Input{History: acked(), Observations: Observations{Leaders: obs}}, Options{}))
+	mustPass(t, check(t, Input{History: acked(), Observations: model.Observations{Leaders: obs}}, Options{}))
 	// A zombie: broker 1, cut off, still takes the epoch 1 it heard of
 	// after broker 2 led epoch 2. Fenced by epochs, it is no regression.
 	obs[2].Epoch = 1
 	obs[2].Leader = 1
-	mustPass(t, check(t, Input{History: acked(), Observations: Observations{Leaders: obs}}, Options{}))
+	mustPass(t, check(t, Input{History: acked(), Observations: model.Observations{Leaders: obs}}, Options{}))
 	// Broker 2 going back from epoch 2 to an older epoch is.
 	obs[2].Leader, obs[2].Epoch = 2, 0
-	r = check(t, Input{History: acked(), Observations: Observations{Leaders: obs}}, Options{})
+	r = check(t, Input{History: acked(), Observations: model.Observations{Leaders: obs}}, Options{})
 	mustFind(t, r, EpochRegression, t0)
 	mustNotFind(t, r, SplitBrain)
 }
@@ -179,16 +180,16 @@ func TestCommitRegression(t *testing.T) {
 }
 
 func TestGenerationObservations(t *testing.T) {
-	gens := []GenerationObservation{
-		{Time: ms(0), Group: "g", Generation: 1, Members: []MemberAssignment{{Member: "m1", Partitions: tps(t0)}, {Member: "m2", Partitions: tps(t1)}}},
-		{Time: ms(5), Group: "g", Generation: 2, Members: []MemberAssignment{{Member: "m1", Partitions: tps(t0, t1)}}},
+	gens := []model.GenerationObservation{
+		{Time: ms(0), Group: "g", Generation: 1, Members: []model.MemberAssignment{{MemberID: "m1", Partitions: tps(t0)}, {MemberID: "m2", Partitions: tps(t1)}}},
+		{Time: ms(5), Group: "g", Generation: 2, Members: []model.MemberAssignment{{MemberID: "m1", Partitions: tps(t0, t1)}}},
 	}
-	mustPass(t, check(t, Input{History: acked(), Observations: Observations{Generations: gens}}, Options{}))
+	mustPass(t, check(t, Input{History: acked(), Observations: model.Observations{Generations: gens}}, Options{}))
 	gens[1].Generation = 0
-	mustFind(t, check(t, Input{History: acked(), Observations: Observations{Generations: gens}}, Options{}), GenerationRegression, model.TopicPartition{})
+	mustFind(t, check(t, Input{History: acked(), Observations: model.Observations{Generations: gens}}, Options{}), GenerationRegression, model.TopicPartition{})
 	gens[1].Generation = 2
-	gens[1].Members = append(gens[1].Members, MemberAssignment{Member: "m2", Partitions: tps(t1)})
-	mustFind(t, check(t, Input{History: acked(), Observations: Observations{Generations: gens}}, Options{}), DoubleOwner, t1)
+	gens[1].Members = append(gens[1].Members, model.MemberAssignment{MemberID: "m2", Partitions: tps(t1)})
+	mustFind(t, check(t, Input{History: acked(), Observations: model.Observations{Generations: gens}}, Options{}), DoubleOwner, t1)
 }
 
 // A coordinator deposed while paused wakes with its old group and may
@@ -197,17 +198,17 @@ func TestGenerationObservations(t *testing.T) {
 // The nearby cases stay errors: the same going back under one coordinator,
 // or under a newer one.
 func TestGenerationRegressionIgnoresADeposedCoordinator(t *testing.T) {
-	gens := func(oldEpoch model.Epoch) []GenerationObservation {
-		return []GenerationObservation{
+	gens := func(oldEpoch model.Epoch) []model.GenerationObservation {
+		return []model.GenerationObservation{
 			{Time: ms(0), Epoch: 1, Group: "g", Generation: 1},
 			{Time: ms(5), Epoch: 2, Group: "g", Generation: 2},
 			{Time: ms(6), Epoch: oldEpoch, Group: "g", Generation: 1},
 			{Time: ms(7), Epoch: 2, Group: "g", Generation: 3},
 		}
 	}
-	mustPass(t, check(t, Input{History: acked(), Observations: Observations{Generations: gens(1)}}, Options{}))
+	mustPass(t, check(t, Input{History: acked(), Observations: model.Observations{Generations: gens(1)}}, Options{}))
 	for _, e := range []model.Epoch{2, 3} {
-		mustFind(t, check(t, Input{History: acked(), Observations: Observations{Generations: gens(e)}}, Options{}), GenerationRegression, model.TopicPartition{})
+		mustFind(t, check(t, Input{History: acked(), Observations: model.Observations{Generations: gens(e)}}, Options{}), GenerationRegression, model.TopicPartition{})
 	}
 }
 
@@ -215,7 +216,7 @@ func TestGenerationRegressionIgnoresADeposedCoordinator(t *testing.T) {
 // checker.
 func TestEmptyPollRecords(t *testing.T) {
 	h := hist(sendOK(0, t0, "a", 0, 0, 1), poll(1, 2, 3, model.PartitionRecords{TP: t0}), poll(1, 4, 5, recs(t0, 0, "a")))
-	obs := Observations{HighWatermarks: []HWObservation{{Time: ms(1), TP: t0, Broker: 1, HW: 1}}}
+	obs := model.Observations{HighWatermarks: []model.HWObservation{{Time: ms(1), TP: t0, Broker: 1, HW: 1}}}
 	mustPass(t, check(t, Input{History: h, Observations: obs}, Options{}))
 }
 

@@ -33,16 +33,16 @@ func TestEveryRequirementIsWhatItsCheckReads(t *testing.T) {
 		excuse bool
 	}{
 		{"replica agreement", Input{History: acked(), Replicas: divergent}, PartReplicas, ReplicaDivergence, false},
-		{"high-watermark monotonicity", Input{History: acked(), Observations: Observations{HighWatermarks: []HWObservation{
+		{"high-watermark monotonicity", Input{History: acked(), Observations: model.Observations{HighWatermarks: []model.HWObservation{
 			{Time: ms(2), TP: t0, Broker: 1, HW: 2}, {Time: ms(5), TP: t0, Broker: 1, HW: 1}}}}, PartHighWatermarks, HWRegression, false},
-		{"leader-epoch uniqueness", Input{History: acked(), Observations: Observations{Leaders: []LeaderObservation{
+		{"leader-epoch uniqueness", Input{History: acked(), Observations: model.Observations{Leaders: []model.LeaderObservation{
 			{Time: ms(0), TP: t0, Epoch: 1, Leader: 1}, {Time: ms(1), TP: t0, Epoch: 1, Leader: 2}}}}, PartLeaders, SplitBrain, false},
-		{"coordinator commit durability", Input{History: acked(), Observations: Observations{Committed: []CommittedObservation{
+		{"coordinator commit durability", Input{History: acked(), Observations: model.Observations{Committed: []model.CommittedObservation{
 			{Time: ms(1), Broker: 1, Group: "g", TP: t0, Offset: 5}, {Time: ms(2), Broker: 2, Group: "g", TP: t0, Offset: 3}}}}, PartCommitted, CommitRegression, false},
-		{"generation monotonicity", Input{History: acked(), Observations: Observations{Generations: []GenerationObservation{
+		{"generation monotonicity", Input{History: acked(), Observations: model.Observations{Generations: []model.GenerationObservation{
 			{Time: ms(0), Group: "g", Generation: 2}, {Time: ms(5), Group: "g", Generation: 1}}}}, PartGenerations, GenerationRegression, false},
-		{"metadata quorum", Input{History: acked(), Observations: Observations{Quorum: QuorumObservations{Voters: []model.BrokerID{100, 101},
-			Leaders: []QuorumLeaderObservation{{Time: ms(1), Node: 100, Epoch: 1}, {Time: ms(2), Node: 101, Epoch: 1}}}}}, PartQuorum, QuorumSplitBrain, false},
+		{"metadata quorum", Input{History: acked(), Observations: model.Observations{Quorum: model.QuorumObservations{Voters: []model.BrokerID{100, 101},
+			Leaders: []model.QuorumLeaderObservation{{Time: ms(1), Node: 100, Epoch: 1}, {Time: ms(2), Node: 101, Epoch: 1}}}}}, PartQuorum, QuorumSplitBrain, false},
 		{"records retention deleted are not lost", Input{History: retained, Replicas: []ReplicaLog{
 			{Broker: 1, TP: t0, LogStart: 1, HW: 2, Records: ovs(1, "b")}}}, PartReplicas, LostWrite, true},
 		{"acknowledged writes are not promised where every ISR and ELR replica lost its disk", Input{History: twice, DiskLost: []model.TopicPartition{t0}}, PartDiskLost, InconsistentOffsets, true},
@@ -76,7 +76,7 @@ func TestEveryRequirementIsWhatItsCheckReads(t *testing.T) {
 		case PartGenerations:
 			without.Observations.Generations = nil
 		case PartQuorum:
-			without.Observations.Quorum = QuorumObservations{}
+			without.Observations.Quorum = model.QuorumObservations{}
 		case PartDiskLost:
 			without.DiskLost = nil
 		}

@@ -39,73 +39,8 @@ import (
 // violations are reported on.
 var MetadataPartition = model.TP("__cluster_metadata", 0)
 
-// QuorumObservations are what the metadata quorum's nodes (controllers, the
-// voters, and brokers, which replay the log as observers) reported while a
-// run went, each stamped with the true virtual time and with the node's
-// incarnation: the kernel's count of the node's starts (sim.Sim.Incarnation
-// at the moment of the report), so that what a restart legitimately resets
-// (the in-memory high watermark, the replay position) is judged per
-// incarnation. Each slice is in the order the reports were made.
-type QuorumObservations struct {
-	// Voters are the controllers (controller.quorum.voters); every other
-	// node that reports is an observer (a broker).
-	Voters []model.BrokerID
-	// Leaders: a node became leader of an epoch.
-	Leaders []QuorumLeaderObservation
-	// HighWatermarks: a node's high watermark moved.
-	HighWatermarks []QuorumHWObservation
-	// Applied: a node applied a committed entry to its state machine.
-	Applied []QuorumAppliedObservation
-	// Snapshots: a node restored a snapshot (its own at start, or one the
-	// leader sent).
-	Snapshots []QuorumSnapshotObservation
-}
-
-// QuorumLeaderObservation says Node became the quorum leader of Epoch at
-// Time.
-type QuorumLeaderObservation struct {
-	Time        time.Duration
-	Node        model.BrokerID
-	Incarnation int
-	Epoch       model.Epoch
-}
-
-// QuorumHWObservation is Node's high watermark at Time: the offset of the
-// first entry not known committed (exclusive, as Kafka's). Epoch is the
-// node's current epoch when the high watermark moved.
-type QuorumHWObservation struct {
-	Time        time.Duration
-	Node        model.BrokerID
-	Incarnation int
-	Epoch       model.Epoch
-	HW          int64
-}
-
-// QuorumAppliedObservation: at Time, Node applied the committed entry at
-// Offset, written in Epoch, whose content hashes to Digest.
-type QuorumAppliedObservation struct {
-	Time        time.Duration
-	Node        model.BrokerID
-	Incarnation int
-	Offset      int64
-	Epoch       model.Epoch
-	Digest      uint64
-}
-
-// QuorumSnapshotObservation: at Time, Node replaced its state with a
-// snapshot whose end offset is Offset (exclusive, Kafka's snapshot id: the
-// first entry it does not cover), so the node's next applied entry is at
-// Offset or after. A node that restores its own snapshot when it starts
-// reports it too: its replay then starts there, not at 0.
-type QuorumSnapshotObservation struct {
-	Time        time.Duration
-	Node        model.BrokerID
-	Incarnation int
-	Offset      int64
-}
-
 // quorum runs every quorum check.
-func quorum(q *QuorumObservations) []Violation {
+func quorum(q *model.QuorumObservations) []Violation {
 	var out []Violation
 	out = append(out, quorumLeaders(q)...)
 	out = append(out, quorumEpochs(q)...)
@@ -133,11 +68,11 @@ func sortedByTime[T any](xs []T, at func(T) time.Duration) []T {
 
 // quorumLeaders checks one leader per epoch (Kafka's SingleLeader). A node
 // reporting the same epoch twice is not two leaders.
-func quorumLeaders(q *QuorumObservations) []Violation {
-	first := map[model.Epoch]QuorumLeaderObservation{}
+func quorumLeaders(q *model.QuorumObservations) []Violation {
+	first := map[model.Epoch]model.QuorumLeaderObservation{}
 	reported := map[model.Epoch]bool{}
 	var out []Violation
-	for _, o := range sortedByTime(q.Leaders, func(o QuorumLeaderObservation) time.Duration { return o.Time }) {
+	for _, o := range sortedByTime(q.Leaders, func(o model.QuorumLeaderObservation) time.Duration { return o.Time }) {
 		p, ok := first[o.Epoch]
 		switch {
 		case !ok:
@@ -159,7 +94,7 @@ func quorumLeaders(q *QuorumObservations) []Violation {
 // observer need not persist one, so it is judged per incarnation. Along
 // the committed log, entries' epochs never go back either: a leader only
 // appends after the entries of the epochs before it (Raft's log matching).
-func quorumEpochs(q *QuorumObservations) []Violation {
+func quorumEpochs(q *model.QuorumObservations) []Violation {
 	type report struct {
 		t     time.Duration
 		node  model.BrokerID
@@ -217,18 +152,18 @@ func quorumEpochs(q *QuorumObservations) []Violation {
 
 // committedLog is the committed log as the nodes applied it: each offset
 // with the first entry applied there, in offset order.
-func committedLog(q *QuorumObservations) []QuorumAppliedObservation {
-	first := map[int64]QuorumAppliedObservation{}
-	for _, o := range sortedByTime(q.Applied, func(o QuorumAppliedObservation) time.Duration { return o.Time }) {
+func committedLog(q *model.QuorumObservations) []model.QuorumAppliedObservation {
+	first := map[int64]model.QuorumAppliedObservation{}
+	for _, o := range sortedByTime(q.Applied, func(o model.QuorumAppliedObservation) time.Duration { return o.Time }) {
 		if _, ok := first[o.Offset]; !ok {
 			first[o.Offset] = o
 		}
 	}
-	out := make([]QuorumAppliedObservation, 0, len(first))
+	out := make([]model.QuorumAppliedObservation, 0, len(first))
 	for _, o := range first {
 		out = append(out, o)
 	}
-	slices.SortFunc(out, func(a, b QuorumAppliedObservation) int { return cmp.Compare(a.Offset, b.Offset) })
+	slices.SortFunc(out, func(a, b model.QuorumAppliedObservation) int { return cmp.Compare(a.Offset, b.Offset) })
 	return out
 }
 
@@ -248,20 +183,20 @@ func committedLog(q *QuorumObservations) []QuorumAppliedObservation {
 // commits, which is past everything committed before it. A deposed leader
 // still reporting its old epoch's value is judged against the epochs up to
 // its own, not the newer ones.
-func quorumHighWatermarks(q *QuorumObservations) []Violation {
+func quorumHighWatermarks(q *model.QuorumObservations) []Violation {
 	type series struct {
 		node model.BrokerID
 		inc  int
 	}
-	led := map[QuorumLeaderObservation]bool{}
+	led := map[model.QuorumLeaderObservation]bool{}
 	for _, o := range q.Leaders {
-		led[QuorumLeaderObservation{Node: o.Node, Epoch: o.Epoch}] = true
+		led[model.QuorumLeaderObservation{Node: o.Node, Epoch: o.Epoch}] = true
 	}
-	last := map[series]QuorumHWObservation{}
+	last := map[series]model.QuorumHWObservation{}
 	// The highest high watermark a leader reported so far, per epoch.
-	leaderMax := map[model.Epoch]QuorumHWObservation{}
+	leaderMax := map[model.Epoch]model.QuorumHWObservation{}
 	var out []Violation
-	for _, o := range sortedByTime(q.HighWatermarks, func(o QuorumHWObservation) time.Duration { return o.Time }) {
+	for _, o := range sortedByTime(q.HighWatermarks, func(o model.QuorumHWObservation) time.Duration { return o.Time }) {
 		k := series{o.Node, o.Incarnation}
 		p, seen := last[k]
 		if seen && o.HW < p.HW {
@@ -270,13 +205,13 @@ func quorumHighWatermarks(q *QuorumObservations) []Violation {
 					o.Node, p.HW, p.Epoch, p.Time, o.HW, o.Epoch, o.Time)))
 		}
 		last[k] = o
-		if !led[QuorumLeaderObservation{Node: o.Node, Epoch: o.Epoch}] {
+		if !led[model.QuorumLeaderObservation{Node: o.Node, Epoch: o.Epoch}] {
 			continue
 		}
 		// The highest earlier leader high watermark of an epoch at or
 		// below o's (the epochs are few: a map walk, in sorted order so
 		// that ties name the same leader every run).
-		var best QuorumHWObservation
+		var best model.QuorumHWObservation
 		found := false
 		for _, e := range slices.Sorted(maps.Keys(leaderMax)) {
 			if b := leaderMax[e]; e <= o.Epoch && (!found || b.HW > best.HW) {
@@ -303,9 +238,9 @@ func quorumHighWatermarks(q *QuorumObservations) []Violation {
 // below its high watermark): every node that applied offset o applied the
 // same entry, and no node applied an entry before some node's high
 // watermark had passed it.
-func quorumCommitted(q *QuorumObservations) []Violation {
+func quorumCommitted(q *model.QuorumObservations) []Violation {
 	var out []Violation
-	first := map[int64]QuorumAppliedObservation{}
+	first := map[int64]model.QuorumAppliedObservation{}
 	reported := map[int64]bool{}
 	// The highest high watermark any node had reported, over time.
 	type point struct {
@@ -313,13 +248,13 @@ func quorumCommitted(q *QuorumObservations) []Violation {
 		hw int64
 	}
 	var maxHW []point
-	for _, o := range sortedByTime(q.HighWatermarks, func(o QuorumHWObservation) time.Duration { return o.Time }) {
+	for _, o := range sortedByTime(q.HighWatermarks, func(o model.QuorumHWObservation) time.Duration { return o.Time }) {
 		if n := len(maxHW); n == 0 || o.HW > maxHW[n-1].hw {
 			maxHW = append(maxHW, point{o.Time, o.HW})
 		}
 	}
 	uncommitted := map[model.BrokerID]int{}
-	for _, o := range sortedByTime(q.Applied, func(o QuorumAppliedObservation) time.Duration { return o.Time }) {
+	for _, o := range sortedByTime(q.Applied, func(o model.QuorumAppliedObservation) time.Duration { return o.Time }) {
 		p, ok := first[o.Offset]
 		switch {
 		case !ok:
@@ -359,7 +294,7 @@ func quorumCommitted(q *QuorumObservations) []Violation {
 // one applied, such as a control record a state machine is not given, is
 // not missed). A snapshot never takes the state back behind what the node
 // had already applied.
-func quorumReplay(q *QuorumObservations) []Violation {
+func quorumReplay(q *model.QuorumObservations) []Violation {
 	log := committedLog(q)
 	offsets := make([]int64, len(log))
 	for i, o := range log {

@@ -19,17 +19,17 @@ const (
 )
 
 // qrun builds quorum observations step by step.
-type qrun struct{ q QuorumObservations }
+type qrun struct{ q model.QuorumObservations }
 
-func newQrun() *qrun { return &qrun{q: QuorumObservations{Voters: []model.BrokerID{c0, c1, c2}}} }
+func newQrun() *qrun { return &qrun{q: model.QuorumObservations{Voters: []model.BrokerID{c0, c1, c2}}} }
 
 func (r *qrun) leader(at int, n model.BrokerID, inc int, e model.Epoch) *qrun {
-	r.q.Leaders = append(r.q.Leaders, QuorumLeaderObservation{Time: ms(at), Node: n, Incarnation: inc, Epoch: e})
+	r.q.Leaders = append(r.q.Leaders, model.QuorumLeaderObservation{Time: ms(at), Node: n, Incarnation: inc, Epoch: e})
 	return r
 }
 
 func (r *qrun) hw(at int, n model.BrokerID, inc int, e model.Epoch, hw int64) *qrun {
-	r.q.HighWatermarks = append(r.q.HighWatermarks, QuorumHWObservation{Time: ms(at), Node: n, Incarnation: inc, Epoch: e, HW: hw})
+	r.q.HighWatermarks = append(r.q.HighWatermarks, model.QuorumHWObservation{Time: ms(at), Node: n, Incarnation: inc, Epoch: e, HW: hw})
 	return r
 }
 
@@ -44,12 +44,12 @@ func (r *qrun) apply(at int, n model.BrokerID, inc int, e model.Epoch, from, to 
 }
 
 func (r *qrun) applyDigest(at int, n model.BrokerID, inc int, e model.Epoch, o int64, d uint64) *qrun {
-	r.q.Applied = append(r.q.Applied, QuorumAppliedObservation{Time: ms(at), Node: n, Incarnation: inc, Offset: o, Epoch: e, Digest: d})
+	r.q.Applied = append(r.q.Applied, model.QuorumAppliedObservation{Time: ms(at), Node: n, Incarnation: inc, Offset: o, Epoch: e, Digest: d})
 	return r
 }
 
 func (r *qrun) snapshot(at int, n model.BrokerID, inc int, end int64) *qrun {
-	r.q.Snapshots = append(r.q.Snapshots, QuorumSnapshotObservation{Time: ms(at), Node: n, Incarnation: inc, Offset: end})
+	r.q.Snapshots = append(r.q.Snapshots, model.QuorumSnapshotObservation{Time: ms(at), Node: n, Incarnation: inc, Offset: end})
 	return r
 }
 
@@ -98,7 +98,7 @@ func cleanQuorum() *qrun {
 
 func checkQuorum(t *testing.T, r *qrun) Result {
 	t.Helper()
-	return check(t, Input{Observations: Observations{Quorum: r.q}}, Options{})
+	return check(t, Input{Observations: model.Observations{Quorum: r.q}}, Options{})
 }
 
 // mustFindQuorum asserts a quorum violation of the anomaly whose detail
@@ -236,7 +236,7 @@ func TestQuorumHighWatermarkRegressionAcrossLeaders(t *testing.T) {
 func TestMetadataReplayGap(t *testing.T) {
 	// Broker 2 skips offset 5 in its catch-up.
 	r := cleanQuorum()
-	var kept []QuorumAppliedObservation
+	var kept []model.QuorumAppliedObservation
 	for _, a := range r.q.Applied {
 		if a.Node != b2 || a.Offset != 5 {
 			kept = append(kept, a)
@@ -279,7 +279,7 @@ func TestMetadataSnapshotGoesBack(t *testing.T) {
 
 func TestQuorumViolationsSortAfterTheOthers(t *testing.T) {
 	r := cleanQuorum().leader(105, c2, 1, 2)
-	in := Input{History: acked(), Observations: Observations{Quorum: r.q}, Replicas: []ReplicaLog{
+	in := Input{History: acked(), Observations: model.Observations{Quorum: r.q}, Replicas: []ReplicaLog{
 		{Broker: 1, TP: t0, HW: 2, Records: ovs(0, "a", 1, "b")},
 		{Broker: 2, TP: t0, HW: 2, Records: ovs(0, "a", 1, "y")},
 	}}

@@ -163,16 +163,16 @@ func (a *analysis) replicaLogs(in *Input, opts *Options) []Violation {
 	return out
 }
 
-// highWatermarks checks that each broker's high watermark (per
-// incarnation) never moves back, and that no poll returned a record at or
+// highWatermarks checks that each leader's high watermark (per broker and
+// leader epoch, model.HWObservation) never moves back, and that no poll returned a record at or
 // above the highest high watermark any broker had reached by the poll's
 // return.
-func (a *analysis) highWatermarks(obs []HWObservation) []Violation {
+func (a *analysis) highWatermarks(obs []model.HWObservation) []Violation {
 	if len(obs) == 0 {
 		return nil
 	}
 	obs = slices.Clone(obs)
-	slices.SortStableFunc(obs, func(x, y HWObservation) int {
+	slices.SortStableFunc(obs, func(x, y model.HWObservation) int {
 		if c := x.TP.Compare(y.TP); c != 0 {
 			return c
 		}
@@ -180,11 +180,11 @@ func (a *analysis) highWatermarks(obs []HWObservation) []Violation {
 	})
 	var out []Violation
 	type series struct {
-		tp          model.TopicPartition
-		broker      model.BrokerID
-		incarnation int
+		tp     model.TopicPartition
+		broker model.BrokerID
+		epoch  model.Epoch
 	}
-	last := map[series]HWObservation{}
+	last := map[series]model.HWObservation{}
 	// For each partition, the running maximum high watermark over time.
 	type point struct {
 		t  time.Duration
@@ -192,7 +192,7 @@ func (a *analysis) highWatermarks(obs []HWObservation) []Violation {
 	}
 	maxHW := map[model.TopicPartition][]point{}
 	for _, o := range obs {
-		k := series{o.TP, o.Broker, o.Incarnation}
+		k := series{o.TP, o.Broker, o.Epoch}
 		if prev, ok := last[k]; ok && o.HW < prev.HW {
 			out = append(out, Violation{
 				Checker: CheckerReplicas, Anomaly: HWRegression, Partition: o.TP,
@@ -245,12 +245,12 @@ func (a *analysis) highWatermarks(obs []HWObservation) []Violation {
 
 // leaders checks one leader per partition per epoch, and epochs that only
 // grow over time.
-func leaders(obs []LeaderObservation) []Violation {
+func leaders(obs []model.LeaderObservation) []Violation {
 	if len(obs) == 0 {
 		return nil
 	}
 	obs = slices.Clone(obs)
-	slices.SortStableFunc(obs, func(x, y LeaderObservation) int {
+	slices.SortStableFunc(obs, func(x, y model.LeaderObservation) int {
 		if c := x.TP.Compare(y.TP); c != 0 {
 			return c
 		}
@@ -260,13 +260,13 @@ func leaders(obs []LeaderObservation) []Violation {
 		tp    model.TopicPartition
 		epoch model.Epoch
 	}
-	leaderOf := map[key]LeaderObservation{}
+	leaderOf := map[key]model.LeaderObservation{}
 	reported := map[key]bool{}
 	type brokerTP struct {
 		tp model.TopicPartition
 		b  model.BrokerID
 	}
-	latest := map[brokerTP]LeaderObservation{}
+	latest := map[brokerTP]model.LeaderObservation{}
 	var out []Violation
 	for _, o := range obs {
 		k := key{o.TP, o.Epoch}

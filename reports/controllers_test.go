@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"kafkasim/checkers"
 	"kafkasim/faults"
 	"kafkasim/model"
 	"kafkasim/scenarios"
@@ -117,13 +116,13 @@ func TestSweepReportPutsControllerFailoverBesidePartitionFailover(t *testing.T) 
 
 func TestChromeTraceShowsTheQuorum(t *testing.T) {
 	res := quorumResults()[4]
-	res.Observed.Quorum = checkers.QuorumObservations{
+	res.Observed.Quorum = model.QuorumObservations{
 		Voters: []model.BrokerID{100, 101, 102},
-		Leaders: []checkers.QuorumLeaderObservation{
+		Leaders: []model.QuorumLeaderObservation{
 			{Time: time.Second, Node: 100, Incarnation: 1, Epoch: 1},
 			{Time: 11 * time.Second, Node: 101, Incarnation: 1, Epoch: 2},
 		},
-		HighWatermarks: []checkers.QuorumHWObservation{
+		HighWatermarks: []model.QuorumHWObservation{
 			{Time: 2 * time.Second, Node: 100, Incarnation: 1, Epoch: 1, HW: 40},
 			{Time: 2 * time.Second, Node: 102, Incarnation: 1, Epoch: 1, HW: 39}, // lags: not drawn
 			{Time: 12 * time.Second, Node: 101, Incarnation: 1, Epoch: 2, HW: 41},
@@ -162,7 +161,7 @@ func TestTimelineDrawsTheQuorumLeader(t *testing.T) {
 	if _, err := PlotTimeline(filepath.Join(dir, "plain"), res); err != nil {
 		t.Fatal(err)
 	}
-	res.Observed.Quorum.Leaders = []checkers.QuorumLeaderObservation{{Time: time.Second, Node: 100, Epoch: 1}, {Time: 11 * time.Second, Node: 101, Epoch: 2}}
+	res.Observed.Quorum.Leaders = []model.QuorumLeaderObservation{{Time: time.Second, Node: 100, Epoch: 1}, {Time: 11 * time.Second, Node: 101, Epoch: 2}}
 	if _, err := PlotTimeline(filepath.Join(dir, "quorum"), res); err != nil {
 		t.Fatal(err)
 	}

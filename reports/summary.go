@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"kafkasim/checkers"
+	"kafkasim/model"
 	"kafkasim/scenarios"
 )
 
@@ -100,7 +101,7 @@ func slim(r scenarios.Result) scenarios.Result {
 		}
 	}
 	r.Violations = vs
-	r.History, r.Observed, r.Faults, r.Replicas, r.DiskLost = nil, checkers.Observations{}, nil, nil, nil
+	r.History, r.Observed, r.Faults, r.Replicas, r.DiskLost = nil, model.Observations{}, nil, nil, nil
 	return r
 }
 

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"kafkasim/checkers"
 	"kafkasim/faults"
 	"kafkasim/model"
 	"kafkasim/scenarios"
@@ -32,14 +31,14 @@ func timelineResult(quorum ...model.BrokerID) scenarios.Result {
 	}
 	for i, tp := range tps {
 		r.Observed.Leaders = append(r.Observed.Leaders,
-			checkers.LeaderObservation{Time: time.Second, TP: tp, Epoch: 1, Leader: 1},
-			checkers.LeaderObservation{Time: 12 * time.Second, TP: tp, Epoch: 2, Leader: model.BrokerID(2 + i%2)})
+			model.LeaderObservation{Time: time.Second, TP: tp, Epoch: 1, Leader: 1},
+			model.LeaderObservation{Time: 12 * time.Second, TP: tp, Epoch: 2, Leader: model.BrokerID(2 + i%2)})
 		r.Observed.ISRs = append(r.Observed.ISRs,
-			checkers.ISRObservation{Time: time.Second, TP: tp, Leader: 1, Epoch: 1, ISR: []model.BrokerID{1, 2, 3}},
-			checkers.ISRObservation{Time: 12 * time.Second, TP: tp, Leader: 2, Epoch: 2, ISR: []model.BrokerID{2, 3}})
+			model.ISRObservation{Time: time.Second, TP: tp, Leader: 1, Epoch: 1, ISR: []model.BrokerID{1, 2, 3}},
+			model.ISRObservation{Time: 12 * time.Second, TP: tp, Leader: 2, Epoch: 2, ISR: []model.BrokerID{2, 3}})
 		for s := 1; s <= 30; s++ {
 			r.Observed.HighWatermarks = append(r.Observed.HighWatermarks,
-				checkers.HWObservation{Time: time.Duration(s) * time.Second, TP: tp, Broker: 1, HW: model.Offset(s * (i + 1))})
+				model.HWObservation{Time: time.Duration(s) * time.Second, TP: tp, Broker: 1, HW: model.Offset(s * (i + 1))})
 		}
 	}
 	for s := range 30 {
@@ -47,7 +46,7 @@ func timelineResult(quorum ...model.BrokerID) scenarios.Result {
 		r.History = append(r.History, model.Op{Index: s, Type: model.OpOK, F: model.FSend, Time: at, End: at, TP: tps[0]})
 	}
 	for i, n := range quorum {
-		r.Observed.Quorum.Leaders = append(r.Observed.Quorum.Leaders, checkers.QuorumLeaderObservation{Time: time.Duration(i*10) * time.Second, Node: n, Epoch: model.Epoch(i + 1)})
+		r.Observed.Quorum.Leaders = append(r.Observed.Quorum.Leaders, model.QuorumLeaderObservation{Time: time.Duration(i*10) * time.Second, Node: n, Epoch: model.Epoch(i + 1)})
 	}
 	return r
 }

@@ -63,7 +63,7 @@ func BenchmarkGroup(b *testing.B) {
 		start := s.Sim.Now()
 		s.Sim.Run(start + minutes*time.Minute)
 		virtual += (s.Sim.Now() - start).Seconds()
-		rebalances += len(s.Cluster.Groups.Generations)
+		rebalances += len(s.Observed.Generations)
 		seed++
 	}
 	wall := b.Elapsed().Seconds()

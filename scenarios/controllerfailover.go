@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"kafkasim/checkers"
 	"kafkasim/faults"
 	"kafkasim/model"
 )
@@ -101,17 +100,17 @@ func (f *ControllerFailover) UnmarshalJSON(b []byte) error {
 // epoch was elected before the next fault on that leadership, and an
 // isolation from the brokers alone, which leaves the leader its quorum,
 // never is.
-func MeasureControllerFailovers(q checkers.QuorumObservations, log []faults.Event) []ControllerFailover {
+func MeasureControllerFailovers(q model.QuorumObservations, log []faults.Event) []ControllerFailover {
 	leaders := slices.Clone(q.Leaders)
-	slices.SortStableFunc(leaders, func(a, b checkers.QuorumLeaderObservation) int { return compareDur(a.Time, b.Time) })
+	slices.SortStableFunc(leaders, func(a, b model.QuorumLeaderObservation) int { return compareDur(a.Time, b.Time) })
 	hws := slices.Clone(q.HighWatermarks)
-	slices.SortStableFunc(hws, func(a, b checkers.QuorumHWObservation) int { return compareDur(a.Time, b.Time) })
+	slices.SortStableFunc(hws, func(a, b model.QuorumHWObservation) int { return compareDur(a.Time, b.Time) })
 	applied := slices.Clone(q.Applied)
-	slices.SortStableFunc(applied, func(a, b checkers.QuorumAppliedObservation) int { return compareDur(a.Time, b.Time) })
+	slices.SortStableFunc(applied, func(a, b model.QuorumAppliedObservation) int { return compareDur(a.Time, b.Time) })
 
 	// current is the leader of the highest epoch elected by t.
-	current := func(t time.Duration) (checkers.QuorumLeaderObservation, bool) {
-		var best checkers.QuorumLeaderObservation
+	current := func(t time.Duration) (model.QuorumLeaderObservation, bool) {
+		var best model.QuorumLeaderObservation
 		found := false
 		for _, o := range leaders {
 			if o.Time > t {

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"kafkasim/checkers"
 	"kafkasim/faults"
 	"kafkasim/model"
 )
@@ -19,23 +18,23 @@ func nodeFault(at time.Duration, kind faults.Kind, id model.BrokerID) faults.Eve
 // entry at offset 20 at 11.25s; 102 applied an old entry at 11.1s, which
 // does not count. Then 101 is paused at 20s and 102 wins epoch 3 at 21s,
 // committing at 21.5s.
-func quorumStory() checkers.QuorumObservations {
+func quorumStory() model.QuorumObservations {
 	s := time.Second
 	ms := time.Millisecond
-	return checkers.QuorumObservations{
+	return model.QuorumObservations{
 		Voters: []model.BrokerID{100, 101, 102},
-		Leaders: []checkers.QuorumLeaderObservation{
+		Leaders: []model.QuorumLeaderObservation{
 			{Time: s, Node: 100, Incarnation: 1, Epoch: 1},
 			{Time: 11200 * ms, Node: 101, Incarnation: 1, Epoch: 2},
 			{Time: 21 * s, Node: 102, Incarnation: 1, Epoch: 3},
 		},
-		HighWatermarks: []checkers.QuorumHWObservation{
+		HighWatermarks: []model.QuorumHWObservation{
 			{Time: 2 * s, Node: 100, Incarnation: 1, Epoch: 1, HW: 10},
 			{Time: 9 * s, Node: 100, Incarnation: 1, Epoch: 1, HW: 20},
 			{Time: 11250 * ms, Node: 101, Incarnation: 1, Epoch: 2, HW: 21},
 			{Time: 15 * s, Node: 101, Incarnation: 1, Epoch: 2, HW: 30},
 		},
-		Applied: []checkers.QuorumAppliedObservation{
+		Applied: []model.QuorumAppliedObservation{
 			{Time: 9 * s, Node: 100, Incarnation: 1, Offset: 19, Epoch: 1},
 			{Time: 11100 * ms, Node: 102, Incarnation: 1, Offset: 19, Epoch: 1},
 			{Time: 11250 * ms, Node: 101, Incarnation: 1, Offset: 20, Epoch: 2},

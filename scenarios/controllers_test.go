@@ -7,6 +7,7 @@ import (
 
 	"kafkasim/checkers"
 	"kafkasim/faults"
+	"kafkasim/model"
 	"kafkasim/sim"
 )
 
@@ -150,9 +151,9 @@ func TestScenarioQuorumObservationsReachTheCheckers(t *testing.T) {
 	res := runScenario(t, "controller-failover", 2)
 	mustBeOK(t, res)
 	q := res.Observed.Quorum
-	q.Applied = append([]checkers.QuorumAppliedObservation(nil), q.Applied...)
+	q.Applied = append([]model.QuorumAppliedObservation(nil), q.Applied...)
 	q.Applied[len(q.Applied)/2].Digest ^= 1
-	r := checkers.Check(checkers.Input{History: res.History, Observations: checkers.Observations{Quorum: q}}, checkers.Options{LinearizabilityBudget: -1})
+	r := checkers.Check(checkers.Input{History: res.History, Observations: model.Observations{Quorum: q}}, checkers.Options{LinearizabilityBudget: -1})
 	found := false
 	for _, v := range r.Violations {
 		found = found || v.Anomaly == checkers.QuorumCommittedChanged

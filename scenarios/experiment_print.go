@@ -38,10 +38,7 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 	if err != nil {
 		return Experiment{}, err
 	}
-	e := Experiment{Name: sc.Name, Description: sc.Description, Expect: sc.Expect}
-	if e.Expect == "" {
-		e.Expect = "pass"
-	}
+	e := Experiment{Name: sc.Name, Description: sc.Description, Expect: sc.Expect.Word()}
 	if sc.Seed != 0 {
 		e.Seeds = []uint64{sc.Seed}
 	}

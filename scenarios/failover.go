@@ -6,7 +6,6 @@ import (
 	"sort"
 	"time"
 
-	"kafkasim/checkers"
 	"kafkasim/faults"
 	"kafkasim/model"
 )
@@ -142,8 +141,8 @@ type taking struct {
 // followed. A fault that hits a leader already taken away by an earlier
 // fault (a second crash of a node that is down) is not a new failover. The
 // result is ordered by fault time, then partition.
-func MeasureFailovers(h model.History, leaders []checkers.LeaderObservation, log []faults.Event) []Failover {
-	byTP := map[model.TopicPartition][]checkers.LeaderObservation{}
+func MeasureFailovers(h model.History, leaders []model.LeaderObservation, log []faults.Event) []Failover {
+	byTP := map[model.TopicPartition][]model.LeaderObservation{}
 	for _, o := range leaders {
 		byTP[o.TP] = append(byTP[o.TP], o)
 	}
@@ -153,7 +152,7 @@ func MeasureFailovers(h model.History, leaders []checkers.LeaderObservation, log
 	}
 	slices.SortFunc(tps, model.TopicPartition.Compare)
 	for _, tp := range tps {
-		slices.SortStableFunc(byTP[tp], func(a, b checkers.LeaderObservation) int { return compareDur(a.Time, b.Time) })
+		slices.SortStableFunc(byTP[tp], func(a, b model.LeaderObservation) int { return compareDur(a.Time, b.Time) })
 	}
 
 	// Which faults took a leader away, per partition.

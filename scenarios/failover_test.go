@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"kafkasim/checkers"
 	"kafkasim/faults"
 	"kafkasim/model"
 )
@@ -91,7 +90,7 @@ func TestFailoverMeasuresFromTheHistoryAlone(t *testing.T) {
 	// the one that holds the election (13s), from 12s to 15s.
 	h := model.History{send(0, 9*s, 0, "a"), send(1, 9500*time.Millisecond, 1, "b"), poll(2, 9600*time.Millisecond),
 		poll(3, 12*s), send(4, 14*s, 1, "c"), poll(5, 15*s), send(6, 16*s, 2, "d")}
-	leaders := []checkers.LeaderObservation{{Time: s, TP: tp, Epoch: 0, Leader: 1}, {Time: 13 * s, TP: tp, Epoch: 1, Leader: 2}}
+	leaders := []model.LeaderObservation{{Time: s, TP: tp, Epoch: 0, Leader: 1}, {Time: 13 * s, TP: tp, Epoch: 1, Leader: 2}}
 	log := []faults.Event{{Time: 10 * s, Edge: faults.EdgeAt, Fault: faults.Fault{At: 10 * s, Kind: faults.KindPowerLoss, Target: faults.Selector{Kind: faults.SelNode, Node: 1}}, Nodes: []model.BrokerID{1}}}
 	got := MeasureFailovers(h, leaders, log)
 	want := Failover{TP: tp, Cause: faults.KindPowerLoss, Fault: "at 10s power-loss b1", At: 10 * s, OldLeader: 1, NewLeader: 2,
@@ -121,7 +120,7 @@ func TestFailoverWithoutElectionMeasuresTheOutage(t *testing.T) {
 	}
 	// Answered at 10.001 s, the response already on the wire at 10 s.
 	h := model.History{send(0, 9980*ms), send(1, 10001*ms), send(2, 17020*ms), send(3, 17040*ms), send(4, 30000*ms), send(5, 30020*ms)}
-	leaders := []checkers.LeaderObservation{{Time: time.Second, TP: tp, Epoch: 0, Leader: 1}}
+	leaders := []model.LeaderObservation{{Time: time.Second, TP: tp, Epoch: 0, Leader: 1}}
 	pause := faults.Fault{At: 10 * time.Second, End: 17 * time.Second, Kind: faults.KindPause, Target: faults.Selector{Kind: faults.SelNode, Node: 1}}
 	log := []faults.Event{{Time: 10 * time.Second, Edge: faults.EdgeStart, Fault: pause, Nodes: []model.BrokerID{1}}}
 	got := MeasureFailovers(h, leaders, log)

@@ -24,8 +24,8 @@ type Historical struct {
 	// (Scenario.Seed), which go test and kafkasim run without -seed play.
 	Seed uint64
 	// Expect is the anomaly the checkers must name under Buggy, one of
-	// the checkers' anomaly names (checkers.AckedWriteLost, ...).
-	Expect string
+	// their constants (checkers.AckedWriteLost, ...).
+	Expect Expect
 	// Fixture is the bug's cluster: Brokers (default 3), and Partitions of
 	// topic "t" (default 1) and Groups consuming it for the consumer-group
 	// bugs.
@@ -66,7 +66,7 @@ func (h Historical) Scenario() Scenario {
 // must not show h.Expect; it is not in the catalog.
 func (h Historical) FixedScenario() Scenario {
 	sc := h.Scenario()
-	sc.Config, sc.Expect = h.FixedConfig, ""
+	sc.Config, sc.Expect = h.FixedConfig, Pass
 	return sc
 }
 
@@ -405,14 +405,14 @@ func offsetCommitLostSchedule(s *Scripted) faults.Schedule {
 	tp := model.TP(broker.OffsetsTopic, broker.PartitionFor("g", s.Config.Group.OffsetsTopicPartitions))
 	seen := -1 // commits observed up to the last look
 	p := s.probeUntil(15*time.Second, 25*time.Second, func(p *Scripted) bool {
-		obs := p.Cluster.Groups.Committed
+		obs := p.Observed.Committed
 		if seen < 0 { // the first look, at 15 s: nothing is new yet
 			seen = len(obs)
 			return false
 		}
 		fresh := obs[seen:]
 		seen = len(obs)
-		return slices.ContainsFunc(fresh, func(o cluster.CommittedObservation) bool { return o.Group == "g" }) && unaware(p, tp)
+		return slices.ContainsFunc(fresh, func(o model.CommittedObservation) bool { return o.Group == "g" }) && unaware(p, tp)
 	})
 	at := p.Sim.Now()
 	a, f := p.LeaderAndFollowers(tp)

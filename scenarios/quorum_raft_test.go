@@ -10,6 +10,7 @@ import (
 	"kafkasim/checkers"
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/nodes/cluster"
 	"kafkasim/nodes/raft"
 	"kafkasim/sim"
 )
@@ -17,7 +18,8 @@ import (
 // The quorum checks, the controller faults and the controller failover
 // measurement, end to end on nodes/raft alone: three voters (100..102) and
 // two observers (brokers 1 and 2) replicate a counter while faults hit
-// them; what they report goes to the checkers.
+// them; what they report goes to the checkers, recorded as a cluster
+// records it.
 
 // counterSM is the replicated state: how many entries were applied.
 type counterSM struct{ n uint64 }
@@ -45,34 +47,12 @@ func (h *raftHost) Receive(env *sim.Env, from sim.NodeID, m sim.Message) { h.r.R
 func (h *raftHost) Fire(env *sim.Env, t sim.Timer)                       { h.r.Fire(env, t) }
 func (h *raftHost) Disconnected(env *sim.Env, peer sim.NodeID)           { h.r.Disconnected(env, peer) }
 
-// quorumRecorder is the raft observer: it stamps each report with the
-// virtual time and the node's incarnation, in the checkers' numbering.
-type quorumRecorder struct {
-	s *sim.Sim
-	q *checkers.QuorumObservations
-}
-
-func (o quorumRecorder) inc(n model.BrokerID) int { return int(o.s.Incarnation(sim.NodeID(n))) }
-
-func (o quorumRecorder) QuorumLeader(n model.BrokerID, e model.Epoch) {
-	o.q.Leaders = append(o.q.Leaders, checkers.QuorumLeaderObservation{Time: o.s.Now(), Node: n, Incarnation: o.inc(n), Epoch: e})
-}
-func (o quorumRecorder) QuorumHighWatermark(n model.BrokerID, e model.Epoch, hw int64) {
-	o.q.HighWatermarks = append(o.q.HighWatermarks, checkers.QuorumHWObservation{Time: o.s.Now(), Node: n, Incarnation: o.inc(n), Epoch: e, HW: raftEnd(hw)})
-}
-func (o quorumRecorder) QuorumApplied(n model.BrokerID, off int64, e model.Epoch, d uint64) {
-	o.q.Applied = append(o.q.Applied, checkers.QuorumAppliedObservation{Time: o.s.Now(), Node: n, Incarnation: o.inc(n), Offset: off, Epoch: e, Digest: d})
-}
-func (o quorumRecorder) QuorumSnapshotLoaded(n model.BrokerID, off int64) {
-	o.q.Snapshots = append(o.q.Snapshots, checkers.QuorumSnapshotObservation{Time: o.s.Now(), Node: n, Incarnation: o.inc(n), Offset: raftEnd(off)})
-}
-
 // raftWorld is the faults' World over the quorum.
 type raftWorld struct {
 	s         *sim.Sim
 	voters    []model.BrokerID
 	observers []model.BrokerID
-	q         checkers.QuorumObservations
+	q         model.QuorumObservations
 }
 
 func (w *raftWorld) Sim() *sim.Sim                                { return w.s }
@@ -114,7 +94,7 @@ func newRaftWorld(seed uint64) *raftWorld {
 		observers: []model.BrokerID{1, 2},
 	}
 	w.q.Voters = w.voters
-	rec := quorumRecorder{s: w.s, q: &w.q}
+	rec := cluster.QuorumRecorder{Sim: w.s, To: &w.q}
 	for _, id := range append(slices.Clone(w.observers), w.voters...) {
 		cfg := raft.Config{ID: id, Voters: w.voters, Observer: id < 100, Dir: "__cluster_metadata-0/", SnapshotEvery: 50, Watch: rec}
 		w.s.AddNode(sim.NodeID(id), id.String(), func() sim.Node { return &raftHost{cfg: cfg} })
@@ -186,7 +166,7 @@ func TestQuorumChecksPassOnRaftUnderControllerFaults(t *testing.T) {
 			t.Fatalf("seed %d: %v\n%s", seed, err, sched)
 		}
 		w.s.Run(w.s.Now() + 5*time.Second)
-		res := checkers.Check(checkers.Input{Observations: checkers.Observations{Quorum: w.q}}, checkers.Options{})
+		res := checkers.Check(checkers.Input{Observations: model.Observations{Quorum: w.q}}, checkers.Options{})
 		if res.Valid != checkers.ValidOK || len(res.Violations) > 0 {
 			for _, v := range res.Violations {
 				t.Errorf("seed %d: %s", seed, v.String())
@@ -215,16 +195,16 @@ func TestQuorumChecksCatchTamperedRaftObservations(t *testing.T) {
 	w := newRaftWorld(3)
 	w.proposeEvery(20*time.Millisecond, 5*time.Second)
 	w.s.Run(6 * time.Second)
-	clean := checkers.Check(checkers.Input{Observations: checkers.Observations{Quorum: w.q}}, checkers.Options{})
+	clean := checkers.Check(checkers.Input{Observations: model.Observations{Quorum: w.q}}, checkers.Options{})
 	if len(clean.Violations) != 0 {
 		t.Fatalf("clean run: %v", clean.Violations)
 	}
 	q := w.q
 	q.Applied = slices.Clone(w.q.Applied)
-	i := slices.IndexFunc(q.Applied, func(a checkers.QuorumAppliedObservation) bool { return a.Node == 2 && a.Offset == 40 })
+	i := slices.IndexFunc(q.Applied, func(a model.QuorumAppliedObservation) bool { return a.Node == 2 && a.Offset == 40 })
 	q.Applied[i].Digest++
 	q.Applied = slices.Delete(q.Applied, i+5, i+6) // the entry after, on broker 2 too
-	res := checkers.Check(checkers.Input{Observations: checkers.Observations{Quorum: q}}, checkers.Options{})
+	res := checkers.Check(checkers.Input{Observations: model.Observations{Quorum: q}}, checkers.Options{})
 	got := map[string]int{}
 	for _, v := range res.Violations {
 		got[v.Anomaly]++

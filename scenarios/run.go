@@ -105,8 +105,8 @@ type Result struct {
 	History model.History `json:"-"`
 	// Observed and Faults are what the brokers reported and what the
 	// faults hit, for a timeline of the run; not in the JSON.
-	Observed checkers.Observations `json:"-"`
-	Faults   []FaultWindow         `json:"-"`
+	Observed model.Observations `json:"-"`
+	Faults   []FaultWindow      `json:"-"`
 
 	// What the run was given and the rest of what the checkers judged, so
 	// that SaveRun can write a run directory that CheckRun judges again to
@@ -167,7 +167,7 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	start := s.ready
-	res := Result{Scenario: sc.Name, Seed: seed, Expected: sc.Expect, Liveness: liveness}
+	res := Result{Scenario: sc.Name, Seed: seed, Expected: sc.Expect.Anomaly(), Liveness: liveness}
 
 	copts := CheckOptions(judged(kc, sc.TopicConfigs))
 	copts.OutDir = opts.OutDir
@@ -205,47 +205,8 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 	res.Stats = s.stats(res.History, start, time.Since(wallStart))
 	res.TraceHash = strconv.FormatUint(s.Sim.Hash(), 16)
 	res.OK = len(check.Errors()) == 0 && res.Liveness == ""
-	res.AsExpected = asExpected(sc, res)
+	res.AsExpected = sc.Expect.MetBy(res)
 	return res, nil
-}
-
-// lossFamily are the anomalies that come with losing acknowledged data or
-// with replicas that diverged: what a historical data-loss bug may show
-// besides the anomaly it is named for.
-var lossFamily = []string{
-	checkers.LostWrite, checkers.Unseen, checkers.AckedWriteLost, checkers.InconsistentOffsets,
-	checkers.NonmonotonicSend, checkers.Nonlinearizable, checkers.Duplicate, checkers.ReplicaDivergence,
-}
-
-// zombieFamily are what two members consuming one partition at once
-// shows besides the double ownership itself.
-var zombieFamily = []string{checkers.DoubleOwner, checkers.GroupDuplicate, checkers.PollUnowned, checkers.CommitRegression}
-
-// family is what a bug scenario expecting anomaly may show with it.
-func family(anomaly string) []string {
-	if slices.Contains(zombieFamily, anomaly) {
-		return append(slices.Clone(zombieFamily), lossFamily...)
-	}
-	return lossFamily
-}
-
-// asExpected: a safe scenario passed; a bug scenario showed its anomaly
-// and no error of another kind (say, two leaders in one epoch), which
-// would be a bug of the testbed, not the one being replayed.
-func asExpected(sc Scenario, res Result) bool {
-	if sc.Expect == "" {
-		return res.OK
-	}
-	shown := false
-	for _, v := range res.Violations {
-		if v.Anomaly == sc.Expect {
-			shown = true
-		}
-		if v.Error && v.Anomaly != sc.Expect && !slices.Contains(family(sc.Expect), v.Anomaly) {
-			return false
-		}
-	}
-	return shown
 }
 
 func (s *Scripted) stats(h model.History, start time.Duration, wall time.Duration) Stats {

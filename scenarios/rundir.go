@@ -116,19 +116,21 @@ func FindingsOf(vs []checkers.Violation) []Finding {
 }
 
 // observationLine is one line of observations.jsonl: exactly one field is
-// set. Each observation is the checkers' own type, so that a field added
-// there is saved without a change here (and the round-trip test sees it).
+// set. Each observation is model's own type, the one the checkers read, so
+// that a field added there is saved without a change here (and the
+// round-trip test sees it). Lines of older run directories are read too
+// (rundir_legacy.go).
 type observationLine struct {
-	Leader         *checkers.LeaderObservation         `json:"leader,omitempty"`
-	ISR            *checkers.ISRObservation            `json:"isr,omitempty"`
-	HighWatermark  *checkers.HWObservation             `json:"high_watermark,omitempty"`
-	Generation     *checkers.GenerationObservation     `json:"generation,omitempty"`
-	Committed      *checkers.CommittedObservation      `json:"committed,omitempty"`
-	QuorumVoters   []model.BrokerID                    `json:"quorum_voters,omitempty"`
-	QuorumLeader   *checkers.QuorumLeaderObservation   `json:"quorum_leader,omitempty"`
-	QuorumHW       *checkers.QuorumHWObservation       `json:"quorum_high_watermark,omitempty"`
-	QuorumApplied  *checkers.QuorumAppliedObservation  `json:"quorum_applied,omitempty"`
-	QuorumSnapshot *checkers.QuorumSnapshotObservation `json:"quorum_snapshot,omitempty"`
+	Leader         *model.LeaderObservation         `json:"leader,omitempty"`
+	ISR            *model.ISRObservation            `json:"isr,omitempty"`
+	HighWatermark  *model.HWObservation             `json:"high_watermark,omitempty"`
+	Generation     *model.GenerationObservation     `json:"generation,omitempty"`
+	Committed      *model.CommittedObservation      `json:"committed,omitempty"`
+	QuorumVoters   []model.BrokerID                 `json:"quorum_voters,omitempty"`
+	QuorumLeader   *model.QuorumLeaderObservation   `json:"quorum_leader,omitempty"`
+	QuorumHW       *model.QuorumHWObservation       `json:"quorum_high_watermark,omitempty"`
+	QuorumApplied  *model.QuorumAppliedObservation  `json:"quorum_applied,omitempty"`
+	QuorumSnapshot *model.QuorumSnapshotObservation `json:"quorum_snapshot,omitempty"`
 }
 
 // set counts the fields a line sets.
@@ -196,7 +198,7 @@ func SaveRun(dir string, res Result) error {
 	return nil
 }
 
-func writeObservations(w io.Writer, o *checkers.Observations) error {
+func writeObservations(w io.Writer, o *model.Observations) error {
 	enc := json.NewEncoder(w)
 	var lines []observationLine
 	for i := range o.Leaders {
@@ -304,7 +306,7 @@ func LoadRun(dir string) (SavedRun, error) {
 	o := &s.Input.Observations
 	err = readLines(path, func(line int, b []byte) error {
 		var l observationLine
-		if err := decodeStrict(b, &l); err != nil {
+		if err := decodeStrict(b, &l); err != nil && !decodeLegacyObservation(b, &l) {
 			return err
 		}
 		if l.set() != 1 {

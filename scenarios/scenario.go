@@ -51,13 +51,14 @@ type Scenario struct {
 	// Run and everything that replays a run resolve it first.
 	Draw string
 
-	// Expect is "" for a scenario that must pass, or the anomaly the
-	// checkers must name, one of their anomaly names (checkers.LostWrite,
-	// ...; a historical bug under its configuration).
-	Expect string
+	// Expect is Pass for a scenario that must pass, or the anomaly the
+	// checkers must name (expect.go; a historical bug under its
+	// configuration).
+	Expect Expect
 	// Seed is the scenario's own seed, 0 for none: a historical bug's
 	// replay was written against it, and go test and kafkasim run without
-	// -seed play it (DefaultSeed). Sweeps run their own seed range.
+	// -seed play it (DefaultSeed); an experiment file's is the first of
+	// its seeds. Sweeps run their own seed range.
 	Seed uint64
 
 	// Experiment is the experiment file the scenario was read from (a run

@@ -204,46 +204,10 @@ func (s *Scripted) Diverged(tp model.TopicPartition) model.Offset {
 	return first
 }
 
-// CheckInput is what the checkers get from this run: the history and every
-// replica's final log.
+// CheckInput is what the checkers get from this run: the history, what the
+// nodes reported as the cluster recorded it, and every replica's final log.
 func (s *Scripted) CheckInput() checkers.Input {
-	in := checkers.Input{History: s.History.History(), DiskLost: s.diskLost()}
-	for _, o := range s.Observed.Leaders {
-		in.Observations.Leaders = append(in.Observations.Leaders, checkers.LeaderObservation{Time: o.Time, TP: o.TP, Epoch: o.Epoch, Leader: o.Leader})
-	}
-	// A leader's high watermark only grows within its epoch, so each
-	// (broker, epoch) is one series for the checkers: the series number
-	// they call the incarnation is the leader epoch.
-	for _, o := range s.Observed.ISRs {
-		in.Observations.ISRs = append(in.Observations.ISRs, checkers.ISRObservation{Time: o.Time, TP: o.TP, Leader: o.Leader, Epoch: o.Epoch, ISR: o.ISR})
-	}
-	for o := range s.Observed.HighWatermarks.All() {
-		in.Observations.HighWatermarks = append(in.Observations.HighWatermarks, checkers.HWObservation{Time: o.Time, TP: o.TP, Broker: o.Broker, Incarnation: int(o.Epoch), HW: o.HW})
-	}
-	for _, g := range s.Cluster.Groups.Generations {
-		gen := checkers.GenerationObservation{Time: g.Time, Epoch: g.Epoch, Group: g.Group, Generation: g.Generation}
-		for _, m := range g.Members {
-			gen.Members = append(gen.Members, checkers.MemberAssignment{Member: m.ID, Partitions: m.Assignment})
-		}
-		in.Observations.Generations = append(in.Observations.Generations, gen)
-	}
-	for _, c := range s.Cluster.Groups.Committed {
-		in.Observations.Committed = append(in.Observations.Committed, checkers.CommittedObservation{Time: c.Time, Broker: c.Broker, Epoch: c.Epoch, Group: c.Group, TP: c.TP, Offset: c.Offset})
-	}
-	q := &s.Observed.Quorum
-	in.Observations.Quorum.Voters = q.Voters
-	for _, o := range q.Leaders {
-		in.Observations.Quorum.Leaders = append(in.Observations.Quorum.Leaders, checkers.QuorumLeaderObservation(o))
-	}
-	for _, o := range q.HighWatermarks {
-		in.Observations.Quorum.HighWatermarks = append(in.Observations.Quorum.HighWatermarks, checkers.QuorumHWObservation(o))
-	}
-	for _, o := range q.Applied {
-		in.Observations.Quorum.Applied = append(in.Observations.Quorum.Applied, checkers.QuorumAppliedObservation(o))
-	}
-	for _, o := range q.Snapshots {
-		in.Observations.Quorum.Snapshots = append(in.Observations.Quorum.Snapshots, checkers.QuorumSnapshotObservation(o))
-	}
+	in := checkers.Input{History: s.History.History(), Observations: s.Observed.Final(), DiskLost: s.diskLost()}
 	// After the liveness phase every replica must have rejoined its ISR
 	// (clusterStuck): one still outside it is judged, not left out.
 	healed := s.nemesis != nil && s.nemesis.Healed()

@@ -75,8 +75,8 @@ func Shrink(sc Scenario, seed uint64, set []string, runsMax int) (ShrinkResult, 
 		return ShrinkResult{}, err
 	}
 	kind := failureKind(res)
-	if sc.Expect != "" && hasKind(res, sc.Expect) {
-		kind = sc.Expect
+	if sc.Expect != Pass && hasKind(res, sc.Expect.Anomaly()) {
+		kind = sc.Expect.Anomaly()
 	}
 	if kind == "" {
 		return ShrinkResult{}, fmt.Errorf("%s seed %d %w", sc.Name, seed, ErrNothingToShrink)

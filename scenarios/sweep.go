@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"sync"
 
-	"kafkasim/checkers"
+	"kafkasim/model"
 )
 
 // SweepOptions describe a sweep: many seeds of some scenarios, run in
@@ -247,7 +247,7 @@ func Sweep(o SweepOptions) (SweepResult, error) {
 				continue
 			}
 			oc.res.History = nil // a sweep keeps results, not every history
-			oc.res.Observed, oc.res.Faults = checkers.Observations{}, nil
+			oc.res.Observed, oc.res.Faults = model.Observations{}, nil
 			oc.res.Replicas, oc.res.DiskLost = nil, nil
 			if oc.nondet != "" {
 				out.Nondeterminism = append(out.Nondeterminism, oc.nondet)

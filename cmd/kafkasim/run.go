@@ -32,11 +32,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	}
 	t := reports.Table{Header: []string{"scenario", "expects", "description"}}
 	for _, sc := range scenarios.Catalog() {
-		expect := "pass"
-		if sc.Expect != "" {
-			expect = sc.Expect
-		}
-		t.Rows = append(t.Rows, []string{sc.Name, expect, sc.Description})
+		t.Rows = append(t.Rows, []string{sc.Name, sc.Expect.Word(), sc.Description})
 	}
 	if err := t.Render(stdout, *wide); err != nil {
 		fmt.Fprintln(stderr, "kafkasim list:", err)

@@ -83,14 +83,26 @@ func TestAnUnknownKafkaVersionListsTheReleases(t *testing.T) {
 
 // TestRunWithoutSeedPlaysTheScenariosOwn: a historical bug run without
 // -seed plays the seed its replay was written against (the one go test
-// runs), and says so in its result; -seed still overrides it.
+// runs), and says so in its result, whether it is named from the catalog
+// or run from the file kafkasim show prints for it; -seed still overrides
+// it.
 func TestRunWithoutSeedPlaysTheScenariosOwn(t *testing.T) {
+	var shown, errb bytes.Buffer
+	if code := dispatch([]string{"show", "kip101-hw-truncation"}, &shown, &errb); code != 0 || !strings.Contains(shown.String(), "seeds = [7]") {
+		t.Fatalf("show: exit %d, want its seed 7 printed:\n%s%s", code, shown.String(), errb.String())
+	}
+	file := filepath.Join(t.TempDir(), "kip101.toml")
+	if err := os.WriteFile(file, shown.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		seed uint64
 	}{
 		{[]string{"run", "-scenario", "kip101-hw-truncation", "-json"}, 7},
 		{[]string{"run", "-scenario", "kip101-hw-truncation", "-seed", "8", "-json"}, 8},
+		{[]string{"run", "-f", file, "-json"}, 7},
+		{[]string{"run", "-f", file, "-seed", "8", "-json"}, 8},
 	} {
 		var out, errb bytes.Buffer
 		code := dispatch(append(tc.args, "-out", t.TempDir()), &out, &errb)

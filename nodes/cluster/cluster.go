@@ -54,12 +54,9 @@ type Cluster struct {
 	Sim     *sim.Sim
 	Config  model.Config
 	History *model.Recorder
-	// Observed collects the brokers' leaderships and leader high
-	// watermarks over the run.
-	Observed *Observations
-	// Groups collects what the group coordinators did (generations
-	// completed, committed offsets held).
-	Groups      *GroupObservations
+	// Observed collects what the brokers, the group coordinators and the
+	// metadata quorum reported over the run (observe.go).
+	Observed    *Observations
 	Brokers     []model.BrokerID
 	Controllers []model.BrokerID
 
@@ -111,7 +108,6 @@ func New(opts Options) (*Cluster, error) {
 		Config:     kc,
 		History:    &model.Recorder{},
 		Observed:   &Observations{},
-		Groups:     &GroupObservations{},
 		topics:     opts.Topics,
 		created:    map[string]bool{},
 		nextClient: FirstClientID,
@@ -124,7 +120,7 @@ func New(opts Options) (*Cluster, error) {
 		c.Controllers = append(c.Controllers, DefaultControllerID+model.BrokerID(i))
 	}
 	c.Observed.Quorum.Voters = c.Controllers
-	watch := quorumWatch{s, c.Observed}
+	watch := QuorumRecorder{Sim: s, To: &c.Observed.Quorum}
 	for _, id := range c.Controllers {
 		ccfg := controller.Config{ID: id, Voters: c.Controllers, Cluster: kc, SnapshotEvery: opts.SnapshotEvery, Watch: watch}
 		// The first controller keeps the single controller's name, and

@@ -14,8 +14,10 @@
 // Options.Controllers = 1 is the single-controller configuration, a quorum
 // of one, kept for comparison.
 //
-// It builds the system under test and reads its state for the judges at
-// the end; it never decides anything a node would decide. Like the nodes,
+// It builds the system under test, records what the nodes report as
+// model's observations (observe.go, observe_groups.go, quorum.go) and reads
+// its state for the judges at the end; it never decides anything a node
+// would decide. Like the nodes,
 // it must never start a goroutine, read the real clock or touch the real
 // file system: a cluster is part of one deterministic run.
 package cluster

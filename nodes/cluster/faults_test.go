@@ -74,7 +74,7 @@ func TestQuickRestartDoesNotRetakeLeadership(t *testing.T) {
 		}
 	}
 	last := map[key]model.Offset{}
-	for o := range h.Observed.HighWatermarks.All() {
+	for _, o := range h.Observed.Final().HighWatermarks {
 		k := key{o.Broker, o.Epoch}
 		if prev, ok := last[k]; ok && o.HW < prev {
 			t.Fatalf("%v under epoch %d: high watermark %d then %d", o.Broker, o.Epoch, prev, o.HW)

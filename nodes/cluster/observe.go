@@ -2,31 +2,42 @@ package cluster
 
 import (
 	"iter"
+	"slices"
 	"time"
 
 	"kafkasim/model"
 	"kafkasim/sim"
 )
 
-// Observations are what the brokers did that the judges check after the
-// run: who took leadership under which epoch, and how leaders moved their
-// high watermarks, stamped with the true virtual time.
+// Observations records what the nodes reported over a run, in model's
+// observation types, the ones the checkers read: the brokers' leaderships,
+// ISRs and leader high watermarks (this file), the group coordinators'
+// generations and committed offsets (observe_groups.go) and the metadata
+// quorum's reports (quorum.go). The leaders' high watermarks, by far the
+// most numerous, are kept compactly (HWObservations) and reach the
+// embedded model.Observations only in Final: until then its
+// HighWatermarks is empty.
 type Observations struct {
-	Leaders        []LeaderObservation
-	HighWatermarks HWObservations
-	ISRs           []ISRObservation
-	// Quorum is what the metadata quorum's nodes reported (quorum.go).
-	Quorum QuorumObservations
+	model.Observations
+	hws HWObservations
 	// Notify, if set, is told of each leadership ("election") and each
 	// ISR a leader reports ("alter-partition") as it is observed: what a
 	// fault waiting for one listens to.
 	Notify func(event string, tp model.TopicPartition)
 }
 
+// Final returns every observation made so far, the high watermarks
+// included, as the checkers read them. It shares the recorded slices.
+func (o *Observations) Final() model.Observations {
+	out := o.Observations
+	out.HighWatermarks = slices.Collect(o.hws.All())
+	return out
+}
+
 // HWObservations is the list of high watermark observations, kept in
 // fixed-size chunks of a compact form: a leader reports every advance,
 // several hundred a virtual second in a busy run, and one growing slice of
-// HWObservation would be copied whole at every doubling (a tenth of a
+// model.HWObservation would be copied whole at every doubling (a tenth of a
 // benchmark's time went there) and hold a topic name per entry.
 type HWObservations struct {
 	chunks [][]hwRec
@@ -35,7 +46,7 @@ type HWObservations struct {
 	tpIdx  map[model.TopicPartition]int32
 }
 
-// hwRec is an HWObservation with its partition as an index into tps.
+// hwRec is a model.HWObservation with its partition as an index into tps.
 type hwRec struct {
 	time   time.Duration
 	hw     model.Offset
@@ -48,7 +59,7 @@ type hwRec struct {
 const hwChunk = 4096
 
 // Add appends an observation.
-func (h *HWObservations) Add(o HWObservation) {
+func (h *HWObservations) Add(o model.HWObservation) {
 	if h.n%hwChunk == 0 {
 		h.chunks = append(h.chunks, make([]hwRec, 0, hwChunk))
 	}
@@ -75,43 +86,16 @@ func (h *HWObservations) index(tp model.TopicPartition) int32 {
 func (h *HWObservations) Len() int { return h.n }
 
 // All yields the observations in the order they were made.
-func (h *HWObservations) All() iter.Seq[HWObservation] {
-	return func(yield func(HWObservation) bool) {
+func (h *HWObservations) All() iter.Seq[model.HWObservation] {
+	return func(yield func(model.HWObservation) bool) {
 		for _, c := range h.chunks {
 			for _, r := range c {
-				if !yield(HWObservation{Time: r.time, TP: h.tps[r.tp], Broker: r.broker, Epoch: r.epoch, HW: r.hw}) {
+				if !yield(model.HWObservation{Time: r.time, TP: h.tps[r.tp], Broker: r.broker, Epoch: r.epoch, HW: r.hw}) {
 					return
 				}
 			}
 		}
 	}
-}
-
-// ISRObservation: at Time, Leader, leading TP under Epoch, applied ISR.
-type ISRObservation struct {
-	Time   time.Duration
-	TP     model.TopicPartition
-	Leader model.BrokerID
-	Epoch  model.Epoch
-	ISR    []model.BrokerID
-}
-
-// LeaderObservation: at Time, Leader began leading TP under Epoch.
-type LeaderObservation struct {
-	Time   time.Duration
-	TP     model.TopicPartition
-	Epoch  model.Epoch
-	Leader model.BrokerID
-}
-
-// HWObservation: at Time, Broker, leading TP under Epoch, had high
-// watermark HW.
-type HWObservation struct {
-	Time   time.Duration
-	TP     model.TopicPartition
-	Broker model.BrokerID
-	Epoch  model.Epoch
-	HW     model.Offset
 }
 
 // observer implements broker.Observer for every broker of a cluster.
@@ -121,18 +105,18 @@ type observer struct {
 }
 
 func (o observer) BecameLeader(b model.BrokerID, tp model.TopicPartition, epoch model.Epoch) {
-	o.obs.Leaders = append(o.obs.Leaders, LeaderObservation{Time: o.s.Now(), TP: tp, Epoch: epoch, Leader: b})
+	o.obs.Leaders = append(o.obs.Leaders, model.LeaderObservation{Time: o.s.Now(), TP: tp, Epoch: epoch, Leader: b})
 	if o.obs.Notify != nil {
 		o.obs.Notify("election", tp)
 	}
 }
 
 func (o observer) LeaderHighWatermark(b model.BrokerID, tp model.TopicPartition, epoch model.Epoch, hw model.Offset) {
-	o.obs.HighWatermarks.Add(HWObservation{Time: o.s.Now(), TP: tp, Broker: b, Epoch: epoch, HW: hw})
+	o.obs.hws.Add(model.HWObservation{Time: o.s.Now(), TP: tp, Broker: b, Epoch: epoch, HW: hw})
 }
 
 func (o observer) LeaderISR(b model.BrokerID, tp model.TopicPartition, epoch model.Epoch, isr []model.BrokerID) {
-	o.obs.ISRs = append(o.obs.ISRs, ISRObservation{Time: o.s.Now(), TP: tp, Leader: b, Epoch: epoch, ISR: append([]model.BrokerID(nil), isr...)})
+	o.obs.ISRs = append(o.obs.ISRs, model.ISRObservation{Time: o.s.Now(), TP: tp, Leader: b, Epoch: epoch, ISR: append([]model.BrokerID(nil), isr...)})
 	if o.obs.Notify != nil {
 		o.obs.Notify("alter-partition", tp)
 	}

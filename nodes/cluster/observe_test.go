@@ -42,11 +42,11 @@ func TestHWObservationsKeepOrderAcrossChunks(t *testing.T) {
 
 // obsAt is the i-th observation of the test: every field varies, the
 // partitions over two topics.
-func obsAt(i int) HWObservation {
+func obsAt(i int) model.HWObservation {
 	topic := "a"
 	if i%5 == 0 {
 		topic = "b"
 	}
-	return HWObservation{Time: time.Duration(i) * time.Millisecond, TP: model.TP(topic, int32(i%3)),
+	return model.HWObservation{Time: time.Duration(i) * time.Millisecond, TP: model.TP(topic, int32(i%3)),
 		Broker: model.BrokerID(i % 7), Epoch: model.Epoch(i % 11), HW: model.Offset(i)}
 }

@@ -1,89 +1,44 @@
 package cluster
 
 import (
-	"time"
-
 	"kafkasim/model"
+	"kafkasim/nodes/raft"
 	"kafkasim/sim"
 )
 
-// QuorumObservations are what the metadata quorum's nodes reported: the
-// controllers (voters) and the brokers (observers), each report stamped
-// with the true virtual time and the node's incarnation (its count of
-// starts), the shape checkers.QuorumObservations wants. Offsets are the
-// raft package's (the first entry is 1); high watermarks and snapshot ends
-// are given exclusive, as Kafka gives them: the first offset not
-// committed, the first offset a snapshot does not cover.
-type QuorumObservations struct {
-	Voters         []model.BrokerID
-	Leaders        []QuorumLeaderObservation
-	HighWatermarks []QuorumHWObservation
-	Applied        []QuorumAppliedObservation
-	Snapshots      []QuorumSnapshotObservation
+// QuorumRecorder records what metadata quorum nodes report (raft.Observer)
+// as model.QuorumObservations: each report stamped with the true virtual
+// time and the node's incarnation (its count of starts), and its offsets
+// in Kafka's numbering. Every cluster's controllers and brokers report to
+// one; a test that runs nodes/raft alone can record through one too.
+type QuorumRecorder struct {
+	Sim *sim.Sim
+	To  *model.QuorumObservations
 }
 
-// QuorumLeaderObservation: at Time, Node became the leader of Epoch.
-type QuorumLeaderObservation struct {
-	Time        time.Duration
-	Node        model.BrokerID
-	Incarnation int
-	Epoch       model.Epoch
+var _ raft.Observer = QuorumRecorder{}
+
+func (w QuorumRecorder) inc(n model.BrokerID) int { return int(w.Sim.Incarnation(sim.NodeID(n))) }
+
+// exclusiveEnd converts a nodes/raft "last covered" offset (a high
+// watermark, a snapshot's last entry) to the exclusive end
+// model.QuorumObservations holds, the first offset past it, as Kafka gives
+// both (see model.QuorumObservations). Entry offsets need no conversion:
+// they stay as the nodes' traces print them.
+func exclusiveEnd(last int64) int64 { return last + 1 }
+
+func (w QuorumRecorder) QuorumLeader(n model.BrokerID, epoch model.Epoch) {
+	w.To.Leaders = append(w.To.Leaders, model.QuorumLeaderObservation{Time: w.Sim.Now(), Node: n, Incarnation: w.inc(n), Epoch: epoch})
 }
 
-// QuorumHWObservation: at Time, Node in Epoch learned high watermark HW
-// (exclusive).
-type QuorumHWObservation struct {
-	Time        time.Duration
-	Node        model.BrokerID
-	Incarnation int
-	Epoch       model.Epoch
-	HW          int64
+func (w QuorumRecorder) QuorumHighWatermark(n model.BrokerID, epoch model.Epoch, hw int64) {
+	w.To.HighWatermarks = append(w.To.HighWatermarks, model.QuorumHWObservation{Time: w.Sim.Now(), Node: n, Incarnation: w.inc(n), Epoch: epoch, HW: exclusiveEnd(hw)})
 }
 
-// QuorumAppliedObservation: at Time, Node applied the committed entry at
-// Offset, of Epoch, with content digest Digest.
-type QuorumAppliedObservation struct {
-	Time        time.Duration
-	Node        model.BrokerID
-	Incarnation int
-	Offset      int64
-	Epoch       model.Epoch
-	Digest      uint64
+func (w QuorumRecorder) QuorumApplied(n model.BrokerID, off int64, epoch model.Epoch, digest uint64) {
+	w.To.Applied = append(w.To.Applied, model.QuorumAppliedObservation{Time: w.Sim.Now(), Node: n, Incarnation: w.inc(n), Offset: off, Epoch: epoch, Digest: digest})
 }
 
-// QuorumSnapshotObservation: at Time, Node restored a snapshot ending
-// before Offset (exclusive).
-type QuorumSnapshotObservation struct {
-	Time        time.Duration
-	Node        model.BrokerID
-	Incarnation int
-	Offset      int64
-}
-
-// quorumWatch implements raft.Observer for every node of a cluster.
-type quorumWatch struct {
-	s   *sim.Sim
-	obs *Observations
-}
-
-func (w quorumWatch) inc(n model.BrokerID) int { return int(w.s.Incarnation(sim.NodeID(n))) }
-
-func (w quorumWatch) QuorumLeader(n model.BrokerID, epoch model.Epoch) {
-	q := &w.obs.Quorum
-	q.Leaders = append(q.Leaders, QuorumLeaderObservation{Time: w.s.Now(), Node: n, Incarnation: w.inc(n), Epoch: epoch})
-}
-
-func (w quorumWatch) QuorumHighWatermark(n model.BrokerID, epoch model.Epoch, hw int64) {
-	q := &w.obs.Quorum
-	q.HighWatermarks = append(q.HighWatermarks, QuorumHWObservation{Time: w.s.Now(), Node: n, Incarnation: w.inc(n), Epoch: epoch, HW: hw + 1})
-}
-
-func (w quorumWatch) QuorumApplied(n model.BrokerID, off int64, epoch model.Epoch, digest uint64) {
-	q := &w.obs.Quorum
-	q.Applied = append(q.Applied, QuorumAppliedObservation{Time: w.s.Now(), Node: n, Incarnation: w.inc(n), Offset: off, Epoch: epoch, Digest: digest})
-}
-
-func (w quorumWatch) QuorumSnapshotLoaded(n model.BrokerID, off int64) {
-	q := &w.obs.Quorum
-	q.Snapshots = append(q.Snapshots, QuorumSnapshotObservation{Time: w.s.Now(), Node: n, Incarnation: w.inc(n), Offset: off + 1})
+func (w QuorumRecorder) QuorumSnapshotLoaded(n model.BrokerID, off int64) {
+	w.To.Snapshots = append(w.To.Snapshots, model.QuorumSnapshotObservation{Time: w.Sim.Now(), Node: n, Incarnation: w.inc(n), Offset: exclusiveEnd(off)})
 }
