@@ -20,6 +20,19 @@ var regressions = []struct {
 	why      string
 }{
 	{
+		name:     "resequenced-batch-refused-at-the-next-sequence-bumps-the-epoch",
+		scenario: "slow-follower",
+		seed:     94000762,
+		schedule: `
+from 5.1s to 14.1s pause isr-follower orders/2
+from 14.396048641s to 17.396048641s latency isr-follower orders/0 +300ms
+from 24.29195923s to 26.29195923s clog leader-of orders/3 isr-follower orders/3 +2s
+from 31.729272509s to 41.729272509s latency isr-follower orders/3 +300ms
+from 46.122571284s to 49.122571284s pause isr-follower events/0
+`,
+		why: "simulation bug: an epoch bump re-sequenced two in-flight batches from 0; the first was acknowledged under its old epoch, and the second, sent at sequence 13 under the new epoch, was refused OUT_OF_ORDER_SEQUENCE_NUMBER and retried unchanged until delivery.timeout.ms, because it still counted as freshly re-sequenced. Kafka clears that flag when the batch is drained again (ProducerBatch.close), so the refusal at the next sequence bumps the epoch (TransactionManager.canRetry) (found by the session-9 campaign on df2db4e, once the liveness phase waited for sends in flight)",
+	},
+	{
 		name:     "deposed-coordinator-wakes-and-completes-its-old-generation",
 		scenario: "slow-follower",
 		seed:     91002801,

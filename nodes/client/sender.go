@@ -260,6 +260,13 @@ func (p *Producer) sendBatch(env *sim.Env, leader model.BrokerID, b *batch) {
 	}
 	b.inFlight = true
 	b.sentPID, b.sentEpoch, b.sentSeq = b.pid, b.epoch, b.seq
+	// Draining closes the batch (RecordAccumulator.drainBatchesForOneNode
+	// calls ProducerBatch.close, which clears reopened): once sent under
+	// its new sequence, a re-sequenced batch is an ordinary one, and a
+	// refusal of it as the next sequence bumps the epoch
+	// (TransactionManager.canRetry) instead of being retried unchanged
+	// until delivery.timeout.ms (slow-follower seed 94000762).
+	b.seqReset = false
 	// The batch keeps the record of its attempt in flight: a batch has at
 	// most one (a retry is sent only after the last attempt failed and
 	// left the network's list).
