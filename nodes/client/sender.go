@@ -286,21 +286,21 @@ func (p *Producer) produceRequest() *model.ProduceRequest {
 }
 
 // produceAnswered handles a leader's answer to a produce request. The
-// request's memory (which holds the answer too) is then free, unless the
-// link ever delivered a message twice and could bring it back: the next
-// attempt of any batch reuses it. The same goes for the batch's records,
-// which every attempt carried, if this was its only attempt: an earlier
-// one, failed by a timeout or a disconnect rather than answered, may
-// still be on its way to a broker.
+// request's memory (which holds the answer too) is then free, and the
+// next attempt of any batch reuses it: a leader keeps nothing of a request
+// it answered, and a link that duplicates delivers its own clone the
+// second time (sim.Cloner). The same goes for the batch's records, which
+// every attempt carried, if this was its only attempt: an earlier one,
+// failed by a timeout or a disconnect rather than answered, may still be
+// on its way to a broker.
 func (p *Producer) produceAnswered(env *sim.Env, broker model.BrokerID, r model.ProduceResponse) {
 	req := p.net.complete(broker, r.CorrelationID)
 	if req == nil || req.kind != reqProduce {
 		return
 	}
 	m := req.msg // completeBatch may release the batch, and req with it
-	once := !env.Duplicated(sim.NodeID(broker))
-	p.completeBatch(env, req.batch, r.Error, r.BaseOffset, r.LogStartOffset, once && req.batch.attempts == 0)
-	if m != nil && len(p.reqPool) < reqPoolMax && once {
+	p.completeBatch(env, req.batch, r.Error, r.BaseOffset, r.LogStartOffset, req.batch.attempts == 0)
+	if m != nil && len(p.reqPool) < reqPoolMax {
 		p.reqPool = append(p.reqPool, m)
 	}
 }
