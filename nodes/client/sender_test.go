@@ -148,7 +148,7 @@ func runQuietWorld(t *testing.T, seed uint64, everyEvent bool) quietRun {
 		Workload: wl, SendInterval: interval}
 	s.AddNode(clientID, "producer", func() sim.Node {
 		p := NewProducer(opts)
-		p.runEveryEvent = everyEvent
+		p.fast.runEveryEvent = everyEvent
 		incarnations = append(incarnations, p)
 		return p
 	})
@@ -205,8 +205,8 @@ func runQuietWorld(t *testing.T, seed uint64, everyEvent bool) quietRun {
 		sends:   len(w.ops(model.FSend)),
 	}
 	for _, p := range incarnations {
-		out.skipped += p.passesSkipped
-		out.answers += p.answersSkipped
+		out.skipped += p.fast.passesSkipped
+		out.answers += p.fast.answersSkipped
 	}
 	for _, op := range w.ops(model.FSend) {
 		if op.Type == model.OpOK {
@@ -285,7 +285,7 @@ func TestProducerLingerBetweenTicks(t *testing.T) {
 			t.Errorf("batch %d %v created at %v reached the broker at %v, want %v (linger 3ms + 1ms link)", i+1, vals, created, r.at, want)
 		}
 	}
-	if p.passesSkipped == 0 {
+	if p.fast.passesSkipped == 0 {
 		t.Errorf("no append skipped the sender pass")
 	}
 }
