@@ -124,9 +124,9 @@ func NewFetchRequest(n int) *FetchRequest {
 // fetch to each leader every few milliseconds, and a new one each time was
 // the largest allocation of a run. A request not made by NewFetchRequest
 // is not reused. The caller must know that nothing can read req or its
-// answer any more: the answer has arrived and been handled, and req can
-// never be delivered again (sim.Env.Duplicated is false for its link). A
-// leader keeps nothing of a request it has answered.
+// answer any more: the answer has arrived and been handled. A leader keeps
+// nothing of a request it has answered, and a network that delivers a
+// message twice delivers a clone the second time (see Clone).
 func ReuseFetchRequest(req *FetchRequest, n int) *FetchRequest {
 	bx := req.room
 	if bx == nil {

@@ -46,9 +46,9 @@ func NewProduceRequest() *ProduceRequest {
 // ReuseProduceRequest returns req emptied, with its answer's room free,
 // keeping its memory; a request not made by NewProduceRequest is not
 // reused. The caller must know that nothing can read req or its answer any
-// more: the answer has arrived and been handled, and req can never be
-// delivered again (sim.Env.Duplicated is false for its link). A leader
-// keeps nothing of a request it has answered.
+// more: the answer has arrived and been handled. A leader keeps nothing of
+// a request it has answered, and a network that delivers a message twice
+// delivers a clone the second time (see Clone).
 func ReuseProduceRequest(req *ProduceRequest) *ProduceRequest {
 	bx := req.room
 	if bx == nil {

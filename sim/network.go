@@ -39,6 +39,38 @@ type Datagram struct {
 	ReorderMax  time.Duration // how long at most it is held back
 }
 
+// Cloner is a message whose memory its sender reuses once the message has
+// been handled (model's produce and fetch messages, which the nodes' free
+// lists recycle after their answer). A datagram path that delivers a
+// message twice delivers two clones made when it was sent, and never the
+// message itself: each delivery owns its message, so a node may reuse what
+// it sent once it handled an answer, by rules it can know, without asking
+// which faults the network injected. Cloning the second delivery only
+// would not do: a receiver may hold the first (a leader parks a fetch) and
+// answer the clone first, and its sender, which handled that answer,
+// would then write over a request still being read. Clones consume no
+// randomness and move no event, so they change nothing in a run but the
+// memory. Clone returns any because the packages that implement it do not
+// import sim; it must return a Message.
+type Cloner interface {
+	Clone() any
+}
+
+// owned returns what one delivery of a message the network delivers twice
+// carries: a clone of m when m is a Cloner, else m itself, which holds no
+// memory its sender reuses.
+func owned(m Message) Message {
+	c, ok := m.(Cloner)
+	if !ok {
+		return m
+	}
+	d, ok := c.Clone().(Message)
+	if !ok {
+		panic(fmt.Sprintf("sim: %T.Clone returned no Message", m))
+	}
+	return d
+}
+
 // LinkConfig describes one directed link.
 type LinkConfig struct {
 	Latency  Latency
@@ -55,9 +87,6 @@ type link struct {
 	clogExtra time.Duration // extra delay while clogged
 	clogUntil time.Duration
 	rand      *rand.Rand // latency draws, made on first use
-	// duplicated says the link delivered (or has scheduled) some message
-	// twice in this run (datagram chaos); see Env.Duplicated.
-	duplicated bool
 	// unacked is what was sent while the path was down (a cut, a machine
 	// that is off), in send order: the sending kernel keeps it and
 	// retransmits it on one timer per connection, not one per message.
@@ -179,11 +208,14 @@ func (s *Sim) transmit(n *nodeState, l *link, t int32, m Message) {
 		if dg.ReorderProb > 0 && dg.ReorderMax > 0 && r.Float64() < dg.ReorderProb {
 			at += time.Duration(r.Int64N(int64(dg.ReorderMax) + 1))
 		}
-		s.q.push(at, ev)
 		if dg.DupProb > 0 && r.Float64() < dg.DupProb {
-			s.q.push(at+l.cfg.Latency.draw(r), ev)
-			l.duplicated = true
+			dup := ev
+			ev.msg, dup.msg = owned(m), owned(m)
+			s.q.push(at, ev)
+			s.q.push(at+l.cfg.Latency.draw(r), dup)
+			return
 		}
+		s.q.push(at, ev)
 		return
 	}
 	if at < l.lastAt {

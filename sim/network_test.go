@@ -172,38 +172,64 @@ func TestDatagramModeDuplicatesAndReorders(t *testing.T) {
 	}
 }
 
-// TestDuplicatedTellsWhenALinkRedelivered checks Env.Duplicated: false on
-// a connection whatever it carries, false on a datagram link until it
-// schedules a second copy of a message, and true from then on, in that
-// direction only.
-func TestDuplicatedTellsWhenALinkRedelivered(t *testing.T) {
-	s, _ := world(t, 3, LinkConfig{Latency: Fixed(ms)}, plain)
-	s.SetLink(0, 1, LinkConfig{Latency: Fixed(ms), Datagram: &Datagram{DupProb: 0.2}})
-	env := func(id NodeID) *Env { return s.nodes[s.index(id)].env }
-	sent := 0
-	for !env(0).Duplicated(1) {
-		if sent == 100 {
-			t.Fatal("no duplicate in 100 sends at DupProb 0.2")
+// reused is a test message whose sender reuses its memory once the
+// first delivery is handled, as the nodes' free lists do: a Cloner.
+type reused struct{ v int64 }
+
+func (m *reused) Digest() uint64 { return uint64(m.v) }
+func (m *reused) String() string { return fmt.Sprintf("reused(%d)", m.v) }
+func (m *reused) Clone() any     { c := *m; return &c }
+
+// TestADuplicateOwnsItsMessage checks that a datagram path delivers a
+// Cloner it duplicates as two clones made when it was sent, never as the
+// sent object: the receiver writes over each delivery (as a sender reusing
+// its memory would), and the other still reads what was sent. Cloning
+// draws nothing and moves no event: a run of Cloners delivers as a run of
+// plain values does, with the same trace hash.
+func TestADuplicateOwnsItsMessage(t *testing.T) {
+	play := func(mk func(int64) Message) (*Sim, []string) {
+		s, log := world(t, 2, LinkConfig{Latency: Latency{Min: ms, Max: 5 * ms}, Datagram: &Datagram{DupProb: 1, ReorderProb: 0.5, ReorderMax: 3 * ms}}, plain)
+		for i := int64(1); i <= 20; i++ {
+			s.At(time.Duration(i)*10*ms, "send", func() { sendNow(s, 0, 1, mk(i)) })
 		}
-		before := s.q.len()
-		sendNow(s, 0, 1, msg(sent))
-		sendNow(s, 0, 2, msg(sent))
-		sent++
-		if dup := s.q.len()-before == 3; dup != env(0).Duplicated(1) {
-			t.Fatalf("send %d: %d events scheduled, Duplicated says %v", sent, s.q.len()-before, env(0).Duplicated(1))
-		}
+		s.Run(time.Second)
+		return s, *log
+	}
+	seen, sent := map[*reused]int{}, map[*reused]bool{}
+	sReused, logReused := play(func(v int64) Message { return &reused{v} })
+	s, log := world(t, 2, LinkConfig{Latency: Fixed(ms), Datagram: &Datagram{DupProb: 1}}, func(id NodeID) *probe {
+		return &probe{onRecv: func(env *Env, from NodeID, m Message) {
+			r := m.(*reused)
+			seen[r]++
+			if sent[r] {
+				t.Errorf("reused(%d) was delivered as the object sent", r.v)
+			}
+			if r.v < 0 {
+				t.Errorf("a delivery read %d: the memory its sender reused", r.v)
+			}
+			r.v = -1 // the sender's next use writes over it
+		}}
+	})
+	for i := int64(1); i <= 5; i++ {
+		s.At(time.Duration(i)*10*ms, "send", func() {
+			m := &reused{i}
+			sent[m] = true
+			sendNow(s, 0, 1, m)
+		})
 	}
 	s.Run(time.Second)
-	if !env(0).Duplicated(1) {
-		t.Fatal("Duplicated went back to false")
+	if len(*log) != 10 || len(seen) != 10 {
+		t.Fatalf("%d deliveries of %d objects, want 10 of 10:\n%s", len(*log), len(seen), join(*log))
 	}
-	// The answers come back the other way: a duplicate either way counts
-	// for both ends, and a pair whose links never duplicated stays false.
-	if !env(1).Duplicated(0) {
-		t.Fatal("Duplicated is false at the receiving end of a link that duplicated")
+	sPlain, logPlain := play(func(v int64) Message { return msg(v) })
+	if len(logPlain) != 40 || sPlain.Hash() != sReused.Hash() {
+		t.Fatalf("cloning changed the run: %d deliveries, hash %x, plain values %x", len(logReused), sReused.Hash(), sPlain.Hash())
 	}
-	if env(0).Duplicated(2) || env(2).Duplicated(0) || env(1).Duplicated(2) {
-		t.Fatal("Duplicated is true for a pair whose links never duplicated")
+	for i := range logPlain {
+		want := strings.Replace(logPlain[i], "msg(", "reused(", 1)
+		if logReused[i] != want {
+			t.Fatalf("delivery %d: %q with clones, %q with plain values", i, logReused[i], want)
+		}
 	}
 }
 

@@ -118,21 +118,6 @@ func (e *Env) Close(peer NodeID) {
 	e.sim.closeFrom(e.n.idx, e.sim.index(peer))
 }
 
-// Duplicated reports whether either link between this node and the node
-// to has delivered, or scheduled to deliver, any message twice in this run
-// (only datagram chaos duplicates: see Datagram). A duplicate is scheduled
-// when its message is sent, so once the answer to a message has arrived,
-// false means that neither the message nor its answer can be delivered
-// again: a node may then reuse the memory it sent, which no receiver may
-// keep past its answer, and the room the answer was written into. Both
-// directions count because answers are written into their request's
-// room: a duplicated answer would otherwise reach the node after the room
-// was reused, showing the next answer instead of its own.
-func (e *Env) Duplicated(to NodeID) bool {
-	t := e.sim.index(to)
-	return e.sim.link(e.n.idx, t).duplicated || e.sim.link(t, e.n.idx).duplicated
-}
-
 // After arms a timer that fires after d on the node's own clock, then calls
 // Fire with kind and arg. A timer dies with the incarnation that armed it.
 func (e *Env) After(d time.Duration, kind string, arg int64) TimerID {

@@ -24,8 +24,9 @@ type fetcher struct {
 	backoff   sim.TimerID
 	// last is the request this fetcher built last, and reusable says
 	// nothing can read it any more (it was never sent, or its answer came
-	// back over a link that never delivered a message twice), so the
-	// next fetch reuses its memory (model.ReuseFetchRequest).
+	// back and was handled: a duplicate on a datagram link is the
+	// network's own clone, see sim.Cloner), so the next fetch reuses its
+	// memory (model.ReuseFetchRequest).
 	last     *model.FetchRequest
 	reusable bool
 }
@@ -221,11 +222,11 @@ func (b *Broker) handleFetchResponse(from model.BrokerID, m *model.FetchResponse
 		}
 	}
 	// The answer to f.last is handled, and a leader keeps nothing of a
-	// fetch it answered: the next fetch takes its memory, unless the link
-	// ever delivered a message twice, which could bring this one back, or
-	// handling the answer already sent the next fetch.
+	// fetch it answered: the next fetch takes its memory, unless handling
+	// the answer already sent the next fetch. (A link that duplicates
+	// delivers its own clone of a message the second time: sim.Cloner.)
 	if !f.inflight {
-		f.reusable = !b.env.Duplicated(sim.NodeID(from))
+		f.reusable = true
 	}
 	if failed {
 		b.fetcherBackoff(f)

@@ -388,12 +388,12 @@ func (c *Consumer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	case *model.FetchResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqFetch {
 			c.handleFetch(env, req, r)
-			c.fetchAnswered(env, broker, req)
+			c.fetchAnswered(req)
 		}
 	case model.FetchResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqFetch {
 			c.handleFetch(env, req, &r)
-			c.fetchAnswered(env, broker, req)
+			c.fetchAnswered(req)
 		}
 	case model.ListOffsetsResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqListOffsets {

@@ -29,6 +29,9 @@
 //     callbacks, auto and manual commits, committed offsets as starting
 //     positions, and kafkasim's consumer.self.fencing switch
 //     (AbstractCoordinator, ConsumerCoordinator).
+//   - fastpath.go: the producer's caches, skip flags and scratch buffers,
+//     which only save work: a producer without them would make the same
+//     run.
 //   - freelist.go: the free lists that let answered requests and released
 //     batches be reused, once no delivery can read them again.
 //

@@ -100,13 +100,14 @@ func (c *Consumer) fetchRecord() *request {
 
 // fetchAnswered hands back the memory of a fetch whose answer was just
 // handled: its record, which the network no longer holds and nothing else
-// refers to, and its request (which holds the answer too), unless the link
-// ever delivered a message twice and could bring it back. A leader keeps
-// nothing of a request it has answered. A fetch that failed (a timeout, a
-// disconnect) keeps both: its request may still reach the leader.
-func (c *Consumer) fetchAnswered(env *sim.Env, broker model.BrokerID, r *request) {
+// refers to, and its request (which holds the answer too). A leader keeps
+// nothing of a request it has answered, and a link that duplicates
+// delivers its own clone the second time (sim.Cloner). A fetch that failed
+// (a timeout, a disconnect) keeps both: its request may still reach the
+// leader.
+func (c *Consumer) fetchAnswered(r *request) {
 	m := r.fetchMsg
-	if m != nil && len(c.fetchFree) < fetchPoolMax && !env.Duplicated(sim.NodeID(broker)) {
+	if m != nil && len(c.fetchFree) < fetchPoolMax {
 		c.fetchFree = append(c.fetchFree, m)
 	}
 	if len(c.recFree) < fetchPoolMax {

@@ -27,7 +27,6 @@ type Producer struct {
 	acc     accumulator
 	idem    idempotence
 	sticky  map[string]*sticky // per topic (lookup only)
-	topic   topicCache         // what Send looked up for the last record's topic
 	waiting []waitingSend      // sends whose topic's metadata is not known yet
 	muted   map[model.TopicPartition]bool
 
@@ -43,127 +42,9 @@ type Producer struct {
 	tickAt time.Duration
 	dueAt  time.Duration
 
-	// lead caches md.leader for each accumulator queue, by position; it
-	// is valid while md.ver is leadVer and no queue was added. run looks
-	// leaders up several times per queue after every event.
-	lead    []queueLeader
-	leadVer uint64
-	// expireAt is a lower bound of the earliest delivery.timeout.ms
-	// deadline of a batch waiting or in flight: before it, expire has
-	// nothing to find and skips the walk over every batch.
-	expireAt time.Duration
-	// Scratch slices reused by drain and drainNode.
-	leadersBuf []model.BrokerID
-	partsBuf   []int
-	// sealBuf is the buffer every wire batch is encoded into to compute
-	// its CRC (see batch.wire).
-	sealBuf []byte
-
-	// What the last sender pass (run) left, for appendQuiet and
-	// answerQuiet: nextAt is the deadline it computed (nothing is due
-	// before it), settled that a pass before nextAt would change nothing
-	// unless an event came in between, leaderless that drain found a batch
-	// without a leader, and blocked that some queue's head was ready but
-	// could not leave, or waits behind a muted partition.
-	nextAt     time.Duration
-	settled    bool
-	leaderless bool
-	blocked    bool
-	// answered says completeBatch found its answer quiet: Receive skips
-	// the pass.
-	answered bool
-	// reqPool holds produce requests whose answers came back, for the
-	// next attempts to reuse (see produceAnswered).
-	reqPool []*model.ProduceRequest
-	// runEveryEvent turns appendQuiet and answerQuiet off, so that a test
-	// can compare a run with a sender pass after every event against one
-	// without.
-	runEveryEvent bool
-	// passesSkipped and answersSkipped count the passes appendQuiet and
-	// answerQuiet skipped (for tests).
-	passesSkipped, answersSkipped int
-}
-
-// topicCache is what Send looks up by name for the topic of the last
-// record it handled: the partition count as metadata version ver gave it
-// (known false when it gave none), the sticky partitioner's state (nil
-// until a keyless record asked), and whether the topic is known to be
-// one of interest (a producer's topics never stop being). A producer
-// sends to one topic or a few, and hashing the name or comparing it with
-// others three times per record shows in profiles. Each entry holds only
-// while name is the record's topic.
-type topicCache struct {
-	name     string
-	set      bool // count and known were read at ver
-	ver      uint64
-	count    int32
-	known    bool
-	sticky   *sticky
-	interest bool
-}
-
-// cached returns the cache, emptied first unless it is topic's.
-func (p *Producer) cached(topic string) *topicCache {
-	c := &p.topic
-	if c.name != topic {
-		*c = topicCache{name: topic}
-	}
-	return c
-}
-
-// partitions is p.md.partitions(topic), from the cache while the metadata
-// is the version it was read from.
-func (p *Producer) partitions(topic string) (int32, bool) {
-	c := p.cached(topic)
-	if !c.set || c.ver != p.md.ver {
-		c.count, c.known = p.md.partitions(topic)
-		c.set, c.ver = true, p.md.ver
-	}
-	return c.count, c.known
-}
-
-// stickyFor returns the topic's sticky partitioner state, creating it.
-func (p *Producer) stickyFor(topic string) *sticky {
-	c := p.cached(topic)
-	if c.sticky == nil {
-		c.sticky = p.sticky[topic]
-		if c.sticky == nil {
-			c.sticky = &sticky{part: -1}
-			p.sticky[topic] = c.sticky
-		}
-	}
-	return c.sticky
-}
-
-// addTopic is p.md.addTopic(topic), skipped for a topic the cache knows
-// to be one of interest already.
-func (p *Producer) addTopic(topic string) bool {
-	c := p.cached(topic)
-	if c.interest {
-		return false
-	}
-	c.interest = true
-	return p.md.addTopic(topic)
-}
-
-// queueLeader is the leader and leader epoch of one accumulator queue.
-type queueLeader struct {
-	broker model.BrokerID
-	epoch  model.Epoch
-}
-
-// queueLeader returns md.leader(p.acc.tps[i]), from the cache while the
-// metadata and the queues are unchanged.
-func (p *Producer) queueLeader(i int) (model.BrokerID, model.Epoch) {
-	if p.leadVer != p.md.ver || len(p.lead) != len(p.acc.tps) {
-		p.lead = p.lead[:0]
-		for _, tp := range p.acc.tps {
-			l, e := p.md.leader(tp)
-			p.lead = append(p.lead, queueLeader{broker: l, epoch: e})
-		}
-		p.leadVer = p.md.ver
-	}
-	return p.lead[i].broker, p.lead[i].epoch
+	// fast is what only saves work: caches, skip flags, scratch buffers
+	// and the free list of produce requests (fastpath.go).
+	fast producerFastPath
 }
 
 // waitingSend is a send blocked on metadata, as KafkaProducer.send blocks in
@@ -195,8 +76,8 @@ func NewProducer(opts ProducerOptions) *Producer {
 		cl:   opts.Config.Client,
 		rec:  opts.Recorder,
 
-		expireAt: model.Never,
-		dueAt:    model.Never,
+		dueAt: model.Never,
+		fast:  producerFastPath{expireAt: model.Never},
 	}
 	p.md = newMetadata(opts.Bootstrap, p.cl)
 	p.acc = newAccumulator(p.cfg)
@@ -297,12 +178,12 @@ func (p *Producer) partition(env *sim.Env, m Message, n int32) (model.TopicParti
 // did to the queue (see appended).
 func (p *Producer) appendRecord(env *sim.Env, tp model.TopicPartition, r pendingRecord) appended {
 	if p.addTopic(tp.Topic) {
-		p.settled = false // a metadata refresh is due
+		p.fast.settled = false // a metadata refresh is due
 	}
 	now := env.Now()
 	how := p.acc.append(tp, r, now)
 	// The record's batch was created at or before now.
-	p.expireAt = min(p.expireAt, satAdd(now, p.cfg.DeliveryTimeout))
+	p.fast.expireAt = min(p.fast.expireAt, satAdd(now, p.cfg.DeliveryTimeout))
 	return how
 }
 
@@ -356,9 +237,9 @@ func (p *Producer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	case model.ProduceResponse:
 		p.produceAnswered(env, broker, r)
 	}
-	if p.answered {
-		p.answered = false
-		p.answersSkipped++
+	if p.fast.answered {
+		p.fast.answered = false
+		p.fast.answersSkipped++
 		return
 	}
 	p.run(env)

@@ -35,9 +35,9 @@ func (p *Producer) run(env *sim.Env) {
 	p.unblockWaiting(env)
 	p.drain(env)
 	p.md.maybeSend(env, &p.net)
-	p.nextAt = p.nextDeadline(now)
-	p.settled = p.isSettled(now)
-	p.schedule(env, p.nextAt)
+	p.fast.nextAt = p.nextDeadline(now)
+	p.fast.settled = p.isSettled(now)
+	p.schedule(env, p.fast.nextAt)
 }
 
 // recordRewrites writes into the history what the last epoch bump did to
@@ -80,7 +80,7 @@ func (p *Producer) recordRewrites(env *sim.Env) {
 // their deadline or once metadata came. (An epoch bump a pass left
 // pending waits for a producer id, which only an event brings.)
 func (p *Producer) isSettled(now time.Duration) bool {
-	if len(p.waiting) > 0 || p.leaderless || p.md.dueAt() <= now {
+	if len(p.waiting) > 0 || p.fast.leaderless || p.md.dueAt() <= now {
 		return false
 	}
 	if p.idem.on && (p.idem.state == idemNeedID || len(p.idem.unresolvedTP) > 0) {
@@ -100,10 +100,10 @@ func (p *Producer) isSettled(now time.Duration) bool {
 // batch's deadlines if earlier. It reports whether it handled the append.
 func (p *Producer) appendQuiet(env *sim.Env, tp model.TopicPartition, how appended) bool {
 	now := env.Now()
-	if p.runEveryEvent || !p.settled || now >= p.nextAt || how == appendedOther {
+	if p.fast.runEveryEvent || !p.fast.settled || now >= p.fast.nextAt || how == appendedOther {
 		return false
 	}
-	next := p.nextAt
+	next := p.fast.nextAt
 	if how == appendedFirst {
 		i := p.acc.index(tp)
 		leader, epoch := p.queueLeader(i)
@@ -111,7 +111,7 @@ func (p *Producer) appendQuiet(env *sim.Env, tp model.TopicPartition, how append
 			return false // drain asks for metadata
 		}
 		if p.muted[tp] {
-			p.blocked = true // it waits for the partition's answer
+			p.fast.blocked = true // it waits for the partition's answer
 		} else {
 			ready := p.acc.readyAt(*p.acc.queues[i], epoch)
 			if ready <= now {
@@ -127,9 +127,9 @@ func (p *Producer) appendQuiet(env *sim.Env, tp model.TopicPartition, how append
 			next = min(next, exp)
 		}
 	}
-	p.nextAt = next
+	p.fast.nextAt = next
 	p.schedule(env, next)
-	p.passesSkipped++
+	p.fast.passesSkipped++
 	return true
 }
 
@@ -147,13 +147,13 @@ func (p *Producer) appendQuiet(env *sim.Env, tp model.TopicPartition, how append
 // called with nextAt, by the pass or appendQuiet. It must be called before
 // the answer changes the batch.
 func (p *Producer) answerQuiet(env *sim.Env, b *batch) bool {
-	if p.runEveryEvent || !p.settled || p.blocked || p.net.readied || env.Now() >= p.nextAt {
+	if p.fast.runEveryEvent || !p.fast.settled || p.fast.blocked || p.net.readied || env.Now() >= p.fast.nextAt {
 		return false
 	}
-	if b.attempt.deadline <= p.nextAt {
+	if b.attempt.deadline <= p.fast.nextAt {
 		return false
 	}
-	return b.done || satAdd(b.created, p.cfg.DeliveryTimeout) > p.nextAt
+	return b.done || satAdd(b.created, p.cfg.DeliveryTimeout) > p.fast.nextAt
 }
 
 // drain sends every batch that is ready, to its partition's leader, while
@@ -162,8 +162,8 @@ func (p *Producer) answerQuiet(env *sim.Env, b *batch) bool {
 // ProduceRequest here, so each counts as one request in flight.
 func (p *Producer) drain(env *sim.Env) {
 	now := env.Now()
-	leaders := p.leadersBuf[:0]
-	p.leaderless = false
+	leaders := p.fast.leadersBuf[:0]
+	p.fast.leaderless = false
 	for i, tp := range p.acc.tps {
 		q := *p.acc.queues[i]
 		if len(q) == 0 {
@@ -172,7 +172,7 @@ func (p *Producer) drain(env *sim.Env) {
 		leader, epoch := p.queueLeader(i)
 		if leader == model.NoBroker {
 			p.md.requestUpdate() // unknownLeaderTopics in Sender.sendProducerData
-			p.leaderless = true
+			p.fast.leaderless = true
 			continue
 		}
 		if p.muted[tp] || p.acc.readyAt(q, epoch) > now {
@@ -182,7 +182,7 @@ func (p *Producer) drain(env *sim.Env) {
 			leaders = slices.Insert(leaders, i, leader)
 		}
 	}
-	p.leadersBuf = leaders
+	p.fast.leadersBuf = leaders
 	for _, b := range leaders {
 		if p.net.ready(b, now) {
 			p.drainNode(env, b)
@@ -195,13 +195,13 @@ func (p *Producer) drain(env *sim.Env) {
 // per-node drainIndex), so that no partition starves another.
 func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 	now := env.Now()
-	parts := p.partsBuf[:0] // indexes into p.acc.tps and p.acc.queues
+	parts := p.fast.partsBuf[:0] // indexes into p.acc.tps and p.acc.queues
 	for i := range p.acc.tps {
 		if l, _ := p.queueLeader(i); l == leader {
 			parts = append(parts, i)
 		}
 	}
-	p.partsBuf = parts
+	p.fast.partsBuf = parts
 	n := len(parts)
 	if n == 0 {
 		return
@@ -245,7 +245,7 @@ func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 // sendBatch sends one attempt of a batch to the leader.
 func (p *Producer) sendBatch(env *sim.Env, leader model.BrokerID, b *batch) {
 	b.full = true // closed for appends once drained
-	wire := b.wire(&p.sealBuf)
+	wire := b.wire(&p.fast.sealBuf)
 	if p.cfg.Acks == model.AcksNone {
 		// acks=0: the broker never answers, and Kafka completes the batch
 		// as soon as it is sent, without an offset. Whether it was written
@@ -286,29 +286,29 @@ const reqPoolMax = 16
 // produceRequest returns a produce request to fill in: one whose answer
 // came back (produceAnswered), or a new one.
 func (p *Producer) produceRequest() *model.ProduceRequest {
-	if m := popFree(&p.reqPool); m != nil {
+	if m := popFree(&p.fast.reqPool); m != nil {
 		return model.ReuseProduceRequest(m)
 	}
 	return model.NewProduceRequest()
 }
 
 // produceAnswered handles a leader's answer to a produce request. The
-// request's memory (which holds the answer too) is then free, unless the
-// link ever delivered a message twice and could bring it back: the next
-// attempt of any batch reuses it. The same goes for the batch's records,
-// which every attempt carried, if this was its only attempt: an earlier
-// one, failed by a timeout or a disconnect rather than answered, may
-// still be on its way to a broker.
+// request's memory (which holds the answer too) is then free, and the
+// next attempt of any batch reuses it: a leader keeps nothing of a request
+// it answered, and a link that duplicates delivers its own clone the
+// second time (sim.Cloner). The same goes for the batch's records, which
+// every attempt carried, if this was its only attempt: an earlier one,
+// failed by a timeout or a disconnect rather than answered, may still be
+// on its way to a broker.
 func (p *Producer) produceAnswered(env *sim.Env, broker model.BrokerID, r model.ProduceResponse) {
 	req := p.net.complete(broker, r.CorrelationID)
 	if req == nil || req.kind != reqProduce {
 		return
 	}
 	m := req.msg // completeBatch may release the batch, and req with it
-	once := !env.Duplicated(sim.NodeID(broker))
-	p.completeBatch(env, req.batch, r.Error, r.BaseOffset, r.LogStartOffset, once && req.batch.attempts == 0)
-	if m != nil && len(p.reqPool) < reqPoolMax && once {
-		p.reqPool = append(p.reqPool, m)
+	p.completeBatch(env, req.batch, r.Error, r.BaseOffset, r.LogStartOffset, req.batch.attempts == 0)
+	if m != nil && len(p.fast.reqPool) < reqPoolMax {
+		p.fast.reqPool = append(p.fast.reqPool, m)
 	}
 }
 
@@ -335,7 +335,7 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 		return
 	}
 	if err == model.NoError {
-		p.answered = p.answerQuiet(env, b)
+		p.fast.answered = p.answerQuiet(env, b)
 		if p.idem.on {
 			p.idem.completed(b, base)
 		}
@@ -436,7 +436,7 @@ func (p *Producer) failBatch(env *sim.Env, b *batch, err model.ErrorCode, reason
 // informs the idempotent sequences.
 func (p *Producer) expire(env *sim.Env) {
 	now := env.Now()
-	if now < p.expireAt {
+	if now < p.fast.expireAt {
 		return // no batch is old enough yet
 	}
 	for _, b := range p.acc.expired(now, p.cfg.DeliveryTimeout) {
@@ -448,15 +448,15 @@ func (p *Producer) expire(env *sim.Env) {
 		}
 	}
 	// What is left expires no earlier than this.
-	p.expireAt = model.Never
+	p.fast.expireAt = model.Never
 	for _, q := range p.acc.queues {
 		for _, b := range *q {
-			p.expireAt = min(p.expireAt, satAdd(b.created, p.cfg.DeliveryTimeout))
+			p.fast.expireAt = min(p.fast.expireAt, satAdd(b.created, p.cfg.DeliveryTimeout))
 		}
 	}
 	for _, r := range p.net.reqs {
 		if r.kind == reqProduce && !r.batch.done {
-			p.expireAt = min(p.expireAt, satAdd(r.batch.created, p.cfg.DeliveryTimeout))
+			p.fast.expireAt = min(p.fast.expireAt, satAdd(r.batch.created, p.cfg.DeliveryTimeout))
 		}
 	}
 }
@@ -564,7 +564,7 @@ func (p *Producer) nextDeadline(now time.Duration) time.Duration {
 	if p.idem.on && p.idem.state == idemNeedID {
 		later(p.idem.initAt)
 	}
-	p.blocked = false
+	p.fast.blocked = false
 	for i, tp := range p.acc.tps {
 		q := *p.acc.queues[i]
 		if len(q) == 0 {
@@ -572,11 +572,11 @@ func (p *Producer) nextDeadline(now time.Duration) time.Duration {
 		}
 		if leader, epoch := p.queueLeader(i); leader != model.NoBroker {
 			if p.muted[tp] {
-				p.blocked = true
+				p.fast.blocked = true
 			} else {
 				t := p.acc.readyAt(q, epoch)
 				if t <= now {
-					p.blocked = true // drain, just before, could not send it
+					p.fast.blocked = true // drain, just before, could not send it
 				}
 				later(t)
 			}
