@@ -20,6 +20,18 @@ var regressions = []struct {
 	why      string
 }{
 	{
+		name:     "expired-batch-leaves-a-sequence-the-next-pass-settles-at-once",
+		scenario: "chaos",
+		seed:     94000918,
+		schedule: `
+at 10.1s reset isr-follower events/1 b3
+from 11.009s to 11.01s power-loss isr-follower orders/3
+from 14.02s to 16.55s pause leader-of events/0
+from 16.532s to 21.05s pause leader-of events/0
+`,
+		why: "simulation bug: a batch retried behind the acknowledged sequence expired at delivery.timeout.ms, leaving its partition's sequence unresolved with nothing in flight, and a full batch waited behind it. The producer then slept until its next deadline, since no event came (the workload had stopped), and the waiting batch expired unsent. Kafka's sender does not sleep while a node has a ready batch (Sender.sendProducerData returns a poll timeout of 0), so its next runOnce settles the sequence at once (TransactionManager.maybeResolveSequences) and sends the batch (found by the session-9 campaign on df2db4e, seed 94000918)",
+	},
+	{
 		name:     "resequenced-batch-refused-at-the-next-sequence-bumps-the-epoch",
 		scenario: "slow-follower",
 		seed:     94000762,

@@ -265,6 +265,18 @@ func (s *idempotence) resolveSequences() {
 	}
 }
 
+// resolvable says whether a pass would settle a sequence now: some
+// partition left unresolved by an expired batch has nothing in flight any
+// more, so resolveSequences decides it without waiting for an answer.
+func (s *idempotence) resolvable() bool {
+	for _, tp := range s.unresolvedTP {
+		if !s.hasInflight(tp) {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *idempotence) requestBump(tp model.TopicPartition) {
 	s.bumpRequired = true
 	if i, ok := slices.BinarySearchFunc(s.rewrite, tp, model.TopicPartition.Compare); !ok {
