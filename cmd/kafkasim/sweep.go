@@ -2,14 +2,10 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,160 +67,102 @@ func isTerminal(w io.Writer) bool {
 }
 
 func runSweep(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("kafkasim sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	name := fs.String("scenario", "safe", "scenario `name`, or all, or safe (every scenario that must pass)")
-	expFile := fs.String("f", "", "sweep the experiment in this `file` (TOML; see docs/experiments.md) instead of catalog scenarios")
-	seeds := fs.Int("seeds", 20, "seeds per scenario")
-	start := fs.Uint64("start", 1, "first seed")
-	workers := fs.Int("workers", runtime.NumCPU(), "parallel runs")
-	var sets setFlags
-	fs.Var(&sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
-	out := fs.String("out", "", "`dir`ectory for results.jsonl (written as runs finish) and the report; a new or empty one (default: a new store/SCENARIO/TIME/, linked from store/latest)")
-	force := fs.Bool("force", false, "reuse an -out directory that holds files: a previous sweep's outputs in it are removed, nothing else")
-	resume := fs.String("resume", "", "continue the stopped sweep in `dir`: its flags come from dir/sweep.json, and only the runs missing from its results.jsonl are made (with -workers and -json only)")
-	asJSON := fs.Bool("json", false, "print one JSON object per run instead of a table")
-	shard := fs.String("shard", "", "run only shard `I/N` of the seeds (index mod N == I); combine shards with kafkasim merge")
-	recheck := fs.Float64("recheck", 0.03, "fraction of runs replayed to check determinism")
-	wide := wideFlag(fs)
-	vary := fs.String("vary", "", "run the same seeds under each value of one configuration key, `key=v1,v2,...`, and compare them")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: kafkasim sweep [-scenario NAME|all|safe | -f FILE] [-seeds K] [-start S] [-workers W] [-set key=value ...] [-vary key=v1,v2,...] [-out DIR [-force]] [-json] [-wide] [-shard I/N] [-recheck F]")
-		fmt.Fprintln(stderr, "       kafkasim sweep -resume DIR [-workers W] [-json]")
-		fs.PrintDefaults()
+	a, code, ok := parseSweepArgs(args, stderr)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "kafkasim sweep: unexpected argument %q\n", fs.Arg(0))
-		return 2
-	}
-	if *resume != "" {
-		var other []string
-		fs.Visit(func(f *flag.Flag) {
-			if f.Name != "resume" && f.Name != "workers" && f.Name != "json" {
-				other = append(other, "-"+f.Name)
-			}
-		})
-		if len(other) > 0 {
-			fmt.Fprintf(stderr, "kafkasim sweep: -resume takes the sweep's flags from %s; %s cannot be changed (only -workers and -json)\n", filepath.Join(*resume, manifestName), strings.Join(other, ", "))
-			return 2
-		}
-		m, err := readManifest(*resume)
-		if err != nil {
-			fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
-			return 2
-		}
-		*name, *seeds, *start, sets, *vary, *shard, *recheck = m.Scenario, m.Seeds, m.Start, m.Set, m.Vary, m.Shard, m.Recheck
-		if m.Experiment != "" {
-			*expFile = filepath.Join(*resume, m.Experiment)
-		}
-	}
-	var exp *scenarios.LoadedExperiment
-	var scs []scenarios.Scenario
-	var err error
-	if *expFile != "" {
-		nameGiven := false
-		fs.Visit(func(f *flag.Flag) { nameGiven = nameGiven || f.Name == "scenario" })
-		if nameGiven {
-			fmt.Fprintln(stderr, "kafkasim sweep: -scenario and -f are exclusive: sweep catalog scenarios or an experiment file")
-			return 2
-		}
-		var sc scenarios.Scenario
-		if sc, exp, err = scenarioFlags("", *expFile); err == nil {
-			scs, *name = []scenarios.Scenario{sc}, sc.Name
-		}
-	} else {
-		scs, err = selectScenarios(*name)
-	}
-	if err == nil && (*seeds < 1 || *workers < 1 || *recheck < 0 || *recheck > 1) {
-		err = fmt.Errorf("-seeds and -workers must be at least 1, -recheck within [0, 1]")
-	}
-	opts := scenarios.SweepOptions{Scenarios: scs, Start: *start, Seeds: *seeds, Workers: *workers, Set: sets, Recheck: *recheck}
-	if err == nil {
-		opts.Shard, opts.Shards, err = parseShard(*shard)
-	}
-	var varied []string
-	if err == nil {
-		varied, err = parseVary(*vary, scs, sets)
-	}
-	if err == nil {
-		for _, sc := range scs {
-			if _, err = scenarios.ConfigFor(sc, sets); err != nil {
-				break
-			}
-		}
-	}
-	var perVary int
-	if err == nil {
-		perVary, err = opts.Count()
-	}
-	if err == nil && perVary > math.MaxInt/max(1, len(varied)) {
-		err = fmt.Errorf("-seeds %d: too many runs", *seeds)
-	}
+	plan, err := planSweep(&a)
 	if err != nil {
 		fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
 		return 2
 	}
-	total := perVary * max(1, len(varied))
-
 	// The folder is settled before the first run: a bad -out costs nothing.
-	var dir string
-	var created, stored bool
-	if *resume != "" {
-		dir = filepath.Clean(*resume)
-		if exp != nil {
-			scs[0].Experiment = filepath.Join(dir, experimentFileName)
-		}
-	} else {
-		dir, created, stored, err = prepareSweepDir(*out, *force, *name)
-		if err == nil {
-			m := sweepManifest{Scenario: *name, Seeds: *seeds, Start: *start, Set: sets, Vary: *vary, Shard: *shard, Recheck: *recheck}
-			if exp != nil {
-				m.Experiment = experimentFileName
-				err = keepExperiment(dir, dir, exp, &scs[0])
-			}
-			if err == nil {
-				err = writeManifest(dir, m)
-			}
-		}
-		if err != nil {
-			if created {
-				os.RemoveAll(dir)
-			}
-			fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
-			return 2
-		}
+	dir, stored, err := settleSweepDir(a, &plan)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
+		return 2
 	}
 	summary := reports.NewSummary()
 	var done map[runKey]bool
-	if *resume != "" {
-		done, err = resumeFrom(dir, opts, varied, summary, stderr)
+	if a.resume != "" {
+		done, err = resumeFrom(dir, plan.opts, plan.varied, summary, stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
 			return 2
 		}
 	}
-	log, err := openResultLog(dir)
+	ran, wall, res, interrupted, err := streamSweep(a, plan, dir, done, summary, stdout, stderr)
 	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
+		fmt.Fprintf(stderr, "kafkasim sweep: the %d runs that finished are in %s; continue with kafkasim sweep -resume %s\n", summary.Runs(), filepath.Join(dir, "results.jsonl"), dir)
+		return 2
+	}
+	if err := reportSweep(a, plan, dir, stored, interrupted, summary, "kafkasim sweep "+strings.Join(args, " "), stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
 		return 2
 	}
+	// Runs, not seeds: a sweep of several scenarios makes one run per
+	// scenario and seed.
+	fmt.Fprintf(stderr, "%d runs in %.1fs (%.0f runs/min on %s)\n", ran, wall.Seconds(), float64(ran)/wall.Minutes(), plural(a.workers, "worker"))
+	for _, nd := range res.Nondeterminism {
+		fmt.Fprintf(stderr, "NONDETERMINISM: %s\n", nd)
+	}
+	printWritten(stderr, dir)
+	if interrupted {
+		fmt.Fprintf(stderr, "interrupted: %d of %d runs finished; the report covers them; continue with kafkasim sweep -resume %s\n", summary.Runs(), plan.total, dir)
+		return 130
+	}
+	return sweepExit(summary, len(res.Nondeterminism) > 0)
+}
+
+// settleSweepDir finds or makes the sweep's folder: the -resume folder as
+// it is, or a new (or -force emptied) -out folder with the sweep's
+// manifest and experiment file in it. A folder it created is removed again
+// if writing into it fails. stored says the folder is in the run store.
+func settleSweepDir(a sweepArgs, plan *sweepPlan) (dir string, stored bool, err error) {
+	if a.resume != "" {
+		dir = filepath.Clean(a.resume)
+		if plan.exp != nil {
+			plan.scs[0].Experiment = filepath.Join(dir, experimentFileName)
+		}
+		return dir, false, nil
+	}
+	dir, created, stored, err := prepareSweepDir(a.out, a.force, a.name)
+	if err == nil {
+		m := sweepManifest{Scenario: a.name, Seeds: a.seeds, Start: a.start, Set: a.sets, Vary: a.vary, Shard: a.shard, Recheck: a.recheck}
+		if plan.exp != nil {
+			m.Experiment = experimentFileName
+			err = keepExperiment(dir, dir, plan.exp, &plan.scs[0])
+		}
+		if err == nil {
+			err = writeManifest(dir, m)
+		}
+	}
+	if err != nil && created {
+		os.RemoveAll(dir)
+	}
+	return dir, stored, err
+}
+
+// streamSweep makes the runs that are not done yet, appending each result
+// to dir/results.jsonl as it comes (and printing it with -json), until
+// they are all made or the user interrupts.
+func streamSweep(a sweepArgs, plan sweepPlan, dir string, done map[runKey]bool, summary *reports.Summary, stdout, stderr io.Writer) (ran int, wall time.Duration, res scenarios.SweepResult, interrupted bool, err error) {
+	log, err := openResultLog(dir)
+	if err != nil {
+		return 0, 0, res, false, err
+	}
 	stop, stopped, release := interruptible()
 	defer release()
+	opts := plan.opts
 	opts.Stop = stop
 	var bar *sweepProgress
 	if isTerminal(stderr) {
-		bar = newSweepProgress(stderr, total-len(done))
+		bar = newSweepProgress(stderr, plan.total-len(done))
 	}
 	enc := json.NewEncoder(stdout)
 	began := time.Now()
-	ran := 0
-	res, runErr := sweepStreaming(opts, varied, done, func(r scenarios.Result) error {
+	res, err = sweepStreaming(opts, plan.varied, done, func(r scenarios.Result) error {
 		if err := log.append(r); err != nil {
 			return err
 		}
@@ -236,55 +174,39 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		if afterSweepResult != nil {
 			afterSweepResult(ran)
 		}
-		if *asJSON {
+		if a.asJSON {
 			return enc.Encode(r.Row())
 		}
 		return nil
 	})
-	wall := time.Since(began)
-	if err := log.close(); err != nil && runErr == nil {
-		runErr = err
+	wall = time.Since(began)
+	if cerr := log.close(); cerr != nil && err == nil {
+		err = cerr
 	}
-	interrupted := stopped()
-	if runErr != nil {
-		fmt.Fprintf(stderr, "kafkasim sweep: %v\n", runErr)
-		fmt.Fprintf(stderr, "kafkasim sweep: the %d runs that finished are in %s; continue with kafkasim sweep -resume %s\n", summary.Runs(), filepath.Join(dir, "results.jsonl"), dir)
-		return 2
-	}
+	return ran, wall, res, stopped(), err
+}
+
+// reportSweep writes the sweep's report into dir (after replaying the runs
+// it shows, unless the sweep was interrupted), links it from store/latest
+// when it is in the store, and prints the summary table unless -json.
+func reportSweep(a sweepArgs, plan sweepPlan, dir string, stored, interrupted bool, summary *reports.Summary, command string, stdout, stderr io.Writer) error {
 	if !interrupted {
-		if err := replayForReport(dir, summary, sets, stderr); err != nil {
-			fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
-			return 2
+		if err := replayForReport(dir, summary, a.sets, stderr); err != nil {
+			return err
 		}
 	}
-	command := "kafkasim sweep " + strings.Join(args, " ")
 	if err := reports.WriteSummary(dir, summary, reports.SweepOptions{Command: command}); err != nil {
-		fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
-		return 2
+		return err
 	}
 	if stored {
 		if err := linkLatest(dir); err != nil {
 			fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
 		}
 	}
-	if !*asJSON {
-		if err := fitted(stdout, *wide, func(w io.Writer) error { return writeSweepSummary(w, summary, len(varied) > 0, *wide) }); err != nil {
-			fmt.Fprintf(stderr, "kafkasim sweep: %v\n", err)
-			return 2
-		}
+	if a.asJSON {
+		return nil
 	}
-	// Runs, not seeds: a sweep of several scenarios makes one run per
-	// scenario and seed.
-	fmt.Fprintf(stderr, "%d runs in %.1fs (%.0f runs/min on %s)\n", ran, wall.Seconds(), float64(ran)/wall.Minutes(), plural(*workers, "worker"))
-	for _, nd := range res.Nondeterminism {
-		fmt.Fprintf(stderr, "NONDETERMINISM: %s\n", nd)
-	}
-	printWritten(stderr, dir)
-	if interrupted {
-		fmt.Fprintf(stderr, "interrupted: %d of %d runs finished; the report covers them; continue with kafkasim sweep -resume %s\n", summary.Runs(), total, dir)
-		return 130
-	}
-	return sweepExit(summary, len(res.Nondeterminism) > 0)
+	return fitted(stdout, a.wide, func(w io.Writer) error { return writeSweepSummary(w, summary, len(plan.varied) > 0, a.wide) })
 }
 
 // afterSweepResult, when set (by tests), is called after each result is
