@@ -51,17 +51,58 @@ func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
 // it did, 2 on bad input (nothing is written then), 3 when nothing
 // forbidden was found but not everything could be judged (runExit).
 func runRun(args []string, stdout, stderr io.Writer) int {
+	a, code, ok := parseRunArgs(args, stderr)
+	if !ok {
+		return code
+	}
+	sc, exp, opts, err := planRun(&a, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+		return 2
+	}
+	res, dir, err := runIntoDir(a, sc, exp, opts, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+		return 2
+	}
+	if a.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(res)
+	} else {
+		err = fitted(stdout, a.wide, func(w io.Writer) error { return writeRunTable(w, res, a.wide) })
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
+		return 2
+	}
+	fmt.Fprintf(stderr, "reproduce:\n%s\n", scenarios.Reproduce(res.Invocation()))
+	printWritten(stderr, dir)
+	return runExit(res)
+}
+
+// runArgs are the run command's flags.
+type runArgs struct {
+	name, expFile, out, schedFile string
+	seed                          uint64
+	seedGiven                     bool
+	sets                          setFlags
+	force, asJSON, wide           bool
+}
+
+// parseRunArgs reads the run command's flags. When ok is false the command
+// ends with code: 0 for -h, 2 for a bad flag (already reported).
+func parseRunArgs(args []string, stderr io.Writer) (a runArgs, code int, ok bool) {
 	fs := flag.NewFlagSet("kafkasim run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	name := fs.String("scenario", "", "scenario `name` (see kafkasim list)")
-	expFile := fs.String("f", "", "run the experiment in this `file` (TOML; see docs/experiments.md) instead of a catalog scenario")
-	seed := fs.Uint64("seed", 0, "the run's seed (default: the scenario's own, as go test runs it: a historical bug's replay seed; else 1)")
-	var sets setFlags
-	fs.Var(&sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
-	out := fs.String("out", "", "new `dir`ectory for the run: what the checkers judged (check it again with kafkasim check -run), the schedule, result, timeline plot, Chrome trace (trace.json) and artifacts; refused if it exists and is not an empty directory (default: a new store/SCENARIO/TIME/, linked from store/latest)")
-	force := fs.Bool("force", false, "write into an -out directory that already holds files (only regular files of the same names are replaced)")
-	schedFile := fs.String("schedule", "", "run the faults of this schedule `file` instead of the scenario's")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
+	fs.StringVar(&a.name, "scenario", "", "scenario `name` (see kafkasim list)")
+	fs.StringVar(&a.expFile, "f", "", "run the experiment in this `file` (TOML; see docs/experiments.md) instead of a catalog scenario")
+	fs.Uint64Var(&a.seed, "seed", 0, "the run's seed (default: the scenario's own, as go test runs it: a historical bug's replay seed; else 1)")
+	fs.Var(&a.sets, "set", "override a configuration value by Kafka's name, `key=value` (repeatable)")
+	fs.StringVar(&a.out, "out", "", "new `dir`ectory for the run: what the checkers judged (check it again with kafkasim check -run), the schedule, result, timeline plot, Chrome trace (trace.json) and artifacts; refused if it exists and is not an empty directory (default: a new store/SCENARIO/TIME/, linked from store/latest)")
+	fs.BoolVar(&a.force, "force", false, "write into an -out directory that already holds files (only regular files of the same names are replaced)")
+	fs.StringVar(&a.schedFile, "schedule", "", "run the faults of this schedule `file` instead of the scenario's")
+	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object instead of a table")
 	wide := wideFlag(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kafkasim run -scenario NAME|-f FILE [-seed N] [-set key=value ...] [-schedule FILE] [-out DIR] [-json] [-wide]")
@@ -69,135 +110,116 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0
+			return a, 0, false
 		}
-		return 2
+		return a, 2, false
 	}
+	a.wide = *wide
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "kafkasim run: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return a, 2, false
 	}
-	sc, exp, err := scenarioFlags(*name, *expFile)
+	a.seedGiven = flagGiven(fs, "seed")
+	return a, 0, true
+}
+
+// planRun resolves the scenario or experiment, the seed, the settings and
+// the schedule, validating everything before anything runs or is
+// written. Warnings about the experiment's own schedule go to stderr.
+func planRun(a *runArgs, stderr io.Writer) (scenarios.Scenario, *scenarios.LoadedExperiment, scenarios.Options, error) {
+	opts := scenarios.Options{Set: a.sets}
+	sc, exp, err := scenarioFlags(a.name, a.expFile)
 	if err != nil {
-		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-		return 2
+		return sc, nil, opts, err
 	}
-	if !flagGiven(fs, "seed") {
-		*seed = sc.DefaultSeed()
+	if !a.seedGiven {
+		a.seed = sc.DefaultSeed()
 	}
-	// Validate everything before anything runs or is written.
-	if _, err := scenarios.ConfigFor(sc, sets); err != nil {
-		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-		return 2
+	if _, err := scenarios.ConfigFor(sc, a.sets); err != nil {
+		return sc, nil, opts, err
 	}
-	opts := scenarios.Options{Set: sets}
-	if exp != nil && len(exp.Schedule.Schedule) > 0 && *schedFile == "" {
+	if exp != nil && len(exp.Schedule.Schedule) > 0 && a.schedFile == "" {
 		// The experiment's own written-out faults, against this run's
 		// cluster, as -schedule's are.
-		warnings, err := scenarios.CheckSchedule(sc, *seed, sets, exp.Schedule)
+		warnings, err := scenarios.CheckSchedule(sc, a.seed, a.sets, exp.Schedule)
 		if err != nil {
-			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-			return 2
+			return sc, nil, opts, err
 		}
 		for _, w := range warnings {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 	}
-	if *schedFile != "" {
-		sched, err := loadRunSchedule(*schedFile, sc, *seed, sets, stderr)
+	if a.schedFile != "" {
+		sched, err := loadRunSchedule(a.schedFile, sc, a.seed, a.sets, stderr)
 		if err != nil {
-			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-			return 2
+			return sc, nil, opts, err
 		}
 		opts.Schedule = &sched
 		// The reproduce lines name the run directory's copy, which stays
 		// as it was when the user's file changes; without one, the file.
-		opts.ScheduleFile = *schedFile
-		if *out != "" {
-			opts.ScheduleFile = filepath.Join(*out, scheduleFileName)
+		opts.ScheduleFile = a.schedFile
+		if a.out != "" {
+			opts.ScheduleFile = filepath.Join(a.out, scheduleFileName)
 		}
 	}
-	stored := *out == ""
+	return sc, exp, opts, nil
+}
+
+// runIntoDir plays the run into its directory: -out, or a fresh folder of
+// the run store (linked from store/latest). The run is written into a
+// temporary folder and moved into place only when complete, so a failed
+// or interrupted run leaves nothing behind, not even the reserved store
+// folder.
+func runIntoDir(a runArgs, sc scenarios.Scenario, exp *scenarios.LoadedExperiment, opts scenarios.Options, stderr io.Writer) (scenarios.Result, string, error) {
+	out, stored := a.out, a.out == ""
 	if stored {
-		// A fresh folder in the run store, reserved now so that no other
-		// run takes its name; the run is renamed onto it at the end.
+		// Reserved now so that no other run takes its name.
 		p, err := newStoreDir(sc.Name, time.Now())
 		if err != nil {
-			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-			return 2
+			return scenarios.Result{}, "", err
 		}
-		*out = p
+		out = p
 	}
-	outDir, err := newRunDir(*out, *force)
-	if err != nil {
+	unreserve := func() {
 		if stored {
-			os.Remove(*out)
+			os.Remove(out)
 		}
-		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-		return 2
+	}
+	outDir, err := newRunDir(out, a.force)
+	if err != nil {
+		unreserve()
+		return scenarios.Result{}, "", err
+	}
+	abandon := func() {
+		outDir.discard()
+		unreserve()
 	}
 	opts.OutDir = outDir.tmp
-	if err := keepExperiment(outDir.tmp, *out, exp, &sc); err != nil {
-		outDir.discard()
-		if stored {
-			os.Remove(*out)
-		}
-		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-		return 2
+	if err := keepExperiment(outDir.tmp, out, exp, &sc); err != nil {
+		abandon()
+		return scenarios.Result{}, "", err
 	}
-	release := cleanUpOnInterrupt(stderr, func() {
-		outDir.discard()
-		if stored {
-			os.Remove(*out)
-		}
-	})
+	release := cleanUpOnInterrupt(stderr, abandon)
 	defer release()
-	res, err := scenarios.Run(sc, *seed, opts)
-	if err != nil {
-		outDir.discard()
-		if stored {
-			os.Remove(*out)
-		}
-		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-		return 2
+	res, err := scenarios.Run(sc, a.seed, opts)
+	if err == nil {
+		outDir.relocate(res.Artifacts)
+		err = writeRunArtifacts(outDir.tmp, res)
 	}
-	outDir.relocate(res.Artifacts)
-	if err := writeRunArtifacts(outDir.tmp, res); err != nil {
-		outDir.discard()
-		if stored {
-			os.Remove(*out)
-		}
-		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-		return 2
+	if err != nil {
+		abandon()
+		return res, "", err
 	}
 	if err := outDir.commit(); err != nil {
-		if stored {
-			os.Remove(*out)
-		}
-		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-		return 2
+		unreserve()
+		return res, "", err
 	}
 	if stored {
-		if err := linkLatest(*out); err != nil {
+		if err := linkLatest(out); err != nil {
 			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
 		}
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
-			fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-			return 2
-		}
-	} else if err := fitted(stdout, *wide, func(w io.Writer) error { return writeRunTable(w, res, *wide) }); err != nil {
-		fmt.Fprintf(stderr, "kafkasim run: %v\n", err)
-		return 2
-	}
-	fmt.Fprintf(stderr, "reproduce:\n%s\n", scenarios.Reproduce(res.Invocation()))
-	if outDir != nil {
-		printWritten(stderr, outDir.path)
-	}
-	return runExit(res)
+	return res, outDir.path, nil
 }
 
 // scheduleFileName is the run directory's copy of the run's faults, in
