@@ -34,23 +34,60 @@ func init() {
 // a linearizability search ran out of its work budget or wall-clock cap):
 // unknown is never a pass.
 func runCheck(args []string, stdout, stderr io.Writer) int {
+	a, code, ok := parseCheckArgs(args, stderr)
+	if !ok {
+		return code
+	}
+	if a.runPath != "" {
+		var b *time.Duration
+		if a.given["budget"] {
+			b = &a.budget
+		}
+		var w *int64
+		if a.given["work"] {
+			w = &a.work
+		}
+		return checkRunDir(a.runPath, b, w, a.out, a.asJSON, a.wide, stdout, stderr)
+	}
+	code, err := checkHistory(a, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
+		return 2
+	}
+	return code
+}
+
+// checkArgs are the check command's flags.
+type checkArgs struct {
+	path, runPath, format, out, acks, reset string
+	sets                                    setFlags
+	asJSON, idempotent, subscribe, wide     bool
+	minISR                                  int
+	budget                                  time.Duration
+	work                                    int64
+	given                                   map[string]bool // the flags on the command line
+}
+
+// parseCheckArgs reads the check command's flags and checks that they go
+// together. When ok is false the command ends with code: 0 for -h, 2 for
+// bad flags (already reported).
+func parseCheckArgs(args []string, stderr io.Writer) (a checkArgs, code int, ok bool) {
 	fs := flag.NewFlagSet("kafkasim check", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	path := fs.String("history", "", "history `file` to judge (- reads standard input, as jsonl unless -format says jepsen)")
-	runPath := fs.String("run", "", "run `dir`ectory to judge again (written by kafkasim run -out), with the settings it recorded")
-	format := fs.String("format", "", "history format: jsonl or jepsen (default: jepsen for .edn files, else jsonl)")
-	asJSON := fs.Bool("json", false, "print one JSON object instead of a table")
-	out := fs.String("out", "", "new `dir`ectory for porcupine's visualization of a non-linearizable partition; refused if it exists and is not an empty directory")
-	var sets setFlags
-	fs.Var(&sets, "set", "a setting of the cluster the history was recorded on, by Kafka's name as run takes it, `key=value` (repeatable); the checks read "+strings.Join(scenarios.CheckSettings(), ", "))
-	idempotent := fs.Bool("idempotent", true, "short for -set enable.idempotence=BOOL")
-	subscribe := fs.Bool("subscribe", false, "the consumers used subscribe (skips and rewinds across polls are allowed)")
-	acks := fs.String("acks", "all", "short for -set acks=VALUE: all, 1 or 0 (lost writes are errors only with all)")
-	reset := fs.String("reset", "earliest", "short for -set auto.offset.reset=VALUE: earliest, latest or none (with latest, unread records are allowed)")
-	minISR := fs.Int("min-isr", 0, "short for -set min.insync.replicas=N (0: not stated, the durability promise is assumed)")
+	fs.StringVar(&a.path, "history", "", "history `file` to judge (- reads standard input, as jsonl unless -format says jepsen)")
+	fs.StringVar(&a.runPath, "run", "", "run `dir`ectory to judge again (written by kafkasim run -out), with the settings it recorded")
+	fs.StringVar(&a.format, "format", "", "history format: jsonl or jepsen (default: jepsen for .edn files, else jsonl)")
+	fs.BoolVar(&a.asJSON, "json", false, "print one JSON object instead of a table")
+	fs.StringVar(&a.out, "out", "", "new `dir`ectory for porcupine's visualization of a non-linearizable partition; refused if it exists and is not an empty directory")
+	fs.Var(&a.sets, "set", "a setting of the cluster the history was recorded on, by Kafka's name as run takes it, `key=value` (repeatable); the checks read "+strings.Join(scenarios.CheckSettings(), ", "))
+	fs.BoolVar(&a.idempotent, "idempotent", true, "short for -set enable.idempotence=BOOL")
+	fs.BoolVar(&a.subscribe, "subscribe", false, "the consumers used subscribe (skips and rewinds across polls are allowed)")
+	fs.StringVar(&a.acks, "acks", "all", "short for -set acks=VALUE: all, 1 or 0 (lost writes are errors only with all)")
+	fs.StringVar(&a.reset, "reset", "earliest", "short for -set auto.offset.reset=VALUE: earliest, latest or none (with latest, unread records are allowed)")
+	fs.IntVar(&a.minISR, "min-isr", 0, "short for -set min.insync.replicas=N (0: not stated, the durability promise is assumed)")
 	wide := wideFlag(fs)
-	budget := fs.Duration("budget", checkers.DefaultLinearizabilityCap, "porcupine's wall-clock cap, a last resort behind -work (negative: skip linearizability); with -run, the run's own unless given")
-	work := fs.Int64("work", 0, fmt.Sprintf("porcupine's work budget per partition, the same on every machine (0: %d; negative: no bound)", checkers.DefaultLinearizabilityWork))
+	fs.DurationVar(&a.budget, "budget", checkers.DefaultLinearizabilityCap, "porcupine's wall-clock cap, a last resort behind -work (negative: skip linearizability); with -run, the run's own unless given")
+	fs.Int64Var(&a.work, "work", 0, fmt.Sprintf("porcupine's work budget per partition, the same on every machine (0: %d; negative: no bound)", checkers.DefaultLinearizabilityWork))
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: kafkasim check -history FILE|- [-format jsonl|jepsen] [-set key=value ...] [-subscribe] [-json] [-out DIR]")
 		fmt.Fprintln(stderr, "       kafkasim check -run DIR [-json] [-out DIR]")
@@ -59,119 +96,117 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
-			return 0
+			return a, 0, false
 		}
-		return 2
+		return a, 2, false
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	a.wide = *wide
+	a.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { a.given[f.Name] = true })
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "kafkasim check: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return a, 2, false
 	}
 	switch {
-	case *path != "" && *runPath != "":
+	case a.path != "" && a.runPath != "":
 		fmt.Fprintln(stderr, "kafkasim check: give -history FILE or -run DIR, not both")
-		return 2
-	case *runPath != "":
+		return a, 2, false
+	case a.runPath != "":
 		for _, name := range []string{"format", "set", "idempotent", "subscribe", "acks", "reset", "min-isr"} {
-			if given[name] {
+			if a.given[name] {
 				fmt.Fprintf(stderr, "kafkasim check: -%s applies to -history; a run directory records its settings\n", name)
-				return 2
+				return a, 2, false
 			}
 		}
-		var b *time.Duration
-		if given["budget"] {
-			b = budget
-		}
-		var w *int64
-		if given["work"] {
-			w = work
-		}
-		return checkRunDir(*runPath, b, w, *out, *asJSON, *wide, stdout, stderr)
-	case *path == "":
+	case a.path == "":
 		fmt.Fprintln(stderr, "kafkasim check: -history FILE or -run DIR is required")
 		fs.Usage()
-		return 2
+		return a, 2, false
 	}
-	if *format == "" {
-		*format = "jsonl"
-		if strings.EqualFold(filepath.Ext(*path), ".edn") {
-			*format = "jepsen"
+	return a, 0, true
+}
+
+// historyReader is the reader of -format, or of the file's extension
+// without one.
+func historyReader(format, path string) (func(io.Reader, string) (model.History, error), error) {
+	if format == "" {
+		format = "jsonl"
+		if strings.EqualFold(filepath.Ext(path), ".edn") {
+			format = "jepsen"
 		}
 	}
-	var read func(io.Reader, string) (model.History, error)
-	switch *format {
+	switch format {
 	case "jsonl":
-		read = model.ReadHistory
+		return model.ReadHistory, nil
 	case "jepsen":
-		read = checkers.ReadJepsenEDN
-	default:
-		fmt.Fprintf(stderr, "kafkasim check: unknown -format %q (want jsonl or jepsen)\n", *format)
-		return 2
+		return checkers.ReadJepsenEDN, nil
 	}
-	switch *acks {
+	return nil, fmt.Errorf("unknown -format %q (want jsonl or jepsen)", format)
+}
+
+// checkHistory is check -history: it reads the history and the settings
+// it was recorded under, judges it and prints the verdict. An error is bad
+// input; nothing is written then.
+func checkHistory(a checkArgs, stdout, stderr io.Writer) (int, error) {
+	read, err := historyReader(a.format, a.path)
+	if err != nil {
+		return 2, err
+	}
+	switch a.acks {
 	case "all", "-1", "1", "0":
 	default:
-		fmt.Fprintf(stderr, "kafkasim check: unknown -acks %q (want all, 1 or 0)\n", *acks)
-		return 2
+		return 2, fmt.Errorf("unknown -acks %q (want all, 1 or 0)", a.acks)
 	}
-	switch *reset {
+	switch a.reset {
 	case "earliest", "latest", "none":
 	default:
-		fmt.Fprintf(stderr, "kafkasim check: unknown -reset %q (want earliest, latest or none)\n", *reset)
-		return 2
+		return 2, fmt.Errorf("unknown -reset %q (want earliest, latest or none)", a.reset)
 	}
-	kc, settings, unread, err := historySettings(append(shorthandPairs(given, *idempotent, *acks, *reset, *minISR), sets...))
+	kc, settings, unread, err := historySettings(append(shorthandPairs(a.given, a.idempotent, a.acks, a.reset, a.minISR), a.sets...))
 	if err != nil {
-		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
-		return 2
+		return 2, err
 	}
-	f, name, err := openHistory(*path)
+	f, name, err := openHistory(a.path)
 	if err != nil {
-		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
-		return 2
+		return 2, err
 	}
 	h, err := read(f, name)
 	f.Close()
 	if err != nil {
-		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
-		return 2
+		return 2, err
 	}
 	// -out last among the inputs: a bad history leaves nothing behind.
-	od, err := newCheckOut(*out)
+	od, err := newCheckOut(a.out)
 	if err != nil {
-		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
-		return 2
+		return 2, err
 	}
 
 	opts := scenarios.CheckOptions(kc)
-	opts.Subscribe = *subscribe
+	opts.Subscribe = a.subscribe
 	// Not a configuration value, but what the consumers did, which the
 	// order checks read as well.
-	sub := settingValue{Name: "subscribe", Value: strconv.FormatBool(*subscribe), Source: "assumed", Why: "consumers assign their partitions unless -subscribe says they subscribed"}
-	if given["subscribe"] {
+	sub := settingValue{Name: "subscribe", Value: strconv.FormatBool(a.subscribe), Source: "assumed", Why: "consumers assign their partitions unless -subscribe says they subscribed"}
+	if a.given["subscribe"] {
 		sub.Source, sub.Why = "given", ""
 	}
 	settings = append(settings, sub)
-	opts.LinearizabilityBudget = *budget
-	opts.LinearizabilityWork = *work
+	opts.LinearizabilityBudget = a.budget
+	opts.LinearizabilityWork = a.work
 	opts.OutDir = od.dir()
 	in := checkers.Input{History: h}
 	res := checkers.Check(in, opts)
 	if err := od.commit(&res); err != nil {
-		fmt.Fprintf(stderr, "kafkasim check: %v\n", err)
-		return 2
+		return 2, err
 	}
-	rep := checkReport{res: res, ops: len(h), missing: checkers.Missing(&in), settings: settings, unread: unread, wide: *wide}
-	if code := printCheck(stdout, stderr, &rep, *asJSON); code != 0 {
-		return code
+	rep := checkReport{res: res, ops: len(h), missing: checkers.Missing(&in), settings: settings, unread: unread, wide: a.wide}
+	if code := printCheck(stdout, stderr, &rep, a.asJSON); code != 0 {
+		return code, nil
 	}
 	if len(h) == 0 {
 		fmt.Fprintln(stderr, "kafkasim check: the history holds no operation: nothing was judged")
-		return exitUnknown
+		return exitUnknown, nil
 	}
-	return verdictExit(res)
+	return verdictExit(res), nil
 }
 
 // checkReport is what check prints: the verdict, and what it rests on.
