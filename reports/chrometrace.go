@@ -58,34 +58,70 @@ func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsec
 // failovers" track. Events are in a fixed order, so the file is the same
 // for the same run.
 func ChromeTrace(res scenarios.Result) Trace {
-	var evs []TraceEvent
-	names := map[int]string{failoverTrack: "failovers"}
-	node := func(id model.BrokerID) int {
-		n := int(id)
-		if _, ok := names[n]; !ok {
-			names[n] = id.String()
-		}
-		return n
+	t := traceBuilder{names: map[int]string{failoverTrack: "failovers"}}
+	t.faults(res.Faults)
+	t.leaderships(res)
+	t.history(res.History)
+	t.failovers(res.Failovers)
+	t.controllerFailovers(res.ControllerFailovers)
+	slices.SortStableFunc(t.evs, func(a, b TraceEvent) int { return cmp.Compare(a.Ts, b.Ts) })
+	// Track names first: metadata events, by track id.
+	meta := []TraceEvent{{Name: "process_name", Ph: "M", Pid: tracePid, Args: map[string]any{"name": fmt.Sprintf("kafkasim %s seed %d", res.Scenario, res.Seed)}}}
+	for _, tid := range sortedInts(t.names) {
+		meta = append(meta,
+			TraceEvent{Name: "thread_name", Ph: "M", Pid: tracePid, Tid: tid, Args: map[string]any{"name": t.names[tid]}},
+			TraceEvent{Name: "thread_sort_index", Ph: "M", Pid: tracePid, Tid: tid, Args: map[string]any{"sort_index": tid}})
 	}
-	for _, w := range res.Faults {
+	return Trace{TraceEvents: append(meta, t.evs...), DisplayTimeUnit: "ms"}
+}
+
+// traceBuilder gathers a trace's events and names its tracks as they are
+// used.
+type traceBuilder struct {
+	evs   []TraceEvent
+	names map[int]string // track id -> name
+}
+
+// node is a broker's or controller's track.
+func (t *traceBuilder) node(id model.BrokerID) int {
+	n := int(id)
+	if _, ok := t.names[n]; !ok {
+		t.names[n] = id.String()
+	}
+	return n
+}
+
+// spanOrInstant adds ev as a slice of length d, or as an instant when d
+// is not positive.
+func (t *traceBuilder) spanOrInstant(ev TraceEvent, d time.Duration) {
+	if d > 0 {
+		us := micros(d)
+		ev.Ph, ev.Dur = "X", &us
+	} else {
+		ev.Ph, ev.S = "i", "t"
+	}
+	t.evs = append(t.evs, ev)
+}
+
+// faults: each fault on the track of every node it hit.
+func (t *traceBuilder) faults(ws []scenarios.FaultWindow) {
+	for _, w := range ws {
 		for _, id := range w.Nodes {
-			ev := TraceEvent{Name: string(w.Kind), Cat: "fault", Ts: micros(w.Start), Pid: tracePid, Tid: node(id), Args: map[string]any{"fault": w.Fault}}
-			if w.End > w.Start {
-				d := micros(w.End - w.Start)
-				ev.Ph, ev.Dur = "X", &d
-			} else {
-				ev.Ph, ev.S = "i", "t"
-			}
-			evs = append(evs, ev)
+			t.spanOrInstant(TraceEvent{Name: string(w.Kind), Cat: "fault", Ts: micros(w.Start), Pid: tracePid, Tid: t.node(id), Args: map[string]any{"fault": w.Fault}}, w.End-w.Start)
 		}
 	}
+}
+
+// leaderships: partition and quorum leaderships as instants on their
+// nodes' tracks, and the high watermarks as counters.
+func (t *traceBuilder) leaderships(res scenarios.Result) {
 	for _, o := range res.Observed.Leaders {
-		evs = append(evs, TraceEvent{Name: fmt.Sprintf("leader %s epoch %d", o.TP, o.Epoch), Cat: "election", Ph: "i", S: "t",
-			Ts: micros(o.Time), Pid: tracePid, Tid: node(o.Leader), Args: map[string]any{"tp": o.TP.String(), "epoch": o.Epoch}})
+		t.evs = append(t.evs, TraceEvent{Name: fmt.Sprintf("leader %s epoch %d", o.TP, o.Epoch), Cat: "election", Ph: "i", S: "t",
+			Ts: micros(o.Time), Pid: tracePid, Tid: t.node(o.Leader), Args: map[string]any{"tp": o.TP.String(), "epoch": o.Epoch}})
 	}
 	for _, o := range res.Observed.Quorum.Leaders {
-		evs = append(evs, TraceEvent{Name: fmt.Sprintf("quorum leader epoch %d", o.Epoch), Cat: "quorum", Ph: "i", S: "t",
-			Ts: micros(o.Time), Pid: tracePid, Tid: node(o.Node), Args: map[string]any{"epoch": o.Epoch}})
+		t.evs = append(t.evs, TraceEvent{Name: fmt.Sprintf("quorum leader epoch %d", o.Epoch), Cat: "quorum", Ph: "i", S: "t",
+			Ts: micros(o.Time), Pid: tracePid, Tid: t.node(o.Node), Args: map[string]any{"epoch": o.Epoch}})
 	}
 	// The quorum's high watermark: the highest any node reported, drawn
 	// when it grows (each node's own value lags the leader's).
@@ -93,82 +129,72 @@ func ChromeTrace(res scenarios.Result) Trace {
 	for _, o := range res.Observed.Quorum.HighWatermarks {
 		if o.HW > metaHW {
 			metaHW = o.HW
-			evs = append(evs, TraceEvent{Name: "metadata hw", Cat: "quorum", Ph: "C", Ts: micros(o.Time), Pid: tracePid, Args: map[string]any{"hw": o.HW}})
+			t.evs = append(t.evs, TraceEvent{Name: "metadata hw", Cat: "quorum", Ph: "C", Ts: micros(o.Time), Pid: tracePid, Args: map[string]any{"hw": o.HW}})
 		}
 	}
 	for _, o := range res.Observed.HighWatermarks {
-		evs = append(evs, TraceEvent{Name: "hw " + o.TP.String(), Cat: "hw", Ph: "C", Ts: micros(o.Time), Pid: tracePid, Args: map[string]any{"hw": o.HW}})
+		t.evs = append(t.evs, TraceEvent{Name: "hw " + o.TP.String(), Cat: "hw", Ph: "C", Ts: micros(o.Time), Pid: tracePid, Args: map[string]any{"hw": o.HW}})
 	}
-	for _, op := range res.History {
+}
+
+// history: sends as async slices (a producer has several in flight),
+// other operations as slices or instants, on their client's track.
+func (t *traceBuilder) history(h model.History) {
+	for _, op := range h {
 		tid := op.Process
-		if _, ok := names[tid]; !ok {
-			names[tid] = fmt.Sprintf("client %d", tid)
+		if _, ok := t.names[tid]; !ok {
+			t.names[tid] = fmt.Sprintf("client %d", tid)
 		}
-		switch {
-		case op.F == model.FSend && op.Completed():
-			id := fmt.Sprint(op.Index)
-			args := map[string]any{"value": op.Value, "type": string(op.Type)}
-			if op.Type == model.OpOK {
-				args["offset"] = op.Offset
+		if op.F != model.FSend || !op.Completed() {
+			d := time.Duration(0)
+			if op.Completed() {
+				d = op.End - op.Time
 			}
-			if op.Error != "" {
-				args["error"] = op.Error
-			}
-			name := "send " + op.TP.String()
-			evs = append(evs,
-				TraceEvent{Name: name, Cat: "send", Ph: "b", ID: id, Ts: micros(op.Time), Pid: tracePid, Tid: tid, Args: args},
-				TraceEvent{Name: name, Cat: "send", Ph: "e", ID: id, Ts: micros(op.End), Pid: tracePid, Tid: tid})
-		case op.Completed() && op.End > op.Time:
-			d := micros(op.End - op.Time)
-			evs = append(evs, TraceEvent{Name: string(op.F), Cat: string(op.F), Ph: "X", Ts: micros(op.Time), Dur: &d, Pid: tracePid, Tid: tid,
-				Args: map[string]any{"op": op.String()}})
-		default:
-			evs = append(evs, TraceEvent{Name: string(op.F), Cat: string(op.F), Ph: "i", S: "t", Ts: micros(op.Time), Pid: tracePid, Tid: tid,
-				Args: map[string]any{"op": op.String()}})
+			t.spanOrInstant(TraceEvent{Name: string(op.F), Cat: string(op.F), Ts: micros(op.Time), Pid: tracePid, Tid: tid, Args: map[string]any{"op": op.String()}}, d)
+			continue
 		}
+		id := fmt.Sprint(op.Index)
+		args := map[string]any{"value": op.Value, "type": string(op.Type)}
+		if op.Type == model.OpOK {
+			args["offset"] = op.Offset
+		}
+		if op.Error != "" {
+			args["error"] = op.Error
+		}
+		name := "send " + op.TP.String()
+		t.evs = append(t.evs,
+			TraceEvent{Name: name, Cat: "send", Ph: "b", ID: id, Ts: micros(op.Time), Pid: tracePid, Tid: tid, Args: args},
+			TraceEvent{Name: name, Cat: "send", Ph: "e", ID: id, Ts: micros(op.End), Pid: tracePid, Tid: tid})
 	}
-	for _, f := range res.Failovers {
+}
+
+// failovers: each measured failover from its fault to the first
+// acknowledged write after it (or to the election, without one).
+func (t *traceBuilder) failovers(fs []scenarios.Failover) {
+	for _, f := range fs {
 		span := f.FirstAck
 		if span < 0 {
 			span = f.Election
 		}
 		args := map[string]any{"fault": f.Fault, "old_leader": f.OldLeader.String(), "new_leader": f.NewLeader.String(),
 			"election_s": secondsOrNil(f.Election), "first_ack_s": secondsOrNil(f.FirstAck), "unavailable_s": secondsOrNil(f.Unavailable), "truncated": f.Truncated}
-		ev := TraceEvent{Name: "failover " + f.TP.String(), Cat: "failover", Ts: micros(f.At), Pid: tracePid, Tid: failoverTrack, Args: args}
-		if span > 0 {
-			d := micros(span)
-			ev.Ph, ev.Dur = "X", &d
-		} else {
-			ev.Ph, ev.S = "i", "t"
-		}
-		evs = append(evs, ev)
+		t.spanOrInstant(TraceEvent{Name: "failover " + f.TP.String(), Cat: "failover", Ts: micros(f.At), Pid: tracePid, Tid: failoverTrack, Args: args}, span)
 	}
-	for _, f := range res.ControllerFailovers {
-		names[controllerFailoverTrack] = "controller failovers"
+}
+
+// controllerFailovers: each from its fault to the first commit under the
+// new quorum leader (or to its election), on a track of their own.
+func (t *traceBuilder) controllerFailovers(fs []scenarios.ControllerFailover) {
+	for _, f := range fs {
+		t.names[controllerFailoverTrack] = "controller failovers"
 		span := f.FirstCommit
 		if span < 0 {
 			span = f.Election
 		}
 		args := map[string]any{"fault": f.Fault, "old_leader": f.OldLeader.String(), "old_epoch": f.OldEpoch, "new_leader": f.NewLeader.String(),
 			"new_epoch": f.NewEpoch, "election_s": secondsOrNil(f.Election), "first_commit_s": secondsOrNil(f.FirstCommit)}
-		ev := TraceEvent{Name: "controller failover", Cat: "controller-failover", Ts: micros(f.At), Pid: tracePid, Tid: controllerFailoverTrack, Args: args}
-		if span > 0 {
-			d := micros(span)
-			ev.Ph, ev.Dur = "X", &d
-		} else {
-			ev.Ph, ev.S = "i", "t"
-		}
-		evs = append(evs, ev)
+		t.spanOrInstant(TraceEvent{Name: "controller failover", Cat: "controller-failover", Ts: micros(f.At), Pid: tracePid, Tid: controllerFailoverTrack, Args: args}, span)
 	}
-	slices.SortStableFunc(evs, func(a, b TraceEvent) int { return cmp.Compare(a.Ts, b.Ts) })
-	// Track names first: metadata events, by track id.
-	meta := []TraceEvent{{Name: "process_name", Ph: "M", Pid: tracePid, Args: map[string]any{"name": fmt.Sprintf("kafkasim %s seed %d", res.Scenario, res.Seed)}}}
-	for _, tid := range sortedInts(names) {
-		meta = append(meta,
-			TraceEvent{Name: "thread_name", Ph: "M", Pid: tracePid, Tid: tid, Args: map[string]any{"name": names[tid]}},
-			TraceEvent{Name: "thread_sort_index", Ph: "M", Pid: tracePid, Tid: tid, Args: map[string]any{"sort_index": tid}})
-	}
-	return Trace{TraceEvents: append(meta, evs...), DisplayTimeUnit: "ms"}
 }
 
 func secondsOrNil(d time.Duration) any {
