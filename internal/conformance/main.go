@@ -41,59 +41,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "conformance: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
-	if *root == "" {
-		r, err := findRoot()
-		if err != nil {
-			fmt.Fprintf(stderr, "conformance: %v\n", err)
-			return 2
-		}
-		*root = r
-	}
-	module, err := modulePath(*root)
+	module, target, err := locate(root, *out)
 	if err != nil {
 		fmt.Fprintf(stderr, "conformance: %v\n", err)
 		return 2
 	}
-	target := *out
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(*root, target)
+	doc, code := buildDocument(*root, module, *kafka, stderr)
+	if doc == nil {
+		return code
 	}
-	if err := checkTarget(target); err != nil {
-		fmt.Fprintf(stderr, "conformance: %v\n", err)
-		return 2
-	}
-
-	t, inputErrs, err := loadTable(*root)
-	if err != nil {
-		fmt.Fprintf(stderr, "conformance: %v\n", err)
-		return 2
-	}
-	if *kafka != "" {
-		inputErrs = append(inputErrs, checkAgainstKafka(t, *kafka)...)
-		sortErrors(inputErrs)
-	}
-	if len(inputErrs) > 0 {
-		for _, e := range inputErrs {
-			fmt.Fprintln(stderr, e)
-		}
-		fmt.Fprintf(stderr, "conformance: %d problem(s) in the inputs; nothing written\n", len(inputErrs))
-		return 2
-	}
-
-	res, err := testRunner(*root, t, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "conformance: %v\n", err)
-		return 1
-	}
-	outs := outcomes{}
-	for _, ct := range t.Classes {
-		for method, anns := range ct.Tests {
-			c := Case{ct.File.Class, method}
-			outs[c] = res.outcome(module, c, anns)
-		}
-	}
-	doc := render(t, outs)
-
 	if *check {
 		old, err := os.ReadFile(target)
 		if err != nil && !os.IsNotExist(err) {
@@ -113,6 +69,61 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", *out)
 	return 0
+}
+
+// locate settles the repository's root (found from the working directory
+// when *root is empty), its module path, and the document's path, which
+// must be writable.
+func locate(root *string, out string) (module, target string, err error) {
+	if *root == "" {
+		if *root, err = findRoot(); err != nil {
+			return "", "", err
+		}
+	}
+	if module, err = modulePath(*root); err != nil {
+		return "", "", err
+	}
+	target = out
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(*root, target)
+	}
+	return module, target, checkTarget(target)
+}
+
+// buildDocument loads the table (checked against a Kafka copy when kafka
+// is set), runs the annotated tests and renders the document. On failure
+// it returns nil and the exit code, having said why: 2 for bad inputs, 1
+// when the tests could not be run.
+func buildDocument(root, module, kafka string, stderr io.Writer) ([]byte, int) {
+	t, inputErrs, err := loadTable(root)
+	if err != nil {
+		fmt.Fprintf(stderr, "conformance: %v\n", err)
+		return nil, 2
+	}
+	if kafka != "" {
+		inputErrs = append(inputErrs, checkAgainstKafka(t, kafka)...)
+		sortErrors(inputErrs)
+	}
+	if len(inputErrs) > 0 {
+		for _, e := range inputErrs {
+			fmt.Fprintln(stderr, e)
+		}
+		fmt.Fprintf(stderr, "conformance: %d problem(s) in the inputs; nothing written\n", len(inputErrs))
+		return nil, 2
+	}
+	res, err := testRunner(root, t, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "conformance: %v\n", err)
+		return nil, 1
+	}
+	outs := outcomes{}
+	for _, ct := range t.Classes {
+		for method, anns := range ct.Tests {
+			c := Case{ct.File.Class, method}
+			outs[c] = res.outcome(module, c, anns)
+		}
+	}
+	return render(t, outs), 0
 }
 
 // findRoot walks up from the working directory to the first directory
