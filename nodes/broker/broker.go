@@ -123,6 +123,10 @@ type Broker struct {
 	producerIDs producerIDAllocator
 	corr        int32
 	coord       coordinatorHost // group coordinator shards (coordinator.go)
+	// serving: this incarnation has caught up once and takes client
+	// requests it forwards (forwarding.go); fwd is that channel.
+	serving bool
+	fwd     forwarder
 }
 
 // New builds a broker value; the kernel calls Start on it.
@@ -278,7 +282,10 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		b.handleApiVersions(src, m)
 	case model.InitProducerIDRequest:
 		b.handleInitProducerID(src, m)
-	// The controller: answers to the broker's requests, and its pushes.
+	case model.CreateTopicsRequest:
+		b.handleCreateTopics(src, m)
+	// The controller: answers to the broker's requests and to the ones it
+	// forwards, and its pushes.
 	case model.BrokerRegistrationResponse:
 		b.handleRegistrationResponse(src, m)
 	case model.BrokerHeartbeatResponse:
@@ -355,6 +362,8 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 		b.fetcherTimeout(model.BrokerID(t.Arg))
 	case timerAlterTimeout:
 		b.alterPartitionTimeout(t.Arg)
+	case timerForwardTimeout, timerForwardRetry:
+		b.fireForwarding(t)
 	case timerCoordinator, timerCoordinatorLoad, timerOffsetsTopicCreate:
 		b.fireCoordinator(t)
 		if s := b.coord.shards[int32(t.Arg)]; t.Kind != timerOffsetsTopicCreate && s != nil {
@@ -387,6 +396,7 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 	}
 	b.dropRequestsFrom(p)
 	b.coordinatorPeerGone(p)
+	b.forwardingPeerGone(p)
 }
 
 // dropRequestsFrom forgets every parked request of a peer whose connection

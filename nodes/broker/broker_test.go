@@ -26,6 +26,12 @@ type fakeController struct {
 	// reject answers every AlterPartition with this error, applying
 	// nothing.
 	reject model.ErrorCode
+	// creates counts the CreateTopics requests received; each is answered
+	// with the next of createAnswers for every topic (NONE once they run
+	// out), or not at all while createSilent is set.
+	creates       int
+	createAnswers []model.ErrorCode
+	createSilent  bool
 }
 
 func (c *fakeController) Start(env *sim.Env) {}
@@ -40,6 +46,20 @@ func (c *fakeController) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		if m.MetadataOffset < c.offset {
 			env.Send(from, c.update(true))
 		}
+	case model.CreateTopicsRequest:
+		c.creates++
+		if c.createSilent {
+			return
+		}
+		code := model.NoError
+		if len(c.createAnswers) > 0 {
+			code, c.createAnswers = c.createAnswers[0], c.createAnswers[1:]
+		}
+		resp := model.CreateTopicsResponse{CorrelationID: m.CorrelationID}
+		for _, t := range m.Topics {
+			resp.Topics = append(resp.Topics, model.TopicResult{Name: t.Name, Error: code})
+		}
+		env.Send(from, resp)
 	case model.AlterPartitionRequest:
 		c.alters++
 		if c.reject != model.NoError {
@@ -76,9 +96,12 @@ func (c *fakeController) update(snapshot bool) model.MetadataUpdate {
 	return model.MetadataUpdate{MetadataOffset: c.offset, Snapshot: snapshot, LiveBrokers: c.brokers, Partitions: []model.PartitionState{c.state}}
 }
 
-// producerDouble sends produce requests on command and logs the answers.
+// producerDouble sends produce requests (and CreateTopics) on command and
+// logs the answers and broken connections.
 type producerDouble struct {
-	answers *[]model.ProduceResponse
+	answers     *[]model.ProduceResponse
+	created     *[]model.CreateTopicsResponse
+	disconnects *int
 }
 
 func (p *producerDouble) Start(env *sim.Env) {}
@@ -88,17 +111,22 @@ func (p *producerDouble) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		*p.answers = append(*p.answers, r)
 	case *model.ProduceResponse:
 		*p.answers = append(*p.answers, *r)
+	case model.CreateTopicsResponse:
+		*p.created = append(*p.created, r)
 	}
 }
 func (p *producerDouble) Fire(env *sim.Env, t sim.Timer)             {}
-func (p *producerDouble) Disconnected(env *sim.Env, peer sim.NodeID) {}
+func (p *producerDouble) Disconnected(env *sim.Env, peer sim.NodeID) { *p.disconnects++ }
 
 type rig struct {
 	s       *sim.Sim
 	ctl     *fakeController
 	answers *[]model.ProduceResponse
-	fetched *[]*model.FetchResponse // what the consumer double got
-	listed  *[]model.ListOffsetsResponse
+	created *[]model.CreateTopicsResponse // CreateTopics answers the client double got
+	// clientDisconnects counts the client double's broken connections.
+	clientDisconnects *int
+	fetched           *[]*model.FetchResponse // what the consumer double got
+	listed            *[]model.ListOffsetsResponse
 	// minBytes is the consumer double's fetch.min.bytes (Kafka's default 1).
 	minBytes int32
 	tp       model.TopicPartition
@@ -130,8 +158,11 @@ func newRigOn(t *testing.T, kc model.Config, trace sim.Config) *rig {
 		s.AddNode(sim.NodeID(id), fmt.Sprintf("b%d", id), Factory(Config{ID: model.BrokerID(id), Controller: controllerID, Kafka: kc}))
 	}
 	answers := &[]model.ProduceResponse{}
-	r := &rig{s: s, ctl: ctl, answers: answers, fetched: &[]*model.FetchResponse{}, listed: &[]model.ListOffsetsResponse{}, minBytes: 1, tp: tp, envs: map[sim.NodeID]*sim.Env{}}
-	s.AddNode(clientID, "client", func() sim.Node { return &producerDouble{answers: answers} })
+	r := &rig{s: s, ctl: ctl, answers: answers, created: &[]model.CreateTopicsResponse{}, clientDisconnects: new(int),
+		fetched: &[]*model.FetchResponse{}, listed: &[]model.ListOffsetsResponse{}, minBytes: 1, tp: tp, envs: map[sim.NodeID]*sim.Env{}}
+	s.AddNode(clientID, "client", func() sim.Node {
+		return &producerDouble{answers: answers, created: r.created, disconnects: r.clientDisconnects}
+	})
 	s.AddNode(consumerID, "consumer", func() sim.Node { return &fetchDouble{answers: r.fetched, listed: r.listed} })
 	for _, id := range s.Nodes() {
 		s.Start(id)

@@ -21,6 +21,10 @@
 // NOT_COORDINATOR). Any broker answers FindCoordinator, and asks the
 // controller to create __consumer_offsets on first use.
 //
+// A client's CreateTopics is forwarded to the active controller and its
+// answer relayed (forwarding.go), with the retries of Kafka's forwarding
+// channel across controller changes.
+//
 // Everything a broker knows about leadership comes from the metadata log:
 // it is an observer of the controllers' quorum (nodes/raft) and replays
 // the committed records into a metadata image (quorum.go); the quorum

@@ -116,9 +116,9 @@ func (b *Broker) handleFindCoordinator(from model.BrokerID, m model.FindCoordina
 	b.send(from, resp)
 }
 
-// handleCreateTopicsResponse ends the broker's request to create
+// offsetsTopicCreated ends the broker's request to create
 // __consumer_offsets, if the answer is to the request in flight.
-func (b *Broker) handleCreateTopicsResponse(_ model.BrokerID, m model.CreateTopicsResponse) {
+func (b *Broker) offsetsTopicCreated(_ model.BrokerID, m model.CreateTopicsResponse) {
 	if m.CorrelationID == b.coord.createCorr {
 		b.coord.createOut = false
 		for _, t := range m.Topics {

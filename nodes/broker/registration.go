@@ -61,6 +61,7 @@ func (b *Broker) maybeStartActing() {
 		return
 	}
 	b.acting = true
+	b.serving = true
 	for _, tp := range b.metaTPs {
 		b.applyPartitionState(b.meta[tp])
 	}

@@ -48,8 +48,7 @@ type Consumer struct {
 	fetchFree []*model.FetchRequest
 	recFree   []*request
 
-	wakeID sim.TimerID
-	wakeAt time.Duration
+	wake   wake
 	pollID sim.TimerID
 
 	grp *member // nil without a GroupID
@@ -413,9 +412,7 @@ func (c *Consumer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 func (c *Consumer) Fire(env *sim.Env, t sim.Timer) {
 	switch t.Kind {
 	case timerWake:
-		if t.ID == c.wakeID {
-			c.wakeID, c.wakeAt = 0, 0
-		}
+		c.wake.fired(t)
 	case timerPoll:
 		c.pollID = env.After(c.opts.PollInterval, timerPoll, 0)
 		c.poll(env)
@@ -504,14 +501,4 @@ func (c *Consumer) nextDeadline(now time.Duration) time.Duration {
 	return d
 }
 
-func (c *Consumer) schedule(env *sim.Env, next time.Duration) {
-	// A wake already armed for no later than next stays: when it fires,
-	// run schedules again. Moving it for every later deadline would leave
-	// a cancelled timer in the kernel's queue per request.
-	if next == model.Never || (c.wakeID != 0 && c.wakeAt <= next) {
-		return
-	}
-	env.Cancel(c.wakeID)
-	c.wakeAt = next
-	c.wakeID = env.After(next-env.Now(), timerWake, 0)
-}
+func (c *Consumer) schedule(env *sim.Env, next time.Duration) { c.wake.arm(env, next) }

@@ -1,5 +1,6 @@
-// Package client holds the simulated Kafka clients: a Producer and a
-// Consumer (manual assignment, or a consumer group member), each a sim.Node that speaks the model's
+// Package client holds the simulated Kafka clients: a Producer, a
+// Consumer (manual assignment, or a consumer group member) and an Admin,
+// each a sim.Node that speaks the model's
 // request and response messages to brokers and records every operation it
 // performs in the run's shared history (model.Recorder), which is what the
 // checkers judge.
@@ -29,6 +30,9 @@
 //     callbacks, auto and manual commits, committed offsets as starting
 //     positions, and kafkasim's consumer.self.fencing switch
 //     (AbstractCoordinator, ConsumerCoordinator).
+//   - admin.go: the admin client's createTopics call through a broker,
+//     with retries, per-topic outcomes and the wait for leaders
+//     (KafkaAdminClient).
 //   - fastpath.go: the producer's caches, skip flags and scratch buffers,
 //     which only save work: a producer without them would make the same
 //     run.

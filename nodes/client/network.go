@@ -19,6 +19,7 @@ const (
 	reqFetch
 	reqListOffsets
 	reqOffsetsForEpoch
+	reqCreateTopics
 )
 
 // request is one request sent and not yet answered: Kafka's

@@ -123,8 +123,32 @@ type ConsumerOptions struct {
 	_ struct{}
 }
 
+// AdminOptions configures an Admin.
+type AdminOptions struct {
+	// Bootstrap lists the brokers the admin client first asks for
+	// metadata.
+	Bootstrap []model.BrokerID
+	// Config supplies the Client settings (request.timeout.ms,
+	// retry.backoff.ms, ...); start from model.DefaultConfig().
+	Config model.Config
+	// Topics are created at start, in one createTopics call. Names must
+	// be distinct (KafkaAdminClient would drop the later of two specs of
+	// one name).
+	Topics []model.TopicSpec
+	// APITimeout is default.api.timeout.ms, the call's deadline: the
+	// model's configuration does not carry it. 0 means Kafka's 60 s.
+	APITimeout time.Duration
+	// Result receives the outcome. Like a Recorder it lives outside the
+	// node, so that the harness can read it and a restarted admin client
+	// does not create the topics twice.
+	Result *CreateTopicsResult
+
+	_ struct{}
+}
+
 // Defaults for settings the model's configuration does not carry.
 const (
+	defaultAPITimeout   = 60 * time.Second
 	defaultMaxBlock     = 60 * time.Second
 	defaultPollInterval = 100 * time.Millisecond
 	// fetchMaxBytes and partitionFetchMaxBytes are Kafka's fetch.max.bytes
@@ -159,6 +183,30 @@ func checkProducer(o *ProducerOptions) {
 	}
 	if len(bad) > 0 {
 		panic(fmt.Sprintf("client.NewProducer: %v", bad))
+	}
+}
+
+// checkAdmin panics on settings that cannot work.
+func checkAdmin(o *AdminOptions) {
+	var bad []string
+	if len(o.Bootstrap) == 0 {
+		bad = append(bad, "no bootstrap brokers")
+	}
+	if o.Result == nil {
+		bad = append(bad, "no Result to report to")
+	}
+	if c := &o.Config.Client; c.RequestTimeout <= 0 || c.MetadataMaxAge <= 0 {
+		bad = append(bad, "request.timeout.ms and metadata.max.age.ms must be positive (start from model.DefaultConfig())")
+	}
+	seen := map[string]bool{}
+	for _, t := range o.Topics {
+		if seen[t.Name] {
+			bad = append(bad, fmt.Sprintf("topic %q given twice", t.Name))
+		}
+		seen[t.Name] = true
+	}
+	if len(bad) > 0 {
+		panic(fmt.Sprintf("client.NewAdmin: %v", bad))
 	}
 }
 

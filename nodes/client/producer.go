@@ -30,8 +30,7 @@ type Producer struct {
 	waiting []waitingSend      // sends whose topic's metadata is not known yet
 	muted   map[model.TopicPartition]bool
 
-	wakeID sim.TimerID
-	wakeAt time.Duration
+	wake   wake
 	tickID sim.TimerID
 	// tickAt is when the armed workload tick fires. A deadline at or after
 	// it needs no wake timer of its own: the tick runs the sender anyway,
@@ -249,9 +248,7 @@ func (p *Producer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 func (p *Producer) Fire(env *sim.Env, t sim.Timer) {
 	switch t.Kind {
 	case timerWake:
-		if t.ID == p.wakeID {
-			p.wakeID, p.wakeAt = 0, 0
-		}
+		p.wake.fired(t)
 	case timerTick:
 		if p.dueAt <= env.Now() {
 			// A deadline left to this tick (see tickAt) comes first, as
@@ -354,13 +351,5 @@ func (p *Producer) schedule(env *sim.Env, next time.Duration) {
 		p.dueAt = next
 		return
 	}
-	// A wake already armed for no later than next stays: when it fires,
-	// run schedules again. Moving it for every later deadline would leave
-	// a cancelled timer in the kernel's queue per request.
-	if p.wakeID != 0 && p.wakeAt <= next {
-		return
-	}
-	env.Cancel(p.wakeID)
-	p.wakeAt = next
-	p.wakeID = env.After(next-env.Now(), timerWake, 0)
+	p.wake.arm(env, next)
 }
