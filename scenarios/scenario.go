@@ -5,6 +5,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 )
 
 // Scenario is a named, runnable experiment: a cluster shape, a
@@ -16,7 +17,7 @@ type Scenario struct {
 	Description string
 
 	// Fixture is the cluster and workload the run starts from.
-	Fixture
+	fixture.Spec
 	// Config is the cluster's configuration before -set overrides.
 	Config func() model.Config
 
