@@ -26,7 +26,7 @@ type Historical struct {
 	// Expect is the anomaly the checkers must name under Buggy, one of
 	// their constants (checkers.AckedWriteLost, ...).
 	Expect Expect
-	// Fixture is the bug's cluster: Brokers (default 3), and Partitions of
+	// Spec is the bug's cluster: Brokers (default 3), and Partitions of
 	// topic "t" (default 1) and Groups consuming it for the consumer-group
 	// bugs.
 	fixture.Spec

@@ -16,7 +16,8 @@ type Scenario struct {
 	Name        string
 	Description string
 
-	// Fixture is the cluster and workload the run starts from.
+	// Spec is the cluster and workload the run starts from (fixture.New
+	// builds it).
 	fixture.Spec
 	// Config is the cluster's configuration before -set overrides.
 	Config func() model.Config
