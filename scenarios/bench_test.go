@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kafkasim/faults"
+	"kafkasim/scenarios/fixture"
 )
 
 // BenchmarkScenario runs each catalog scenario once per iteration, with a
@@ -46,7 +47,7 @@ func BenchmarkGroup(b *testing.B) {
 	seed := uint64(1)
 	for b.Loop() {
 		kc := groupConfig()
-		s, err := NewScripted(ScriptOptions{Seed: seed, Config: kc, Fixture: Fixture{Partitions: 30, Groups: []GroupSpec{{Name: "g", Members: 10}}}})
+		s, err := NewScripted(fixture.Options{Seed: seed, Config: kc, Spec: fixture.Spec{Partitions: 30, Groups: []fixture.GroupSpec{{Name: "g", Members: 10}}}})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kafkasim/faults"
+	"kafkasim/scenarios/fixture"
 )
 
 // Drawn is what a configuration swarm draws from a run's seed: the
@@ -19,7 +20,7 @@ type Drawn struct {
 	Brokers     int
 	Controllers int
 	Partitions  int32 // of topic "t"
-	Shape       *Shape
+	Shape       *fixture.Shape
 	Set         []string
 }
 
@@ -74,19 +75,19 @@ func drawConfig(seed uint64) Drawn {
 		Controllers: []int{1, 3, 5}[r.IntN(3)],
 		Partitions:  1 + r.Int32N(4),
 	}
-	sh := &Shape{}
-	keyed := ProducerShape{Name: "keyed", Keys: KeysUniform, KeyCount: 16}
-	keyless := ProducerShape{Name: "keyless", Keys: KeysNone}
+	sh := &fixture.Shape{}
+	keyed := fixture.ProducerShape{Name: "keyed", Keys: fixture.KeysUniform, KeyCount: 16}
+	keyless := fixture.ProducerShape{Name: "keyless", Keys: fixture.KeysNone}
 	for i := range r.IntN(3) {
 		name := []string{"orders", "events"}[i]
-		sh.Topics = append(sh.Topics, TopicShape{Name: name, Partitions: 1 + r.Int32N(6)})
+		sh.Topics = append(sh.Topics, fixture.TopicShape{Name: name, Partitions: 1 + r.Int32N(6)})
 		if r.IntN(2) == 0 {
 			keyed.Topics = append(keyed.Topics, name)
 		} else {
 			keyless.Topics = append(keyless.Topics, name)
 		}
 	}
-	for _, p := range []ProducerShape{keyed, keyless} {
+	for _, p := range []fixture.ProducerShape{keyed, keyless} {
 		if len(p.Topics) > 0 {
 			sh.Producers = append(sh.Producers, p)
 		}

@@ -63,7 +63,7 @@ func TestChaosConfigDrawsVary(t *testing.T) {
 		if d.Shape == nil {
 			continue
 		}
-		if err := d.Shape.validate(d.Partitions); err != nil {
+		if err := d.Shape.Validate(d.Partitions); err != nil {
 			t.Fatalf("seed %d draws a bad shape: %v", seed, err)
 		}
 		seen["brokers="+map[bool]string{true: "3", false: "more"}[d.Brokers == 3]] = true

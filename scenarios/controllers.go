@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"kafkasim/faults"
+	"kafkasim/scenarios/fixture"
 )
 
 // controllerScenarios put the metadata quorum (issue #10) under faults:
@@ -39,7 +40,7 @@ func controllerScenarios() []Scenario {
 		{
 			Name:          "controller-failover-single",
 			Description:   "controller-failover with a single controller (a quorum of one), for comparison: nothing commits until it restarts",
-			Fixture:       Fixture{Controllers: 1},
+			Spec:          fixture.Spec{Controllers: 1},
 			Config:        safe,
 			Writer:        everyWriter("controller-failover", "crash controller", "power-loss controller"),
 			Safety:        60 * time.Second,

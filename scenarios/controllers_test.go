@@ -8,6 +8,7 @@ import (
 	"kafkasim/checkers"
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 	"kafkasim/sim"
 )
 
@@ -127,7 +128,7 @@ func TestLivenessExcusesDiskLossOnceTheQuorumIsBack(t *testing.T) {
 // controller quorum that cannot elect (two of three voters down for good),
 // the run reports no active controller, not a partition without a leader.
 func TestQuorumLivenessSaysNoActiveController(t *testing.T) {
-	s, err := NewScripted(ScriptOptions{Seed: 1, Config: safe()})
+	s, err := NewScripted(fixture.Options{Seed: 1, Config: safe()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func (s *Scripted) powerLost() []model.TopicPartition {
 	if s.nemesis == nil || s.Config.Broker.LogFlushIntervalMessages == 1 {
 		return nil // an fsync per message: a power loss takes nothing acknowledged
 	}
-	const writeback = 30 * time.Second // cluster.Options' default, which scenarios use
+	const writeback = 30 * time.Second // ClusterOptions' default, which scenarios use (scenarios/fixture)
 	type loss struct {
 		at time.Duration
 		b  model.BrokerID

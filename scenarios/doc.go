@@ -1,5 +1,6 @@
-// Package scenarios wires a cluster, a workload, a fault policy and the
-// checkers into named, runnable scenarios, and holds the
+// Package scenarios puts a fault policy and the checkers on a fixture (a
+// cluster and its workload, built by package scenarios/fixture) and makes
+// named, runnable scenarios of them, and holds the
 // `go test ./scenarios -seed N` harness and the property-based tests. A
 // run can be saved to a run directory (SaveRun) and judged again from it
 // alone (CheckRun).

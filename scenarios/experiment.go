@@ -48,7 +48,7 @@ type ExperimentCluster struct {
 	// probability tail_prob, up to tail more.
 	Link *ExperimentLink `toml:"link,omitempty"`
 	// Racks are the racks' names; brokers and controllers are spread
-	// over them round-robin (scenarios/racks.go), and each broker gets
+	// over them round-robin (scenarios/fixture/racks.go), and each broker gets
 	// its rack as broker.rack, so that the controller places replicas
 	// rack-aware (StripedReplicaPlacer).
 	Racks []string `toml:"racks,omitempty"`

@@ -11,6 +11,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 )
 
 // Format prints e as an experiment file: what DecodeExperiment reads back
@@ -97,7 +98,7 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 		for _, p := range sh.Producers {
 			ep := ExperimentProducer{Name: p.Name, Count: p.Count, Topics: slices.Clone(p.Topics), KeyCount: p.KeyCount, ZipfExponent: p.ZipfExponent,
 				Interval: Duration(p.Interval), Burst: p.Burst, ValueBytes: p.ValueBytes, Settings: settingMap(p.Settings), Start: Duration(p.Start), Stop: Duration(p.Stop)}
-			if p.Keys != KeysNone && p.Keys != "" {
+			if p.Keys != fixture.KeysNone && p.Keys != "" {
 				ep.Keys = string(p.Keys)
 			}
 			e.Workload.Producers = append(e.Workload.Producers, ep)

@@ -7,7 +7,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
-	"kafkasim/nodes/cluster"
+	"kafkasim/scenarios/fixture"
 )
 
 // The experiment file's racks and the swarm's targets and triggers: the
@@ -146,7 +146,7 @@ func targetMistake(sel faults.Selector, sc Scenario, brokers, controllers int) s
 	case faults.SelRack:
 		return rackMistake(sc.Racks, sel.Rack)
 	case faults.SelMemberOf, faults.SelCoordinatorOf:
-		i := slices.IndexFunc(sc.Groups, func(g GroupSpec) bool { return g.Name == sel.Group })
+		i := slices.IndexFunc(sc.Groups, func(g fixture.GroupSpec) bool { return g.Name == sel.Group })
 		switch {
 		case i < 0:
 			return fmt.Sprintf("no consumer group %q in [[workload.groups]]", sel.Group)
@@ -158,7 +158,7 @@ func targetMistake(sel faults.Selector, sc Scenario, brokers, controllers int) s
 			return fmt.Sprintf("no partition %v (topic t has partitions t/0 to t/%d)", sel.TP, sc.Partitions-1)
 		}
 	case faults.SelNode:
-		id, first := sel.Node, cluster.DefaultControllerID
+		id, first := sel.Node, fixture.DefaultControllerID
 		if !(id >= 1 && int(id) <= brokers) && !(id >= first && int(id-first) < controllers) {
 			return fmt.Sprintf("no node %v (brokers b1 to b%d, controllers %v to %v)", id, brokers, first, first+model.BrokerID(controllers-1))
 		}

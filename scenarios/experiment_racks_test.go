@@ -8,6 +8,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 	"kafkasim/sim"
 )
 
@@ -78,7 +79,7 @@ func TestRackExperimentDecodes(t *testing.T) {
 // replica per rack; told nothing (rack_aware_placement = false), the
 // same seeds put two replicas of some partition on one rack.
 func TestRackAwarePlacementInTheCluster(t *testing.T) {
-	sc := Scenario{Fixture: Fixture{Brokers: 5, Partitions: 12, Racks: []string{"r1", "r2", "r3"}}}
+	sc := Scenario{Spec: fixture.Spec{Brokers: 5, Partitions: 12, Racks: []string{"r1", "r2", "r3"}}}
 	kc := safe()
 	s, err := NewScripted(fixtureOptions(sc, 1, kc, sim.Config{}))
 	if err != nil {
@@ -173,7 +174,7 @@ func TestRackExperimentErrors(t *testing.T) {
 // A schedule file given to a run with racks is judged against them: rack
 // r9 is refused at its line, rack r2 accepted.
 func TestCheckScheduleRacks(t *testing.T) {
-	sc := Scenario{Name: "racks", Fixture: Fixture{Brokers: 5, Partitions: 1, Racks: []string{"r1", "r2", "r3"}}, Safety: 20e9, LivenessBound: 20e9}
+	sc := Scenario{Name: "racks", Spec: fixture.Spec{Brokers: 5, Partitions: 1, Racks: []string{"r1", "r2", "r3"}}, Safety: 20e9, LivenessBound: 20e9}
 	bad := ScheduleFile{Name: "s.txt", Schedule: faults.MustParse("s.txt", "from 5s to 6s crash rack r9\n"), Lines: []int{1}}
 	if _, err := CheckSchedule(sc, 1, nil, bad); err == nil || !strings.Contains(err.Error(), `s.txt:1: from 5s to 6s crash rack r9: no rack "r9" in this cluster (it has r1, r2, r3)`) {
 		t.Fatalf("got %v", err)

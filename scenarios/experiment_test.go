@@ -11,6 +11,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 )
 
 // goodExperiment uses every section of the format, with values unlike
@@ -115,14 +116,14 @@ func TestExperimentDecodesEveryKey(t *testing.T) {
 		t.Errorf("the checkers would not judge the topic's own min.insync.replicas")
 	case sc.Interval.Milliseconds() != 10 || sc.Burst != 2 || sc.ProduceUntil.Seconds() != 40:
 		t.Errorf("workload: %v, burst %d, until %v", sc.Interval, sc.Burst, sc.ProduceUntil)
-	case len(sc.Groups) != 2 || sc.Groups[0] != (GroupSpec{Name: "g", Members: 3, Assignor: model.AssignCooperativeSticky}) ||
-		sc.Groups[1] != (GroupSpec{Name: "late", Members: 2, Start: 5 * time.Second, Stop: 25 * time.Second}):
+	case len(sc.Groups) != 2 || sc.Groups[0] != (fixture.GroupSpec{Name: "g", Members: 3, Assignor: model.AssignCooperativeSticky}) ||
+		sc.Groups[1] != (fixture.GroupSpec{Name: "late", Members: 2, Start: 5 * time.Second, Stop: 25 * time.Second}):
 		t.Errorf("groups %+v", sc.Groups)
 	case sc.Shape == nil || len(sc.Shape.Topics) != 1 || sc.Shape.Topics[0].Name != "orders" || sc.Shape.Topics[0].Partitions != 6 || sc.Shape.Topics[0].ReplicationFactor != 4 || len(sc.Shape.Topics[0].Configs) != 2:
 		t.Errorf("shape topics %+v", sc.Shape)
-	case len(sc.Shape.Producers) != 2 || !reflect.DeepEqual(sc.Shape.Producers[0], ProducerShape{Name: "clicks", Count: 2, Topics: []string{"orders", "t"}, Keys: KeysZipf, KeyCount: 50, ZipfExponent: 1.1,
+	case len(sc.Shape.Producers) != 2 || !reflect.DeepEqual(sc.Shape.Producers[0], fixture.ProducerShape{Name: "clicks", Count: 2, Topics: []string{"orders", "t"}, Keys: fixture.KeysZipf, KeyCount: 50, ZipfExponent: 1.1,
 		Interval: 15 * time.Millisecond, Burst: 3, ValueBytes: 200, Settings: []model.ConfigEntry{{Name: "batch.size", Value: "4096"}, {Name: "linger.ms", Value: "5"}}, Start: 2 * time.Second}) ||
-		!reflect.DeepEqual(sc.Shape.Producers[1], ProducerShape{Name: "bulk", Topics: []string{"orders"}, Keys: KeysNone, Stop: 20 * time.Second}):
+		!reflect.DeepEqual(sc.Shape.Producers[1], fixture.ProducerShape{Name: "bulk", Topics: []string{"orders"}, Keys: fixture.KeysNone, Stop: 20 * time.Second}):
 		t.Errorf("shape producers %+v", sc.Shape.Producers)
 	case len(sc.Faults) != 2 || sc.Swarm == nil || len(sc.Swarm.Kinds) != 2:
 		t.Errorf("faults %v, swarm %+v", sc.Faults, sc.Swarm)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 )
 
 // The topics and workload sections of an experiment file, mapped onto a
@@ -43,7 +44,7 @@ func (e Experiment) mapTopics(sc *Scenario, kc model.Config, brokers int, fail f
 	}
 	type promise struct{ minISR, unclean string }
 	var tPromise promise
-	var others []TopicShape
+	var others []fixture.TopicShape
 	var otherPromise []promise
 	hasT := false
 	for i, t := range e.Topics {
@@ -102,7 +103,7 @@ func (e Experiment) mapTopics(sc *Scenario, kc model.Config, brokers int, fail f
 			sc.TopicConfigs = configs
 			continue
 		}
-		others = append(others, TopicShape{Name: t.Name, Partitions: max(t.Partitions, 1), ReplicationFactor: t.ReplicationFactor, Configs: configs})
+		others = append(others, fixture.TopicShape{Name: t.Name, Partitions: max(t.Partitions, 1), ReplicationFactor: t.ReplicationFactor, Configs: configs})
 		otherPromise = append(otherPromise, pr)
 	}
 	if !hasT {
@@ -122,7 +123,7 @@ func (e Experiment) mapTopics(sc *Scenario, kc model.Config, brokers int, fail f
 		}
 	}
 	if len(others) > 0 {
-		sc.Shape = &Shape{Topics: others}
+		sc.Shape = &fixture.Shape{Topics: others}
 	}
 	return nil
 }
@@ -159,7 +160,7 @@ func (e Experiment) mapWorkload(sc *Scenario, kc model.Config, fail failFunc) er
 		if g.Members < 1 || g.Members > experimentMembersMax {
 			return fail(fmt.Sprintf("members = %d: want 1 to %d", g.Members, experimentMembersMax), at("members")...)
 		}
-		spec := GroupSpec{Name: g.Name, Members: g.Members, Start: time.Duration(g.Start), Stop: time.Duration(g.Stop)}
+		spec := fixture.GroupSpec{Name: g.Name, Members: g.Members, Start: time.Duration(g.Start), Stop: time.Duration(g.Stop)}
 		switch {
 		case g.Start < 0 || g.Stop < 0:
 			return fail("a group's start and stop cannot be never (leave stop out for a group that runs to the end)", at("stop")...)
@@ -206,32 +207,32 @@ func (e Experiment) mapProducers(sc *Scenario, kc model.Config, fail failFunc) e
 			return fail("topics: name the topics it writes", at("topics")...)
 		}
 		for _, topic := range p.Topics {
-			if topic != "t" && (sc.Shape == nil || !slices.ContainsFunc(sc.Shape.Topics, func(t TopicShape) bool { return t.Name == topic })) {
+			if topic != "t" && (sc.Shape == nil || !slices.ContainsFunc(sc.Shape.Topics, func(t fixture.TopicShape) bool { return t.Name == topic })) {
 				return fail(fmt.Sprintf("topic %q is not in [[topics]] (nor t)", topic), at("topics")...)
 			}
 		}
-		ps := ProducerShape{Name: p.Name, Count: p.Count, Topics: slices.Clone(p.Topics), KeyCount: p.KeyCount, ZipfExponent: p.ZipfExponent,
+		ps := fixture.ProducerShape{Name: p.Name, Count: p.Count, Topics: slices.Clone(p.Topics), KeyCount: p.KeyCount, ZipfExponent: p.ZipfExponent,
 			Interval: time.Duration(p.Interval), Burst: p.Burst, ValueBytes: p.ValueBytes, Start: time.Duration(p.Start), Stop: time.Duration(p.Stop)}
-		switch KeyKind(p.Keys) {
-		case "", KeysNone:
-			ps.Keys = KeysNone
+		switch fixture.KeyKind(p.Keys) {
+		case "", fixture.KeysNone:
+			ps.Keys = fixture.KeysNone
 			if p.KeyCount != 0 || p.ZipfExponent != 0 {
 				return fail("key_count and zipf_exponent go with keys = \"uniform\" or \"zipf\"", at("keys")...)
 			}
-		case KeysUniform:
-			ps.Keys = KeysUniform
+		case fixture.KeysUniform:
+			ps.Keys = fixture.KeysUniform
 			if p.ZipfExponent != 0 {
 				return fail("zipf_exponent goes with keys = \"zipf\"", at("zipf_exponent")...)
 			}
-		case KeysZipf:
-			ps.Keys = KeysZipf
+		case fixture.KeysZipf:
+			ps.Keys = fixture.KeysZipf
 			if !(p.ZipfExponent > 0 && p.ZipfExponent <= experimentZipfMax) {
 				return fail(fmt.Sprintf("zipf_exponent = %v: want above 0, at most %v", p.ZipfExponent, experimentZipfMax), at("zipf_exponent")...)
 			}
 		default:
 			return fail(fmt.Sprintf("keys %q: want none, uniform or zipf", p.Keys), at("keys")...)
 		}
-		if ps.Keys != KeysNone && (p.KeyCount < 1 || p.KeyCount > experimentKeysMax) {
+		if ps.Keys != fixture.KeysNone && (p.KeyCount < 1 || p.KeyCount > experimentKeysMax) {
 			return fail(fmt.Sprintf("key_count = %d: want 1 to %d", p.KeyCount, experimentKeysMax), at("key_count")...)
 		}
 		switch {
@@ -264,10 +265,10 @@ func (e Experiment) mapProducers(sc *Scenario, kc model.Config, fail failFunc) e
 			ps.Settings = append(ps.Settings, model.ConfigEntry{Name: name, Value: v})
 		}
 		if sc.Shape == nil {
-			sc.Shape = &Shape{}
+			sc.Shape = &fixture.Shape{}
 		}
 		sc.Shape.Producers = append(sc.Shape.Producers, ps)
-		if err := sc.Shape.validate(sc.Partitions); err != nil {
+		if err := sc.Shape.Validate(sc.Partitions); err != nil {
 			return fail(strings.TrimPrefix(err.Error(), "shape: "), at("key_count")...)
 		}
 	}
@@ -304,7 +305,7 @@ func (e Experiment) checkCoverage(sc Scenario, fail failFunc) error {
 				continue
 			}
 			for _, topic := range pr.Topics {
-				for p := int32(0); p < sh.partitions(topic, sc.Partitions); p++ {
+				for p := int32(0); p < sh.Partitions(topic, sc.Partitions); p++ {
 					covered[model.TP(topic, p)] = true
 				}
 			}

@@ -7,6 +7,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 )
 
 // crashLeaderScenario crashes t/0's leader from 10s to 30s under a safe
@@ -14,7 +15,7 @@ import (
 func crashLeaderScenario(text string) Scenario {
 	return Scenario{
 		Name:     "failover-test",
-		Fixture:  Fixture{Partitions: 1},
+		Spec:     fixture.Spec{Partitions: 1},
 		Config:   safe,
 		Schedule: func(*Scripted) faults.Schedule { return faults.MustParse("test", text) },
 		Until:    40 * time.Second,

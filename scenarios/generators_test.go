@@ -12,6 +12,7 @@ import (
 
 	"kafkasim/checkers"
 	"kafkasim/faults"
+	"kafkasim/scenarios/fixture"
 )
 
 // The generators of the property tests (properties_test.go). Everything a
@@ -72,7 +73,7 @@ type propCase struct {
 	Faults []faultLine
 	// Groups are consumer groups subscribed to topic t, beside the
 	// consumer that assigns itself every partition.
-	Groups []GroupSpec
+	Groups []fixture.GroupSpec
 }
 
 // scenario is the case as a Scenario (its faults are given to Run as a
@@ -81,7 +82,7 @@ func (c propCase) scenario() Scenario {
 	return Scenario{
 		Name:          "property",
 		Description:   "a generated case of the property tests",
-		Fixture:       Fixture{Brokers: c.Brokers, Partitions: c.Partitions, Interval: c.Interval, Groups: c.Groups},
+		Spec:          fixture.Spec{Brokers: c.Brokers, Partitions: c.Partitions, Interval: c.Interval, Groups: c.Groups},
 		Config:        safe,
 		Safety:        c.Phases.Safety,
 		LivenessBound: c.Phases.Liveness,
@@ -187,7 +188,7 @@ func (c propCase) catalogTwin() (string, bool) {
 		return "", false
 	}
 	for _, sc := range Catalog() {
-		// A shaped scenario (shape.go), or one that draws its shape
+		// A shaped scenario (fixture/shape.go), or one that draws its shape
 		// (chaosconfig.go), runs another fixture than the case's.
 		if sc.Shape != nil || sc.Draw != "" || orDefault(sc.Brokers, 3) != c.Brokers || orDefault(sc.Partitions, 1) != c.Partitions || !slices.Equal(sc.Groups, c.Groups) ||
 			orDefault(sc.Interval, 20*time.Millisecond) != c.Interval ||
@@ -613,7 +614,7 @@ func drawGroup(t *rapid.T, c *propCase, s clusterShape) {
 	if drawOne(t, "consumers", "assign", "assign and subscribe") == "assign" {
 		return
 	}
-	c.Groups = []GroupSpec{{Name: "g", Members: drawOne(t, "group members", 2, 1, 3)}}
+	c.Groups = []fixture.GroupSpec{{Name: "g", Members: drawOne(t, "group members", 2, 1, 3)}}
 	c.Set = nonBaseline(append(c.Set, "session.timeout.ms=10s", "heartbeat.interval.ms=3s", "offsets.topic.num.partitions=5",
 		fmt.Sprintf("offsets.topic.replication.factor=%d", s.RF),
 		"partition.assignment.strategy="+drawOne(t, "assignor", "range", "cooperative-sticky", "roundrobin", "sticky")))

@@ -2,42 +2,18 @@ package scenarios
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"kafkasim/faults"
 	"kafkasim/model"
-	"kafkasim/nodes/client"
-	"kafkasim/sim"
+	"kafkasim/scenarios/fixture"
 )
-
-// GroupSpec is one consumer group of a fixture: Members consumers, each a
-// client node, subscribed under group id Name to topic "t" and every
-// topic of the fixture's Shape.
-type GroupSpec struct {
-	Name    string
-	Members int
-	// Assignor is the members' partition.assignment.strategy ("": the
-	// cluster configuration's).
-	Assignor model.Assignor
-	// Start and Stop are virtual times: the members boot at Start (0:
-	// with the cluster) and shut down cleanly, leaving the group, at Stop
-	// (0: they run to the end). A group that stops is not asked to read
-	// everything in the liveness phase; what it did is judged as usual.
-	Start, Stop time.Duration
-}
-
-// Member is one group consumer of a fixture.
-type Member struct {
-	Group string
-	Node  sim.NodeID
-}
 
 // groupsPubSub are the groups of the group scenarios: two groups on one
 // topic, so that each is a queue (its members share the partitions) and
 // together they are publish-subscribe (each receives every record).
-var groupsPubSub = []GroupSpec{{Name: "g", Members: 3}, {Name: "h", Members: 2}}
+var groupsPubSub = []fixture.GroupSpec{{Name: "g", Members: 3}, {Name: "h", Members: 2}}
 
 // groupConfig is the safe baseline for group scenarios: sessions short
 // enough that a crashed member is expelled within a fault window, and a
@@ -76,7 +52,7 @@ func groupScenarios() []Scenario {
 			return Scenario{
 				Name:          name + v.suffix,
 				Description:   what + "; " + v.how + " assignment",
-				Fixture:       Fixture{Partitions: 6, Groups: groupsPubSub},
+				Spec:          fixture.Spec{Partitions: 6, Groups: groupsPubSub},
 				Config:        v.config,
 				Writer:        writer,
 				Safety:        90 * time.Second,
@@ -135,75 +111,4 @@ func zombieFaults(name string) func(s *Scripted) faults.Schedule {
 		}
 		return faults.MustParse(name, b.String())
 	}
-}
-
-// addGroups adds the fixture's group consumers, and the kill hook that
-// records what a member held when it died: a crashed process cannot call
-// its own onPartitionsLost, and without the record its holds would run
-// on past the crash into the next owner's.
-func (s *Scripted) addGroups(specs []GroupSpec, kc model.Config) {
-	s.Groups = specs
-	for _, g := range specs {
-		for m := 1; m <= g.Members; m++ {
-			group := g.Name
-			mc := kc
-			if g.Assignor != "" {
-				mc.Consumer.AssignmentStrategy = g.Assignor
-			}
-			f := func() sim.Node {
-				return client.NewConsumer(client.ConsumerOptions{
-					Bootstrap: s.Brokers, Config: mc, Recorder: s.History,
-					GroupID: group, Topics: s.topics(),
-				})
-			}
-			name := fmt.Sprintf("%s-member-%d", group, m)
-			var id sim.NodeID
-			if g.Start > 0 {
-				id = s.AddClientAt(name, f, g.Start)
-			} else {
-				id = s.AddClient(name, f)
-			}
-			if g.Stop > 0 {
-				s.stops = append(s.stops, timedStep{at: g.Stop, name: "stop " + name, fn: func() { s.Sim.Shutdown(id) }})
-			}
-			s.Members = append(s.Members, Member{Group: group, Node: id})
-		}
-	}
-	if len(specs) == 0 {
-		return
-	}
-	s.Sim.OnKill(func(id sim.NodeID, n sim.Node, how string) {
-		i := slices.IndexFunc(s.Members, func(m Member) bool { return m.Node == id })
-		c, ok := n.(*client.Consumer)
-		if i < 0 || !ok || how == "shutdown" {
-			return // a clean stop leaves the group and revokes on its own
-		}
-		if lost := c.Assignment(); len(lost) > 0 {
-			op := s.History.Invoke(model.Op{Process: int(id), F: model.FRebalance, Time: s.Sim.Now(), Group: s.Members[i].Group, Generation: c.Generation(), Lost: lost})
-			s.History.Info(op, s.Sim.Now(), how)
-		}
-	})
-}
-
-// readGroups are the groups the liveness phase asks to read every
-// acknowledged record: those that run to the end.
-func (s *Scripted) readGroups() []GroupSpec {
-	var out []GroupSpec
-	for _, g := range s.Groups {
-		if g.Stop == 0 {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
-// MembersOf lists a group's member nodes in creation order.
-func (s *Scripted) MembersOf(group string) []sim.NodeID {
-	var out []sim.NodeID
-	for _, m := range s.Members {
-		if m.Group == group {
-			out = append(out, m.Node)
-		}
-	}
-	return out
 }

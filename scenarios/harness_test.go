@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"kafkasim/faults"
+	"kafkasim/scenarios/fixture"
 	"kafkasim/sim"
 )
 
@@ -127,7 +128,7 @@ func TestReadyAtIsRunsReady(t *testing.T) {
 	t.Parallel()
 	group := propCase{Seed: 7, Brokers: 4, Partitions: 2, Interval: 5 * time.Millisecond, Phases: shortPhases,
 		Set:    []string{"offsets.topic.num.partitions=5", "offsets.topic.replication.factor=3"},
-		Groups: []GroupSpec{{Name: "g", Members: 2}}}
+		Groups: []fixture.GroupSpec{{Name: "g", Members: 2}}}
 	plain := propCase{Seed: 1, Brokers: 3, Partitions: 1, Interval: 20 * time.Millisecond, Phases: shortPhases}
 	for _, c := range []propCase{plain, slowReadyCase(), group} {
 		want, err := c.ready()

@@ -3,13 +3,13 @@ package scenarios
 import (
 	"fmt"
 	"kafkasim/checkers"
+	"kafkasim/scenarios/fixture"
 	"slices"
 	"time"
 
 	"kafkasim/faults"
 	"kafkasim/model"
 	"kafkasim/nodes/broker"
-	"kafkasim/nodes/cluster"
 )
 
 // Historical is a scripted replay of a data-loss bug from Kafka's history:
@@ -26,10 +26,10 @@ type Historical struct {
 	// Expect is the anomaly the checkers must name under Buggy, one of
 	// their constants (checkers.AckedWriteLost, ...).
 	Expect Expect
-	// Fixture is the bug's cluster: Brokers (default 3), and Partitions of
+	// Spec is the bug's cluster: Brokers (default 3), and Partitions of
 	// topic "t" (default 1) and Groups consuming it for the consumer-group
 	// bugs.
-	Fixture
+	fixture.Spec
 	// Buggy and Fixed are the settings, by Kafka's names, applied to the
 	// safe baseline: the historical configuration and the fixed one.
 	Buggy []string
@@ -47,12 +47,12 @@ type Historical struct {
 // catalog's script writer (so that kafkasim show can print it as an
 // experiment). Run plays it as it plays every scenario.
 func (h Historical) Scenario() Scenario {
-	f := h.Fixture
+	f := h.Spec
 	f.Partitions = max(f.Partitions, 1)
 	return Scenario{
 		Name:         h.Name,
 		Description:  h.Summary,
-		Fixture:      f,
+		Spec:         f,
 		Config:       h.BuggyConfig,
 		Writer:       &ScheduleWriter{Kind: WriterScript, Script: h.Name},
 		ProduceUntil: h.ProduceUntil,
@@ -99,7 +99,7 @@ var HistoricalBugs = []Historical{
 		Summary:      "both replicas of an rf=2 partition lose different unflushed tails to power losses; the follower truncates to its high watermark and the logs diverge",
 		Expect:       checkers.ReplicaDivergence,
 		Seed:         17,
-		Fixture:      Fixture{Brokers: 2},
+		Spec:         fixture.Spec{Brokers: 2},
 		Buggy:        slices.Concat(kip101DivergenceEra, []string{"truncation=high-watermark"}),
 		Fixed:        slices.Concat(kip101DivergenceEra, []string{"truncation=leader-epoch"}),
 		Schedule:     kip101DivergenceSchedule,
@@ -133,7 +133,7 @@ var HistoricalBugs = []Historical{
 		Summary:      "leaders alternate across crashes (rf 2, unclean election); an end offset without its epoch truncates too little",
 		Expect:       checkers.ReplicaDivergence,
 		Seed:         11,
-		Fixture:      Fixture{Brokers: 2},
+		Spec:         fixture.Spec{Brokers: 2},
 		Buggy:        slices.Concat(kip279Era, []string{"truncation=leader-epoch-kip101"}),
 		Fixed:        slices.Concat(kip279Era, []string{"truncation=leader-epoch"}),
 		Schedule:     kip279Schedule,
@@ -158,7 +158,7 @@ var HistoricalBugs = []Historical{
 		Summary:  "a consumer cut from its coordinator keeps consuming after its session expired and its partitions went to another member (Kafka's protocol allows it: reported as allowed; consumer.self.fencing=true is kafkasim's fix)",
 		Expect:   checkers.DoubleOwner,
 		Seed:     1,
-		Fixture:  Fixture{Partitions: 6, Groups: groupsPubSub},
+		Spec:     fixture.Spec{Partitions: 6, Groups: groupsPubSub},
 		Buggy:    slices.Concat(groupEra, []string{"consumer.self.fencing=false"}),
 		Fixed:    slices.Concat(groupEra, []string{"consumer.self.fencing=true"}),
 		Schedule: groupZombieSchedule,
@@ -169,7 +169,7 @@ var HistoricalBugs = []Historical{
 		Summary:  "the __consumer_offsets follower truncates to its lagging high watermark and is elected: the new coordinator loads offsets without an acknowledged commit",
 		Expect:   checkers.CommitRegression,
 		Seed:     1,
-		Fixture:  Fixture{Partitions: 6, Groups: groupsPubSub},
+		Spec:     fixture.Spec{Partitions: 6, Groups: groupsPubSub},
 		Buggy:    slices.Concat(groupEra, []string{"truncation=high-watermark", "eligible.leader.replicas.enable=false"}),
 		Fixed:    slices.Concat(groupEra, []string{"eligible.leader.replicas.enable=false"}),
 		Schedule: offsetCommitLostSchedule,
@@ -430,7 +430,7 @@ func unaware(s *Scripted, tp model.TopicPartition) bool {
 	if len(f) == 0 {
 		return false
 	}
-	var lead, last *cluster.Replica
+	var lead, last *fixture.Replica
 	reps := s.Replicas(tp)
 	for i := range reps {
 		switch reps[i].Broker {

@@ -24,14 +24,12 @@ import (
 func (s *Scripted) liveness(bound time.Duration) string {
 	healedAt := s.Sim.Now()
 	stopped := false
-	progress := newPartitionProgress(healedAt, s.TPs, s.producedTPs())
+	progress := newPartitionProgress(healedAt, s.TPs, s.ProducedTPs())
 	if stuck := progress.unproduced(); stuck != "" {
 		return stuck
 	}
-	for _, w := range s.extra {
-		w.coverEveryPartition()
-	}
-	acks := newAckWatch(s.History, s.readGroups(), s.Members)
+	s.CoverEveryPartition()
+	acks := newAckWatch(s.History, s.ReadGroups(), s.Members)
 	acks.progress = progress
 	converged := func() (bool, string) {
 		if stuck := s.quorumStuck(); stuck != "" {
@@ -45,7 +43,7 @@ func (s *Scripted) liveness(bound time.Duration) string {
 			if stuck := progress.unacked(); stuck != "" {
 				return false, stuck
 			}
-			s.stopProducing()
+			s.StopProducing()
 			stopped = true
 		}
 		// Which partitions lost their data is read from the active

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"kafkasim/scenarios/fixture"
 	"kafkasim/sim"
 )
 
@@ -14,7 +15,7 @@ import (
 // unfenced) drops out of the ISR, and the cluster counts as stuck until the
 // cut heals and the follower rejoins.
 func TestLivenessWaitsForEveryReplicaInTheISR(t *testing.T) {
-	s, err := NewScripted(ScriptOptions{Seed: 1, Config: withSettings([]string{"replica.lag.time.max.ms=2s"})})
+	s, err := NewScripted(fixture.Options{Seed: 1, Config: withSettings([]string{"replica.lag.time.max.ms=2s"})})
 	if err != nil {
 		t.Fatal(err)
 	}

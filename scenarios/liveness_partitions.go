@@ -96,20 +96,3 @@ func describeStuck(tps []string, what string) string {
 	}
 	return what + " " + strings.Join(tps, ", ")
 }
-
-// producedTPs are the partitions the fixture's producers write to in the
-// liveness phase: its Sequence sends to every partition of its topic in
-// turn, and a Shape's producers cover what their topics have (shape.go),
-// except those that stop before the end of the run.
-func (s *Scripted) producedTPs() []model.TopicPartition {
-	var out []model.TopicPartition
-	for p := int32(0); p < s.Work.Partitions; p++ {
-		out = append(out, model.TP(s.Work.Topic, p))
-	}
-	for _, w := range s.extra {
-		if w.shape.Stop == 0 {
-			out = append(out, w.covers...)
-		}
-	}
-	return out
-}

@@ -6,6 +6,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 )
 
 // TestPartitionProgressCatchesOneStuckPartition: after the heal two of
@@ -116,7 +117,7 @@ func TestLivenessRequiresEveryPartition(t *testing.T) {
 		{"t/2 left unwritten", 2, "did not converge within 5s of healing: no send made after the heal has been acknowledged on t/2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := NewScripted(ScriptOptions{Seed: 3, Fixture: Fixture{Partitions: 3}})
+			s, err := NewScripted(fixture.Options{Seed: 3, Spec: fixture.Spec{Partitions: 3}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +131,7 @@ func TestLivenessRequiresEveryPartition(t *testing.T) {
 			// The producer's Sequence reads its partition count on
 			// every send; narrowed at the heal, it writes t/0 and t/1
 			// only, while the fixture's producer still declares all
-			// three (producedTPs is read when the phase starts).
+			// three (ProducedTPs is read when the phase starts).
 			s.At(s.Sim.Now(), "narrow the producer", func() { s.Work.Partitions = tc.writes })
 			if got := s.liveness(5 * time.Second); got != tc.want {
 				t.Fatalf("liveness: %q, want %q", got, tc.want)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 )
 
 // ackWatch follows the history while the liveness phase runs: which
@@ -54,7 +55,7 @@ type ackedSend struct {
 	offset model.Offset
 }
 
-func newAckWatch(rec *model.Recorder, groups []GroupSpec, members []Member) *ackWatch {
+func newAckWatch(rec *model.Recorder, groups []fixture.GroupSpec, members []fixture.Member) *ackWatch {
 	w := &ackWatch{rec: rec, lastAcked: -1, all: reader{read: map[string]bool{}}, groupOf: map[int]*reader{}}
 	byName := map[string]*reader{}
 	for _, g := range groups {

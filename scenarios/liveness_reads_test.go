@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 	"kafkasim/sim"
 )
 
@@ -14,8 +15,8 @@ import (
 // reads by a plain consumer and by group members, and a lost partition.
 func TestAckWatchFollowsTheHistory(t *testing.T) {
 	rec := &model.Recorder{}
-	groups := []GroupSpec{{Name: "g", Members: 1}}
-	members := []Member{{Group: "g", Node: sim.NodeID(7)}}
+	groups := []fixture.GroupSpec{{Name: "g", Members: 1}}
+	members := []fixture.Member{{Group: "g", Node: sim.NodeID(7)}}
 	w := newAckWatch(rec, groups, members)
 	p0, p1 := model.TP("t", 0), model.TP("t", 1)
 	send := func(at int64, v string, tp model.TopicPartition) int {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kafkasim/faults"
+	"kafkasim/scenarios/fixture"
 )
 
 // TestLivenessGivesLostPartitionsTheDeliveryTimeout: two of the three
@@ -30,7 +31,7 @@ func TestLivenessGivesLostPartitionsTheDeliveryTimeout(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			kc := safe()
 			kc.Producer.Idempotence = tc.idempotent
-			s, err := NewScripted(ScriptOptions{Seed: 3, Fixture: Fixture{Partitions: 3}, Config: kc})
+			s, err := NewScripted(fixture.Options{Seed: 3, Spec: fixture.Spec{Partitions: 3}, Config: kc})
 			if err != nil {
 				t.Fatal(err)
 			}

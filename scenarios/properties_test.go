@@ -561,7 +561,7 @@ func TestGeneratedCasesAreWellFormed(t *testing.T) {
 		}
 	})
 	c := propCase{Seed: 4, Brokers: 3, Partitions: 1, Interval: 20 * time.Millisecond, Phases: longPhases}
-	// leader-failover and baseline run the realistic shape (shape.go),
+	// leader-failover and baseline run the realistic shape (realistic.go),
 	// so the first plain fixture of leader-failover's phases is
 	// controller-isolation's, and baseline's phases have none.
 	if name, ok := c.catalogTwin(); !ok || name != "controller-isolation" {

@@ -10,8 +10,8 @@ import (
 	"kafkasim/checkers"
 	"kafkasim/faults"
 	"kafkasim/model"
-	"kafkasim/nodes/cluster"
 	"kafkasim/nodes/raft"
+	"kafkasim/scenarios/fixture"
 	"kafkasim/sim"
 )
 
@@ -94,7 +94,7 @@ func newRaftWorld(seed uint64) *raftWorld {
 		observers: []model.BrokerID{1, 2},
 	}
 	w.q.Voters = w.voters
-	rec := cluster.QuorumRecorder{Sim: w.s, To: &w.q}
+	rec := fixture.QuorumRecorder{Sim: w.s, To: &w.q}
 	for _, id := range append(slices.Clone(w.observers), w.voters...) {
 		cfg := raft.Config{ID: id, Voters: w.voters, Observer: id < 100, Dir: "__cluster_metadata-0/", SnapshotEvery: 50, Watch: rec}
 		w.s.AddNode(sim.NodeID(id), id.String(), func() sim.Node { return &raftHost{cfg: cfg} })

@@ -4,15 +4,16 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 	"kafkasim/sim"
 )
 
 // fixtureOptions are the options play builds a scenario's fixture with.
 // ReadyAt builds the same fixture from them, so the two cannot disagree
 // about when a run's cluster becomes ready.
-func fixtureOptions(sc Scenario, seed uint64, kc model.Config, trace sim.Config) ScriptOptions {
-	return ScriptOptions{
-		Seed: seed, Config: kc, Fixture: sc.Fixture,
+func fixtureOptions(sc Scenario, seed uint64, kc model.Config, trace sim.Config) fixture.Options {
+	return fixture.Options{
+		Seed: seed, Config: kc, Spec: sc.Spec,
 		Trace: trace,
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 
 	"kafkasim/faults"
 )
@@ -310,7 +311,7 @@ func TestRegressionLivenessReadsWhatSurvivedALastKnownLeaderElection(t *testing.
 func TestRegressionGroupLearnsOfACoordinatorThatDiedBehindACut(t *testing.T) {
 	c := propCase{Seed: 30567, Brokers: 4, Partitions: 2, Interval: 20 * time.Millisecond, Phases: longPhases,
 		Set:    []string{"session.timeout.ms=10s", "offsets.topic.num.partitions=5", "partition.assignment.strategy=roundrobin"},
-		Groups: []GroupSpec{{Name: "g", Members: 2}},
+		Groups: []fixture.GroupSpec{{Name: "g", Members: 2}},
 		Faults: []faultLine{
 			{At: 1000 * time.Millisecond, End: 1100 * time.Millisecond, What: "pause leader-of t/0"},
 			{At: 1000 * time.Millisecond, End: 1100 * time.Millisecond, What: "crash isr-follower t/0"},

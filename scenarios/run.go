@@ -314,7 +314,7 @@ func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override 
 		nem.Heal()
 		liveness = s.liveness(sc.LivenessBound)
 	}
-	s.stopProducing()
+	s.StopProducing()
 	s.Sim.Run(s.Sim.Now() + drain) // let the last reads land
 	return s, liveness, nil
 }

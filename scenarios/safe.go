@@ -6,11 +6,12 @@ import (
 	"time"
 
 	"kafkasim/faults"
+	"kafkasim/scenarios/fixture"
 )
 
 // safeScenarios are the scenarios that must pass on every seed: the fixed
 // configuration under faults it is designed to survive, on the realistic
-// shape (shape.go): three topics, keyed and keyless producers, and a
+// shape (realistic.go): three topics, keyed and keyless producers, and a
 // consumer group beside the assigning consumer.
 func safeScenarios() []Scenario {
 	return []Scenario{
@@ -18,7 +19,7 @@ func safeScenarios() []Scenario {
 			Name:          "baseline",
 			Description:   "no faults: every acknowledged record is replicated and read",
 			Config:        shaped,
-			Fixture:       Fixture{Shape: realistic(), Groups: readersGroup},
+			Spec:          fixture.Spec{Shape: realistic(), Groups: readersGroup},
 			Safety:        20 * time.Second,
 			LivenessBound: 30 * time.Second,
 		},
@@ -26,7 +27,7 @@ func safeScenarios() []Scenario {
 			Name:          "leader-failover",
 			Description:   "partition leaders crash repeatedly and restart",
 			Config:        shaped,
-			Fixture:       Fixture{Shape: realistic(), Groups: readersGroup},
+			Spec:          fixture.Spec{Shape: realistic(), Groups: readersGroup},
 			Writer:        everyWriter("leader-failover", "crash leader-of {partition}"),
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
@@ -35,7 +36,7 @@ func safeScenarios() []Scenario {
 			Name:          "leader-isolation",
 			Description:   "partition leaders partitioned away, two-way and one-way",
 			Config:        shaped,
-			Fixture:       Fixture{Shape: realistic(), Groups: readersGroup},
+			Spec:          fixture.Spec{Shape: realistic(), Groups: readersGroup},
 			Writer:        everyWriter("leader-isolation", "partition isolate leader-of {partition}", "partition isolate leader-of {partition} from brokers", "partition oneway leader-of {partition} isr-follower {partition}"),
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
@@ -44,7 +45,7 @@ func safeScenarios() []Scenario {
 			Name:        "power-loss",
 			Description: "brokers lose power one at a time: unsynced data is lost, the ISR and ELR keep what was committed",
 			Config:      shaped,
-			Fixture:     Fixture{Shape: realistic(), Groups: readersGroup},
+			Spec:        fixture.Spec{Shape: realistic(), Groups: readersGroup},
 			// More than the 30 s writeback apart, so that the durability
 			// promise holds and every acknowledged write must survive
 			// (chaos overlaps power losses too).
@@ -56,7 +57,7 @@ func safeScenarios() []Scenario {
 			Name:          "rolling-restart",
 			Description:   "clean restarts, one broker at a time",
 			Config:        shaped,
-			Fixture:       Fixture{Shape: realistic(), Groups: readersGroup},
+			Spec:          fixture.Spec{Shape: realistic(), Groups: readersGroup},
 			Writer:        &ScheduleWriter{Kind: WriterRollingRestart},
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
@@ -65,7 +66,7 @@ func safeScenarios() []Scenario {
 			Name:          "controller-failover",
 			Description:   "the active controller crashes or loses power: another controller of the quorum takes over, and the old one restarts from its log",
 			Config:        shaped,
-			Fixture:       Fixture{Shape: realistic(), Groups: readersGroup},
+			Spec:          fixture.Spec{Shape: realistic(), Groups: readersGroup},
 			Writer:        everyWriter("controller-failover", "crash controller", "power-loss controller"),
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
@@ -74,7 +75,7 @@ func safeScenarios() []Scenario {
 			Name:          "slow-follower",
 			Description:   "clogged links and pauses push followers in and out of the ISR",
 			Config:        shaped,
-			Fixture:       Fixture{Shape: realistic(), Groups: readersGroup},
+			Spec:          fixture.Spec{Shape: realistic(), Groups: readersGroup},
 			Writer:        everyWriter("slow-follower", "latency isr-follower {partition} +300ms", "pause isr-follower {partition}", "clog leader-of {partition} isr-follower {partition} +2s"),
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
@@ -91,7 +92,7 @@ func safeScenarios() []Scenario {
 			// 1; the group checkers know which data partitions lost their
 			// disks but not which coordinator partitions did, and would
 			// report two owners in one generation.
-			Fixture:       Fixture{Shape: realistic()},
+			Spec:          fixture.Spec{Shape: realistic()},
 			Swarm:         &faults.SwarmOptions{Kinds: faults.SwarmKinds()},
 			Safety:        60 * time.Second,
 			LivenessBound: 90 * time.Second,

@@ -5,6 +5,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 )
 
 // Scenario is a named, runnable experiment: a cluster shape, a
@@ -15,8 +16,9 @@ type Scenario struct {
 	Name        string
 	Description string
 
-	// Fixture is the cluster and workload the run starts from.
-	Fixture
+	// Spec is the cluster and workload the run starts from (fixture.New
+	// builds it).
+	fixture.Spec
 	// Config is the cluster's configuration before -set overrides.
 	Config func() model.Config
 

@@ -116,10 +116,10 @@ func (s *Scripted) missing(sel faults.Selector, nodes map[model.BrokerID]bool) s
 		return fmt.Sprintf("no partition %v in this cluster (it has %s)", sel.TP, s.partitionList())
 	case faults.SelRack:
 		if len(s.RackNodes(sel.Rack)) == 0 {
-			if len(s.opts.Racks) == 0 {
+			if len(s.Racks()) == 0 {
 				return fmt.Sprintf("no rack %q: this cluster has no racks (racks are cluster.racks of an experiment file)", sel.Rack)
 			}
-			return fmt.Sprintf("no rack %q in this cluster (it has %s)", sel.Rack, strings.Join(s.opts.Racks, ", "))
+			return fmt.Sprintf("no rack %q in this cluster (it has %s)", sel.Rack, strings.Join(s.Racks(), ", "))
 		}
 	case faults.SelMemberOf:
 		ms := s.MembersOf(sel.Group)

@@ -7,26 +7,14 @@ import (
 	"kafkasim/checkers"
 	"kafkasim/faults"
 	"kafkasim/model"
-	"kafkasim/nodes/client"
-	"kafkasim/nodes/cluster"
-	"kafkasim/sim"
+	"kafkasim/scenarios/fixture"
 )
 
-// Scripted is a cluster with one producer running a value sequence and one
-// consumer assigned to every partition of topic "t": the fixture every
-// scripted scenario starts from.
+// Scripted is the fixture a scripted scenario runs (fixture.Fixture) and
+// what the scenario adds to it: the fault schedule and its nemesis, the
+// phases' times, and the twin that probe runs.
 type Scripted struct {
-	*cluster.Cluster
-	TPs  []model.TopicPartition
-	Work *cluster.Sequence
-	// extra are the producers a Shape adds beside Work (shape.go).
-	extra []*shapeProducer
-	// stops are the workload's clients that stop at a time of their own.
-	stops []timedStep
-	// Groups and Members are the fixture's consumer groups and their
-	// member nodes (see GroupSpec).
-	Groups  []GroupSpec
-	Members []Member
+	*fixture.Fixture
 	// ready is when the cluster became ready; safety is when the safety
 	// phase ends (absolute virtual times). Fault policies schedule within.
 	ready, safety time.Duration
@@ -35,98 +23,22 @@ type Scripted struct {
 	// waiting are the triggered faults' callbacks not yet called, in the
 	// order they armed (see world.OnEvent).
 	waiting []waitingFault
-	// opts are the options the fixture was built with (its racks and
-	// shape, for selectors). twin builds the fixture again as play built
-	// this one, for probe; nil outside play.
-	opts ScriptOptions
+	// twin builds the fixture again as play built this one, for probe;
+	// nil outside play.
 	twin func() *Scripted
 }
 
-// ScriptOptions are what NewScripted builds a fixture from: its shape,
-// the seed, the configuration and the kernel's tracing.
-type ScriptOptions struct {
-	Fixture
-	Seed   uint64
-	Config model.Config
-	// Trace carries the kernel's tracing settings (see cluster.Options).
-	Trace sim.Config
-	_     struct{}
-}
-
-// NewScripted builds, starts and readies the fixture.
-func NewScripted(o ScriptOptions) (*Scripted, error) {
+// NewScripted builds, starts and readies the fixture, on the safe
+// configuration (safe.go) when o gives none.
+func NewScripted(o fixture.Options) (*Scripted, error) {
 	if o.Config == (model.Config{}) {
 		o.Config = safe()
 	}
-	if o.Partitions == 0 {
-		o.Partitions = 1
-	}
-	if o.Brokers == 0 {
-		o.Brokers = 3
-	}
-	if o.Interval == 0 {
-		o.Interval = 20 * time.Millisecond
-	}
-	rf := o.Config.Broker.DefaultReplicationFactor
-	if o.ReplicationFactor > 0 {
-		rf = o.ReplicationFactor
-	}
-	topics := []model.TopicSpec{{Name: "t", Partitions: o.Partitions, ReplicationFactor: rf, Configs: o.TopicConfigs}}
-	if o.Shape != nil {
-		if err := o.Shape.validate(o.Partitions); err != nil {
-			return nil, err
-		}
-		topics = append(topics, o.Shape.topicSpecs(o.Config.Broker.DefaultReplicationFactor)...)
-	}
-	c, err := cluster.New(cluster.Options{
-		Seed: o.Seed, Brokers: o.Brokers, Controllers: o.Controllers, Config: o.Config, Trace: o.Trace,
-		Topics: topics, Link: o.Link, DiskWriteback: o.DiskWriteback, BrokerRacks: brokerRacks(o),
-	})
+	f, err := fixture.New(o)
 	if err != nil {
 		return nil, err
 	}
-	s := &Scripted{Cluster: c, Work: &cluster.Sequence{Topic: "t", Partitions: o.Partitions, Prefix: "v"}, opts: o}
-	for _, t := range topics {
-		for p := int32(0); p < t.Partitions; p++ {
-			s.TPs = append(s.TPs, model.TP(t.Name, p))
-		}
-	}
-	kc := c.Config
-	c.AddClient("producer", func() sim.Node {
-		return client.NewProducer(client.ProducerOptions{
-			Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Topics: []string{"t"},
-			Workload: s.Work, SendInterval: o.Interval, SendBurst: o.Burst,
-		})
-	})
-	if !o.NoAssignConsumer {
-		c.AddClient("consumer", func() sim.Node {
-			return client.NewConsumer(client.ConsumerOptions{
-				Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Assignment: s.TPs,
-			})
-		})
-	}
-	if o.Shape != nil {
-		if err := s.addShape(o.Shape, kc, o.Interval, o.Partitions); err != nil {
-			return nil, err
-		}
-	}
-	s.addGroups(o.Groups, kc)
-	for _, st := range s.stops {
-		s.At(st.at, st.name, st.fn)
-	}
-	c.Start()
-	if err := c.RunUntilReady(10 * time.Second); err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-// At schedules a named step.
-func (s *Scripted) At(t time.Duration, name string, fn func()) { s.Sim.At(t, name, fn) }
-
-// StopProducingAt stops the producer at virtual time t.
-func (s *Scripted) StopProducingAt(t time.Duration) {
-	s.At(t, "stop producing", s.Work.Stop)
+	return &Scripted{Fixture: f}, nil
 }
 
 // probe is the step of play between building the fixture and writing its

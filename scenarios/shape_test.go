@@ -1,135 +1,20 @@
 package scenarios
 
 import (
-	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
 	"kafkasim/model"
-	"kafkasim/nodes/client"
+	"kafkasim/scenarios/fixture"
 )
-
-// TestShapeValidate takes the catalog's shape and refuses a repeated or
-// empty topic, "t" (the fixture's own), a producer on a topic the fixture
-// does not have, one keyed without keys or with a Zipf exponent of 0, and
-// one whose keys miss a partition of its topic; 16 keys reach every
-// partition of the catalog's topics, two keys cannot reach 12.
-func TestShapeValidate(t *testing.T) {
-	if err := realistic().validate(1); err != nil {
-		t.Fatalf("the catalog's shape: %v", err)
-	}
-	one := []TopicShape{{Name: "a", Partitions: 1}}
-	for _, sh := range []Shape{
-		{Topics: []TopicShape{{Name: "a", Partitions: 1}, {Name: "a", Partitions: 2}}},
-		{Topics: []TopicShape{{Name: "a", Partitions: 0}}},
-		{Topics: []TopicShape{{Name: "t", Partitions: 1}}},
-		{Topics: one, Producers: []ProducerShape{{Name: "p", Topics: []string{"b"}}}},
-		{Topics: one, Producers: []ProducerShape{{Name: "p", Topics: []string{"a"}, Keys: KeysUniform}}},
-		{Topics: one, Producers: []ProducerShape{{Name: "p", Topics: []string{"a"}, Keys: KeysZipf, KeyCount: 5}}},
-		{Topics: one, Producers: []ProducerShape{{Name: "p", Topics: []string{"a"}}, {Name: "p", Topics: []string{"a"}}}},
-		{Topics: []TopicShape{{Name: "a", Partitions: 12}}, Producers: []ProducerShape{{Name: "p", Topics: []string{"a"}, Keys: KeysUniform, KeyCount: 2}}},
-	} {
-		if sh.validate(1) == nil {
-			t.Errorf("shape %+v accepted", sh)
-		}
-	}
-	ok := Shape{Topics: one, Producers: []ProducerShape{{Name: "p", Topics: []string{"a", "t"}, Keys: KeysZipf, KeyCount: 5, ZipfExponent: 1}}}
-	if err := ok.validate(1); err != nil {
-		t.Errorf("a Zipf producer on a and t: %v", err)
-	}
-}
-
-// TestZipfDrawFollowsItsLaw: over 200,000 draws from one stream the
-// frequency of each of 10 keys is within 1% (absolute) of (i+1)^-s / H,
-// for s = 1.2; the uniform draw gives each about a tenth; the same stream
-// seed draws the same keys.
-func TestZipfDrawFollowsItsLaw(t *testing.T) {
-	const n, draws, s = 10, 200_000, 1.2
-	count := func(p ProducerShape, seed uint64) []int {
-		d := newKeyDraw(p, rand.New(rand.NewPCG(seed, 1)))
-		out := make([]int, n)
-		for range draws {
-			out[d.next()]++
-		}
-		return out
-	}
-	zipf := count(ProducerShape{Keys: KeysZipf, KeyCount: n, ZipfExponent: s}, 7)
-	h := 0.0
-	for i := 1; i <= n; i++ {
-		h += math.Pow(float64(i), -s)
-	}
-	for i, c := range zipf {
-		want := math.Pow(float64(i+1), -s) / h
-		if got := float64(c) / draws; math.Abs(got-want) > 0.01 {
-			t.Errorf("key %d: frequency %.4f, Zipf's law says %.4f", i, got, want)
-		}
-	}
-	for i, c := range count(ProducerShape{Keys: KeysUniform, KeyCount: n}, 7) {
-		if got := float64(c) / draws; math.Abs(got-0.1) > 0.01 {
-			t.Errorf("uniform key %d: frequency %.4f, want 0.1", i, got)
-		}
-	}
-	again := count(ProducerShape{Keys: KeysZipf, KeyCount: n, ZipfExponent: s}, 7)
-	for i := range again {
-		if again[i] != zipf[i] {
-			t.Fatalf("the same stream drew differently: %v then %v", zipf, again)
-		}
-	}
-}
-
-// TestShapeProducerValues: values are unique per producer node (a prefix
-// per node), padded to ValueBytes when asked and left alone otherwise;
-// in cover mode a keyed producer sends, in turn, a key that hashes to
-// each partition it covers, and a keyless one names each partition.
-func TestShapeProducerValues(t *testing.T) {
-	sh := &Shape{Topics: []TopicShape{{Name: "a", Partitions: 3}}}
-	keyed := ProducerShape{Name: "z", Count: 2, Topics: []string{"a"}, Keys: KeysZipf, KeyCount: 20, ZipfExponent: 1, ValueBytes: 64}
-	w1 := sh.newShapeProducer(keyed, 1, 1, rand.New(rand.NewPCG(1, 1)))
-	w2 := sh.newShapeProducer(keyed, 2, 1, rand.New(rand.NewPCG(1, 2)))
-	a, _ := w1.Next(nil)
-	b, _ := w2.Next(nil)
-	if a.Value == b.Value || len(a.Value) != 64 || len(b.Value) != 64 || !strings.HasPrefix(a.Value, "z.1-0") {
-		t.Fatalf("values %q and %q: want distinct, 64 bytes, z.1-0...", a.Value, b.Value)
-	}
-	if a.Key == "" || a.HasPartition {
-		t.Fatalf("a keyed send: %+v", a)
-	}
-	w1.coverEveryPartition()
-	got := map[int32]bool{}
-	for range 3 {
-		m, _ := w1.Next(nil)
-		got[client.KeyPartition(m.Key, 3)] = true
-	}
-	if len(got) != 3 {
-		t.Fatalf("three cover sends of a keyed producer reach %v, want every partition of a", got)
-	}
-	plain := sh.newShapeProducer(ProducerShape{Name: "s", Topics: []string{"a"}}, 1, 1, nil)
-	m, _ := plain.Next(nil)
-	if m.Value != "s-0" || m.Key != "" || m.HasPartition {
-		t.Fatalf("a keyless send before the liveness phase: %+v", m)
-	}
-	plain.coverEveryPartition()
-	named := map[int32]bool{}
-	for range 3 {
-		m, _ := plain.Next(nil)
-		if !m.HasPartition {
-			t.Fatalf("a cover send of a keyless producer names no partition: %+v", m)
-		}
-		named[m.Partition] = true
-	}
-	if len(named) != 3 {
-		t.Fatalf("three cover sends of a keyless producer name %v, want every partition of a", named)
-	}
-}
 
 // TestRealisticShapeRuns builds the catalog's shaped fixture and runs it
 // for a few seconds: leaders are spread (every broker leads several data
 // partitions), every partition of every topic takes acknowledged writes,
 // keyed and keyless, and the group reads every topic.
 func TestRealisticShapeRuns(t *testing.T) {
-	s, err := NewScripted(ScriptOptions{Seed: 1, Config: shaped(), Fixture: Fixture{Shape: realistic(), Groups: readersGroup}})
+	s, err := NewScripted(fixture.Options{Seed: 1, Config: shaped(), Spec: fixture.Spec{Shape: realistic(), Groups: readersGroup}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +63,7 @@ func TestRealisticShapeRuns(t *testing.T) {
 	if keyed == 0 || keyless == 0 {
 		t.Errorf("keyed sends %d, keyless sends %d: want both", keyed, keyless)
 	}
-	for _, topic := range s.topics() {
+	for _, topic := range s.Topics() {
 		if !groupRead[topic] {
 			t.Errorf("the group read nothing of %s (read %v)", topic, groupRead)
 		}
@@ -189,11 +74,11 @@ func TestRealisticShapeRuns(t *testing.T) {
 // nothing before it and work after it; a producer that stops at 2 s sends
 // nothing invoked after it.
 func TestShapeStartAndStop(t *testing.T) {
-	sh := &Shape{Topics: []TopicShape{{Name: "a", Partitions: 2}}, Producers: []ProducerShape{
+	sh := &fixture.Shape{Topics: []fixture.TopicShape{{Name: "a", Partitions: 2}}, Producers: []fixture.ProducerShape{
 		{Name: "late", Topics: []string{"a"}, Start: 3 * time.Second},
 		{Name: "early", Topics: []string{"a"}, Stop: 2 * time.Second},
 	}}
-	s, err := NewScripted(ScriptOptions{Seed: 2, Config: shaped(), Fixture: Fixture{Shape: sh, Groups: []GroupSpec{{Name: "g", Members: 1, Start: 3 * time.Second}}}})
+	s, err := NewScripted(fixture.Options{Seed: 2, Config: shaped(), Spec: fixture.Spec{Shape: sh, Groups: []fixture.GroupSpec{{Name: "g", Members: 1, Start: 3 * time.Second}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 )
 
 // A 3 s cut of one ISR follower under acks=all stalls writes no longer than
@@ -31,9 +32,9 @@ func TestFollowerCutStallsWritesOnlyUntilTheFirstRetransmission(t *testing.T) {
 		rtoAtHeal = 3200 * time.Millisecond
 	)
 	sc := Scenario{
-		Name:    "follower-cut-test",
-		Fixture: Fixture{Partitions: 1},
-		Config:  safe,
+		Name:   "follower-cut-test",
+		Spec:   fixture.Spec{Partitions: 1},
+		Config: safe,
 		Schedule: func(*Scripted) faults.Schedule {
 			return faults.MustParse("test", "from 10s to 13s partition isolate isr-follower t/0")
 		},
@@ -87,9 +88,9 @@ func TestFollowerCutStallsWritesOnlyUntilTheFirstRetransmission(t *testing.T) {
 // TCP network keeps. This is what the bound above discriminates.
 func TestFollowerCutOnTheAnnouncingNetwork(t *testing.T) {
 	sc := Scenario{
-		Name:    "follower-cut-test",
-		Fixture: Fixture{Partitions: 1},
-		Config:  safe,
+		Name:   "follower-cut-test",
+		Spec:   fixture.Spec{Partitions: 1},
+		Config: safe,
 		Schedule: func(*Scripted) faults.Schedule {
 			return faults.MustParse("test", "from 10s to 13s partition isolate isr-follower t/0")
 		},

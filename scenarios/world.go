@@ -139,3 +139,8 @@ func (s *Scripted) isrChanged(tp model.TopicPartition) bool {
 func (s *Scripted) shape() faults.Shape {
 	return faults.Shape{Brokers: s.Brokers, Controllers: s.Cluster.Controllers, Partitions: s.TPs}
 }
+
+// RackNodes is the fixture's (rack r1).
+func (w world) RackNodes(rack string) []model.BrokerID { return w.s.RackNodes(rack) }
+
+var _ faults.RackWorld = world{}

@@ -7,7 +7,7 @@ import (
 
 	"kafkasim/model"
 	"kafkasim/nodes/broker"
-	"kafkasim/nodes/cluster"
+	"kafkasim/scenarios/fixture"
 	"kafkasim/sim"
 )
 
@@ -32,7 +32,7 @@ func (c *rawClient) Disconnected(env *sim.Env, peer sim.NodeID) {}
 
 type groupRig struct {
 	t      *testing.T
-	c      *cluster.Cluster
+	c      *fixture.Cluster
 	client *rawClient
 	id     sim.NodeID
 	corr   int32
@@ -48,7 +48,7 @@ func groupConfig() model.Config {
 
 func newGroupRig(t *testing.T, brokers int, kc model.Config) *groupRig {
 	t.Helper()
-	c, err := cluster.New(cluster.Options{Seed: 7, Brokers: brokers, Config: kc,
+	c, err := fixture.NewCluster(fixture.ClusterOptions{Seed: 7, Brokers: brokers, Config: kc,
 		Topics: []model.TopicSpec{{Name: "t", Partitions: 2, ReplicationFactor: int32(brokers)}}})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 
 	"kafkasim/model"
 	"kafkasim/nodes/client"
-	"kafkasim/nodes/cluster"
+	"kafkasim/scenarios/fixture"
 	"kafkasim/sim"
 )
 
@@ -33,11 +33,11 @@ func chaosRun(t *testing.T, seed uint64, a model.Assignor) {
 	if err := kc.SetPair("consumer.self.fencing=true"); err != nil {
 		t.Fatal(err)
 	}
-	c, err := cluster.New(cluster.Options{Seed: seed, Config: kc, Topics: []model.TopicSpec{{Name: "t", Partitions: 6, ReplicationFactor: 3}}})
+	c, err := fixture.NewCluster(fixture.ClusterOptions{Seed: seed, Config: kc, Topics: []model.TopicSpec{{Name: "t", Partitions: 6, ReplicationFactor: 3}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	work := &cluster.Sequence{Topic: "t", Partitions: 6, Prefix: "v"}
+	work := &fixture.Sequence{Topic: "t", Partitions: 6, Prefix: "v"}
 	c.AddClient("producer", func() sim.Node {
 		return client.NewProducer(client.ProducerOptions{
 			Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Topics: []string{"t"},

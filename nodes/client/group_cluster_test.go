@@ -8,7 +8,7 @@ import (
 
 	"kafkasim/model"
 	"kafkasim/nodes/client"
-	"kafkasim/nodes/cluster"
+	"kafkasim/scenarios/fixture"
 	"kafkasim/sim"
 )
 
@@ -17,9 +17,9 @@ import (
 // of group g.
 
 type groupCluster struct {
-	*cluster.Cluster
+	*fixture.Cluster
 	t       *testing.T
-	work    *cluster.Sequence
+	work    *fixture.Sequence
 	members []sim.NodeID
 }
 
@@ -49,17 +49,17 @@ func newGroupClusterWith(t *testing.T, kc model.Config, members int, mod func(i 
 }
 
 // newGroupClusterOn is newGroupClusterWith with the kernel's tracing
-// settings of trace (cluster.Options.Trace).
+// settings of trace (fixture.ClusterOptions.Trace).
 func newGroupClusterOn(t *testing.T, kc model.Config, members int, mod func(i int, o *client.ConsumerOptions), trace sim.Config) *groupCluster {
 	t.Helper()
-	c, err := cluster.New(cluster.Options{
+	c, err := fixture.NewCluster(fixture.ClusterOptions{
 		Seed: 7, Config: kc, Trace: trace,
 		Topics: []model.TopicSpec{{Name: "t", Partitions: 6, ReplicationFactor: 3}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	gc := &groupCluster{Cluster: c, t: t, work: &cluster.Sequence{Topic: "t", Partitions: 6, Prefix: "v"}}
+	gc := &groupCluster{Cluster: c, t: t, work: &fixture.Sequence{Topic: "t", Partitions: 6, Prefix: "v"}}
 	c.AddClient("producer", func() sim.Node {
 		return client.NewProducer(client.ProducerOptions{
 			Bootstrap: c.Brokers, Config: kc, Recorder: c.History, Topics: []string{"t"},
