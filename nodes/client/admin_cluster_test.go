@@ -8,7 +8,7 @@ import (
 
 	"kafkasim/model"
 	"kafkasim/nodes/client"
-	"kafkasim/nodes/cluster"
+	"kafkasim/scenarios/fixture"
 	"kafkasim/sim"
 )
 
@@ -19,11 +19,11 @@ import (
 // newAdminCluster builds a cluster of three brokers and three controllers
 // whose admin client starts at at and creates topics. The trace is
 // recorded, for the tests to read the messages.
-func newAdminCluster(t *testing.T, at time.Duration, topics ...model.TopicSpec) (*cluster.Cluster, *client.CreateTopicsResult) {
+func newAdminCluster(t *testing.T, at time.Duration, topics ...model.TopicSpec) (*fixture.Cluster, *client.CreateTopicsResult) {
 	t.Helper()
 	kc := model.DefaultConfig()
 	kc.Broker.DefaultReplicationFactor = 3
-	c, err := cluster.New(cluster.Options{Seed: 11, Config: kc, Trace: sim.Config{Record: true}})
+	c, err := fixture.NewCluster(fixture.ClusterOptions{Seed: 11, Config: kc, Trace: sim.Config{Record: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +37,7 @@ func newAdminCluster(t *testing.T, at time.Duration, topics ...model.TopicSpec) 
 
 // runUntilDone runs until the admin client's result is done, failing the
 // test at deadline.
-func runUntilDone(t *testing.T, c *cluster.Cluster, res *client.CreateTopicsResult, deadline time.Duration) {
+func runUntilDone(t *testing.T, c *fixture.Cluster, res *client.CreateTopicsResult, deadline time.Duration) {
 	t.Helper()
 	for !res.Done {
 		if c.Sim.Now() >= deadline {
@@ -62,7 +62,7 @@ func wantOutcomes(t *testing.T, res *client.CreateTopicsResult, want ...model.Er
 
 // wantLed checks that the controller has every partition of topic, each
 // with a leader.
-func wantLed(t *testing.T, c *cluster.Cluster, topic string, partitions int32) {
+func wantLed(t *testing.T, c *fixture.Cluster, topic string, partitions int32) {
 	t.Helper()
 	for p := int32(0); p < partitions; p++ {
 		if l := c.Leader(model.TP(topic, p)); l == model.NoBroker {
@@ -76,7 +76,7 @@ func wantLed(t *testing.T, c *cluster.Cluster, topic string, partitions int32) {
 
 // delivered lists the messages delivered from one set of nodes to
 // another whose text starts with prefix, as "from->to text".
-func delivered(c *cluster.Cluster, from, to func(sim.NodeID) bool, prefix string) []string {
+func delivered(c *fixture.Cluster, from, to func(sim.NodeID) bool, prefix string) []string {
 	var out []string
 	for _, e := range c.Sim.Trace() {
 		if e.Kind != "deliver" {
@@ -105,10 +105,10 @@ func nodeNum(s string) int {
 	return n
 }
 
-func isAdmin(id sim.NodeID) bool  { return id == cluster.FirstClientID }
-func isBroker(id sim.NodeID) bool { return id >= 1 && id < sim.NodeID(cluster.DefaultControllerID) }
+func isAdmin(id sim.NodeID) bool  { return id == fixture.FirstClientID }
+func isBroker(id sim.NodeID) bool { return id >= 1 && id < sim.NodeID(fixture.DefaultControllerID) }
 func isController(id sim.NodeID) bool {
-	return id >= sim.NodeID(cluster.DefaultControllerID) && id < cluster.FirstClientID
+	return id >= sim.NodeID(fixture.DefaultControllerID) && id < fixture.FirstClientID
 }
 
 // The admin client starts with the cluster, so its first attempts meet
