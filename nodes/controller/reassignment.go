@@ -96,6 +96,7 @@ func (c *Controller) reassignmentChange(tp model.TopicPartition, target []model.
 		elr:             c.cfg.Cluster.Controller.EligibleLeaderReplicas,
 		unclean:         t.config.UncleanLeaderElection,
 		uncleanShutdown: model.NoBroker,
+		election:        electOnline,
 	}
 	if target == nil {
 		if !p.reassigning() {
