@@ -122,7 +122,11 @@ func Apply(w World, s Schedule) (*Nemesis, error) {
 	for _, id := range k.Nodes() {
 		known[model.BrokerID(id)] = true
 	}
+	_, operates := w.(Operator)
 	for i, f := range s {
+		if f.Kind.IsOperation() && !operates {
+			return nil, fmt.Errorf("fault %d (%s): this world runs no operations", i+1, f)
+		}
 		if f.At < k.Now() {
 			return nil, fmt.Errorf("fault %d (%s): at %v, before the run's clock (%v)", i+1, f, f.At, k.Now())
 		}
@@ -230,6 +234,8 @@ func (n *Nemesis) start(a *armed, edge Edge) {
 	f, win := a.f, edge == EdgeStart
 	r := n.s.Rand(a.stream)
 	switch {
+	case f.Kind.IsOperation():
+		n.operate(a, edge)
 	case f.Kind.isPartition():
 		ls, nodes, desc := n.partition(f, r)
 		if len(ls) == 0 {

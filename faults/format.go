@@ -44,6 +44,10 @@ func (f Fault) What() string {
 		b.WriteString(" " + f.Target.String())
 	case argsTwo:
 		b.WriteString(" " + f.Target.String() + " " + f.Peer.String())
+	case argsTP:
+		b.WriteString(" " + f.TP.String())
+	case argsReassign:
+		b.WriteString(" " + f.TP.String() + " to " + replicaList(f.Replicas))
 	case argsGroups:
 		for i, g := range f.Groups {
 			if i > 0 {

@@ -29,16 +29,25 @@ const (
 	KindDrift     Kind = "drift"      // make a node's clock run fast or slow; a window resyncs
 	KindResync    Kind = "resync"     // at only: a node's clock back to true time
 	KindSyncLat   Kind = "sync-latency"
+
+	// Operations: at only, an admin request to the active controller
+	// (operations.go). Swarm does not draw them.
+	KindElectPreferred Kind = "elect-preferred" // ElectLeaders PREFERRED for T/P
+	KindElectUnclean   Kind = "elect-unclean"   // ElectLeaders UNCLEAN for T/P
+	KindReassign       Kind = "reassign"        // AlterPartitionReassignments T/P to b1,b2,b4
+	KindCancelReassign Kind = "cancel-reassign" // AlterPartitionReassignments T/P with no target: cancel
 )
 
 // args says what a kind's text takes after its name.
 type args uint8
 
 const (
-	argsNone   args = iota // heal, halves, bridge, ring
-	argsNode               // crash b2
-	argsTwo                // oneway b1 b2, reset b1 b2
-	argsGroups             // partition b1, b2 | b3
+	argsNone     args = iota // heal, halves, bridge, ring
+	argsNode                 // crash b2
+	argsTwo                  // oneway b1 b2, reset b1 b2
+	argsGroups               // partition b1, b2 | b3
+	argsTP                   // elect-preferred t/0, cancel-reassign t/0
+	argsReassign             // reassign t/0 to b1,b2,b4
 )
 
 // amount says which number a kind carries and how it is written.
@@ -93,6 +102,11 @@ var specs = map[Kind]kindSpec{
 	KindDrift:     {args: argsNode, amount: amountRate, swarm: true},
 	KindResync:    {args: argsNode, when: whenAtOnly},
 	KindSyncLat:   {args: argsNode, amount: amountDelay, swarm: true},
+
+	KindElectPreferred: {args: argsTP, when: whenAtOnly},
+	KindElectUnclean:   {args: argsTP, when: whenAtOnly},
+	KindReassign:       {args: argsReassign, when: whenAtOnly},
+	KindCancelReassign: {args: argsTP, when: whenAtOnly},
 }
 
 // kindOrder is the one fixed order of the kinds: Swarm draws them in it,
@@ -102,6 +116,7 @@ var kindOrder = []Kind{
 	KindCrash, KindPowerLoss, KindShutdown, KindRestart, KindPause, KindResume,
 	KindIsolate, KindHalves, KindBridge, KindRing, KindOneWay, KindSplit, KindHeal,
 	KindReset, KindClog, KindLatency, KindSkew, KindDrift, KindResync, KindSyncLat,
+	KindElectPreferred, KindElectUnclean, KindReassign, KindCancelReassign,
 }
 
 // AllKinds lists every fault kind in a fixed order.
@@ -127,6 +142,13 @@ func (k Kind) Valid() bool {
 }
 
 func (k Kind) String() string { return string(k) }
+
+// IsOperation reports whether k is an operation (an admin request) rather
+// than a fault.
+func (k Kind) IsOperation() bool {
+	a := specs[k].args
+	return a == argsTP || a == argsReassign
+}
 
 // isPartition reports whether k cuts links (and so heals by removing them).
 func (k Kind) isPartition() bool { return specs[k].partition }

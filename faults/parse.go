@@ -301,6 +301,8 @@ func (c *cursor) rest(f *Fault, spec kindSpec) error {
 		if f.Target, err = c.selector(); err == nil {
 			f.Peer, err = c.selector()
 		}
+	case argsTP, argsReassign:
+		err = c.operation(f, spec)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", f.Kind, err)

@@ -39,6 +39,11 @@ type Fault struct {
 	// On, if set, makes the fault wait for an event: At is when it arms,
 	// and it fires at the first such event at or after At (see Trigger).
 	On *Trigger
+	// TP is the partition an operation acts on (elect-preferred,
+	// elect-unclean, reassign, cancel-reassign).
+	TP model.TopicPartition
+	// Replicas is a reassignment's target, in preference order.
+	Replicas []model.BrokerID
 }
 
 // The events a fault can wait for (Trigger.Event).
@@ -113,6 +118,9 @@ func (f Fault) Validate() error {
 		if !f.Windowed() {
 			return fmt.Errorf("%s needs a window: write \"from T to U %s ...\"", f.Kind, f.Kind)
 		}
+	}
+	if err := f.validateOperation(spec); err != nil {
+		return err
 	}
 	needTarget := spec.args == argsNode || spec.args == argsTwo
 	if needTarget == f.Target.IsZero() {
@@ -220,6 +228,7 @@ func (s Schedule) Sorted() Schedule {
 func (s Schedule) clone() Schedule {
 	out := slices.Clone(s)
 	for i := range out {
+		out[i].Replicas = slices.Clone(out[i].Replicas)
 		if out[i].Groups != nil {
 			gs := make([][]Selector, len(out[i].Groups))
 			for j, g := range out[i].Groups {

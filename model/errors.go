@@ -64,9 +64,12 @@ const (
 	StaleBrokerEpoch             ErrorCode = 77
 	OffsetNotAvailable           ErrorCode = 78
 	MemberIDRequired             ErrorCode = 79
+	PreferredLeaderNotAvailable  ErrorCode = 80
 	GroupMaxSizeReached          ErrorCode = 81
 	FencedInstanceID             ErrorCode = 82
 	EligibleLeadersNotAvailable  ErrorCode = 83
+	ElectionNotNeeded            ErrorCode = 84
+	NoReassignmentInProgress     ErrorCode = 85
 	ProducerFenced               ErrorCode = 90
 	InvalidUpdateVersion         ErrorCode = 95
 	DuplicateBrokerRegistration  ErrorCode = 101
@@ -133,9 +136,12 @@ var errorList = []errorInfo{
 	{StaleBrokerEpoch, "STALE_BROKER_EPOCH", false},
 	{OffsetNotAvailable, "OFFSET_NOT_AVAILABLE", true},
 	{MemberIDRequired, "MEMBER_ID_REQUIRED", false},
+	{PreferredLeaderNotAvailable, "PREFERRED_LEADER_NOT_AVAILABLE", true},
 	{GroupMaxSizeReached, "GROUP_MAX_SIZE_REACHED", false},
 	{FencedInstanceID, "FENCED_INSTANCE_ID", false},
 	{EligibleLeadersNotAvailable, "ELIGIBLE_LEADERS_NOT_AVAILABLE", true},
+	{ElectionNotNeeded, "ELECTION_NOT_NEEDED", true},
+	{NoReassignmentInProgress, "NO_REASSIGNMENT_IN_PROGRESS", false},
 	{ProducerFenced, "PRODUCER_FENCED", false},
 	{InvalidUpdateVersion, "INVALID_UPDATE_VERSION", false},
 	{SnapshotNotFound, "SNAPSHOT_NOT_FOUND", false},

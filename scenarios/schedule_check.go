@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"kafkasim/faults"
@@ -73,6 +74,11 @@ func CheckSchedule(sc Scenario, seed uint64, set []string, file ScheduleFile) (w
 				return nil, fmt.Errorf("%s: %s: %s", at(i), f, reason)
 			}
 		}
+		for _, id := range f.Replicas {
+			if !slices.Contains(s.Brokers, id) {
+				return nil, fmt.Errorf("%s: %s: no broker %v in this cluster (brokers %s)", at(i), f, id, idList(s.Brokers))
+			}
+		}
 	}
 	for i, f := range file.Schedule {
 		switch {
@@ -92,6 +98,9 @@ func CheckSchedule(sc Scenario, seed uint64, set []string, file ScheduleFile) (w
 // faultSelectors lists every selector of a fault.
 func faultSelectors(f faults.Fault) []faults.Selector {
 	out := []faults.Selector{f.Target, f.Peer}
+	if f.Kind.IsOperation() {
+		out = append(out, faults.LeaderOf(f.TP)) // the partition must exist
+	}
 	for _, g := range f.Groups {
 		out = append(out, g...)
 	}

@@ -107,7 +107,14 @@ func (b *Broker) makeLeader(p *partition, ps model.PartitionState) {
 		return // stale or already applied
 	}
 	newEpoch := !p.isLeader || ps.LeaderEpoch > p.leaderEpoch
+	replicasChanged := !slices.Equal(p.replicas, ps.Replicas)
 	b.setPartitionState(p, ps)
+	if !newEpoch && replicasChanged {
+		// A reassignment added replicas under the same leader epoch: the
+		// leader starts tracking them, outside the ISR until they catch up
+		// (Partition.makeLeader's updateAssignmentAndIsr).
+		b.trackReplicas(p, ps)
+	}
 	if newEpoch {
 		b.stopFollowing(p)
 		p.isLeader = true
@@ -147,6 +154,23 @@ func (b *Broker) makeLeader(p *partition, ps model.PartitionState) {
 	}
 	b.maybeIncrementHW(p)
 	b.wakeFetches(p)
+}
+
+// trackReplicas gives the leader a follower state for each replica of ps it
+// does not track yet, and drops those no longer replicas.
+func (b *Broker) trackReplicas(p *partition, ps model.PartitionState) {
+	var next []*followerState
+	for _, r := range ps.Replicas {
+		if r == b.cfg.ID {
+			continue
+		}
+		fs := p.follower(r)
+		if fs == nil {
+			fs = &followerState{id: r, leo: -1, lastFetchLeaderLEO: -1}
+		}
+		next = append(next, fs)
+	}
+	p.followers = next
 }
 
 // makeFollower applies a PartitionState that names another broker (or

@@ -158,7 +158,17 @@ func (b *Broker) applyPartitionState(ps model.PartitionState) {
 		b.topicsOf[ps.TP.Topic] = insertSorted(b.topicsOf[ps.TP.Topic], ps.TP)
 	}
 	b.meta[ps.TP] = ps
-	if !b.acting || !containsBroker(ps.Replicas, b.cfg.ID) {
+	if !b.acting {
+		return
+	}
+	if !containsBroker(ps.Replicas, b.cfg.ID) {
+		// A reassignment removed this replica: it stops leading or
+		// fetching and keeps its log, idle (Kafka deletes it).
+		if p := b.part(ps.TP); p != nil {
+			gone := ps
+			gone.Leader = model.NoBroker
+			b.makeFollower(p, gone)
+		}
 		return
 	}
 	p := b.part(ps.TP)

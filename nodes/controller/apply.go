@@ -81,7 +81,15 @@ type partitionInfo struct {
 	// partition. Pushes to a broker carry every partition changed since the
 	// broker last confirmed its offset (see publish.go).
 	changedAt int64
+	// Adding and Removing are the reassignment in progress (KIP-455):
+	// replicas joining, which must reach the ISR before it completes, and
+	// replicas leaving once it does. Both empty when none is.
+	Adding, Removing []model.BrokerID
 }
+
+// reassigning reports whether a reassignment is in progress
+// (PartitionReassignmentReplicas.isReassignmentInProgress).
+func (p *partitionInfo) reassigning() bool { return len(p.Adding) > 0 || len(p.Removing) > 0 }
 
 func newMetadataState(cluster model.Config) *metadataState {
 	return &metadataState{
@@ -162,7 +170,9 @@ func (s *metadataState) apply(offset int64, r Record) {
 		if r.Leader != p.Leader {
 			wantLeaderEpoch++
 		}
-		if r.LeaderEpoch != wantLeaderEpoch {
+		// A change of assignment may bump the epoch of a leader that stays.
+		bumpedForAssignment := r.Assignment != nil && r.Leader == p.Leader && r.LeaderEpoch == p.LeaderEpoch+1
+		if r.LeaderEpoch != wantLeaderEpoch && !bumpedForAssignment {
 			panic(fmt.Sprintf("controller: %v: leader epoch must be %d", r, wantLeaderEpoch))
 		}
 		p.Leader = r.Leader
@@ -173,6 +183,9 @@ func (s *metadataState) apply(offset int64, r Record) {
 		p.LastKnownLeader = r.LastKnownLeader
 		if r.Unclean {
 			p.UncleanElections++
+		}
+		if a := r.Assignment; a != nil {
+			p.Replicas, p.Adding, p.Removing = a.Replicas, a.Adding, a.Removing
 		}
 		p.changedAt = offset
 

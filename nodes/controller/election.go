@@ -59,13 +59,44 @@ type changeSpec struct {
 	// uncleanShutdown is a broker that registered after an unclean
 	// shutdown (KIP-966): it may not enter the ELR. NoBroker if none.
 	uncleanShutdown model.BrokerID
+	// election is how to elect (PartitionChangeBuilder.Election): online
+	// unless an ElectLeaders request asks for preferred or unclean.
+	election election
+	// assignment is the target assignment (replicas, adding, removing), or
+	// nil to keep the partition's: set by a reassignment or its
+	// cancellation.
+	assignment *Assignment
 }
+
+// election is PartitionChangeBuilder.Election.
+type election uint8
+
+const (
+	// electOnline keeps a valid leader, else elects the first valid
+	// replica (and unclean only when the topic allows it).
+	electOnline election = iota
+	// electPreferred elects the first replica of the assignment when it
+	// is valid (electPreferredLeader); never unclean.
+	electPreferred
+	// electUnclean is online, then, when no ISR or ELR member can lead,
+	// the first alive replica whatever the topic's setting.
+	electUnclean
+)
 
 // buildChange computes the partition's next state under spec. It returns
 // false when nothing would change, so that callers write no record.
 func buildChange(p *partitionInfo, spec changeSpec) (PartitionChangeRecord, bool) {
 	targetISR := spec.targetISR
 	targetELR := p.ELR
+	target := Assignment{Replicas: p.Replicas, Adding: p.Adding, Removing: p.Removing}
+	if spec.assignment != nil {
+		target = *spec.assignment
+	}
+
+	// 0. Reassignment (completeReassignmentIfNeeded).
+	if replicas, isr, done := completeReassignment(target, targetISR); done {
+		target, targetISR = Assignment{Replicas: replicas}, isr
+	}
 
 	// 1. ELR.
 	if spec.elr {
@@ -85,8 +116,14 @@ func buildChange(p *partitionInfo, spec changeSpec) (PartitionChangeRecord, bool
 	}
 
 	// 2. Election.
-	leader, uncleanLeader := electLeader(p, targetISR, targetELR, spec)
+	leader, uncleanLeader := electLeader(p, target.Replicas, targetISR, targetELR, spec)
 	leaderChanged := leader != p.Leader
+	// A replica leaving bumps the leader epoch of a leader that stays
+	// (triggerLeaderEpochBumpForReplicaReassignmentIfNeeded), so that the
+	// removed replica's fetches are fenced.
+	epochBump := leaderChanged || !containsAll(target.Replicas, p.Replicas)
+	assignmentChanged := !slices.Equal(target.Replicas, p.Replicas) ||
+		!slices.Equal(target.Adding, p.Adding) || !slices.Equal(target.Removing, p.Removing)
 	var newISR []model.BrokerID
 	isrSet := false
 	if leaderChanged {
@@ -124,7 +161,7 @@ func buildChange(p *partitionInfo, spec changeSpec) (PartitionChangeRecord, bool
 	}
 
 	// 5. Epochs.
-	if !leaderChanged && !isrSet && !elrChanged && lastKnown == p.LastKnownLeader {
+	if !leaderChanged && !isrSet && !elrChanged && lastKnown == p.LastKnownLeader && !epochBump && !assignmentChanged {
 		return PartitionChangeRecord{}, false
 	}
 	r := PartitionChangeRecord{
@@ -137,8 +174,11 @@ func buildChange(p *partitionInfo, spec changeSpec) (PartitionChangeRecord, bool
 		LastKnownLeader: lastKnown,
 		Unclean:         leaderChanged && uncleanLeader,
 	}
-	if leaderChanged {
+	if epochBump {
 		r.LeaderEpoch++
+	}
+	if assignmentChanged {
+		r.Assignment = &target
 	}
 	if isrSet {
 		r.ISR = newISR
@@ -149,27 +189,50 @@ func buildChange(p *partitionInfo, spec changeSpec) (PartitionChangeRecord, bool
 	return r, true
 }
 
-// electLeader picks the leader by the order in buildChange's comment, and
-// says whether the pick was unclean (outside the ISR and ELR).
-func electLeader(p *partitionInfo, targetISR, targetELR []model.BrokerID, spec changeSpec) (model.BrokerID, bool) {
+// electLeader picks the leader by the order in buildChange's comment
+// (PartitionChangeBuilder.electLeader), among replicas, the target
+// assignment's, and says whether the pick was unclean (outside the ISR and
+// ELR).
+func electLeader(p *partitionInfo, replicas, targetISR, targetELR []model.BrokerID, spec changeSpec) (model.BrokerID, bool) {
 	valid := func(r model.BrokerID) bool {
 		in := slices.Contains(targetISR, r) || (len(targetISR) == 0 && slices.Contains(targetELR, r))
 		return in && spec.acceptable(r)
 	}
+	lastKnown := spec.elr && len(targetISR) == 0 && len(targetELR) == 0 &&
+		p.LastKnownLeader != model.NoBroker && spec.acceptable(p.LastKnownLeader)
+	if spec.election == electPreferred {
+		// electPreferredLeader: the preferred replica, else the current
+		// leader, else any valid replica, else the last known leader;
+		// never an unclean pick among the others.
+		if len(replicas) > 0 && valid(replicas[0]) {
+			return replicas[0], false
+		}
+		if p.Leader != model.NoBroker && valid(p.Leader) {
+			return p.Leader, false
+		}
+		for _, r := range replicas {
+			if valid(r) {
+				return r, false
+			}
+		}
+		if lastKnown {
+			return p.LastKnownLeader, true
+		}
+		return model.NoBroker, false
+	}
 	if p.Leader != model.NoBroker && valid(p.Leader) {
 		return p.Leader, false
 	}
-	for _, r := range p.Replicas {
+	for _, r := range replicas {
 		if valid(r) {
 			return r, false
 		}
 	}
-	if spec.elr && len(targetISR) == 0 && len(targetELR) == 0 &&
-		p.LastKnownLeader != model.NoBroker && spec.acceptable(p.LastKnownLeader) {
+	if lastKnown {
 		return p.LastKnownLeader, true
 	}
-	if spec.unclean {
-		for _, r := range p.Replicas {
+	if spec.unclean || spec.election == electUnclean {
+		for _, r := range replicas {
 			if spec.acceptable(r) {
 				return r, true
 			}

@@ -59,11 +59,28 @@ func (s *metadataState) snapshot() []byte {
 			racked = append(racked, id)
 		}
 	}
-	if len(racked) > 0 {
+	// Reassignments in progress trail the racks (then written even when
+	// there are none), only when there are some, for the same reason.
+	var moving []*partitionInfo
+	s.eachPartition(func(_ *topicInfo, p *partitionInfo) {
+		if p.reassigning() {
+			moving = append(moving, p)
+		}
+	})
+	if len(racked) > 0 || len(moving) > 0 {
 		b = binary.AppendUvarint(b, uint64(len(racked)))
 		for _, id := range racked {
 			b = binary.AppendVarint(b, int64(id))
 			b = appendString(b, s.brokers[id].Rack)
+		}
+	}
+	if len(moving) > 0 {
+		b = binary.AppendUvarint(b, uint64(len(moving)))
+		for _, p := range moving {
+			b = appendString(b, p.TP.Topic)
+			b = binary.AppendVarint(b, int64(p.TP.Partition))
+			b = appendBrokers(b, p.Adding)
+			b = appendBrokers(b, p.Removing)
 		}
 	}
 	return b
@@ -141,6 +158,17 @@ func restoreState(cluster model.Config, data []byte) *metadataState {
 			} else {
 				d.fail()
 			}
+		}
+	}
+	if len(d.b) > 0 && d.err == nil {
+		nm := d.count()
+		for i := 0; i < nm && d.err == nil; i++ {
+			p := s.partition(model.TP(d.string(), d.int32()))
+			if p == nil {
+				d.fail()
+				break
+			}
+			p.Adding, p.Removing = d.brokers(), d.brokers()
 		}
 	}
 	if d.err != nil || len(d.b) != 0 || !slices.IsSorted(s.brokerIDs) || !slices.IsSorted(s.topicNames) {

@@ -388,7 +388,7 @@ func TestElectLeaderWithoutPreferred(t *testing.T) {
 		for i, c := range cases {
 			s := kspec(c.target, c.accept, 2, elr)
 			s.unclean = c.unclean
-			got, dirty := electLeader(c.p, c.target, nil, s)
+			got, dirty := electLeader(c.p, c.p.Replicas, c.target, nil, s)
 			if got != c.leader || dirty != c.dirty {
 				t.Errorf("elr=%v case %d: leader %v unclean %v, want %v unclean %v", elr, i, got, dirty, c.leader, c.dirty)
 			}

@@ -40,6 +40,10 @@ const (
 	// the log bytes, and the trace) it had before racks existed.
 	kindRegisterBrokerRack recordKind = 7
 	kindRegistrationChg    recordKind = 8
+	// kindPartitionReassign is a PartitionChangeRecord that also changes
+	// the assignment (a reassignment started, completed or cancelled): its
+	// own kind, so that every other partition change keeps its encoding.
+	kindPartitionReassign recordKind = 9
 )
 
 // LeaderChangeRecord started a controller epoch in the single controller's
@@ -124,6 +128,27 @@ type PartitionChangeRecord struct {
 	// leaderRecoveryState RECOVERING. Its log is all there is now, so
 	// whatever other replicas held beyond it is no longer promised.
 	Unclean bool
+	// Assignment, when set, replaces the partition's replicas and its
+	// reassignment in progress (Kafka's PartitionChangeRecord replicas,
+	// addingReplicas and removingReplicas, KIP-455). A change that removes
+	// a replica bumps the leader epoch even when the leader stays
+	// (PartitionChangeBuilder.triggerLeaderEpochBumpForReplicaReassignmentIfNeeded).
+	Assignment *Assignment
+}
+
+// Assignment is a partition's replicas during and outside a reassignment:
+// Replicas holds the target replicas first, then those being removed
+// (PartitionReassignmentReplicas); Adding and Removing are empty when no
+// reassignment is in progress.
+type Assignment struct {
+	Replicas []model.BrokerID
+	Adding   []model.BrokerID
+	Removing []model.BrokerID
+}
+
+// String reads "replicas=[b1 b2 b4] adding=[b4] removing=[b3]".
+func (a Assignment) String() string {
+	return "replicas=" + brokerList(a.Replicas) + " adding=" + brokerList(a.Adding) + " removing=" + brokerList(a.Removing)
 }
 
 func (LeaderChangeRecord) kind() recordKind { return kindLeaderChange }
@@ -133,10 +158,15 @@ func (r RegisterBrokerRecord) kind() recordKind {
 	}
 	return kindRegisterBroker
 }
-func (FenceBrokerRecord) kind() recordKind     { return kindFenceBroker }
-func (UnfenceBrokerRecord) kind() recordKind   { return kindUnfenceBroker }
-func (CreateTopicRecord) kind() recordKind     { return kindCreateTopic }
-func (PartitionChangeRecord) kind() recordKind { return kindPartitionChange }
+func (FenceBrokerRecord) kind() recordKind   { return kindFenceBroker }
+func (UnfenceBrokerRecord) kind() recordKind { return kindUnfenceBroker }
+func (CreateTopicRecord) kind() recordKind   { return kindCreateTopic }
+func (r PartitionChangeRecord) kind() recordKind {
+	if r.Assignment != nil {
+		return kindPartitionReassign
+	}
+	return kindPartitionChange
+}
 func (BrokerRegistrationChangeRecord) kind() recordKind {
 	return kindRegistrationChg
 }
@@ -204,7 +234,16 @@ func (r PartitionChangeRecord) String() string {
 	return "PartitionChange " + r.TP.String() + " leader=" + r.Leader.String() +
 		" epoch=" + itoa(int64(r.LeaderEpoch)) + " pe=" + itoa(int64(r.PartitionEpoch)) +
 		" isr=" + brokerList(r.ISR) + " elr=" + brokerList(r.ELR) +
-		" lastKnownLeader=" + r.LastKnownLeader.String() + unclean(r.Unclean)
+		" lastKnownLeader=" + r.LastKnownLeader.String() + unclean(r.Unclean) + assignment(r.Assignment)
+}
+
+// assignment is " replicas=[...] adding=[...] removing=[...]" for a change
+// of assignment, else "".
+func assignment(a *Assignment) string {
+	if a == nil {
+		return ""
+	}
+	return " " + a.String()
 }
 
 // unclean is " unclean" for an unclean election, else "".
@@ -275,7 +314,7 @@ func (r CreateTopicRecord) appendTo(b []byte) []byte {
 }
 
 func (r PartitionChangeRecord) appendTo(b []byte) []byte {
-	b = append(b, byte(kindPartitionChange))
+	b = append(b, byte(r.kind()))
 	b = appendString(b, r.TP.Topic)
 	b = binary.AppendVarint(b, int64(r.TP.Partition))
 	b = binary.AppendVarint(b, int64(r.Leader))
@@ -284,7 +323,13 @@ func (r PartitionChangeRecord) appendTo(b []byte) []byte {
 	b = appendBrokers(b, r.ISR)
 	b = appendBrokers(b, r.ELR)
 	b = binary.AppendVarint(b, int64(r.LastKnownLeader))
-	return appendBool(b, r.Unclean)
+	b = appendBool(b, r.Unclean)
+	if a := r.Assignment; a != nil {
+		b = appendBrokers(b, a.Replicas)
+		b = appendBrokers(b, a.Adding)
+		b = appendBrokers(b, a.Removing)
+	}
+	return b
 }
 
 func appendString(b []byte, s string) []byte {
@@ -425,7 +470,7 @@ func (d *decoder) record() Record {
 			r.Partitions = append(r.Partitions, p)
 		}
 		return r
-	case kindPartitionChange:
+	case kindPartitionChange, kindPartitionReassign:
 		r := PartitionChangeRecord{TP: model.TP(d.string(), d.int32())}
 		r.Leader = model.BrokerID(d.int32())
 		r.LeaderEpoch = model.Epoch(d.int32())
@@ -434,6 +479,9 @@ func (d *decoder) record() Record {
 		r.ELR = d.brokers()
 		r.LastKnownLeader = model.BrokerID(d.int32())
 		r.Unclean = d.bool()
+		if k == kindPartitionReassign {
+			r.Assignment = &Assignment{Replicas: d.brokers(), Adding: d.brokers(), Removing: d.brokers()}
+		}
 		return r
 	}
 	d.fail()
