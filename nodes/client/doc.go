@@ -23,12 +23,18 @@
 //   - consumer.go, fetcher.go, positions.go: assignment, poll, fetch,
 //     auto.offset.reset, KIP-320 position validation (KafkaConsumer,
 //     AbstractFetch, FetchCollector, SubscriptionState, OffsetFetcher).
-//   - group.go, group_rebalance.go, group_commit.go: the classic group
-//     protocol's member: coordinator discovery, join and sync, heartbeats,
-//     eager and cooperative (KIP-429) revocation with the rebalance
-//     callbacks, auto and manual commits, committed offsets as starting
-//     positions, and kafkasim's consumer.self.fencing switch
-//     (AbstractCoordinator, ConsumerCoordinator).
+//   - group.go and the group_*.go files: the classic group protocol's
+//     member, a type of its own (member) that owns the protocol's state:
+//     coordinator discovery, join and sync, heartbeats, eager and
+//     cooperative (KIP-429) revocation with the rebalance callbacks, auto
+//     and manual commits, committed offsets as starting positions, and
+//     kafkasim's consumer.self.fencing switch (AbstractCoordinator,
+//     ConsumerCoordinator). It shares the consumer's network and metadata
+//     and reaches its partitions only through a narrow interface
+//     (subscriptions, SubscriptionState's share).
+//   - consumer_group.go: the Consumer's group API (subscribe, commit,
+//     close), each call handed to the member, and the subscriptions the
+//     Consumer lends it.
 //   - fastpath.go: the producer's caches, skip flags and scratch buffers,
 //     which only save work: a producer without them would make the same
 //     run.
