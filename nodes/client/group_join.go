@@ -83,27 +83,14 @@ func (m *member) handleJoin(env *sim.Env, r model.JoinGroupResponse) {
 		// KIP-394: the coordinator named the member; join again with it.
 		m.memberID = r.MemberID
 		m.joinFailed(env, true)
-	case model.UnknownMemberID:
-		m.resetGeneration(env, true)
-		m.joinFailed(env, true)
-	case model.IllegalGeneration:
-		m.resetGeneration(env, false)
-		m.joinFailed(env, true)
-	case model.RebalanceInProgress:
-		m.joinFailed(env, true)
-	case model.NotCoordinator, model.CoordinatorNotAvailable:
-		// Retriable: joinGroupIfNeeded sleeps retry.backoff.ms before the
-		// next attempt, and the backoff grows while the rebalance keeps
-		// failing (a coordinator that cannot write the group's metadata
-		// answers this to every SyncGroup).
-		m.joinFailed(env, false)
-		m.coordinatorUnknown(env)
 	case model.FencedInstanceID, model.InconsistentGroupProtocol, model.InvalidSessionTimeout, model.GroupMaxSizeReached:
 		// Fatal in Kafka: the exception reaches the application.
 		m.stopFatal(env, r.Error.String())
 	default:
-		// COORDINATOR_LOAD_IN_PROGRESS and anything unexpected: retry.
-		m.joinFailed(env, false)
+		if !m.rejoinOn(env, r.Error) {
+			// COORDINATOR_LOAD_IN_PROGRESS and anything unexpected: retry.
+			m.joinFailed(env, false)
+		}
 	}
 }
 
@@ -121,13 +108,27 @@ func (m *member) handleSync(env *sim.Env, r model.SyncGroupResponse) {
 			m.autoCommitAt = env.Now() + m.cfg.AutoCommitInterval
 		}
 		m.takeAssignment(env, r.Partitions)
-	case model.RebalanceInProgress:
-		m.joinFailed(env, true)
+	case model.FencedInstanceID:
+		m.stopFatal(env, r.Error.String())
+	default:
+		if !m.rejoinOn(env, r.Error) {
+			m.joinFailed(env, false)
+		}
+	}
+}
+
+// rejoinOn handles the errors a JoinGroup and a SyncGroup answer share,
+// which send the member back to rejoin (the two response handlers of
+// AbstractCoordinator treat them alike); it reports whether err was one.
+func (m *member) rejoinOn(env *sim.Env, err model.ErrorCode) bool {
+	switch err {
 	case model.UnknownMemberID:
 		m.resetGeneration(env, true)
 		m.joinFailed(env, true)
 	case model.IllegalGeneration:
 		m.resetGeneration(env, false)
+		m.joinFailed(env, true)
+	case model.RebalanceInProgress:
 		m.joinFailed(env, true)
 	case model.NotCoordinator, model.CoordinatorNotAvailable:
 		// Retriable: joinGroupIfNeeded sleeps retry.backoff.ms before the
@@ -136,11 +137,10 @@ func (m *member) handleSync(env *sim.Env, r model.SyncGroupResponse) {
 		// answers this to every SyncGroup).
 		m.joinFailed(env, false)
 		m.coordinatorUnknown(env)
-	case model.FencedInstanceID:
-		m.stopFatal(env, r.Error.String())
 	default:
-		m.joinFailed(env, false)
+		return false
 	}
+	return true
 }
 
 // joinFailed sends the member back to rejoin; after an error that is not
