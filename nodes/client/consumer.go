@@ -17,7 +17,9 @@ import (
 // a position or whose position left the log (OFFSET_OUT_OF_RANGE), or
 // truncation detected after a leader change (KIP-320).
 //
-// With a GroupID it is a group member instead (group.go): it records a
+// With a GroupID it is a group member instead: a member (group.go) owns
+// the group protocol and the Consumer calls it, as KafkaConsumer calls its
+// ConsumerCoordinator. It records a
 // subscribe op, the group assigns it partitions through setAssignment
 // (each change of ownership a rebalance op), a newly assigned partition
 // starts from the group's committed offset before auto.offset.reset is
@@ -153,7 +155,7 @@ func NewConsumer(opts ConsumerOptions) *Consumer {
 	}
 	c.md = newMetadata(opts.Bootstrap, c.cl)
 	if opts.GroupID != "" {
-		c.grp = newMember(&c.opts)
+		c.grp = newMember(&c.opts, &c.net, &c.md, c)
 	}
 	return c
 }
@@ -173,6 +175,7 @@ func (c *Consumer) Start(env *sim.Env) {
 		c.Assign(env, c.opts.Assignment)
 	}
 	if c.grp != nil {
+		c.grp.process = c.process
 		c.Subscribe(env, c.opts.Topics)
 	}
 	c.pollID = env.After(c.opts.PollInterval, timerPoll, 0)
@@ -221,6 +224,20 @@ func (c *Consumer) setAssignment(env *sim.Env, tps []model.TopicPartition) {
 		c.states[i] = c.parts[tp]
 	}
 	c.setInterest()
+}
+
+// setInterest gives the metadata cache the topics the consumer needs:
+// its assignment and, for a group member, its subscription, whose
+// partition counts a group leader assigns from.
+func (c *Consumer) setInterest() {
+	topics := make([]string, 0, len(c.order))
+	for _, tp := range c.order {
+		topics = append(topics, tp.Topic)
+	}
+	if c.grp != nil {
+		topics = c.grp.interest(topics)
+	}
+	c.md.setTopics(topics)
 }
 
 // Seek moves a partition's position (KafkaConsumer.seek) and records a seek
@@ -288,22 +305,21 @@ func (c *Consumer) setPosition(ps *partState, offset model.Offset, epoch model.E
 // fail with the error.
 func (c *Consumer) poll(env *sim.Env) {
 	at := env.ObserverNow()
-	if c.grp != nil {
+	if m := c.grp; m != nil {
 		// A member whose session may have expired must not hand out
 		// another record first: after a pause its poll timer and its
 		// self-fencing deadline come due at the same instant.
-		c.maybeSelfFence(env)
-	}
-	if m := c.grp; m != nil && m.fatal != "" && !m.fatalRaised {
-		m.fatalRaised = true
-		if c.rec != nil {
-			i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
-			c.rec.Fail(i, at, m.fatal)
+		m.maybeSelfFence(env)
+		if err := m.raiseFatal(); err != "" {
+			if c.rec != nil {
+				i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
+				c.rec.Fail(i, at, err)
+			}
+			return
 		}
-		return
-	}
-	if c.pollsPaused() {
-		return
+		if m.pollsPaused() {
+			return
+		}
 	}
 	for _, ps := range c.states {
 		if ps.errNext == "" {
@@ -403,7 +419,11 @@ func (c *Consumer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 			c.handleEpochAnswer(env, req, r)
 		}
 	default:
-		c.receiveGroup(env, broker, m)
+		// Only a member sends group requests, so only a member gets
+		// their answers.
+		if c.grp != nil {
+			c.grp.receive(env, broker, m)
+		}
 	}
 	c.run(env)
 }
@@ -440,7 +460,9 @@ func (c *Consumer) run(env *sim.Env) {
 		}
 		c.brokerFailed(env, b)
 	}
-	c.groupRun(env)
+	if c.grp != nil {
+		c.grp.run(env)
+	}
 	for _, ps := range c.states {
 		c.updatePosition(env, ps)
 	}
@@ -464,12 +486,12 @@ func (c *Consumer) brokerFailed(env *sim.Env, broker model.BrokerID) {
 			}
 		default:
 			if c.grp != nil && isGroupRequest(r.kind) {
-				c.groupRequestFailed(env, r)
+				c.grp.requestFailed(env, r)
 			}
 		}
 	}
-	if c.grp != nil && broker == c.grp.coordinator {
-		c.coordinatorUnknown(env)
+	if c.grp != nil {
+		c.grp.disconnected(env, broker)
 	}
 }
 
@@ -497,7 +519,9 @@ func (c *Consumer) nextDeadline(now time.Duration) time.Duration {
 	for _, w := range c.fetchWait {
 		later(w.at)
 	}
-	later(c.groupDeadline(now))
+	if c.grp != nil {
+		later(c.grp.deadline(now))
+	}
 	return d
 }
 

@@ -24,12 +24,18 @@
 //   - consumer.go, fetcher.go, positions.go: assignment, poll, fetch,
 //     auto.offset.reset, KIP-320 position validation (KafkaConsumer,
 //     AbstractFetch, FetchCollector, SubscriptionState, OffsetFetcher).
-//   - group.go, group_rebalance.go, group_commit.go: the classic group
-//     protocol's member: coordinator discovery, join and sync, heartbeats,
-//     eager and cooperative (KIP-429) revocation with the rebalance
-//     callbacks, auto and manual commits, committed offsets as starting
-//     positions, and kafkasim's consumer.self.fencing switch
-//     (AbstractCoordinator, ConsumerCoordinator).
+//   - group.go and the group_*.go files: the classic group protocol's
+//     member, a type of its own (member) that owns the protocol's state:
+//     coordinator discovery, join and sync, heartbeats, eager and
+//     cooperative (KIP-429) revocation with the rebalance callbacks, auto
+//     and manual commits, committed offsets as starting positions, and
+//     kafkasim's consumer.self.fencing switch (AbstractCoordinator,
+//     ConsumerCoordinator). It shares the consumer's network and metadata
+//     and reaches its partitions only through a narrow interface
+//     (subscriptions, SubscriptionState's share).
+//   - consumer_group.go: the Consumer's group API (subscribe, commit,
+//     close), each call handed to the member, and the subscriptions the
+//     Consumer lends it.
 //   - admin.go: the admin client's createTopics call through a broker,
 //     with retries, per-topic outcomes and the wait for leaders
 //     (KafkaAdminClient).

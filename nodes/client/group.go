@@ -9,18 +9,32 @@ import (
 	"kafkasim/sim"
 )
 
-// Group membership, after Kafka's AbstractCoordinator (the classic
-// protocol): find the coordinator, join (JoinGroup, then SyncGroup),
-// heartbeat, and start over on the errors that say the member fell out of
-// the group. The rebalance itself (what is revoked, lost and assigned, and
-// the callbacks) is in group_rebalance.go; commits and committed offsets
-// in group_commit.go.
+// The group member: the type, its pass over the group protocol after
+// every event, its deadline, and the dispatch of group answers and
+// failures to the files that handle them. The member is Kafka's
+// ConsumerCoordinator with its base class AbstractCoordinator (the
+// classic protocol); the Consumer keeps what KafkaConsumer, the fetcher
+// and SubscriptionState keep (positions and fetching) and calls the
+// member as ClassicKafkaConsumer calls its coordinator: Consumer.run calls
+// run after every event, deadline tells it when to wake, and
+// Consumer.Receive hands it the answers it does not know.
 //
-// The member is part of the Consumer's event loop: Consumer.run calls
-// groupRun after every event, and groupDeadline tells it when to wake.
+//   - group_coordinator.go: finding the coordinator and forgetting it
+//     (lookupCoordinator, markCoordinatorUnknown);
+//   - group_join.go: JoinGroup and SyncGroup, losing a generation, and
+//     the fatal errors (joinGroupIfNeeded, the response handlers);
+//   - group_heartbeat.go: heartbeats and the heartbeat thread's session
+//     timer (HeartbeatThread, Heartbeat);
+//   - group_selffence.go: kafkasim's consumer.self.fencing;
+//   - group_rebalance.go: what a rebalance revokes, loses and assigns,
+//     with the callbacks (onJoinPrepare, onLeaderElected, onJoinComplete);
+//   - group_commit.go: commits and committed offsets;
+//   - group_leave.go: subscribe, unsubscribe and close;
+//   - consumer_group.go: the Consumer's group API and the subscriptions
+//     it lends the member.
 
 // Group request kinds continue network.go's list; they live here, beside
-// the handlers of their answers.
+// the member that sends them.
 const (
 	reqFindCoordinator reqKind = 32 + iota
 	reqJoinGroup
@@ -58,8 +72,53 @@ const (
 	phaseFatal               // FENCED_INSTANCE_ID or a misconfigured group: stopped for good
 )
 
-// member is the consumer's group state.
+// subscriptions is what the member needs of the consumer's partitions,
+// as ConsumerCoordinator reaches into the consumer's SubscriptionState:
+// the assignment it owns, the positions it commits, and the partitions
+// waiting for a committed offset to start from. The Consumer implements
+// it; the member never sees the fetch state behind it.
+type subscriptions interface {
+	// owned is the assignment, sorted; the member must not change it.
+	owned() []model.TopicPartition
+	// setAssignment installs the partitions the member owns now
+	// (SubscriptionState.assignFromSubscribed).
+	setAssignment(env *sim.Env, tps []model.TopicPartition)
+	// setInterest tells the consumer the member's topics changed (see
+	// member.interest).
+	setInterest()
+	// consumedOffsets is SubscriptionState.allConsumed.
+	consumedOffsets() []model.CommitOffset
+	// awaitsCommitted reports whether tp is owned and has no position
+	// yet: it waits for the group's committed offset.
+	awaitsCommitted(tp model.TopicPartition) bool
+	// startFromCommitted starts such a partition at the committed offset
+	// (with its leader epoch), or by auto.offset.reset when offset is
+	// negative (there is none).
+	startFromCommitted(env *sim.Env, tp model.TopicPartition, offset model.Offset, epoch model.Epoch)
+}
+
+// member is a consumer's membership of its group: the classic protocol's
+// state (AbstractCoordinator's generation, MemberState and heartbeat;
+// ConsumerCoordinator's assignment snapshots, commits and rebalance
+// listener) and the methods that move it.
 type member struct {
+	// What the member shares with its consumer, as ConsumerCoordinator
+	// shares the consumer's ConsumerNetworkClient, ConsumerMetadata and
+	// SubscriptionState: the connections (one per broker, group requests
+	// beside fetches), the cluster view, and the partitions.
+	net  *network
+	md   *metadata
+	subs subscriptions
+	cfg  *model.ConsumerConfig
+	cl   *model.ClientConfig
+	// rec and process record the member's ops in the history: process is
+	// the consumer's, known once it starts (Consumer.Start sets it).
+	rec     *model.Recorder
+	process int
+	// onRevoked, onAssigned and onLost are the ConsumerRebalanceListener
+	// (ConsumerOptions.OnRevoked, ...).
+	onRevoked, onAssigned, onLost func(env *sim.Env, tps []model.TopicPartition)
+
 	group    string
 	instance string   // group.instance.id, "" for a dynamic member
 	topics   []string // the subscription, sorted
@@ -153,9 +212,9 @@ type member struct {
 	fatalRaised bool   // a poll has raised it
 }
 
-// newMember builds the group state from the options; the subscription is
-// set by Subscribe.
-func newMember(o *ConsumerOptions) *member {
+// newMember builds the group state from the options, over the consumer's
+// network, metadata and partitions; the subscription is set by Subscribe.
+func newMember(o *ConsumerOptions, net *network, md *metadata, subs subscriptions) *member {
 	as := slices.Clone(o.Assignors)
 	if len(as) == 0 {
 		as = []model.Assignor{o.Config.Consumer.AssignmentStrategy}
@@ -169,129 +228,49 @@ func newMember(o *ConsumerOptions) *member {
 		coop = coop && a.Protocol() == group.Cooperative
 	}
 	return &member{
+		net: net, md: md, subs: subs, cfg: &o.Config.Consumer, cl: &o.Config.Client, rec: o.Recorder,
+		onRevoked: o.OnRevoked, onAssigned: o.OnAssigned, onLost: o.OnLost,
 		group: o.GroupID, instance: o.GroupInstanceID, assignors: as, cooperative: coop,
 		coordinator: model.NoBroker, generation: noGeneration, hbGen: noGeneration, assignedGen: noGeneration,
 	}
 }
 
-// Subscribe replaces the group member's subscription
-// (KafkaConsumer.subscribe) and records a subscribe op. A member already
-// in a generation rejoins so that the leader assigns the new topics; a
-// cooperative member first revokes the partitions of topics it dropped
-// (see prepareJoin). No topics unsubscribes: the member revokes and
-// leaves the group. env may be nil from harness code outside the node's
-// events.
-func (c *Consumer) Subscribe(env *sim.Env, topics []string) {
-	env = c.envOr(env)
-	m := c.grp
-	if m == nil {
-		panic("client.Consumer.Subscribe: the consumer has no GroupID")
-	}
-	topics = slices.Clone(topics)
-	slices.Sort(topics)
-	topics = slices.Compact(topics)
-	if c.rec != nil {
-		c.rec.Event(model.Op{Process: c.process, F: model.FSubscribe, Time: env.ObserverNow(), Group: m.group, Topics: slices.Clone(topics)})
-	}
-	changed := !slices.Equal(m.topics, topics)
-	m.topics = topics
-	c.setInterest()
-	switch {
-	case len(topics) == 0:
-		c.unsubscribe(env)
-	case changed && m.phase == phaseStable:
-		m.rejoin = true
-	}
-	c.run(env)
-}
-
-// Subscription returns the group member's topics, sorted.
-func (c *Consumer) Subscription() []string {
-	if c.grp == nil {
-		return nil
-	}
-	return slices.Clone(c.grp.topics)
-}
-
-// MemberID returns the member id the coordinator last gave the member, ""
-// without one.
-func (c *Consumer) MemberID() string {
-	if c.grp == nil {
-		return ""
-	}
-	return c.grp.memberID
-}
-
-// Generation returns the member's generation id, -1 without one.
-func (c *Consumer) Generation() model.Epoch {
-	if c.grp == nil {
-		return noGeneration
-	}
-	return c.grp.generation
-}
-
-// Coordinator returns the broker the member takes for its group's
-// coordinator, NoBroker while it does not know one.
-func (c *Consumer) Coordinator() model.BrokerID {
-	if c.grp == nil {
-		return model.NoBroker
-	}
-	return c.grp.coordinator
-}
-
-// setInterest gives the metadata cache the topics the consumer needs:
-// its assignment and, for a group member, its subscription, whose
-// partition counts a group leader assigns from.
-func (c *Consumer) setInterest() {
-	topics := make([]string, 0, len(c.order))
-	for _, tp := range c.order {
-		topics = append(topics, tp.Topic)
-	}
-	if c.grp != nil {
-		topics = append(topics, c.grp.topics...)
-		topics = append(topics, c.grp.groupTopics...)
-	}
-	c.md.setTopics(topics)
-}
-
-// groupRun is the member's share of Consumer.run, after
+// run is the member's share of Consumer.run, after
 // AbstractCoordinator.ensureCoordinatorReady, joinGroupIfNeeded and the
 // heartbeat thread's loop.
-func (c *Consumer) groupRun(env *sim.Env) {
-	m := c.grp
-	if m == nil || m.phase == phaseFatal {
+func (m *member) run(env *sim.Env) {
+	if m.phase == phaseFatal {
 		return
 	}
-	c.maybeSelfFence(env)
-	c.maybeSessionExpired(env)
+	m.maybeSelfFence(env)
+	m.maybeSessionExpired(env)
 	if m.coordinator == model.NoBroker {
-		c.findCoordinator(env)
+		m.findCoordinator(env)
 		return
 	}
-	if m.phase == phaseStable && !m.rejoin && c.leaderMetadataChanged() {
+	if m.phase == phaseStable && !m.rejoin && m.leaderMetadataChanged() {
 		m.rejoin = true
 		m.assignedCounts = nil
 	}
 	if m.phase == phaseUnjoined || (m.phase == phaseStable && m.rejoin) {
-		c.maybeJoin(env)
+		m.maybeJoin(env)
 	}
-	if c.heartbeating() {
-		c.maybeHeartbeat(env)
+	if m.heartbeating() {
+		m.maybeHeartbeat(env)
 	}
 	if m.phase == phaseStable && !m.rejoin {
-		c.maybeAutoCommit(env)
+		m.maybeAutoCommit(env)
 	}
 	if m.phase == phaseStable {
-		c.maybeFetchCommitted(env)
+		m.maybeFetchCommitted(env)
 	}
 }
 
-// groupDeadline is the earliest instant the member has something to do,
+// deadline is the earliest instant the member has something to do,
 // for the consumer's wake timer.
-func (c *Consumer) groupDeadline(now time.Duration) time.Duration {
-	m := c.grp
+func (m *member) deadline(now time.Duration) time.Duration {
 	d := model.Never
-	if m == nil || m.phase == phaseFatal {
+	if m.phase == phaseFatal {
 		return d
 	}
 	later := func(t time.Duration) {
@@ -305,576 +284,124 @@ func (c *Consumer) groupDeadline(now time.Duration) time.Duration {
 	if m.phase == phaseUnjoined || (m.phase == phaseStable && m.rejoin) {
 		later(m.joinRetryAt)
 	}
-	if c.heartbeating() && m.hbCorr == 0 {
+	if m.heartbeating() && m.hbCorr == 0 {
 		later(m.hbNext)
 	}
-	if m.phase == phaseStable && c.cfg.AutoCommit {
+	if m.phase == phaseStable && m.cfg.AutoCommit {
 		later(m.autoCommitAt)
 	}
 	if m.phase == phaseStable && m.fetchCorr == 0 {
 		later(m.fetchRetryAt)
 	}
-	if c.selfFenceArmed() {
-		later(c.selfFenceAt())
+	if m.selfFenceArmed() {
+		later(m.selfFenceAt())
 	}
-	if c.sessionWatched() {
-		later(satAdd(m.sessionAt, c.cfg.SessionTimeout))
+	if m.sessionWatched() {
+		later(satAdd(m.sessionAt, m.cfg.SessionTimeout))
 	}
 	return d
 }
 
-// sessionWatched reports whether Kafka's heartbeat thread watches the
-// member's session now: it is enabled from the JoinGroup answer
-// (COMPLETING_REBALANCE) through the stable generation, and disabled while
-// the member is unjoined or joining (MemberState.hasNotJoinedGroup).
-func (c *Consumer) sessionWatched() bool {
-	m := c.grp
-	return m.coordinator != model.NoBroker && (m.phase == phaseSyncing || m.phase == phaseStable)
-}
-
-// maybeSessionExpired is the heartbeat thread's
-// heartbeat.sessionTimeoutExpired branch (AbstractCoordinator.HeartbeatThread.run):
-// a member that has heard no successful heartbeat answer for
-// session.timeout.ms marks its coordinator unknown, which disconnects
-// from it (markCoordinatorUnknown, client.disconnectAsync) and so fails
-// every group request in flight there, a SyncGroup too. Without it, a
-// member cut from its coordinator while it waited for its SyncGroup took
-// the answer when the cut healed, long after its generation had been
-// replaced, and owned partitions of a newer generation's members
-// (group-partition-cooperative seed 730140: the answer came 25 s late,
-// retransmitted by TCP). The member keeps its generation and partitions:
-// Kafka's does not revoke on session expiry either.
-func (c *Consumer) maybeSessionExpired(env *sim.Env) {
-	m := c.grp
-	if c.sessionWatched() && env.Now() >= satAdd(m.sessionAt, c.cfg.SessionTimeout) {
-		c.coordinatorUnknown(env)
+// receive handles the answers to group requests, the messages
+// Consumer.Receive does not know.
+func (m *member) receive(env *sim.Env, broker model.BrokerID, msg sim.Message) {
+	match := func(corr int32, kind reqKind) bool {
+		req := m.net.complete(broker, corr)
+		return req != nil && req.kind == kind && m.phase != phaseFatal
 	}
-}
-
-// findCoordinator asks the least loaded broker for the group's
-// coordinator (AbstractCoordinator.lookupCoordinator).
-func (c *Consumer) findCoordinator(env *sim.Env) {
-	m := c.grp
-	now := env.Now()
-	if m.findCorr != 0 || now < m.findRetryAt {
-		return
-	}
-	b, ok := c.net.leastLoaded(c.md.brokers, now, &m.rr)
-	if !ok && !slices.Equal(c.md.brokers, c.md.bootstrap) {
-		b, ok = c.net.leastLoaded(c.md.bootstrap, now, &m.rr)
-	}
-	if !ok {
-		return
-	}
-	id := m.group
-	r := c.net.send(env, b, reqFindCoordinator, c.cl.RequestTimeout, func(corr int32) sim.Message {
-		return model.FindCoordinatorRequest{CorrelationID: corr, GroupID: id}
-	})
-	m.findCorr = r.corr
-}
-
-func (c *Consumer) handleFindCoordinator(env *sim.Env, r model.FindCoordinatorResponse) {
-	m := c.grp
-	m.findCorr = 0
-	if r.Error != model.NoError || r.Coordinator == model.NoBroker {
-		// COORDINATOR_NOT_AVAILABLE while __consumer_offsets has no
-		// leader (or is still being created): ask again after a backoff.
-		c.findFailed(env)
-		return
-	}
-	m.findFailures = 0
-	m.coordinator = r.Coordinator
-	m.sessionAt = env.Now() // heartbeat.resetSessionTimeout
-}
-
-func (c *Consumer) findFailed(env *sim.Env) {
-	m := c.grp
-	m.findCorr = 0
-	m.findFailures++
-	m.findRetryAt = env.Now() + jitter(env, expBackoff(c.cl.RetryBackoff, c.cl.RetryBackoffMax, m.findFailures-1))
-}
-
-// coordinatorUnknown forgets the coordinator (markCoordinatorUnknown) after
-// NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE or a broken connection. Kafka
-// talks to the coordinator on a connection of its own and closes it, which
-// fails the group requests on it; the simulated network has one
-// connection per broker, shared with fetches, so the group requests are
-// failed here and fetches to that broker go on. A JoinGroup or SyncGroup
-// lost this way means rejoining; the generation stays, and heartbeats go
-// to the next coordinator, which loads the group from the log.
-func (c *Consumer) coordinatorUnknown(env *sim.Env) {
-	m := c.grp
-	if m.coordinator == model.NoBroker {
-		return
-	}
-	m.coordinator = model.NoBroker
-	for _, r := range slices.Clone(c.net.reqs) {
-		if isGroupRequest(r.kind) && r.kind != reqFindCoordinator {
-			forgetRequest(&c.net, r.corr)
-			c.groupRequestFailed(env, r)
+	switch r := msg.(type) {
+	case model.FindCoordinatorResponse:
+		if match(r.CorrelationID, reqFindCoordinator) && r.CorrelationID == m.findCorr {
+			m.handleFindCoordinator(env, r)
+		}
+	case model.JoinGroupResponse:
+		if match(r.CorrelationID, reqJoinGroup) && r.CorrelationID == m.joinCorr {
+			m.handleJoin(env, r)
+		}
+	case model.SyncGroupResponse:
+		if match(r.CorrelationID, reqSyncGroup) && r.CorrelationID == m.syncCorr {
+			m.handleSync(env, r)
+		}
+	case model.HeartbeatResponse:
+		if match(r.CorrelationID, reqHeartbeat) && r.CorrelationID == m.hbCorr {
+			m.handleHeartbeat(env, r)
+		}
+	case model.LeaveGroupResponse:
+		m.net.complete(broker, r.CorrelationID)
+	case model.OffsetCommitResponse:
+		if match(r.CorrelationID, reqOffsetCommit) {
+			m.handleCommit(env, r)
+		}
+	case model.OffsetFetchResponse:
+		if match(r.CorrelationID, reqOffsetFetch) && r.CorrelationID == m.fetchCorr {
+			m.handleFetchCommitted(env, r)
 		}
 	}
 }
 
-// forgetRequest drops an in-flight request without failing its
-// connection: its answer, if one comes, matches nothing.
-func forgetRequest(n *network, corr int32) {
-	for i, r := range n.reqs {
-		if r.corr == corr {
-			n.reqs = slices.Delete(n.reqs, i, i+1)
-			return
-		}
-	}
-}
-
-// groupRequestFailed handles a group request that got no answer: a
+// requestFailed handles a group request that got no answer: a
 // timeout, a broken connection, or a coordinator given up on.
-func (c *Consumer) groupRequestFailed(env *sim.Env, r *request) {
-	m := c.grp
+func (m *member) requestFailed(env *sim.Env, r *request) {
 	now := env.Now()
 	switch r.kind {
 	case reqFindCoordinator:
 		if r.corr == m.findCorr {
-			c.findFailed(env)
+			m.findFailed(env)
 		}
 	case reqJoinGroup:
 		if r.corr == m.joinCorr {
 			m.joinCorr = 0
-			c.joinFailed(env, false)
+			m.joinFailed(env, false)
 		}
 	case reqSyncGroup:
 		if r.corr == m.syncCorr {
 			m.syncCorr = 0
-			c.joinFailed(env, false)
+			m.joinFailed(env, false)
 		}
 	case reqHeartbeat:
 		if r.corr == m.hbCorr {
 			m.hbCorr = 0
 			m.hbFailures++
-			m.hbNext = now + jitter(env, expBackoff(c.cl.RetryBackoff, c.cl.RetryBackoffMax, m.hbFailures-1))
+			m.hbNext = now + jitter(env, expBackoff(m.cl.RetryBackoff, m.cl.RetryBackoffMax, m.hbFailures-1))
 		}
 	case reqOffsetCommit:
 		reason := "disconnect"
 		if now >= r.deadline {
 			reason = "timeout"
 		}
-		c.commitUnknown(env, r.corr, reason)
+		m.commitUnknown(env, r.corr, reason)
 	case reqOffsetFetch:
 		if r.corr == m.fetchCorr {
-			c.fetchCommittedFailed(env)
+			m.fetchCommittedFailed(env)
 		}
 	}
 	if r.broker == m.coordinator && r.kind != reqFindCoordinator && r.kind != reqLeaveGroup {
-		c.coordinatorUnknown(env)
+		m.coordinatorUnknown(env)
 	}
 }
 
-// joinFailed sends the member back to rejoin; after an error that is not
-// one of the immediate-rejoin ones, it waits retry.backoff.ms, growing.
-func (c *Consumer) joinFailed(env *sim.Env, now bool) {
-	m := c.grp
-	m.phase = phaseUnjoined
-	if now {
-		m.joinRetryAt = 0
-		return
-	}
-	m.joinFailures++
-	m.joinRetryAt = env.Now() + jitter(env, expBackoff(c.cl.RetryBackoff, c.cl.RetryBackoffMax, m.joinFailures-1))
-}
-
-// maybeJoin sends a JoinGroup once the member has prepared for it: the
-// subscription's metadata is known (the leader assigns from it), and
-// onJoinPrepare has committed (with auto-commit) and revoked what the
-// protocol revokes before joining.
-func (c *Consumer) maybeJoin(env *sim.Env) {
-	m := c.grp
-	now := env.Now()
-	if m.joinCorr != 0 || m.syncCorr != 0 || now < m.joinRetryAt || len(m.topics) == 0 {
-		return
-	}
-	for _, t := range m.topics {
-		if _, ok := c.md.partitions(t); !ok {
-			return // the metadata answer that names it calls run again
-		}
-	}
-	if !c.net.ready(m.coordinator, now) || !c.prepareJoin(env) {
-		return
-	}
-	req := model.JoinGroupRequest{
-		GroupID: m.group, MemberID: m.memberID, GroupInstanceID: m.instance,
-		SessionTimeout: c.cfg.SessionTimeout, RebalanceTimeout: c.cfg.MaxPollInterval,
-		Assignors: slices.Clone(m.assignors), Topics: slices.Clone(m.topics), Owned: slices.Clone(c.order),
-		// ConsumerCoordinator.metadata: the generation rides with the
-		// owned partitions (ConsumerProtocolSubscription v2), so the
-		// leader can tell a stale claim from a current one.
-		// No RackID: the simulated cluster has no racks (no broker.rack,
-		// no replica racks in metadata), so client.rack is not modelled.
-		Subscription: model.Subscription{
-			GenerationID: m.generation,
-			Assigned:     slices.Clone(m.assigned), AssignedGeneration: m.assignedGen,
-		},
-	}
-	timeout := max(c.cl.RequestTimeout, satAdd(c.cfg.MaxPollInterval, joinTimeoutLapse))
-	r := c.net.send(env, m.coordinator, reqJoinGroup, timeout, func(corr int32) sim.Message {
-		req.CorrelationID = corr
-		return req
-	})
-	m.joinCorr, m.joinSent = r.corr, now
-	m.phase = phaseJoining
-	m.rejoin = false
-}
-
-// handleJoin is AbstractCoordinator.JoinGroupResponseHandler.
-func (c *Consumer) handleJoin(env *sim.Env, r model.JoinGroupResponse) {
-	m := c.grp
-	m.joinCorr = 0
-	switch r.Error {
-	case model.NoError:
-		m.memberID, m.generation = r.MemberID, r.GenerationID
-		m.aliveFrom = max(m.aliveFrom, m.joinSent)
-		m.phase = phaseSyncing
-		m.hbNext = env.Now() + c.cfg.HeartbeatInterval
-		m.sessionAt = env.Now() // HeartbeatThread.enable: heartbeat.resetTimeouts
-		var assignments []model.MemberAssignment
-		if r.LeaderID == r.MemberID {
-			assignments = c.leaderAssign(r)
-		} else if m.groupTopics != nil {
-			m.groupTopics, m.assignedCounts = nil, nil
-			c.setInterest()
-		}
-		req := model.SyncGroupRequest{
-			GroupID: m.group, GenerationID: m.generation, MemberID: m.memberID,
-			GroupInstanceID: m.instance, Assignments: assignments,
-		}
-		rq := c.net.send(env, m.coordinator, reqSyncGroup, c.cl.RequestTimeout, func(corr int32) sim.Message {
-			req.CorrelationID = corr
-			return req
-		})
-		m.syncCorr, m.syncSent = rq.corr, env.Now()
-	case model.MemberIDRequired:
-		// KIP-394: the coordinator named the member; join again with it.
-		m.memberID = r.MemberID
-		c.joinFailed(env, true)
-	case model.UnknownMemberID:
-		c.resetGeneration(env, true)
-		c.joinFailed(env, true)
-	case model.IllegalGeneration:
-		c.resetGeneration(env, false)
-		c.joinFailed(env, true)
-	case model.RebalanceInProgress:
-		c.joinFailed(env, true)
-	case model.NotCoordinator, model.CoordinatorNotAvailable:
-		// Retriable: joinGroupIfNeeded sleeps retry.backoff.ms before the
-		// next attempt, and the backoff grows while the rebalance keeps
-		// failing (a coordinator that cannot write the group's metadata
-		// answers this to every SyncGroup).
-		c.joinFailed(env, false)
-		c.coordinatorUnknown(env)
-	case model.FencedInstanceID, model.InconsistentGroupProtocol, model.InvalidSessionTimeout, model.GroupMaxSizeReached:
-		// Fatal in Kafka: the exception reaches the application.
-		c.groupFatal(env, r.Error.String())
-	default:
-		// COORDINATOR_LOAD_IN_PROGRESS and anything unexpected: retry.
-		c.joinFailed(env, false)
+// disconnected forgets the coordinator when the broken connection was to
+// it (see coordinatorUnknown).
+func (m *member) disconnected(env *sim.Env, broker model.BrokerID) {
+	if broker == m.coordinator {
+		m.coordinatorUnknown(env)
 	}
 }
 
-// handleSync is AbstractCoordinator.SyncGroupResponseHandler.
-func (c *Consumer) handleSync(env *sim.Env, r model.SyncGroupResponse) {
-	m := c.grp
-	m.syncCorr = 0
-	switch r.Error {
-	case model.NoError:
-		m.phase = phaseStable
-		m.rejoin, m.prepared, m.prepDone = false, false, false
-		m.joinFailures = 0
-		m.aliveFrom = max(m.aliveFrom, m.syncSent)
-		m.stableAt = max(m.stableAt, m.syncSent)
-		if m.autoCommitAt == 0 {
-			m.autoCommitAt = env.Now() + c.cfg.AutoCommitInterval
-		}
-		c.takeAssignment(env, r.Partitions)
-	case model.RebalanceInProgress:
-		c.joinFailed(env, true)
-	case model.UnknownMemberID:
-		c.resetGeneration(env, true)
-		c.joinFailed(env, true)
-	case model.IllegalGeneration:
-		c.resetGeneration(env, false)
-		c.joinFailed(env, true)
-	case model.NotCoordinator, model.CoordinatorNotAvailable:
-		// Retriable: joinGroupIfNeeded sleeps retry.backoff.ms before the
-		// next attempt, and the backoff grows while the rebalance keeps
-		// failing (a coordinator that cannot write the group's metadata
-		// answers this to every SyncGroup).
-		c.joinFailed(env, false)
-		c.coordinatorUnknown(env)
-	case model.FencedInstanceID:
-		c.groupFatal(env, r.Error.String())
-	default:
-		c.joinFailed(env, false)
-	}
+// interest appends to topics those whose metadata the member needs: its
+// subscription and, on the group leader, every topic the group
+// subscribes to, whose partition counts it assigns from.
+func (m *member) interest(topics []string) []string {
+	topics = append(topics, m.topics...)
+	return append(topics, m.groupTopics...)
 }
 
-// heartbeating reports whether the member heartbeats now: from the join
-// answer on, as Kafka does (it heartbeats while it waits for its SyncGroup
-// answer too), and, with consumer.self.fencing, also while its JoinGroup
-// is in flight if it still owns partitions. The coordinator may hold a
-// JoinGroup for the whole rebalance timeout, longer than a session, and a
-// JoinGroup lost on its way proves nothing; heartbeats answered
-// REBALANCE_IN_PROGRESS meanwhile show the member is still counted, so a
-// cooperative member keeps its partitions through a long rebalance without
-// trusting a request that may never have arrived.
-func (c *Consumer) heartbeating() bool {
-	m := c.grp
-	switch m.phase {
-	case phaseSyncing, phaseStable:
-		return true
-	case phaseJoining:
-		return c.cfg.SelfFencing && m.generation != noGeneration && len(c.order) > 0
+// raiseFatal returns the error that stopped the member the first time it
+// is asked, for the poll that raises it, and "" after.
+func (m *member) raiseFatal() string {
+	if m.fatal == "" || m.fatalRaised {
+		return ""
 	}
-	return false
-}
-
-// maybeHeartbeat sends a heartbeat every heartbeat.interval.ms, one at a
-// time.
-func (c *Consumer) maybeHeartbeat(env *sim.Env) {
-	m := c.grp
-	now := env.Now()
-	if m.hbCorr != 0 || now < m.hbNext || !c.net.ready(m.coordinator, now) {
-		return
-	}
-	req := model.HeartbeatRequest{GroupID: m.group, GenerationID: m.generation, MemberID: m.memberID, GroupInstanceID: m.instance}
-	r := c.net.send(env, m.coordinator, reqHeartbeat, c.cl.RequestTimeout, func(corr int32) sim.Message {
-		req.CorrelationID = corr
-		return req
-	})
-	m.hbCorr, m.hbSent, m.hbGen = r.corr, now, m.generation
-}
-
-// handleHeartbeat is AbstractCoordinator.HeartbeatResponseHandler and the
-// heartbeat thread's listener.
-func (c *Consumer) handleHeartbeat(env *sim.Env, r model.HeartbeatResponse) {
-	m := c.grp
-	m.hbCorr = 0
-	now := env.Now()
-	same := m.hbGen == m.generation
-	switch r.Error {
-	case model.NoError:
-		m.hbFailures = 0
-		m.hbNext = m.hbSent + c.cfg.HeartbeatInterval
-		m.aliveFrom = max(m.aliveFrom, m.hbSent)
-		m.sessionAt = now // heartbeat.receiveHeartbeat
-		if m.phase == phaseStable && same {
-			m.stableAt = max(m.stableAt, m.hbSent)
-		}
-		return
-	case model.RebalanceInProgress:
-		// The coordinator still counts the member (it keeps it for the
-		// rebalance timeout); a stable member rejoins. While its SyncGroup
-		// is in flight, that answer will say the same.
-		m.hbFailures = 0
-		m.hbNext = m.hbSent + c.cfg.HeartbeatInterval
-		m.aliveFrom = max(m.aliveFrom, m.hbSent)
-		m.sessionAt = now // receiveHeartbeat, as for NONE
-		if m.phase == phaseStable && same {
-			m.rejoin = true
-		}
-		return
-	case model.IllegalGeneration, model.UnknownMemberID:
-		// The coordinator expired the member or moved past its generation:
-		// its partitions may already be someone else's. A stale answer (the
-		// generation moved on since it was sent) is ignored, as Kafka does.
-		if same && m.generation != noGeneration {
-			c.resetGeneration(env, r.Error == model.UnknownMemberID)
-			c.joinFailed(env, true)
-		}
-		return
-	case model.NotCoordinator, model.CoordinatorNotAvailable:
-		c.coordinatorUnknown(env)
-	case model.FencedInstanceID:
-		c.groupFatal(env, r.Error.String())
-		return
-	}
-	m.hbFailures++
-	m.hbNext = now + jitter(env, expBackoff(c.cl.RetryBackoff, c.cl.RetryBackoffMax, m.hbFailures-1))
-}
-
-// resetGeneration is resetStateAndGeneration: the member's partitions are
-// lost (it may no longer own them), its generation is gone, and with
-// UNKNOWN_MEMBER_ID its member id too. Kafka reports the loss in the next
-// onJoinPrepare; it is reported here, at the instant the member learns of
-// it, so that the history shows it stop reading no later than it does.
-func (c *Consumer) resetGeneration(env *sim.Env, memberToo bool) {
-	m := c.grp
-	c.losePartitions(env)
-	m.generation = noGeneration
-	if memberToo {
-		m.memberID = ""
-	}
-	m.prepared, m.prepDone = false, false
-	m.rejoin = false
-	for _, corr := range []int32{m.joinCorr, m.syncCorr, m.hbCorr} {
-		if corr != 0 {
-			forgetRequest(&c.net, corr)
-		}
-	}
-	m.joinCorr, m.syncCorr, m.hbCorr = 0, 0, 0
-	m.phase = phaseUnjoined
-}
-
-// groupFatal stops the member for good (FENCED_INSTANCE_ID: another
-// process took its group.instance.id; Kafka raises it from poll and the
-// consumer is unusable): its partitions are lost and the next poll fails
-// with the error.
-func (c *Consumer) groupFatal(env *sim.Env, err string) {
-	m := c.grp
-	c.losePartitions(env)
-	for _, r := range slices.Clone(c.net.reqs) {
-		if isGroupRequest(r.kind) {
-			forgetRequest(&c.net, r.corr)
-			if r.kind == reqOffsetCommit {
-				c.commitUnknown(env, r.corr, err)
-			}
-		}
-	}
-	m.phase, m.fatal = phaseFatal, err
-	m.joinCorr, m.syncCorr, m.hbCorr, m.fetchCorr, m.findCorr = 0, 0, 0, 0, 0
-}
-
-// selfFenceArmed reports whether consumer.self.fencing watches the
-// member's session now: whenever it owns partitions. A JoinGroup or
-// SyncGroup in flight does not pause the watch: it may never have reached
-// the coordinator (see heartbeating).
-func (c *Consumer) selfFenceArmed() bool {
-	m := c.grp
-	return c.cfg.SelfFencing && m != nil && m.phase != phaseFatal && len(c.order) > 0
-}
-
-// selfFenceAt is when consumer.self.fencing gives the member's partitions
-// up: session.timeout.ms after aliveFrom, or, while a rebalance is under
-// way, max.poll.interval.ms after stableAt if that comes first (a
-// JoinGroup lost on its way leaves a heartbeating member a straggler the
-// coordinator drops at the rebalance timeout).
-func (c *Consumer) selfFenceAt() time.Duration {
-	m := c.grp
-	at := satAdd(m.aliveFrom, c.cfg.SessionTimeout)
-	if m.phase != phaseStable {
-		at = min(at, satAdd(m.stableAt, c.cfg.MaxPollInterval))
-	}
-	return at
-}
-
-// maybeSelfFence treats the member's partitions as lost at selfFenceAt,
-// before the coordinator can have given them to anyone else. The classic consumer does not: its
-// heartbeat thread (AbstractCoordinator.HeartbeatThread.run) on
-// heartbeat.sessionTimeoutExpired only calls markCoordinatorUnknown and
-// goes on, and its fetcher goes on reading, which is the zombie that
-// consumer.self.fencing=false keeps. The member keeps its id and rejoins
-// with no generation, so a coordinator that never expired it takes it back.
-func (c *Consumer) maybeSelfFence(env *sim.Env) {
-	m := c.grp
-	if !c.selfFenceArmed() || env.Now() < c.selfFenceAt() {
-		return
-	}
-	c.resetGeneration(env, false)
-	m.joinRetryAt = 0
-}
-
-// leaveGroup is KafkaConsumer.close for a member (ConsumerCoordinator.close):
-// a last auto-commit, the partitions revoked, and a LeaveGroup so that the
-// group rebalances at once instead of after session.timeout.ms. A static
-// member does not leave (KIP-345): its restart takes its place back.
-func (c *Consumer) leaveGroup(env *sim.Env) {
-	m := c.grp
-	if m.generation != noGeneration {
-		c.revokePartitions(env, slices.Clone(c.order))
-	} else {
-		c.losePartitions(env)
-	}
-	if m.instance == "" && m.memberID != "" && m.coordinator != model.NoBroker && m.phase != phaseUnjoined {
-		req := model.LeaveGroupRequest{GroupID: m.group, MemberID: m.memberID}
-		c.net.send(env, m.coordinator, reqLeaveGroup, c.cl.RequestTimeout, func(corr int32) sim.Message {
-			req.CorrelationID = corr
-			return req
-		})
-	}
-}
-
-// Stop is a graceful shutdown (sim.Stopper), KafkaConsumer.close: a group
-// member commits what it consumed (with auto-commit), revokes and leaves
-// its group (see leaveGroup).
-func (c *Consumer) Stop(env *sim.Env) {
-	m := c.grp
-	if m == nil || m.phase == phaseFatal {
-		return
-	}
-	if c.cfg.AutoCommit && m.phase == phaseStable && m.coordinator != model.NoBroker {
-		c.commitPositions(env, true)
-	}
-	c.leaveGroup(env)
-	m.phase = phaseFatal // nothing more from this incarnation
-}
-
-// unsubscribe is KafkaConsumer.unsubscribe, what subscribing to nothing
-// means: revoke, leave the group, and forget the generation and (for a
-// dynamic member) the member id, so that a later subscription joins anew.
-func (c *Consumer) unsubscribe(env *sim.Env) {
-	m := c.grp
-	if m.phase == phaseFatal {
-		return
-	}
-	c.leaveGroup(env)
-	for _, r := range slices.Clone(c.net.reqs) {
-		if isGroupRequest(r.kind) && r.kind != reqFindCoordinator && r.kind != reqLeaveGroup && r.kind != reqOffsetCommit {
-			forgetRequest(&c.net, r.corr)
-		}
-	}
-	m.joinCorr, m.syncCorr, m.hbCorr, m.fetchCorr = 0, 0, 0, 0
-	m.generation = noGeneration
-	if m.instance == "" {
-		m.memberID = ""
-	}
-	m.phase, m.rejoin, m.prepared, m.prepDone, m.prepCommit = phaseUnjoined, false, false, false, 0
-}
-
-// receiveGroup handles the answers to group requests; it reports whether
-// m was one.
-func (c *Consumer) receiveGroup(env *sim.Env, broker model.BrokerID, msg sim.Message) bool {
-	m := c.grp
-	match := func(corr int32, kind reqKind) bool {
-		req := c.net.complete(broker, corr)
-		return req != nil && req.kind == kind && m != nil && m.phase != phaseFatal
-	}
-	switch r := msg.(type) {
-	case model.FindCoordinatorResponse:
-		if match(r.CorrelationID, reqFindCoordinator) && r.CorrelationID == m.findCorr {
-			c.handleFindCoordinator(env, r)
-		}
-	case model.JoinGroupResponse:
-		if match(r.CorrelationID, reqJoinGroup) && r.CorrelationID == m.joinCorr {
-			c.handleJoin(env, r)
-		}
-	case model.SyncGroupResponse:
-		if match(r.CorrelationID, reqSyncGroup) && r.CorrelationID == m.syncCorr {
-			c.handleSync(env, r)
-		}
-	case model.HeartbeatResponse:
-		if match(r.CorrelationID, reqHeartbeat) && r.CorrelationID == m.hbCorr {
-			c.handleHeartbeat(env, r)
-		}
-	case model.LeaveGroupResponse:
-		c.net.complete(broker, r.CorrelationID)
-	case model.OffsetCommitResponse:
-		if match(r.CorrelationID, reqOffsetCommit) {
-			c.handleCommit(env, r)
-		}
-	case model.OffsetFetchResponse:
-		if match(r.CorrelationID, reqOffsetFetch) && r.CorrelationID == m.fetchCorr {
-			c.handleFetchCommitted(env, r)
-		}
-	default:
-		return false
-	}
-	return true
+	m.fatalRaised = true
+	return m.fatal
 }

@@ -33,38 +33,37 @@ import (
 // records meanwhile (maybeMarkPartitionsPendingRevocation). Then it revokes
 // everything (eager) or the partitions of topics it no longer subscribes to
 // (cooperative). It reports whether the JoinGroup may go.
-func (c *Consumer) prepareJoin(env *sim.Env) bool {
-	m := c.grp
+func (m *member) prepareJoin(env *sim.Env) bool {
 	if m.prepared {
 		return true
 	}
-	if c.cfg.AutoCommit && m.generation != noGeneration && m.phase == phaseStable && !m.prepDone {
+	if m.cfg.AutoCommit && m.generation != noGeneration && m.phase == phaseStable && !m.prepDone {
 		if m.prepCommit != 0 || len(m.commits) > 0 {
 			return false // wait for the commits in flight
 		}
-		if c.commitPositions(env, true) {
+		if m.commitPositions(env, true) {
 			m.prepCommit = m.commits[len(m.commits)-1].corr
 			return false
 		}
 	}
 	m.prepared = true
 	m.prepCommit = 0
-	if len(c.order) == 0 {
+	if len(m.subs.owned()) == 0 {
 		return true
 	}
 	switch {
 	case m.generation == noGeneration || m.memberID == "":
-		c.losePartitions(env)
+		m.losePartitions(env)
 	case !m.cooperative:
-		c.revokePartitions(env, slices.Clone(c.order))
+		m.revokePartitions(env, slices.Clone(m.subs.owned()))
 	default:
 		var gone []model.TopicPartition
-		for _, tp := range c.order {
+		for _, tp := range m.subs.owned() {
 			if _, sub := slices.BinarySearch(m.topics, tp.Topic); !sub {
 				gone = append(gone, tp)
 			}
 		}
-		c.revokePartitions(env, gone)
+		m.revokePartitions(env, gone)
 	}
 	return true
 }
@@ -72,9 +71,8 @@ func (c *Consumer) prepareJoin(env *sim.Env) bool {
 // pollsPaused reports whether poll must return nothing: an eager member
 // waiting for its onJoinPrepare commit, whose partitions are about to be
 // revoked, hands out no more records that the commit would not cover.
-func (c *Consumer) pollsPaused() bool {
-	m := c.grp
-	return m != nil && !m.cooperative && m.prepCommit != 0
+func (m *member) pollsPaused() bool {
+	return !m.cooperative && m.prepCommit != 0
 }
 
 // leaderAssign is onLeaderElected: the leader runs the assignor the
@@ -85,8 +83,7 @@ func (c *Consumer) pollsPaused() bool {
 // rebalance when a count it assigned from changes (a topic it did not know
 // appears, partitions are added), as ConsumerCoordinator does with its
 // assignment and metadata snapshots.
-func (c *Consumer) leaderAssign(r model.JoinGroupResponse) []model.MemberAssignment {
-	m := c.grp
+func (m *member) leaderAssign(r model.JoinGroupResponse) []model.MemberAssignment {
 	// The coordinator picks among the members' own assignors; an unknown
 	// name is a coordinator bug, and nobody gets anything rather than a
 	// guess.
@@ -102,15 +99,15 @@ func (c *Consumer) leaderAssign(r model.JoinGroupResponse) []model.MemberAssignm
 		}
 		topics = append(topics, gm.Topics...)
 		for _, t := range gm.Topics {
-			if n, known := c.md.partitions(t); known {
+			if n, known := m.md.partitions(t); known {
 				counts[t] = n
 			}
 		}
 	}
 	slices.Sort(topics)
 	m.groupTopics = slices.Compact(topics)
-	m.assignedCounts = c.topicCounts(m.groupTopics)
-	c.setInterest()
+	m.assignedCounts = m.topicCounts(m.groupTopics)
+	m.subs.setInterest()
 	var as group.Assignment
 	if ok {
 		as = a.Assign(members, counts)
@@ -124,11 +121,11 @@ func (c *Consumer) leaderAssign(r model.JoinGroupResponse) []model.MemberAssignm
 }
 
 // topicCounts is the partition count of each topic, -1 when unknown.
-func (c *Consumer) topicCounts(topics []string) []int32 {
+func (m *member) topicCounts(topics []string) []int32 {
 	out := make([]int32, len(topics))
 	for i, t := range topics {
 		out[i] = -1
-		if n, known := c.md.partitions(t); known {
+		if n, known := m.md.partitions(t); known {
 			out[i] = n
 		}
 	}
@@ -137,17 +134,15 @@ func (c *Consumer) topicCounts(topics []string) []int32 {
 
 // leaderMetadataChanged reports whether the leader's metadata now gives
 // other partition counts than those it last assigned from.
-func (c *Consumer) leaderMetadataChanged() bool {
-	m := c.grp
-	return m.assignedCounts != nil && !slices.Equal(m.assignedCounts, c.topicCounts(m.groupTopics))
+func (m *member) leaderMetadataChanged() bool {
+	return m.assignedCounts != nil && !slices.Equal(m.assignedCounts, m.topicCounts(m.groupTopics))
 }
 
 // takeAssignment is onJoinComplete: the member's share of the new
 // generation. An eager member owns nothing at this point, so all of it is
 // gained; a cooperative one revokes what it owned and did not get back,
 // and asks for the follow-up rebalance if it revoked anything.
-func (c *Consumer) takeAssignment(env *sim.Env, tps []model.TopicPartition) {
-	m := c.grp
+func (m *member) takeAssignment(env *sim.Env, tps []model.TopicPartition) {
 	tps = slices.Clone(tps)
 	slices.SortFunc(tps, model.TopicPartition.Compare)
 	tps = slices.Compact(tps)
@@ -155,23 +150,23 @@ func (c *Consumer) takeAssignment(env *sim.Env, tps []model.TopicPartition) {
 	// generation, for the next subscription's user data.
 	m.assigned, m.assignedGen = append([]model.TopicPartition{}, tps...), m.generation
 	var revoked, added []model.TopicPartition
-	for _, tp := range c.order {
+	for _, tp := range m.subs.owned() {
 		if _, keep := slices.BinarySearchFunc(tps, tp, model.TopicPartition.Compare); !keep {
 			revoked = append(revoked, tp)
 		}
 	}
 	for _, tp := range tps {
-		if _, had := slices.BinarySearchFunc(c.order, tp, model.TopicPartition.Compare); !had {
+		if _, had := slices.BinarySearchFunc(m.subs.owned(), tp, model.TopicPartition.Compare); !had {
 			added = append(added, tp)
 		}
 	}
-	if len(revoked) > 0 && c.opts.OnRevoked != nil {
-		c.opts.OnRevoked(env, slices.Clone(revoked))
+	if len(revoked) > 0 && m.onRevoked != nil {
+		m.onRevoked(env, slices.Clone(revoked))
 	}
-	c.recordRebalance(env, added, revoked)
-	c.setAssignment(env, tps)
-	if c.opts.OnAssigned != nil {
-		c.opts.OnAssigned(env, slices.Clone(added))
+	m.recordRebalance(env, added, revoked)
+	m.subs.setAssignment(env, tps)
+	if m.onAssigned != nil {
+		m.onAssigned(env, slices.Clone(added))
 	}
 	if len(revoked) > 0 && m.cooperative {
 		m.rejoin = true
@@ -181,52 +176,52 @@ func (c *Consumer) takeAssignment(env *sim.Env, tps []model.TopicPartition) {
 // revokePartitions gives up tps in an orderly way (onPartitionsRevoked):
 // the callback first, while the member still owns them, then it stops
 // fetching them.
-func (c *Consumer) revokePartitions(env *sim.Env, tps []model.TopicPartition) {
+func (m *member) revokePartitions(env *sim.Env, tps []model.TopicPartition) {
 	if len(tps) == 0 {
 		return
 	}
-	if c.opts.OnRevoked != nil {
-		c.opts.OnRevoked(env, slices.Clone(tps))
+	if m.onRevoked != nil {
+		m.onRevoked(env, slices.Clone(tps))
 	}
-	c.dropPartitions(env, tps)
+	m.dropPartitions(env, tps)
 }
 
 // losePartitions gives up everything the member owns because it may
 // already belong to someone else (onPartitionsLost): no commit is
 // possible any more.
-func (c *Consumer) losePartitions(env *sim.Env) {
-	if len(c.order) == 0 {
+func (m *member) losePartitions(env *sim.Env) {
+	if len(m.subs.owned()) == 0 {
 		return
 	}
-	tps := slices.Clone(c.order)
-	if c.opts.OnLost != nil {
-		c.opts.OnLost(env, slices.Clone(tps))
+	tps := slices.Clone(m.subs.owned())
+	if m.onLost != nil {
+		m.onLost(env, slices.Clone(tps))
 	}
-	c.dropPartitions(env, tps)
+	m.dropPartitions(env, tps)
 }
 
 // dropPartitions records the loss of tps and stops fetching them; records
 // buffered for them are dropped with their state.
-func (c *Consumer) dropPartitions(env *sim.Env, tps []model.TopicPartition) {
-	c.recordRebalance(env, nil, tps)
+func (m *member) dropPartitions(env *sim.Env, tps []model.TopicPartition) {
+	m.recordRebalance(env, nil, tps)
 	var keep []model.TopicPartition
-	for _, tp := range c.order {
+	for _, tp := range m.subs.owned() {
 		if !slices.Contains(tps, tp) {
 			keep = append(keep, tp)
 		}
 	}
-	c.setAssignment(env, keep)
+	m.subs.setAssignment(env, keep)
 }
 
 // recordRebalance records one change of ownership in the member's current
 // generation; nothing when nothing changed.
-func (c *Consumer) recordRebalance(env *sim.Env, gained, lost []model.TopicPartition) {
-	if c.rec == nil || (len(gained) == 0 && len(lost) == 0) {
+func (m *member) recordRebalance(env *sim.Env, gained, lost []model.TopicPartition) {
+	if m.rec == nil || (len(gained) == 0 && len(lost) == 0) {
 		return
 	}
-	c.rec.Event(model.Op{
-		Process: c.process, F: model.FRebalance, Time: env.ObserverNow(),
-		Group: c.grp.group, Generation: c.grp.generation,
+	m.rec.Event(model.Op{
+		Process: m.process, F: model.FRebalance, Time: env.ObserverNow(),
+		Group: m.group, Generation: m.generation,
 		Gained: slices.Clone(gained), Lost: slices.Clone(lost),
 	})
 }
