@@ -55,6 +55,11 @@ const (
 	OutOfOrderSequenceNumber     ErrorCode = 45
 	DuplicateSequenceNumber      ErrorCode = 46
 	InvalidProducerEpoch         ErrorCode = 47
+	InvalidTxnState              ErrorCode = 48
+	InvalidProducerIDMapping     ErrorCode = 49
+	InvalidTransactionTimeout    ErrorCode = 50
+	ConcurrentTransactions       ErrorCode = 51
+	TransactionCoordinatorFenced ErrorCode = 52
 	KafkaStorageError            ErrorCode = 56
 	UnknownProducerID            ErrorCode = 59
 	NonEmptyGroup                ErrorCode = 68
@@ -74,9 +79,11 @@ const (
 	InvalidUpdateVersion         ErrorCode = 95
 	DuplicateBrokerRegistration  ErrorCode = 101
 	BrokerIDNotRegistered        ErrorCode = 102
+	TransactionalIDNotFound      ErrorCode = 105
 	IneligibleReplica            ErrorCode = 107
 	NewLeaderElected             ErrorCode = 108
 	UnreleasedInstanceID         ErrorCode = 111
+	TransactionAbortable         ErrorCode = 120
 )
 
 // errorInfo is what Kafka says about a code: its name and whether its
@@ -127,6 +134,11 @@ var errorList = []errorInfo{
 	{OutOfOrderSequenceNumber, "OUT_OF_ORDER_SEQUENCE_NUMBER", false},
 	{DuplicateSequenceNumber, "DUPLICATE_SEQUENCE_NUMBER", false},
 	{InvalidProducerEpoch, "INVALID_PRODUCER_EPOCH", false},
+	{InvalidTxnState, "INVALID_TXN_STATE", false},
+	{InvalidProducerIDMapping, "INVALID_PRODUCER_ID_MAPPING", false},
+	{InvalidTransactionTimeout, "INVALID_TRANSACTION_TIMEOUT", false},
+	{ConcurrentTransactions, "CONCURRENT_TRANSACTIONS", true},
+	{TransactionCoordinatorFenced, "TRANSACTION_COORDINATOR_FENCED", false},
 	{KafkaStorageError, "KAFKA_STORAGE_ERROR", true},
 	{UnknownProducerID, "UNKNOWN_PRODUCER_ID", false},
 	{NonEmptyGroup, "NON_EMPTY_GROUP", false},
@@ -147,9 +159,11 @@ var errorList = []errorInfo{
 	{SnapshotNotFound, "SNAPSHOT_NOT_FOUND", false},
 	{DuplicateBrokerRegistration, "DUPLICATE_BROKER_REGISTRATION", false},
 	{BrokerIDNotRegistered, "BROKER_ID_NOT_REGISTERED", false},
+	{TransactionalIDNotFound, "TRANSACTIONAL_ID_NOT_FOUND", false},
 	{IneligibleReplica, "INELIGIBLE_REPLICA", false},
 	{NewLeaderElected, "NEW_LEADER_ELECTED", false},
 	{UnreleasedInstanceID, "UNRELEASED_INSTANCE_ID", false},
+	{TransactionAbortable, "TRANSACTION_ABORTABLE", false},
 }
 
 // errorByCode indexes errorList for String and Retriable.

@@ -39,6 +39,11 @@ func TestErrorCodeValues(t *testing.T) {
 		{OutOfOrderSequenceNumber, 45, "OUT_OF_ORDER_SEQUENCE_NUMBER", false},
 		{DuplicateSequenceNumber, 46, "DUPLICATE_SEQUENCE_NUMBER", false},
 		{InvalidProducerEpoch, 47, "INVALID_PRODUCER_EPOCH", false},
+		{InvalidTxnState, 48, "INVALID_TXN_STATE", false},
+		{InvalidProducerIDMapping, 49, "INVALID_PRODUCER_ID_MAPPING", false},
+		{InvalidTransactionTimeout, 50, "INVALID_TRANSACTION_TIMEOUT", false},
+		{ConcurrentTransactions, 51, "CONCURRENT_TRANSACTIONS", true},
+		{TransactionCoordinatorFenced, 52, "TRANSACTION_COORDINATOR_FENCED", false},
 		{UnknownProducerID, 59, "UNKNOWN_PRODUCER_ID", false},
 		{FencedLeaderEpoch, 74, "FENCED_LEADER_EPOCH", true},
 		{UnknownLeaderEpoch, 75, "UNKNOWN_LEADER_EPOCH", true},
@@ -47,7 +52,9 @@ func TestErrorCodeValues(t *testing.T) {
 		{FencedInstanceID, 82, "FENCED_INSTANCE_ID", false},
 		{InvalidUpdateVersion, 95, "INVALID_UPDATE_VERSION", false},
 		{BrokerIDNotRegistered, 102, "BROKER_ID_NOT_REGISTERED", false},
+		{TransactionalIDNotFound, 105, "TRANSACTIONAL_ID_NOT_FOUND", false},
 		{IneligibleReplica, 107, "INELIGIBLE_REPLICA", false},
+		{TransactionAbortable, 120, "TRANSACTION_ABORTABLE", false},
 		{NewLeaderElected, 108, "NEW_LEADER_ELECTED", false},
 	}
 	for _, c := range cases {

@@ -2,7 +2,6 @@ package broker
 
 import (
 	"time"
-	"unicode/utf16"
 
 	"kafkasim/model"
 	"kafkasim/nodes/group"
@@ -73,29 +72,7 @@ type coordWrite struct {
 // Utils.abs(groupId.hashCode()) % partitions, with Java's String.hashCode
 // so that a group lands where it would in Kafka.
 func PartitionFor(groupID string, partitions int32) int32 {
-	h := javaStringHashCode(groupID)
-	if h == -1<<31 {
-		h = 0 // Utils.abs maps Integer.MIN_VALUE to 0
-	} else if h < 0 {
-		h = -h
-	}
-	return h % partitions
-}
-
-// javaStringHashCode is java.lang.String.hashCode: s[0]*31^(n-1) + ... +
-// s[n-1] over the UTF-16 code units, in 32-bit arithmetic.
-func javaStringHashCode(s string) int32 {
-	var h int32
-	for _, r := range s {
-		if r >= 0x10000 {
-			hi, lo := utf16.EncodeRune(r)
-			h = 31*h + int32(hi)
-			h = 31*h + int32(lo)
-			continue
-		}
-		h = 31*h + int32(r)
-	}
-	return h
+	return model.CoordinatorPartition(groupID, partitions)
 }
 
 // offsetsPartitions is the offsets topic's partition count: the topic's,

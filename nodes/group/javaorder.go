@@ -2,7 +2,8 @@ package group
 
 import (
 	"slices"
-	"unicode/utf16"
+
+	"kafkasim/model"
 )
 
 // Kafka's sticky assignors walk several java.util.HashMap and HashSet
@@ -27,19 +28,7 @@ import (
 // string order is the same except for characters beyond U+FFFF.
 
 // javaStringHash is java.lang.String.hashCode over the UTF-16 form of s.
-func javaStringHash(s string) int32 {
-	var h int32
-	for _, r := range s {
-		if r < 0x10000 {
-			h = 31*h + int32(r)
-			continue
-		}
-		hi, lo := utf16.EncodeRune(r)
-		h = 31*h + int32(hi)
-		h = 31*h + int32(lo)
-	}
-	return h
-}
+func javaStringHash(s string) int32 { return model.JavaStringHashCode(s) }
 
 // javaTopicPartitionHash is org.apache.kafka.common.TopicPartition.hashCode.
 func javaTopicPartitionHash(topic string, partition int32) int32 {
