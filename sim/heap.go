@@ -1,19 +1,19 @@
 package sim
 
-// quaternaryHeap is a min-heap of keys in which every node has four
-// children: half the depth of a binary heap, and the four children of a
-// node sit side by side in memory, so a pop touches half as many cache
-// lines. With a million events pending it pops twice as fast as a binary
-// heap; with a thousand, about as fast (BenchmarkQueueOrder).
-type quaternaryHeap []key
+// binaryHeap is the kernel's event order: a binary min-heap of keys. It was
+// kept after measuring a quaternary heap and a calendar queue against it
+// (BenchmarkQueueOrder, TestQueueOrdersAgree; order_candidates_test.go):
+// on BenchmarkKernel, with a thousand timers pending, the binary heap was
+// the fastest of the three (docs/performance.md).
+type binaryHeap []key
 
-func (h *quaternaryHeap) len() int { return len(*h) }
+func (h *binaryHeap) len() int { return len(*h) }
 
-func (h *quaternaryHeap) push(k key) {
+func (h *binaryHeap) push(k key) {
 	a := append(*h, k)
 	i := len(a) - 1
 	for i > 0 {
-		p := (i - 1) / 4
+		p := (i - 1) / 2
 		if !k.less(a[p]) {
 			break
 		}
@@ -24,7 +24,7 @@ func (h *quaternaryHeap) push(k key) {
 	*h = a
 }
 
-func (h *quaternaryHeap) pop() key {
+func (h *binaryHeap) pop() key {
 	a := *h
 	top := a[0]
 	n := len(a) - 1
@@ -33,21 +33,18 @@ func (h *quaternaryHeap) pop() key {
 	if n > 0 {
 		i := 0
 		for {
-			c := 4*i + 1
+			c := 2*i + 1
 			if c >= n {
 				break
 			}
-			least := c
-			for j, end := c+1, min(c+4, n); j < end; j++ {
-				if a[j].less(a[least]) {
-					least = j
-				}
+			if r := c + 1; r < n && a[r].less(a[c]) {
+				c = r
 			}
-			if !a[least].less(last) {
+			if !a[c].less(last) {
 				break
 			}
-			a[i] = a[least]
-			i = least
+			a[i] = a[c]
+			i = c
 		}
 		a[i] = last
 	}

@@ -60,9 +60,9 @@ func (a key) less(b key) bool {
 	return a.seq < b.seq
 }
 
-// queue orders keys in a quaternary heap over a slab of events.
+// queue is a binary min-heap of keys (heap.go) over a slab of events.
 type queue struct {
-	order quaternaryHeap
+	order binaryHeap
 	slab  []event
 	free  []int32
 	seq   uint64
