@@ -60,15 +60,15 @@ func (a key) less(b key) bool {
 	return a.seq < b.seq
 }
 
-// queue is a binary min-heap of keys over a slab of events.
+// queue is a binary min-heap of keys (heap.go) over a slab of events.
 type queue struct {
-	heap []key
-	slab []event
-	free []int32
-	seq  uint64
+	order binaryHeap
+	slab  []event
+	free  []int32
+	seq   uint64
 }
 
-func (q *queue) len() int { return len(q.heap) }
+func (q *queue) len() int { return q.order.len() }
 
 // push schedules ev at time at and returns its sequence number.
 func (q *queue) push(at time.Duration, ev event) uint64 {
@@ -82,29 +82,16 @@ func (q *queue) push(at time.Duration, ev event) uint64 {
 		q.slab = append(q.slab, ev)
 	}
 	q.seq++
-	k := key{at: at, seq: q.seq, idx: idx}
-	h := append(q.heap, k)
-	// sift up
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !k.less(h[p]) {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = k
-	q.heap = h
+	q.order.push(key{at: at, seq: q.seq, idx: idx})
 	return q.seq
 }
 
 // peek returns the time of the earliest event; ok is false when empty.
 func (q *queue) peek() (time.Duration, bool) {
-	if len(q.heap) == 0 {
+	if len(q.order) == 0 {
 		return 0, false
 	}
-	return q.heap[0].at, true
+	return q.order[0].at, true
 }
 
 // pop removes the earliest event from the order and returns its key. The
@@ -112,34 +99,7 @@ func (q *queue) peek() (time.Duration, bool) {
 // reads it there rather than copying a hundred-odd bytes out and passing
 // them down by value, once per event. Events pushed meanwhile cannot take
 // the slot, and should the slab grow, the old array still holds it.
-func (q *queue) pop() key {
-	h := q.heap
-	top := h[0]
-	n := len(h) - 1
-	last := h[n]
-	h = h[:n]
-	if n > 0 {
-		// sift down
-		i := 0
-		for {
-			c := 2*i + 1
-			if c >= n {
-				break
-			}
-			if r := c + 1; r < n && h[r].less(h[c]) {
-				c = r
-			}
-			if !h[c].less(last) {
-				break
-			}
-			h[i] = h[c]
-			i = c
-		}
-		h[i] = last
-	}
-	q.heap = h
-	return top
-}
+func (q *queue) pop() key { return q.order.pop() }
 
 // release recycles the slot of an event that pop returned and that has
 // been handled.
