@@ -94,19 +94,12 @@ func parseCheckArgs(args []string, stderr io.Writer) (a checkArgs, code int, ok 
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, "exit status: 0 valid, 1 violations found, 2 bad input, 3 unknown (nothing to judge, or a check ran out of its budget)")
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return a, 0, false
-		}
-		return a, 2, false
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return a, code, false
 	}
 	a.wide = *wide
 	a.given = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { a.given[f.Name] = true })
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "kafkasim check: unexpected argument %q\n", fs.Arg(0))
-		return a, 2, false
-	}
 	switch {
 	case a.path != "" && a.runPath != "":
 		fmt.Fprintln(stderr, "kafkasim check: give -history FILE or -run DIR, not both")

@@ -108,17 +108,10 @@ func parseRunArgs(args []string, stderr io.Writer) (a runArgs, code int, ok bool
 		fmt.Fprintln(stderr, "usage: kafkasim run -scenario NAME|-f FILE [-seed N] [-set key=value ...] [-schedule FILE] [-out DIR] [-json] [-wide]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return a, 0, false
-		}
-		return a, 2, false
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return a, code, false
 	}
 	a.wide = *wide
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "kafkasim run: unexpected argument %q\n", fs.Arg(0))
-		return a, 2, false
-	}
 	a.seedGiven = flagGiven(fs, "seed")
 	return a, 0, true
 }

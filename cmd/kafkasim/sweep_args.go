@@ -49,17 +49,10 @@ func parseSweepArgs(args []string, stderr io.Writer) (a sweepArgs, code int, ok 
 		fmt.Fprintln(stderr, "       kafkasim sweep -resume DIR [-workers W] [-json]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return a, 0, false
-		}
-		return a, 2, false
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return a, code, false
 	}
 	a.wide = *wide
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "kafkasim sweep: unexpected argument %q\n", fs.Arg(0))
-		return a, 2, false
-	}
 	fs.Visit(func(f *flag.Flag) { a.nameGiven = a.nameGiven || f.Name == "scenario" })
 	if a.resume != "" {
 		if err := a.fromManifest(fs); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -58,4 +59,21 @@ func writeViolations(w io.Writer, vs []checkers.Violation, wide bool) error {
 		fmt.Fprintln(w, vs[i].String())
 	}
 	return nil
+}
+
+// parseFlags parses a command's flags and refuses arguments beside them.
+// When ok is false the command ends with code: 0 for -h, 2 for a bad flag
+// or argument (already reported on stderr).
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0, false
+		}
+		return 2, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "%s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		return 2, false
+	}
+	return 0, true
 }
