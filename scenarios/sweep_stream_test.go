@@ -46,16 +46,27 @@ func TestSweepStreamsInJobOrder(t *testing.T) {
 	}
 
 	// OnResult fails on the second result: the error comes back, no
-	// result after it is handed over, and the sweep stops.
+	// result after it is handed over, and the sweep stops. The jobs after
+	// the first three are not started before that failure (Skip is asked
+	// from the dispatcher), so that the runs cannot all be over before the
+	// sweep learns of it, however fast they are.
 	o.Stop = nil
 	boom := errors.New("disk full")
+	failed := make(chan struct{})
 	n := 0
 	o.OnResult = func(Job, Result) error {
 		n++
 		if n == 2 {
+			close(failed)
 			return boom
 		}
 		return nil
+	}
+	o.Skip = func(j Job) bool {
+		if j.Seed > 3 {
+			<-failed
+		}
+		return false
 	}
 	if res, err := Sweep(o); !errors.Is(err, boom) || n != 2 || !res.Stopped && res.Ran == 9 {
 		t.Fatalf("failing OnResult: err %v, calls %d, ran %d, stopped %v", err, n, res.Ran, res.Stopped)
