@@ -118,13 +118,6 @@ func (c *Controller) alterPartition(m model.AlterPartitionRequest) (model.ErrorC
 		}
 	}
 	t := c.state.topics[m.TP.Topic]
-	change, ok := buildChange(p, changeSpec{
-		targetISR:       isr,
-		acceptable:      c.state.active,
-		minISR:          t.effectiveMinISR(),
-		elr:             c.cfg.Cluster.Controller.EligibleLeaderReplicas,
-		unclean:         t.config.UncleanLeaderElection,
-		uncleanShutdown: model.NoBroker,
-	})
+	change, ok := buildChange(p, topicChangeSpec(t, isr, c.state.active, c.cfg.Cluster.Controller.EligibleLeaderReplicas))
 	return model.NoError, change, ok
 }

@@ -322,14 +322,8 @@ func (s *metadataState) leaderAndISRUpdates(remove, add, unclean model.BrokerID,
 		if !selects(p) {
 			return
 		}
-		spec := changeSpec{
-			targetISR:       without(without(p.ISR, remove), unclean),
-			acceptable:      acceptable,
-			minISR:          t.effectiveMinISR(),
-			elr:             s.cluster.Controller.EligibleLeaderReplicas,
-			unclean:         t.config.UncleanLeaderElection,
-			uncleanShutdown: unclean,
-		}
+		spec := topicChangeSpec(t, without(without(p.ISR, remove), unclean), acceptable, s.cluster.Controller.EligibleLeaderReplicas)
+		spec.uncleanShutdown = unclean
 		if r, ok := buildChange(p, spec); ok {
 			out = append(out, r)
 		}

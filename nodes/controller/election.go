@@ -6,6 +6,21 @@ import (
 	"kafkasim/model"
 )
 
+// topicChangeSpec is the change spec every caller starts from: the ISR it
+// asks for, who may lead, and the topic's min.insync.replicas, ELR and
+// unclean-election settings; no uncleanly restarted broker, online
+// election, the partition's own assignment.
+func topicChangeSpec(t *topicInfo, targetISR []model.BrokerID, acceptable func(model.BrokerID) bool, elr bool) changeSpec {
+	return changeSpec{
+		targetISR:       targetISR,
+		acceptable:      acceptable,
+		minISR:          t.effectiveMinISR(),
+		elr:             elr,
+		unclean:         t.config.UncleanLeaderElection,
+		uncleanShutdown: model.NoBroker,
+	}
+}
+
 // changeSpec is what a caller wants for one partition: a target ISR and the
 // rules to elect under. buildChange turns it into the partition's next
 // state the way Kafka's PartitionChangeBuilder.build does, step for step:
@@ -200,25 +215,11 @@ func electLeader(p *partitionInfo, replicas, targetISR, targetELR []model.Broker
 	}
 	lastKnown := spec.elr && len(targetISR) == 0 && len(targetELR) == 0 &&
 		p.LastKnownLeader != model.NoBroker && spec.acceptable(p.LastKnownLeader)
-	if spec.election == electPreferred {
-		// electPreferredLeader: the preferred replica, else the current
-		// leader, else any valid replica, else the last known leader;
-		// never an unclean pick among the others.
-		if len(replicas) > 0 && valid(replicas[0]) {
-			return replicas[0], false
-		}
-		if p.Leader != model.NoBroker && valid(p.Leader) {
-			return p.Leader, false
-		}
-		for _, r := range replicas {
-			if valid(r) {
-				return r, false
-			}
-		}
-		if lastKnown {
-			return p.LastKnownLeader, true
-		}
-		return model.NoBroker, false
+	// electPreferredLeader: the preferred replica first; after it the
+	// same order as online, but never an unclean pick among the others.
+	preferred := spec.election == electPreferred
+	if preferred && len(replicas) > 0 && valid(replicas[0]) {
+		return replicas[0], false
 	}
 	if p.Leader != model.NoBroker && valid(p.Leader) {
 		return p.Leader, false
@@ -231,7 +232,7 @@ func electLeader(p *partitionInfo, replicas, targetISR, targetELR []model.Broker
 	if lastKnown {
 		return p.LastKnownLeader, true
 	}
-	if spec.unclean || spec.election == electUnclean {
+	if !preferred && (spec.unclean || spec.election == electUnclean) {
 		for _, r := range replicas {
 			if spec.acceptable(r) {
 				return r, true

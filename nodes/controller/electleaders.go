@@ -46,15 +46,8 @@ func (c *Controller) electionChange(tp model.TopicPartition, kind ElectionType) 
 		return none, model.ElectionNotNeeded
 	}
 	t := c.state.topics[tp.Topic]
-	spec := changeSpec{
-		targetISR:       p.ISR,
-		acceptable:      c.state.active,
-		minISR:          t.effectiveMinISR(),
-		elr:             c.cfg.Cluster.Controller.EligibleLeaderReplicas,
-		unclean:         t.config.UncleanLeaderElection,
-		uncleanShutdown: model.NoBroker,
-		election:        electPreferred,
-	}
+	spec := topicChangeSpec(t, p.ISR, c.state.active, c.cfg.Cluster.Controller.EligibleLeaderReplicas)
+	spec.election = electPreferred
 	if kind == ElectUnclean {
 		spec.election = electUnclean
 	}

@@ -89,15 +89,8 @@ func (c *Controller) reassignmentChange(tp model.TopicPartition, target []model.
 		return none, model.UnknownTopicOrPartition, false
 	}
 	t := c.state.topics[tp.Topic]
-	spec := changeSpec{
-		targetISR:       p.ISR,
-		acceptable:      c.state.active,
-		minISR:          t.effectiveMinISR(),
-		elr:             c.cfg.Cluster.Controller.EligibleLeaderReplicas,
-		unclean:         t.config.UncleanLeaderElection,
-		uncleanShutdown: model.NoBroker,
-		election:        electOnline,
-	}
+	spec := topicChangeSpec(t, p.ISR, c.state.active, c.cfg.Cluster.Controller.EligibleLeaderReplicas)
+	spec.election = electOnline
 	if target == nil {
 		if !p.reassigning() {
 			return none, model.NoReassignmentInProgress, false
