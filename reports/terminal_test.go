@@ -114,7 +114,7 @@ func TestWrapText(t *testing.T) {
 // short line stay whole.
 func TestFitLines(t *testing.T) {
 	long := "note: " + strings.Repeat("word ", 40)
-	cmd := "go run ./cmd/kafkasim run -scenario leader-failover -seed 25 -set acks=1 -set enable.idempotence=false -schedule runs/x/schedule.txt"
+	cmd := "go run ./cmd/kafkasim run -scenario leader-failover -seed 2 -set acks=1 -set enable.idempotence=false -schedule runs/x/schedule.txt"
 	table := "│ " + strings.Repeat("x", 120) + " │"
 	got := FitLines(long+"\n"+cmd+"\n"+table+"\nshort\n", 40)
 	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")

@@ -242,8 +242,8 @@ func TestRegressionLivenessWaitsForTheRestartedIncarnation(t *testing.T) {
 	c := propCase{Seed: 1, Brokers: 3, Partitions: 3, Interval: 20 * time.Millisecond, Phases: longPhases,
 		Set: []string{"replica.lag.time.max.ms=10s"},
 		Faults: []faultLine{
-			{At: 46800 * time.Millisecond, End: 56600 * time.Millisecond, What: "partition isolate leader-of t/0 from brokers"},
-			{At: 56500 * time.Millisecond, End: 56600 * time.Millisecond, What: "crash leader-of t/0"},
+			{At: 46700 * time.Millisecond, End: 56500 * time.Millisecond, What: "partition isolate leader-of t/0 from brokers"},
+			{At: 56400 * time.Millisecond, End: 56500 * time.Millisecond, What: "crash leader-of t/0"},
 		}}
 	start, err := c.start()
 	if err != nil {
@@ -313,22 +313,22 @@ func TestRegressionGroupLearnsOfACoordinatorThatDiedBehindACut(t *testing.T) {
 		Set:    []string{"session.timeout.ms=10s", "offsets.topic.num.partitions=5", "partition.assignment.strategy=roundrobin"},
 		Groups: []fixture.GroupSpec{{Name: "g", Members: 2}},
 		Faults: []faultLine{
-			{At: 1000 * time.Millisecond, End: 1100 * time.Millisecond, What: "pause leader-of t/0"},
-			{At: 1000 * time.Millisecond, End: 1100 * time.Millisecond, What: "crash isr-follower t/0"},
-			{At: 1000 * time.Millisecond, End: 1100 * time.Millisecond, What: "power-loss controller"},
-			{At: 1000 * time.Millisecond, End: 1100 * time.Millisecond, What: "latency leader-of t/0 +50ms"},
-			{At: 1200 * time.Millisecond, End: 5000 * time.Millisecond, What: "clog leader-of t/1 isr-follower t/1 +100ms"},
-			{At: 2100 * time.Millisecond, End: 10600 * time.Millisecond, What: "partition isolate isr-follower t/1 from all"},
-			{At: 8600 * time.Millisecond, End: 11700 * time.Millisecond, What: "partition isolate leader-of t/0 from brokers"},
-			{At: 8700 * time.Millisecond, End: 11700 * time.Millisecond, What: "crash leader-of t/0"},
-			{At: 52000 * time.Millisecond, End: 53900 * time.Millisecond, What: "crash leader-of t/0"},
+			{At: 800 * time.Millisecond, End: 900 * time.Millisecond, What: "pause leader-of t/0"},
+			{At: 800 * time.Millisecond, End: 900 * time.Millisecond, What: "crash isr-follower t/0"},
+			{At: 800 * time.Millisecond, End: 900 * time.Millisecond, What: "power-loss controller"},
+			{At: 800 * time.Millisecond, End: 900 * time.Millisecond, What: "latency leader-of t/0 +50ms"},
+			{At: 1000 * time.Millisecond, End: 4800 * time.Millisecond, What: "clog leader-of t/1 isr-follower t/1 +100ms"},
+			{At: 1900 * time.Millisecond, End: 10400 * time.Millisecond, What: "partition isolate isr-follower t/1 from all"},
+			{At: 8400 * time.Millisecond, End: 11500 * time.Millisecond, What: "partition isolate leader-of t/0 from brokers"},
+			{At: 8500 * time.Millisecond, End: 11500 * time.Millisecond, What: "crash leader-of t/0"},
+			{At: 51800 * time.Millisecond, End: 53700 * time.Millisecond, What: "crash leader-of t/0"},
 		}}
 	start, err := c.start()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if start != 100*time.Millisecond {
-		t.Fatalf("the case is no longer the one found: its cluster is ready at %v, not 100ms", start)
+	if start != 300*time.Millisecond {
+		t.Fatalf("the case is no longer the one found: its cluster is ready at %v, not 300ms", start)
 	}
 	res, err := c.run(-1)
 	if err != nil {

@@ -108,7 +108,7 @@ func replayHash(t *testing.T, line string) string {
 // the shell. check -run of the directory prints the same line.
 func TestRunReproduceLinesReplayTheRun(t *testing.T) {
 	tmp := t.TempDir()
-	withSet := []string{"run", "-scenario", "leader-failover", "-seed", "25", "-set", "acks=1", "-set", "enable.idempotence=false"}
+	withSet := []string{"run", "-scenario", "leader-failover", "-seed", "2", "-set", "acks=1", "-set", "enable.idempotence=false"}
 	var out, errb bytes.Buffer
 	if code := dispatch(append(withSet, "-json", "-out", filepath.Join(tmp, "set")), &out, &errb); code != 1 {
 		t.Fatalf("exit %d, want 1 (this seed loses data under acks=1): %s", code, errb.String())
@@ -127,7 +127,7 @@ func TestRunReproduceLinesReplayTheRun(t *testing.T) {
 	if h := replayHash(t, lines[0]); h != res.TraceHash {
 		t.Fatalf("%s: trace hash %s, the run's %s", lines[0], h, res.TraceHash)
 	}
-	if h := replayHash(t, "go run ./cmd/kafkasim run -scenario leader-failover -seed 25"); h == res.TraceHash {
+	if h := replayHash(t, "go run ./cmd/kafkasim run -scenario leader-failover -seed 2"); h == res.TraceHash {
 		t.Fatalf("without -set the run has the same hash %s: the test shows nothing", h)
 	}
 	// result.json records the settings and the build.
@@ -203,10 +203,10 @@ func TestRunReproduceLinesReplayTheRun(t *testing.T) {
 func TestSweepReproduceLinesReplayTheRun(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sweep")
 	var out, errb bytes.Buffer
-	code := dispatch([]string{"sweep", "-scenario", "leader-failover", "-start", "25", "-seeds", "1", "-workers", "2",
+	code := dispatch([]string{"sweep", "-scenario", "leader-failover", "-start", "2", "-seeds", "1", "-workers", "2",
 		"-set", "enable.idempotence=false", "-vary", "acks=1,all", "-out", dir}, &out, &errb)
 	if code != 1 {
-		t.Fatalf("exit %d, want 1 (seed 25 fails under acks=1): %s", code, errb.String())
+		t.Fatalf("exit %d, want 1 (seed 2 fails under acks=1): %s", code, errb.String())
 	}
 	hashes := map[string]string{} // reproduce line -> trace hash recorded
 	f, err := os.Open(filepath.Join(dir, "results.jsonl"))

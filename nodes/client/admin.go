@@ -186,10 +186,14 @@ func (a *Admin) run(env *sim.Env) {
 		a.brokerFailed(env, b)
 	}
 	if len(a.pending) > 0 {
-		if a.md.updated {
-			// The first answer gave the brokers, which is all the call
-			// needs: the topics' own metadata is asked for once it ends.
+		switch {
+		case a.brokersReady():
+			// An answer gave the brokers, which is all the call needs:
+			// the topics' own metadata is asked for once it ends.
 			a.md.setTopics(nil)
+		case a.md.updated:
+			// Too few brokers yet: ask again once the backoff allows.
+			a.md.requestUpdate()
 		}
 		a.sendCreateTopics(env, now)
 	}
@@ -211,7 +215,7 @@ func (a *Admin) sendCreateTopics(env *sim.Env, now time.Duration) {
 	case now >= a.deadline:
 		a.complete(env, model.RequestTimedOut)
 		return
-	case now < a.nextTry || !a.md.updated:
+	case now < a.nextTry || !a.brokersReady():
 		return
 	}
 	b, ok := a.net.leastLoaded(a.md.brokers, now, &a.rr)
@@ -227,6 +231,12 @@ func (a *Admin) sendCreateTopics(env *sim.Env, now time.Duration) {
 		return model.CreateTopicsRequest{CorrelationID: corr, Topics: specs}
 	})
 	a.inFlight = true
+}
+
+// brokersReady says metadata has answered, its last answer listing at
+// least opts.WaitForBrokers live brokers.
+func (a *Admin) brokersReady() bool {
+	return a.md.updated && a.md.listed >= a.opts.WaitForBrokers
 }
 
 // createTopicsAnswered takes a broker's answer to the call's attempt.

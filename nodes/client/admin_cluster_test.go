@@ -204,3 +204,38 @@ func TestAdminCreateTopicsSurvivesABrokerCrash(t *testing.T) {
 		t.Fatal("the admin client did not retry on another broker")
 	}
 }
+
+// With WaitForBrokers, the call waits until a Metadata answer lists that
+// many live brokers, as a deployment script waits for its cluster: while
+// one broker of three is down nothing is sent, and once it is back the
+// replicas are placed over all three.
+func TestAdminWaitsForEveryBrokerBeforeCreating(t *testing.T) {
+	kc := model.DefaultConfig()
+	kc.Broker.DefaultReplicationFactor = 1
+	c, err := fixture.NewCluster(fixture.ClusterOptions{Seed: 5, Config: kc, Trace: sim.Config{Record: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &client.CreateTopicsResult{}
+	c.AddClient("adminclient-1", func() sim.Node {
+		return client.NewAdmin(client.AdminOptions{Bootstrap: c.Brokers, Config: kc, WaitForBrokers: 3, Result: res,
+			Topics: []model.TopicSpec{{Name: "t", Partitions: 6, ReplicationFactor: 1}}})
+	})
+	c.Start()
+	c.Sim.Crash(3)
+	c.Sim.Run(5 * time.Second)
+	if sent := delivered(c, isAdmin, isBroker, "CreateTopics "); len(sent) > 0 || len(res.Topics) > 0 {
+		t.Fatalf("with broker 3 down the admin client sent %v (outcomes %v)", sent, res.Topics)
+	}
+	c.Sim.Restart(3)
+	runUntilDone(t, c, res, 20*time.Second)
+	wantOutcomes(t, res, model.NoError)
+	hosts := map[model.BrokerID]bool{}
+	for p := int32(0); p < 6; p++ {
+		ps, _ := c.Partition(model.TP("t", p))
+		hosts[ps.Replicas[0]] = true
+	}
+	if !hosts[3] {
+		t.Fatalf("no partition of six placed on broker 3: %v", hosts)
+	}
+}

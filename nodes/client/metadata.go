@@ -30,6 +30,10 @@ type metadata struct {
 	bootstrap []model.BrokerID
 	brokers   []model.BrokerID // live brokers from the last answer; bootstrap until then
 	topics    []string         // topics of interest, sorted
+	// listed is how many live brokers the last answer listed: an answer
+	// that lists none (a broker that has no metadata yet) leaves brokers
+	// as they were.
+	listed int
 
 	counts map[string]int32 // partition count of each known topic
 	// parts is every known partition's state, sorted by partition: a
@@ -190,6 +194,7 @@ func (m *metadata) apply(r model.MetadataResponse, now time.Duration) {
 	m.ver++
 	m.updated, m.lastUpdate = true, now
 	m.attempted, m.lastAttempt = true, now
+	m.listed = len(r.Brokers)
 	if len(r.Brokers) > 0 {
 		m.brokers = slices.Clone(r.Brokers)
 		slices.Sort(m.brokers)

@@ -138,6 +138,12 @@ type AdminOptions struct {
 	// APITimeout is default.api.timeout.ms, the call's deadline: the
 	// model's configuration does not carry it. 0 means Kafka's 60 s.
 	APITimeout time.Duration
+	// WaitForBrokers, when positive, holds the call back until a Metadata
+	// answer lists at least this many live (registered, unfenced)
+	// brokers: what a deployment script does before it creates topics,
+	// so that the replicas are placed over the whole cluster. The call's
+	// deadline runs from the start all the same.
+	WaitForBrokers int
 	// Result receives the outcome. Like a Recorder it lives outside the
 	// node, so that the harness can read it and a restarted admin client
 	// does not create the topics twice.
