@@ -115,7 +115,7 @@ func (s *Scripted) stuckOnlyWhereHeld(acks *ackWatch, progress *partitionProgres
 		return nil, nil, false
 	}
 	lost = s.diskLost()
-	for _, tp := range s.heldBehindAcknowledged() {
+	for _, tp := range s.heldBehindAcknowledged(progress.since) {
 		if !slices.Contains(lost, tp) {
 			held = append(held, tp)
 		}
@@ -134,14 +134,14 @@ func (s *Scripted) stuckOnlyWhereHeld(acks *ackWatch, progress *partitionProgres
 // heldBehindAcknowledged is the partitions, sorted, on which some running
 // producer retries a batch behind its acknowledged sequence
 // (client.Producer.HeldBehindAcknowledged).
-func (s *Scripted) heldBehindAcknowledged() []model.TopicPartition {
+func (s *Scripted) heldBehindAcknowledged(since time.Duration) []model.TopicPartition {
 	var out []model.TopicPartition
 	for _, id := range s.Sim.Nodes() {
 		p, _ := s.Sim.Node(id).(*client.Producer)
 		if p == nil {
 			continue
 		}
-		for _, tp := range p.HeldBehindAcknowledged() {
+		for _, tp := range p.HeldBehindAcknowledged(since) {
 			if i, found := slices.BinarySearchFunc(out, tp, model.TopicPartition.Compare); !found {
 				out = slices.Insert(out, i, tp)
 			}

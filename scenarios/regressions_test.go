@@ -21,6 +21,17 @@ var regressions = []struct {
 	why      string
 }{
 	{
+		name:     "a-hold-behind-the-acknowledged-sequence-lasts-until-what-waited-is-read",
+		scenario: "chaos-config",
+		seed:     97003027,
+		schedule: `
+from 30.15s to 33.18s partition isolate isr-follower t/1 from brokers
+from 34.039s to 34.04s power-loss b1
+from 42.679s to 42.68s power-loss isr-follower t/1
+`,
+		why: "liveness-check bug: an idempotent producer's retry of t/0's batch 495 was behind the acknowledged sequence and held the partition, as Kafka's TransactionManager.canRetry and RecordAccumulator.shouldStopDrainBatchesForPartition do, until the batch expired at delivery.timeout.ms, 0.1 s before the liveness bound. At the bound the waiting records were acknowledged under the bumped epoch but not yet read, and the hold was over, so the check neither saw a held partition nor gave it the extra time. A hold now counts from the heal on until the check ends, not only while it lasts (found by the session-11 campaign on c9b9c11, seeds 97003027 and 97003275)",
+	},
+	{
 		name:     "expired-batch-leaves-a-sequence-the-next-pass-settles-at-once",
 		scenario: "chaos",
 		seed:     94000918,

@@ -1,11 +1,18 @@
 package client
 
-import "kafkasim/model"
+import (
+	"time"
+
+	"kafkasim/model"
+)
 
 // HeldBehindAcknowledged names the partitions (sorted) on which this
 // idempotent producer retries a batch that a leader answered
 // OUT_OF_ORDER_SEQUENCE_NUMBER although its sequence is behind the last one
-// acknowledged on the partition, under the same producer id and epoch.
+// acknowledged on the partition, under the same producer id and epoch, or
+// did so at some time from since on (true virtual time): the records that
+// waited behind a hold that ended just now are acknowledged, but not yet
+// read.
 //
 // Such a batch is one whose records a leader already has (an old leader's
 // answer was lost, or came back NOT_LEADER_OR_FOLLOWER after the records
@@ -18,13 +25,17 @@ import "kafkasim/model"
 // keeps every batch behind it waiting: the partition takes no write from
 // this producer until the batch reaches delivery.timeout.ms. The liveness
 // check reads this to allow that time (scenarios/liveness_sequences.go).
-func (p *Producer) HeldBehindAcknowledged() []model.TopicPartition {
+func (p *Producer) HeldBehindAcknowledged(since time.Duration) []model.TopicPartition {
 	if !p.idem.on || !p.idem.ready() {
 		return nil
 	}
 	var out []model.TopicPartition
 	for _, tp := range p.acc.tps {
 		st := p.idem.find(tp)
+		if st != nil && (st.held || st.released && st.releasedAt >= since) {
+			out = append(out, tp)
+			continue
+		}
 		if st == nil || st.lastAcked == model.NoSequence {
 			continue
 		}

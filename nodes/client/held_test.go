@@ -48,15 +48,37 @@ func TestHeldBehindAcknowledged(t *testing.T) {
 		s := start()
 		s.p.idem.completed(s.b, 12)
 		answer(t, s, s.a, model.NotLeaderOrFollower)
-		if got := s.p.HeldBehindAcknowledged(); got != nil {
+		if got := s.p.HeldBehindAcknowledged(0); got != nil {
 			t.Fatalf("held after NOT_LEADER_OR_FOLLOWER: %v", got)
 		}
 		answer(t, s, s.a, model.OutOfOrderSequenceNumber)
 		if s.p.idem.bumpRequired {
 			t.Fatalf("a batch behind the acknowledged one asked for an epoch bump")
 		}
-		if got := s.p.HeldBehindAcknowledged(); !slices.Equal(got, []model.TopicPartition{tp}) {
+		if got := s.p.HeldBehindAcknowledged(0); !slices.Equal(got, []model.TopicPartition{tp}) {
 			t.Fatalf("held %v, want [t/0]", got)
+		}
+	})
+	t.Run("until an acknowledgement follows", func(t *testing.T) {
+		// The held batch expires and the epoch bump re-sequences what
+		// waited: the partition is still held until a batch is
+		// acknowledged under the new epoch.
+		s := start()
+		s.p.idem.completed(s.b, 12)
+		answer(t, s, s.a, model.NotLeaderOrFollower)
+		answer(t, s, s.a, model.OutOfOrderSequenceNumber)
+		s.a.done = true
+		s.p.idem.removeInflight(s.a)
+		s.p.idem.requestBump(tp)
+		s.p.idem.bumpIfNeeded()
+		if got := s.p.HeldBehindAcknowledged(0); !slices.Equal(got, []model.TopicPartition{tp}) {
+			t.Fatalf("held %v after the held batch expired and the epoch was bumped, want [t/0]", got)
+		}
+		c := newBatch(2)
+		s.p.idem.assign(c)
+		s.p.idem.completed(c, 14)
+		if got := s.p.HeldBehindAcknowledged(0); got != nil {
+			t.Fatalf("held %v after an acknowledgement", got)
 		}
 	})
 	t.Run("the next sequence", func(t *testing.T) {
@@ -66,7 +88,7 @@ func TestHeldBehindAcknowledged(t *testing.T) {
 		if !s.p.idem.bumpRequired {
 			t.Fatalf("a gap right after the acknowledged sequence did not ask for a bump")
 		}
-		if got := s.p.HeldBehindAcknowledged(); got != nil {
+		if got := s.p.HeldBehindAcknowledged(0); got != nil {
 			t.Fatalf("held %v for the next sequence", got)
 		}
 		s.p.idem.bumpIfNeeded()
@@ -74,7 +96,7 @@ func TestHeldBehindAcknowledged(t *testing.T) {
 			t.Fatalf("the bump did not rewrite the in-flight batch")
 		}
 		answer(t, s, s.b, model.OutOfOrderSequenceNumber)
-		if got := s.p.HeldBehindAcknowledged(); got != nil {
+		if got := s.p.HeldBehindAcknowledged(0); got != nil {
 			t.Fatalf("held %v after the bump rewrote the sequence", got)
 		}
 	})
@@ -83,7 +105,7 @@ func TestHeldBehindAcknowledged(t *testing.T) {
 		s.p.idem.completed(s.b, 12)
 		answer(t, s, s.a, model.OutOfOrderSequenceNumber)
 		s.p.idem.on = false
-		if got := s.p.HeldBehindAcknowledged(); got != nil {
+		if got := s.p.HeldBehindAcknowledged(0); got != nil {
 			t.Fatalf("a producer without idempotence held %v", got)
 		}
 	})

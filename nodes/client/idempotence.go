@@ -90,6 +90,16 @@ type seqState struct {
 	lastAcked    int32 // NoSequence: none yet
 	lastAckedOff model.Offset
 	inflight     []*batch // by sequence
+	// held says a retry behind lastAcked was refused as out of order
+	// (batch.heldBehind): the partition takes no write from this producer
+	// until an acknowledgement follows, which clears it. The hold does not
+	// end when the held batch expires at delivery.timeout.ms: the epoch
+	// bump and the resend of what waited behind it come after.
+	held bool
+	// released says a hold ended, releasedAt when (true virtual time): the
+	// acknowledgement that cleared held (Producer.acknowledged).
+	released   bool
+	releasedAt time.Duration
 }
 
 func newIdempotence(on bool) idempotence {
@@ -204,6 +214,7 @@ func (s *idempotence) removeInflight(b *batch) {
 func (s *idempotence) completed(b *batch, base model.Offset) {
 	p := s.part(b.tp)
 	p.lastAcked = max(p.lastAcked, b.lastSeq())
+	p.held = false
 	if base >= 0 {
 		p.lastAckedOff = max(p.lastAckedOff, base+model.Offset(b.count())-1)
 	}
@@ -346,7 +357,10 @@ func (s *idempotence) canRetry(b *batch, err model.ErrorCode, logStart model.Off
 	case model.OutOfOrderSequenceNumber:
 		isNext := b.seq-p.lastAcked == 1
 		if !unresolved && (b.seqReset || !isNext) {
-			return true // an earlier batch is still being retried
+			// An earlier batch is still being retried, or this one is
+			// behind what was acknowledged and holds the partition.
+			p.held = p.held || b.heldBehind(p.lastAcked, s.pid, s.epoch)
+			return true
 		}
 		if !unresolved || s.unresolved[b.tp] == b.seq {
 			s.requestBump(b.tp) // a real gap

@@ -328,7 +328,7 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 		// A leader must say where it put an acknowledged batch; without an
 		// offset the history cannot say ok, only that it was written.
 		if p.idem.on {
-			p.idem.completed(b, base)
+			p.acknowledged(env, b, base)
 		}
 		b.maybeAppended = true
 		p.failBatch(env, b, model.NoError, "NONE without an offset", false)
@@ -337,7 +337,7 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 	if err == model.NoError {
 		p.fast.answered = p.answerQuiet(env, b)
 		if p.idem.on {
-			p.idem.completed(b, base)
+			p.acknowledged(env, b, base)
 		}
 		if !b.done {
 			b.done = true
@@ -375,7 +375,7 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 		// reports success without an offset. The history cannot say ok
 		// without one, so it says info.
 		if p.idem.on {
-			p.idem.completed(b, model.NoOffset)
+			p.acknowledged(env, b, model.NoOffset)
 		}
 		b.maybeAppended = true
 		p.failBatch(env, b, model.NoError, err.String()+": written, offset unknown", false)
@@ -386,6 +386,18 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 	}
 	if invalidMetadata(err) {
 		p.md.requestUpdate()
+	}
+}
+
+// acknowledged is handleCompletedBatch (idempotence.completed), noting
+// when the acknowledgement ends a hold behind the acknowledged sequence
+// (HeldBehindAcknowledged).
+func (p *Producer) acknowledged(env *sim.Env, b *batch, base model.Offset) {
+	st := p.idem.find(b.tp)
+	held := st != nil && st.held
+	p.idem.completed(b, base)
+	if held {
+		st.released, st.releasedAt = true, env.ObserverNow()
 	}
 }
 
