@@ -21,38 +21,7 @@ func (n *Nemesis) partition(f Fault, r *rand.Rand) ([]link, []model.BrokerID, st
 	srv := servers(n.w)
 	switch f.Kind {
 	case KindIsolate:
-		xs, why := f.Target.resolveAll(n.w, r)
-		if xs == nil {
-			return nil, nil, why
-		}
-		var others []model.BrokerID
-		switch f.Scope {
-		case ScopeBrokers:
-			others = n.w.Brokers()
-		case ScopeControllers:
-			others = n.w.Controllers()
-		case ScopeAll:
-			for _, id := range n.s.Nodes() {
-				others = append(others, model.BrokerID(id))
-			}
-		default:
-			others = srv
-		}
-		var rest []model.BrokerID
-		for _, id := range others {
-			if !inGroup(xs, id) {
-				rest = append(rest, id)
-			}
-		}
-		// Sorted so that the log names the sides the same way whatever
-		// order the world lists its nodes in (the active controller
-		// first).
-		slices.Sort(rest)
-		gs := [][]model.BrokerID{xs, rest}
-		if len(rest) == 0 {
-			return nil, nil, "no one to cut " + describe(gs[:1]) + " from " + f.Scope.String()
-		}
-		return groupLinks(gs), xs, describe(gs)
+		return n.isolateLinks(f, srv, r)
 	case KindHalves:
 		if len(srv) < 2 {
 			return nil, nil, "fewer than two servers to split"
@@ -73,37 +42,85 @@ func (n *Nemesis) partition(f Fault, r *rand.Rand) ([]link, []model.BrokerID, st
 	case KindRing:
 		return ringLinks(srv, r)
 	case KindOneWay:
-		a, why := f.Target.resolve(n.w, r)
-		if a == model.NoBroker {
-			return nil, nil, why
-		}
-		b, why := f.Peer.resolve(n.w, r)
-		if b == model.NoBroker {
-			return nil, nil, why
-		}
-		if a == b {
-			return nil, nil, "both ends are " + a.String()
-		}
-		return []link{{a, b}}, []model.BrokerID{a, b}, a.String() + " -> " + b.String()
+		return n.oneWayLinks(f, r)
 	case KindSplit:
-		var gs [][]model.BrokerID
-		var all []model.BrokerID
-		for _, g := range f.Groups {
-			var ids []model.BrokerID
-			for _, s := range g {
-				found, _ := s.resolveAll(n.w, r)
-				ids = append(ids, found...)
-			}
-			gs = append(gs, ids)
-			all = append(all, ids...)
-		}
-		ls := groupLinks(gs)
-		if len(ls) == 0 {
-			return nil, nil, "the groups resolve to fewer than two sides: " + describe(gs)
-		}
-		return ls, all, describe(gs)
+		return n.splitLinks(f, r)
 	}
 	panic("faults: partition of kind " + string(f.Kind))
+}
+
+// isolateLinks cuts the target's nodes from the rest of the fault's
+// scope (the servers unless it says brokers, controllers or all nodes).
+func (n *Nemesis) isolateLinks(f Fault, srv []model.BrokerID, r *rand.Rand) ([]link, []model.BrokerID, string) {
+	xs, why := f.Target.resolveAll(n.w, r)
+	if xs == nil {
+		return nil, nil, why
+	}
+	var others []model.BrokerID
+	switch f.Scope {
+	case ScopeBrokers:
+		others = n.w.Brokers()
+	case ScopeControllers:
+		others = n.w.Controllers()
+	case ScopeAll:
+		for _, id := range n.s.Nodes() {
+			others = append(others, model.BrokerID(id))
+		}
+	default:
+		others = srv
+	}
+	var rest []model.BrokerID
+	for _, id := range others {
+		if !inGroup(xs, id) {
+			rest = append(rest, id)
+		}
+	}
+	// Sorted so that the log names the sides the same way whatever
+	// order the world lists its nodes in (the active controller
+	// first).
+	slices.Sort(rest)
+	gs := [][]model.BrokerID{xs, rest}
+	if len(rest) == 0 {
+		return nil, nil, "no one to cut " + describe(gs[:1]) + " from " + f.Scope.String()
+	}
+	return groupLinks(gs), xs, describe(gs)
+}
+
+// oneWayLinks cuts the one link from the target to the peer.
+func (n *Nemesis) oneWayLinks(f Fault, r *rand.Rand) ([]link, []model.BrokerID, string) {
+	a, why := f.Target.resolve(n.w, r)
+	if a == model.NoBroker {
+		return nil, nil, why
+	}
+	b, why := f.Peer.resolve(n.w, r)
+	if b == model.NoBroker {
+		return nil, nil, why
+	}
+	if a == b {
+		return nil, nil, "both ends are " + a.String()
+	}
+	return []link{{a, b}}, []model.BrokerID{a, b}, a.String() + " -> " + b.String()
+}
+
+// splitLinks cuts the fault's groups, each its selectors' nodes, from
+// one another.
+func (n *Nemesis) splitLinks(f Fault, r *rand.Rand) ([]link, []model.BrokerID, string) {
+	var gs [][]model.BrokerID
+	var all []model.BrokerID
+	for _, g := range f.Groups {
+		var ids []model.BrokerID
+		for _, s := range g {
+			found, _ := s.resolveAll(n.w, r)
+			ids = append(ids, found...)
+		}
+		gs = append(gs, ids)
+		all = append(all, ids...)
+	}
+	ls := groupLinks(gs)
+	if len(ls) == 0 {
+		return nil, nil, "the groups resolve to fewer than two sides: " + describe(gs)
+	}
+	return ls, all, describe(gs)
 }
 
 // groupLinks cuts every node of each group from every node of every other

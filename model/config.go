@@ -661,34 +661,11 @@ func (c *Config) NonDefault() []string {
 // that cannot work, naming the keys involved. It reports every problem, in
 // a fixed order, joined into one error.
 func (c *Config) Validate() error {
-	var errs []error
+	errs := c.checkMinimums()
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 
-	// Ranges from the min tags (0 when absent): no negative counts, sizes
-	// or durations. Enumerations (acks, truncation, ...) are checked below.
-	for _, name := range configNames {
-		f := configFields[name]
-		v := reflect.ValueOf(c).Elem().FieldByIndex(f.index)
-		switch {
-		case v.Type() == durationType:
-			lo := time.Duration(0)
-			if f.min != "" {
-				lo = mustParseDuration(f.min)
-			}
-			if d := time.Duration(v.Int()); d < lo {
-				bad("%s=%s: must be at least %s", name, formatConfigValue(v), lo)
-			}
-		case v.Kind() == reflect.Int32 || v.Kind() == reflect.Int64:
-			lo := int64(0)
-			if f.min != "" {
-				lo, _ = strconv.ParseInt(f.min, 10, 64)
-			}
-			if v.Int() < lo {
-				bad("%s=%d: must be at least %d", name, v.Int(), lo)
-			}
-		}
-	}
-
+	// The rules between settings and on enumerations, one flat list read
+	// top to bottom, in the order their errors are reported.
 	b, t, p, cs, cl := &c.Broker, &c.Topic, &c.Producer, &c.Consumer, &c.Client
 	if !b.Truncation.valid() {
 		bad("truncation=%q: must be one of %s, %s, %s", string(b.Truncation), TruncateLeaderEpoch, TruncateLeaderEpochKIP101, TruncateHighWatermark)
@@ -743,6 +720,37 @@ func (c *Config) Validate() error {
 		bad("partition.assignment.strategy=%q: must be range, roundrobin, sticky or cooperative-sticky", string(cs.AssignmentStrategy))
 	}
 	return errors.Join(errs...)
+}
+
+// checkMinimums checks every setting against its min tag (0 when absent):
+// no negative counts, sizes or durations. Enumerations (acks, truncation,
+// ...) are Validate's rules.
+func (c *Config) checkMinimums() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	for _, name := range configNames {
+		f := configFields[name]
+		v := reflect.ValueOf(c).Elem().FieldByIndex(f.index)
+		switch {
+		case v.Type() == durationType:
+			lo := time.Duration(0)
+			if f.min != "" {
+				lo = mustParseDuration(f.min)
+			}
+			if d := time.Duration(v.Int()); d < lo {
+				bad("%s=%s: must be at least %s", name, formatConfigValue(v), lo)
+			}
+		case v.Kind() == reflect.Int32 || v.Kind() == reflect.Int64:
+			lo := int64(0)
+			if f.min != "" {
+				lo, _ = strconv.ParseInt(f.min, 10, 64)
+			}
+			if v.Int() < lo {
+				bad("%s=%d: must be at least %d", name, v.Int(), lo)
+			}
+		}
+	}
+	return errs
 }
 
 // satAdd adds durations, saturating at Never instead of overflowing.

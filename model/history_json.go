@@ -263,6 +263,22 @@ func parseLine(b []byte, pos int) (Op, error) {
 	if dec.More() {
 		return Op{}, errors.New("more than one JSON value on the line")
 	}
+	op, err := l.header(pos)
+	if err != nil {
+		return Op{}, err
+	}
+	if err := l.parseFields(&op); err != nil {
+		return Op{}, err
+	}
+	if err := op.validate(pos); err != nil {
+		return Op{}, err
+	}
+	return op, nil
+}
+
+// header is the op's plain fields, its number (pos), type, function and
+// its end once completed; the fields with their own syntax are parseFields'.
+func (l *opLine) header(pos int) (Op, error) {
 	op := Op{
 		Index:   pos,
 		Process: l.Process,
@@ -293,20 +309,27 @@ func parseLine(b []byte, pos int) (Op, error) {
 	} else if l.End != nil {
 		return Op{}, errors.New("invoke op with an \"end\": it never completed")
 	}
+	return op, nil
+}
+
+// parseFields sets op's fields that the line writes in their own syntax
+// (a partition, a value, record and partition lists, offsets,
+// resequencings) or that only some ops have, in the line's order.
+func (l *opLine) parseFields(op *Op) error {
 	var err error
 	if l.TP != "" {
 		if op.TP, err = ParseTopicPartition(l.TP); err != nil {
-			return Op{}, err
+			return err
 		}
 	}
 	if len(l.Value) > 0 {
 		if op.Value, err = parseValue(l.Value); err != nil {
-			return Op{}, err
+			return err
 		}
 	}
 	if l.Offset != nil {
 		if op.F != FSend {
-			return Op{}, fmt.Errorf("%s op with an \"offset\": only a send has one", op.F)
+			return fmt.Errorf("%s op with an \"offset\": only a send has one", op.F)
 		}
 		op.Offset = Offset(*l.Offset)
 	}
@@ -317,30 +340,25 @@ func parseLine(b []byte, pos int) (Op, error) {
 		op.Generation = Epoch(*l.Generation)
 	}
 	if op.Records, err = parseRecords(l.Records); err != nil {
-		return Op{}, err
+		return err
 	}
 	if op.Partitions, err = parseTPs(l.Partitions); err != nil {
-		return Op{}, err
+		return err
 	}
 	if op.Gained, err = parseTPs(l.Gained); err != nil {
-		return Op{}, err
+		return err
 	}
 	if op.Lost, err = parseTPs(l.Lost); err != nil {
-		return Op{}, err
+		return err
 	}
 	if op.Offsets, err = parseOffsets(l.Offsets, l.From); err != nil {
-		return Op{}, err
+		return err
 	}
 	if op.Resequenced, err = parseReseqLines(l.Reseq); err != nil {
-		return Op{}, err
+		return err
 	}
-	if op.AckedAs, err = parseSentAsLine(l.AckedAs); err != nil {
-		return Op{}, err
-	}
-	if err := op.validate(pos); err != nil {
-		return Op{}, err
-	}
-	return op, nil
+	op.AckedAs, err = parseSentAsLine(l.AckedAs)
+	return err
 }
 
 // jsonReason shortens encoding/json's messages to the part a person fixing

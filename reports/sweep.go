@@ -165,6 +165,29 @@ func WriteSummary(dir string, s *Summary, o SweepOptions) error {
 	groups := s.Groups()
 	rep := sweepReport{Command: o.Command, Runs: s.Runs(), Summary: SummaryTable(groups),
 		Latency: []Table{LatencyTable(groups, Unavailable), LatencyTable(groups, Election)}}
+	if err := rep.addFigures(dir, s, groups); err != nil {
+		return err
+	}
+	replayed, err := listRuns(dir)
+	if err != nil {
+		return err
+	}
+	rep.Replayed = replayed
+	rep.Passed, rep.FailingRuns, rep.Unknown = s.AsExpected() && !s.Unknown(), s.FailingCount(), s.Unknown()
+	rep.Shown = s.ShownRuns()
+	rep.Anomalies = s.AnomalyCounts()
+	rep.addRows(s, replayed)
+	rep.Provenance = s.Provenance()
+	rep.addFailing(s, replayed)
+	if err := WriteFile(filepath.Join(dir, "summary.md"), func(w io.Writer) error { return rep.markdown(w) }); err != nil {
+		return err
+	}
+	return WriteFile(filepath.Join(dir, "index.html"), func(w io.Writer) error { return indexTemplate.Execute(w, rep) })
+}
+
+// addFigures draws the report's plots into dir, and the controller
+// failover comparison when the runs had any, and adds those drawn.
+func (rep *sweepReport) addFigures(dir string, s *Summary, groups []Group) error {
 	plots := []struct {
 		name, caption string
 		draw          func(string, []Group, Metric) (Drawing, error)
@@ -183,28 +206,27 @@ func WriteSummary(dir string, s *Summary, o SweepOptions) error {
 			rep.Figures = append(rep.Figures, figureOf(p.name, p.caption, d))
 		}
 	}
-	if s.HasControllerFailovers() {
-		const name = "cdf-controller-failover"
-		d, err := PlotFailoverComparison(filepath.Join(dir, name), groups)
-		if err != nil {
-			return fmt.Errorf("plot %s: %w", name, err)
-		}
-		rep.Controllers = &controllerSection{Table: FailoverComparisonTable(groups)}
-		if len(d.Files) > 0 {
-			f := figureOf(name, "CDF of partition-leader failover (the fault to another leader's election) beside controller failover (the fault to the first metadata entry committed under the new quorum leader)", d)
-			rep.Controllers.Figure = &f
-		}
+	if !s.HasControllerFailovers() {
+		return nil
 	}
-	replayed, err := listRuns(dir)
+	const name = "cdf-controller-failover"
+	d, err := PlotFailoverComparison(filepath.Join(dir, name), groups)
 	if err != nil {
-		return err
+		return fmt.Errorf("plot %s: %w", name, err)
 	}
-	rep.Replayed = replayed
-	rep.Passed, rep.FailingRuns, rep.Unknown = s.AsExpected() && !s.Unknown(), s.FailingCount(), s.Unknown()
-	rep.Shown = s.ShownRuns()
+	rep.Controllers = &controllerSection{Table: FailoverComparisonTable(groups)}
+	if len(d.Files) > 0 {
+		f := figureOf(name, "CDF of partition-leader failover (the fault to another leader's election) beside controller failover (the fault to the first metadata entry committed under the new quorum leader)", d)
+		rep.Controllers.Figure = &f
+	}
+	return nil
+}
+
+// addRows adds the run rows, each linked to its run directory when it
+// was replayed, and the filters their values offer.
+func (rep *sweepReport) addRows(s *Summary, replayed []RunLink) {
 	rows, moreRows := s.Rows()
 	rep.MoreRows = moreRows
-	rep.Anomalies = s.AnomalyCounts()
 	seen := map[string]map[string]bool{"s": {}, "v": {}, "a": {}, "x": {}}
 	for _, r := range rows {
 		if slices.ContainsFunc(replayed, func(l RunLink) bool {
@@ -222,7 +244,11 @@ func WriteSummary(dir string, s *Summary, o SweepOptions) error {
 		}
 	}
 	rep.Filters = filters{Scenarios: sortedKeys(seen["s"]), Verdicts: sortedKeys(seen["v"]), Anomalies: sortedKeys(seen["a"]), Varies: sortedKeys(seen["x"])}
-	rep.Provenance = s.Provenance()
+}
+
+// addFailing adds the failing runs: each labelled, with its reproduce
+// lines, its run directory when it was replayed and its first problems.
+func (rep *sweepReport) addFailing(s *Summary, replayed []RunLink) {
 	mixed := s.Mixed()
 	failingRuns, more := s.Failing()
 	rep.More = more
@@ -241,10 +267,6 @@ func WriteSummary(dir string, s *Summary, o SweepOptions) error {
 		}
 		rep.Failing = append(rep.Failing, f)
 	}
-	if err := WriteFile(filepath.Join(dir, "summary.md"), func(w io.Writer) error { return rep.markdown(w) }); err != nil {
-		return err
-	}
-	return WriteFile(filepath.Join(dir, "index.html"), func(w io.Writer) error { return indexTemplate.Execute(w, rep) })
 }
 
 // listRuns lists dir/runs/*/ and their files, sorted by name.

@@ -30,40 +30,11 @@ var faultShade = color.NRGBA{R: 220, G: 60, B: 60, A: 45}
 // are shaded in every panel. It writes base.png and base.svg.
 func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 	end := runEnd(res)
-	acks, err := acksPanel(res, end)
+	panels, top, err := timelinePanels(res, end)
 	if err != nil {
 		return nil, err
 	}
-	leaders, err := leadersPanel(res, end)
-	if err != nil {
-		return nil, err
-	}
-	isrs, err := isrPanel(res, end)
-	if err != nil {
-		return nil, err
-	}
-	hws, err := hwPanel(res, end)
-	if err != nil {
-		return nil, err
-	}
-	acks.Title.Text = fmt.Sprintf("%s seed %d: fault windows shaded", res.Scenario, res.Seed)
-	if len(partitionsOf(res)) > 1 {
-		acks.Title.Text += "; equal values drawn slightly apart"
-	}
-	// Room above the data for the fault labels, which are added after
-	// the shading so that no band is drawn over a label.
-	top := max(acks.Y.Max, 1)
-	if len(res.Faults) > 0 {
-		acks.Y.Max = top * 1.45
-	}
-	panels := []*plot.Plot{acks, leaders, isrs, hws}
-	if quorumLeaderChanged(res) {
-		q, err := quorumPanel(res, end)
-		if err != nil {
-			return nil, err
-		}
-		panels = append(panels, q)
-	}
+	acks := panels[0]
 	for i, p := range panels {
 		p.X.Min, p.X.Max = 0, end.Seconds()
 		// The fault windows' legend entry is said once, in the first
@@ -76,10 +47,56 @@ func PlotTimeline(base string, res scenarios.Result) ([]string, error) {
 		return nil, err
 	}
 	panels[len(panels)-1].X.Label.Text = "virtual time (seconds)"
-	// Each panel's legend is drawn in a strip right of the panels, where
-	// it covers no curve however many partitions there are; the strip is
-	// as wide as the widest legend, and a panel as tall as its legend
-	// needs.
+	return saveTimeline(base, panels)
+}
+
+// timelinePanels are the timeline's panels, the acknowledged writes'
+// first (titled, with room above for the fault labels, the data's top
+// being top), and the quorum's last when its leader changed.
+func timelinePanels(res scenarios.Result, end time.Duration) (panels []*plot.Plot, top float64, err error) {
+	acks, err := acksPanel(res, end)
+	if err != nil {
+		return nil, 0, err
+	}
+	leaders, err := leadersPanel(res, end)
+	if err != nil {
+		return nil, 0, err
+	}
+	isrs, err := isrPanel(res, end)
+	if err != nil {
+		return nil, 0, err
+	}
+	hws, err := hwPanel(res, end)
+	if err != nil {
+		return nil, 0, err
+	}
+	acks.Title.Text = fmt.Sprintf("%s seed %d: fault windows shaded", res.Scenario, res.Seed)
+	if len(partitionsOf(res)) > 1 {
+		acks.Title.Text += "; equal values drawn slightly apart"
+	}
+	// Room above the data for the fault labels, which are added after
+	// the shading so that no band is drawn over a label.
+	top = max(acks.Y.Max, 1)
+	if len(res.Faults) > 0 {
+		acks.Y.Max = top * 1.45
+	}
+	panels = []*plot.Plot{acks, leaders, isrs, hws}
+	if quorumLeaderChanged(res) {
+		q, err := quorumPanel(res, end)
+		if err != nil {
+			return nil, 0, err
+		}
+		panels = append(panels, q)
+	}
+	return panels, top, nil
+}
+
+// saveTimeline draws the panels one above the other into base.png and
+// base.svg. Each panel's legend is drawn in a strip right of the panels,
+// where it covers no curve however many partitions there are; the strip
+// is as wide as the widest legend, and a panel as tall as its legend
+// needs.
+func saveTimeline(base string, panels []*plot.Plot) ([]string, error) {
 	legends := make([]*plot.Legend, len(panels))
 	var legendWidth, legendHeight vg.Length
 	for i, p := range panels {

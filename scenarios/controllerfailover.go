@@ -101,38 +101,7 @@ func (f *ControllerFailover) UnmarshalJSON(b []byte) error {
 // isolation from the brokers alone, which leaves the leader its quorum,
 // never is.
 func MeasureControllerFailovers(q model.QuorumObservations, log []faults.Event) []ControllerFailover {
-	leaders := slices.Clone(q.Leaders)
-	slices.SortStableFunc(leaders, func(a, b model.QuorumLeaderObservation) int { return compareDur(a.Time, b.Time) })
-	hws := slices.Clone(q.HighWatermarks)
-	slices.SortStableFunc(hws, func(a, b model.QuorumHWObservation) int { return compareDur(a.Time, b.Time) })
-	applied := slices.Clone(q.Applied)
-	slices.SortStableFunc(applied, func(a, b model.QuorumAppliedObservation) int { return compareDur(a.Time, b.Time) })
-
-	// current is the leader of the highest epoch elected by t.
-	current := func(t time.Duration) (model.QuorumLeaderObservation, bool) {
-		var best model.QuorumLeaderObservation
-		found := false
-		for _, o := range leaders {
-			if o.Time > t {
-				break
-			}
-			if !found || o.Epoch > best.Epoch {
-				best, found = o, true
-			}
-		}
-		return best, found
-	}
-	hwAt := func(t time.Duration) int64 {
-		hw := int64(0)
-		for _, o := range hws {
-			if o.Time > t {
-				break
-			}
-			hw = max(hw, o.HW)
-		}
-		return hw
-	}
-
+	qt := newQuorumTimeline(q)
 	var out []ControllerFailover
 	taken := map[model.Epoch]bool{} // leaderships a crash, power loss or shutdown took
 	for _, ev := range log {
@@ -140,7 +109,7 @@ func MeasureControllerFailovers(q model.QuorumObservations, log []faults.Event) 
 			ev.Fault.Kind == faults.KindIsolate && ev.Fault.Scope == faults.ScopeBrokers {
 			continue
 		}
-		l, ok := current(ev.Time)
+		l, ok := qt.current(ev.Time)
 		if !ok || !slices.Contains(ev.Nodes, l.Node) || taken[l.Epoch] {
 			continue
 		}
@@ -149,29 +118,86 @@ func MeasureControllerFailovers(q model.QuorumObservations, log []faults.Event) 
 		}
 		f := ControllerFailover{
 			Cause: ev.Fault.Kind, Fault: ev.Fault.String(), At: ev.Time,
-			OldLeader: l.Node, OldEpoch: l.Epoch, OldHW: hwAt(ev.Time),
+			OldLeader: l.Node, OldEpoch: l.Epoch, OldHW: qt.hwAt(ev.Time),
 			NewLeader: model.NoBroker, Election: Unmeasured, FirstCommit: Unmeasured,
 		}
-		for _, o := range leaders {
-			if o.Time >= ev.Time && o.Epoch > l.Epoch {
-				f.NewLeader, f.NewEpoch, f.Election = o.Node, o.Epoch, o.Time-ev.Time
-				for _, a := range applied {
-					if a.Time >= o.Time && a.Node == o.Node && a.Incarnation == o.Incarnation && a.Offset >= f.OldHW {
-						f.FirstCommit = a.Time - ev.Time
-						break
-					}
-				}
+		qt.measureSuccessor(&f, l.Epoch)
+		out = append(out, f)
+	}
+	return endAtNextFailover(out)
+}
+
+// quorumTimeline is a run's quorum observations, each kind in time order.
+type quorumTimeline struct {
+	leaders []model.QuorumLeaderObservation
+	hws     []model.QuorumHWObservation
+	applied []model.QuorumAppliedObservation
+}
+
+func newQuorumTimeline(q model.QuorumObservations) quorumTimeline {
+	leaders := slices.Clone(q.Leaders)
+	slices.SortStableFunc(leaders, func(a, b model.QuorumLeaderObservation) int { return compareDur(a.Time, b.Time) })
+	hws := slices.Clone(q.HighWatermarks)
+	slices.SortStableFunc(hws, func(a, b model.QuorumHWObservation) int { return compareDur(a.Time, b.Time) })
+	applied := slices.Clone(q.Applied)
+	slices.SortStableFunc(applied, func(a, b model.QuorumAppliedObservation) int { return compareDur(a.Time, b.Time) })
+	return quorumTimeline{leaders: leaders, hws: hws, applied: applied}
+}
+
+// current is the leader of the highest epoch elected by t.
+func (qt quorumTimeline) current(t time.Duration) (model.QuorumLeaderObservation, bool) {
+	var best model.QuorumLeaderObservation
+	found := false
+	for _, o := range qt.leaders {
+		if o.Time > t {
+			break
+		}
+		if !found || o.Epoch > best.Epoch {
+			best, found = o, true
+		}
+	}
+	return best, found
+}
+
+// hwAt is the highest metadata high watermark reported by t.
+func (qt quorumTimeline) hwAt(t time.Duration) int64 {
+	hw := int64(0)
+	for _, o := range qt.hws {
+		if o.Time > t {
+			break
+		}
+		hw = max(hw, o.HW)
+	}
+	return hw
+}
+
+// measureSuccessor fills in f's new leader, the first elected after the
+// fault to an epoch above old, and when it first applied an entry at or
+// past f.OldHW.
+func (qt quorumTimeline) measureSuccessor(f *ControllerFailover, old model.Epoch) {
+	for _, o := range qt.leaders {
+		if o.Time < f.At || o.Epoch <= old {
+			continue
+		}
+		f.NewLeader, f.NewEpoch, f.Election = o.Node, o.Epoch, o.Time-f.At
+		for _, a := range qt.applied {
+			if a.Time >= o.Time && a.Node == o.Node && a.Incarnation == o.Incarnation && a.Offset >= f.OldHW {
+				f.FirstCommit = a.Time - f.At
 				break
 			}
 		}
-		out = append(out, f)
+		return
 	}
-	// A failover ends where the next begins: a new leader elected after
-	// the next failover's fault belongs to that one. The next one hits
-	// the same leadership then (a failover of a later epoch means a new
-	// leader was elected before it), so a pause or an isolation that is
-	// followed by another fault before any election did not take the
-	// leadership, and neither did one after which no one was elected.
+}
+
+// endAtNextFailover: a failover ends where the next begins, so a new
+// leader elected after the next failover's fault belongs to that one. The
+// next one hits the same leadership then (a failover of a later epoch
+// means a new leader was elected before it), so a pause or an isolation
+// that is followed by another fault before any election did not take the
+// leadership, and neither did one after which no one was elected: those
+// are dropped.
+func endAtNextFailover(out []ControllerFailover) []ControllerFailover {
 	kept := out[:0]
 	for i, f := range out {
 		if i+1 < len(out) {

@@ -43,25 +43,12 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 	if sc.Seed != 0 {
 		e.Seeds = []uint64{sc.Seed}
 	}
-	e.Cluster = ExperimentCluster{Brokers: cmp(sc.Brokers, 3), Controllers: cmp(sc.Controllers, 3), DiskWriteback: Duration(sc.DiskWriteback)}
-	if len(sc.Racks) > 0 {
-		e.Cluster.Racks = slices.Clone(sc.Racks)
-		if sc.RackUnaware {
-			no := false
-			e.Cluster.RackAwarePlacement = &no
-		}
+	if e.Cluster, err = clusterOf(sc); err != nil {
+		return Experiment{}, err
 	}
 	if sc.Draw != "" {
 		// The draw gives the brokers, controllers and topics.
 		e.Draw, e.Cluster.Brokers, e.Cluster.Controllers = sc.Draw, 0, 0
-	}
-	if l := sc.Link.Latency; l.Min > 0 || l.Max > 0 {
-		e.Cluster.Link = &ExperimentLink{Min: Duration(l.Min), Max: Duration(l.Max), TailProb: l.TailProb, Tail: Duration(l.Tail)}
-		if d := sc.Link.Datagram; d != nil {
-			e.Cluster.Link.Datagram = &ExperimentDatagram{DupProb: d.DupProb, ReorderProb: d.ReorderProb, ReorderMax: Duration(d.ReorderMax)}
-		}
-	} else if sc.Link.Datagram != nil {
-		return Experiment{}, fmt.Errorf("scenario %s runs datagram links on the default latency, which a file says only with a latency", sc.Name)
 	}
 	if nd := kc.NonDefault(); len(nd) > 0 {
 		e.Config = map[string]SettingValue{}
@@ -70,6 +57,44 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 			e.Config[k] = SettingValue(v)
 		}
 	}
+	e.Topics = topicsOf(sc)
+	e.Workload = workloadOf(sc)
+	if e.Faults, err = faultsOf(sc); err != nil {
+		return Experiment{}, err
+	}
+	e.Phases = ExperimentPhases{Safety: Duration(sc.Safety), Until: Duration(sc.Until), LivenessBound: Duration(sc.LivenessBound)}
+	if sc.Until > 0 {
+		e.Phases.Safety = 0 // Until replaces it (see play)
+	}
+	return e, nil
+}
+
+// clusterOf is sc's [cluster]: its sizes with the defaults written out,
+// its racks and its link.
+func clusterOf(sc Scenario) (ExperimentCluster, error) {
+	c := ExperimentCluster{Brokers: cmp(sc.Brokers, 3), Controllers: cmp(sc.Controllers, 3), DiskWriteback: Duration(sc.DiskWriteback)}
+	if len(sc.Racks) > 0 {
+		c.Racks = slices.Clone(sc.Racks)
+		if sc.RackUnaware {
+			no := false
+			c.RackAwarePlacement = &no
+		}
+	}
+	if l := sc.Link.Latency; l.Min > 0 || l.Max > 0 {
+		c.Link = &ExperimentLink{Min: Duration(l.Min), Max: Duration(l.Max), TailProb: l.TailProb, Tail: Duration(l.Tail)}
+		if d := sc.Link.Datagram; d != nil {
+			c.Link.Datagram = &ExperimentDatagram{DupProb: d.DupProb, ReorderProb: d.ReorderProb, ReorderMax: Duration(d.ReorderMax)}
+		}
+	} else if sc.Link.Datagram != nil {
+		return ExperimentCluster{}, fmt.Errorf("scenario %s runs datagram links on the default latency, which a file says only with a latency", sc.Name)
+	}
+	return c, nil
+}
+
+// topicsOf is sc's [[topics]]: t (unless a draw gives the topics), then
+// the Shape's topics.
+func topicsOf(sc Scenario) []ExperimentTopic {
+	var topics []ExperimentTopic
 	t := ExperimentTopic{Name: "t", Partitions: max(sc.Partitions, 1), ReplicationFactor: sc.ReplicationFactor}
 	if len(sc.TopicConfigs) > 0 {
 		t.Config = map[string]SettingValue{}
@@ -78,21 +103,27 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 		}
 	}
 	if sc.Draw == "" {
-		e.Topics = []ExperimentTopic{t}
+		topics = []ExperimentTopic{t}
 	}
 	if sh := sc.Shape; sh != nil {
 		for _, st := range sh.Topics {
-			e.Topics = append(e.Topics, ExperimentTopic{Name: st.Name, Partitions: st.Partitions, ReplicationFactor: st.ReplicationFactor, Config: settingMap(st.Configs)})
+			topics = append(topics, ExperimentTopic{Name: st.Name, Partitions: st.Partitions, ReplicationFactor: st.ReplicationFactor, Config: settingMap(st.Configs)})
 		}
 	}
+	return topics
+}
+
+// workloadOf is sc's [workload]: t's producer, the Shape's producers and
+// the groups.
+func workloadOf(sc Scenario) ExperimentWorkload {
 	interval := sc.Interval
 	if interval == 0 {
 		interval = 20 * time.Millisecond
 	}
-	e.Workload = ExperimentWorkload{Interval: Duration(interval), Burst: sc.Burst, ProduceUntil: Duration(sc.ProduceUntil)}
+	w := ExperimentWorkload{Interval: Duration(interval), Burst: sc.Burst, ProduceUntil: Duration(sc.ProduceUntil)}
 	if sc.NoAssignConsumer {
 		no := false
-		e.Workload.AssignConsumer = &no
+		w.AssignConsumer = &no
 	}
 	if sh := sc.Shape; sh != nil {
 		for _, p := range sh.Producers {
@@ -101,44 +132,56 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 			if p.Keys != fixture.KeysNone && p.Keys != "" {
 				ep.Keys = string(p.Keys)
 			}
-			e.Workload.Producers = append(e.Workload.Producers, ep)
+			w.Producers = append(w.Producers, ep)
 		}
 	}
 	for _, g := range sc.Groups {
-		e.Workload.Groups = append(e.Workload.Groups, ExperimentGroup{Name: g.Name, Members: g.Members, Assignor: string(g.Assignor), Start: Duration(g.Start), Stop: Duration(g.Stop)})
+		w.Groups = append(w.Groups, ExperimentGroup{Name: g.Name, Members: g.Members, Assignor: string(g.Assignor), Start: Duration(g.Start), Stop: Duration(g.Stop)})
 	}
+	return w
+}
+
+// faultsOf is sc's [faults]: its schedule, writer and swarm.
+func faultsOf(sc Scenario) (ExperimentFaults, error) {
+	var f ExperimentFaults
 	if len(sc.Faults) > 0 {
-		e.Faults.Schedule = sc.Faults.String()
+		f.Schedule = sc.Faults.String()
 	}
 	if w := sc.Writer; w != nil {
-		e.Faults.Writer = &ExperimentWriter{Kind: w.Kind, Stream: w.Stream, GapMin: Duration(w.GapMin), GapMax: Duration(w.GapMax), Faults: w.Faults, Script: w.Script,
+		f.Writer = &ExperimentWriter{Kind: w.Kind, Stream: w.Stream, GapMin: Duration(w.GapMin), GapMax: Duration(w.GapMax), Faults: w.Faults, Script: w.Script,
 			Start: Duration(w.Start), Spread: Duration(w.Spread), WindowMin: Duration(w.WindowMin), WindowMax: Duration(w.WindowMax)}
 	}
 	if o := sc.Swarm; o != nil {
-		sw := &ExperimentSwarm{Controllers: o.Controllers, MeanInterval: Duration(o.MeanInterval), WindowMin: Duration(o.WindowMin),
-			WindowMax: Duration(o.WindowMax), SkewMax: Duration(o.SkewMax), DriftMax: o.DriftMax, DelayMax: Duration(o.DelayMax),
-			SyncLatencyMax: Duration(o.SyncLatencyMax)}
-		for _, t := range o.Targets {
-			sw.Targets = append(sw.Targets, t.String())
+		sw, err := swarmOf(sc.Name, o)
+		if err != nil {
+			return ExperimentFaults{}, err
 		}
-		sw.Triggers, sw.TriggerProb, sw.MaxPerKind = slices.Clone(o.Triggers), o.TriggerProb, o.MaxPerKind
-		if o.Start != 0 || o.End != 0 {
-			return Experiment{}, fmt.Errorf("scenario %s fixes its swarm's window, which the run sets", sc.Name)
-		}
-		if slices.Equal(o.Kinds, faults.SwarmKinds()) {
-			sw.Kinds = []string{"all"}
-		} else {
-			for _, k := range o.Kinds {
-				sw.Kinds = append(sw.Kinds, string(k))
-			}
-		}
-		e.Faults.Swarm = sw
+		f.Swarm = sw
 	}
-	e.Phases = ExperimentPhases{Safety: Duration(sc.Safety), Until: Duration(sc.Until), LivenessBound: Duration(sc.LivenessBound)}
-	if sc.Until > 0 {
-		e.Phases.Safety = 0 // Until replaces it (see play)
+	return f, nil
+}
+
+// swarmOf is a swarm's [faults.swarm]; a window fixed in Go has no file
+// form, since the run sets it.
+func swarmOf(name string, o *faults.SwarmOptions) (*ExperimentSwarm, error) {
+	sw := &ExperimentSwarm{Controllers: o.Controllers, MeanInterval: Duration(o.MeanInterval), WindowMin: Duration(o.WindowMin),
+		WindowMax: Duration(o.WindowMax), SkewMax: Duration(o.SkewMax), DriftMax: o.DriftMax, DelayMax: Duration(o.DelayMax),
+		SyncLatencyMax: Duration(o.SyncLatencyMax)}
+	for _, t := range o.Targets {
+		sw.Targets = append(sw.Targets, t.String())
 	}
-	return e, nil
+	sw.Triggers, sw.TriggerProb, sw.MaxPerKind = slices.Clone(o.Triggers), o.TriggerProb, o.MaxPerKind
+	if o.Start != 0 || o.End != 0 {
+		return nil, fmt.Errorf("scenario %s fixes its swarm's window, which the run sets", name)
+	}
+	if slices.Equal(o.Kinds, faults.SwarmKinds()) {
+		sw.Kinds = []string{"all"}
+	} else {
+		for _, k := range o.Kinds {
+			sw.Kinds = append(sw.Kinds, string(k))
+		}
+	}
+	return sw, nil
 }
 
 // settingMap is settings by name as a file writes them (nil for none).

@@ -31,6 +31,10 @@ const (
 // failFunc makes an error at the key path in the file.
 type failFunc func(reason string, key ...string) error
 
+// topicPromise is what a topic promises its writes, by which the
+// checkers judge a run: every topic must promise what t does.
+type topicPromise struct{ minISR, unclean string }
+
 // mapTopics checks [[topics]] and maps it: the table named t onto the
 // scenario's t (default: 1 partition at default.replication.factor), the
 // others, in their order, onto its Shape. A topic's replication factor is
@@ -42,60 +46,15 @@ func (e Experiment) mapTopics(sc *Scenario, kc model.Config, brokers int, fail f
 	if len(e.Topics) > experimentTopicsMax {
 		return fail(fmt.Sprintf("%d topics: at most %d", len(e.Topics), experimentTopicsMax), "topics")
 	}
-	type promise struct{ minISR, unclean string }
-	var tPromise promise
+	var tPromise topicPromise
 	var others []fixture.TopicShape
-	var otherPromise []promise
+	var otherPromise []topicPromise
 	hasT := false
 	for i, t := range e.Topics {
-		at := func(k ...string) []string { return append([]string{"topics", strconv.Itoa(i)}, k...) }
-		if !experimentNamePattern.MatchString(t.Name) || strings.HasPrefix(t.Name, "__") {
-			return fail(fmt.Sprintf("topic name %q: want 1 to 64 of a-z, 0-9, '.', '_', '-', not starting with __ (Kafka's internal topics)", t.Name), at("name")...)
+		configs, pr, err := e.checkTopic(i, kc, brokers, fail)
+		if err != nil {
+			return err
 		}
-		if slices.ContainsFunc(e.Topics[:i], func(o ExperimentTopic) bool { return o.Name == t.Name }) {
-			return fail(fmt.Sprintf("topic %q is given twice", t.Name), at("name")...)
-		}
-		if t.Partitions < 0 || t.Partitions > experimentPartitionsMax {
-			return fail(fmt.Sprintf("partitions = %d: want 1 to %d", t.Partitions, experimentPartitionsMax), at("partitions")...)
-		}
-		if t.ReplicationFactor < 0 {
-			return fail("replication_factor: want at least 1", at("replication_factor")...)
-		}
-		rf := kc.Broker.DefaultReplicationFactor
-		if t.ReplicationFactor > 0 {
-			rf = t.ReplicationFactor
-		}
-		probe := kc
-		var configs []model.ConfigEntry
-		for _, name := range sortedKeys(t.Config) {
-			v := string(t.Config[name])
-			if !slices.Contains(topicSettings(), name) {
-				return fail(fmt.Sprintf("%q is not a topic-level setting (topic-level: %s)", name, strings.Join(topicSettings(), ", ")), at("config", name)...)
-			}
-			// Validated alone, as the controller does (topicConfigs): the
-			// rule tying min.insync.replicas to default.replication.factor
-			// is about the cluster's defaults; the topic's own replication
-			// factor is checked below.
-			probe.Broker.DefaultReplicationFactor = math.MaxInt32
-			if err := probe.Set(name, v); err != nil {
-				return fail(err.Error(), at("config", name)...)
-			}
-			if err := probe.Validate(); err != nil {
-				return fail(err.Error(), at("config", name)...)
-			}
-			configs = append(configs, model.ConfigEntry{Name: name, Value: v})
-		}
-		if int(rf) > brokers {
-			return fail(fmt.Sprintf("replication factor %d is more than the %d brokers", rf, brokers), at("replication_factor")...)
-		}
-		if m := probe.Topic.MinInsyncReplicas; m > rf {
-			where := at("config", "min.insync.replicas")
-			if _, own := t.Config["min.insync.replicas"]; !own {
-				where = []string{"config", "min.insync.replicas"}
-			}
-			return fail(fmt.Sprintf("min.insync.replicas %d is above topic %s's replication factor %d: no acks=all write could ever succeed", m, t.Name, rf), where...)
-		}
-		pr := promise{probe.Get("min.insync.replicas"), probe.Get("unclean.leader.election.enable")}
 		if t.Name == "t" {
 			hasT, tPromise = true, pr
 			sc.Partitions = max(t.Partitions, 1)
@@ -113,7 +72,7 @@ func (e Experiment) mapTopics(sc *Scenario, kc model.Config, brokers int, fail f
 		if m, rf := kc.Topic.MinInsyncReplicas, kc.Broker.DefaultReplicationFactor; m > rf {
 			return fail(fmt.Sprintf("min.insync.replicas %d is above the replication factor %d: no acks=all write could ever succeed", m, rf), "config", "min.insync.replicas")
 		}
-		tPromise = promise{kc.Get("min.insync.replicas"), kc.Get("unclean.leader.election.enable")}
+		tPromise = topicPromise{kc.Get("min.insync.replicas"), kc.Get("unclean.leader.election.enable")}
 	}
 	for i, pr := range otherPromise {
 		if pr != tPromise {
@@ -126,6 +85,72 @@ func (e Experiment) mapTopics(sc *Scenario, kc model.Config, brokers int, fail f
 		sc.Shape = &fixture.Shape{Topics: others}
 	}
 	return nil
+}
+
+// checkTopic checks the i-th [[topics]] table: its name, size, settings
+// and replication factor; it returns the settings it gives and the
+// promise it makes.
+func (e Experiment) checkTopic(i int, kc model.Config, brokers int, fail failFunc) ([]model.ConfigEntry, topicPromise, error) {
+	t := e.Topics[i]
+	at := func(k ...string) []string { return append([]string{"topics", strconv.Itoa(i)}, k...) }
+	if !experimentNamePattern.MatchString(t.Name) || strings.HasPrefix(t.Name, "__") {
+		return nil, topicPromise{}, fail(fmt.Sprintf("topic name %q: want 1 to 64 of a-z, 0-9, '.', '_', '-', not starting with __ (Kafka's internal topics)", t.Name), at("name")...)
+	}
+	if slices.ContainsFunc(e.Topics[:i], func(o ExperimentTopic) bool { return o.Name == t.Name }) {
+		return nil, topicPromise{}, fail(fmt.Sprintf("topic %q is given twice", t.Name), at("name")...)
+	}
+	if t.Partitions < 0 || t.Partitions > experimentPartitionsMax {
+		return nil, topicPromise{}, fail(fmt.Sprintf("partitions = %d: want 1 to %d", t.Partitions, experimentPartitionsMax), at("partitions")...)
+	}
+	if t.ReplicationFactor < 0 {
+		return nil, topicPromise{}, fail("replication_factor: want at least 1", at("replication_factor")...)
+	}
+	rf := kc.Broker.DefaultReplicationFactor
+	if t.ReplicationFactor > 0 {
+		rf = t.ReplicationFactor
+	}
+	probe, configs, err := topicConfigs(t, kc, func(reason, name string) error { return fail(reason, at("config", name)...) })
+	if err != nil {
+		return nil, topicPromise{}, err
+	}
+	if int(rf) > brokers {
+		return nil, topicPromise{}, fail(fmt.Sprintf("replication factor %d is more than the %d brokers", rf, brokers), at("replication_factor")...)
+	}
+	if m := probe.Topic.MinInsyncReplicas; m > rf {
+		where := at("config", "min.insync.replicas")
+		if _, own := t.Config["min.insync.replicas"]; !own {
+			where = []string{"config", "min.insync.replicas"}
+		}
+		return nil, topicPromise{}, fail(fmt.Sprintf("min.insync.replicas %d is above topic %s's replication factor %d: no acks=all write could ever succeed", m, t.Name, rf), where...)
+	}
+	return configs, topicPromise{probe.Get("min.insync.replicas"), probe.Get("unclean.leader.election.enable")}, nil
+}
+
+// topicConfigs checks a topic's own settings, each a topic-level one and
+// valid on the cluster's configuration; it returns that configuration
+// with them set (probe) and the settings as entries. failAt makes an
+// error at the setting's key.
+func topicConfigs(t ExperimentTopic, kc model.Config, failAt func(reason, name string) error) (probe model.Config, configs []model.ConfigEntry, err error) {
+	probe = kc
+	for _, name := range sortedKeys(t.Config) {
+		v := string(t.Config[name])
+		if !slices.Contains(topicSettings(), name) {
+			return probe, nil, failAt(fmt.Sprintf("%q is not a topic-level setting (topic-level: %s)", name, strings.Join(topicSettings(), ", ")), name)
+		}
+		// Validated alone, as the controller does (topicConfigs): the
+		// rule tying min.insync.replicas to default.replication.factor
+		// is about the cluster's defaults; the topic's own replication
+		// factor is checked by checkTopic.
+		probe.Broker.DefaultReplicationFactor = math.MaxInt32
+		if err := probe.Set(name, v); err != nil {
+			return probe, nil, failAt(err.Error(), name)
+		}
+		if err := probe.Validate(); err != nil {
+			return probe, nil, failAt(err.Error(), name)
+		}
+		configs = append(configs, model.ConfigEntry{Name: name, Value: v})
+	}
+	return probe, configs, nil
 }
 
 // mapWorkload checks [workload] and its producers and groups, and maps
@@ -211,68 +236,91 @@ func (e Experiment) mapProducers(sc *Scenario, kc model.Config, fail failFunc) e
 				return fail(fmt.Sprintf("topic %q is not in [[topics]] (nor t)", topic), at("topics")...)
 			}
 		}
-		ps := fixture.ProducerShape{Name: p.Name, Count: p.Count, Topics: slices.Clone(p.Topics), KeyCount: p.KeyCount, ZipfExponent: p.ZipfExponent,
-			Interval: time.Duration(p.Interval), Burst: p.Burst, ValueBytes: p.ValueBytes, Start: time.Duration(p.Start), Stop: time.Duration(p.Stop)}
-		switch fixture.KeyKind(p.Keys) {
-		case "", fixture.KeysNone:
-			ps.Keys = fixture.KeysNone
-			if p.KeyCount != 0 || p.ZipfExponent != 0 {
-				return fail("key_count and zipf_exponent go with keys = \"uniform\" or \"zipf\"", at("keys")...)
-			}
-		case fixture.KeysUniform:
-			ps.Keys = fixture.KeysUniform
-			if p.ZipfExponent != 0 {
-				return fail("zipf_exponent goes with keys = \"zipf\"", at("zipf_exponent")...)
-			}
-		case fixture.KeysZipf:
-			ps.Keys = fixture.KeysZipf
-			if !(p.ZipfExponent > 0 && p.ZipfExponent <= experimentZipfMax) {
-				return fail(fmt.Sprintf("zipf_exponent = %v: want above 0, at most %v", p.ZipfExponent, experimentZipfMax), at("zipf_exponent")...)
-			}
-		default:
-			return fail(fmt.Sprintf("keys %q: want none, uniform or zipf", p.Keys), at("keys")...)
-		}
-		if ps.Keys != fixture.KeysNone && (p.KeyCount < 1 || p.KeyCount > experimentKeysMax) {
-			return fail(fmt.Sprintf("key_count = %d: want 1 to %d", p.KeyCount, experimentKeysMax), at("key_count")...)
-		}
-		switch {
-		case p.Interval < 0:
-			return fail("interval cannot be never", at("interval")...)
-		case p.Burst < 0 || p.Burst > experimentBurstMax:
-			return fail(fmt.Sprintf("burst = %d: want 1 to %d", p.Burst, experimentBurstMax), at("burst")...)
-		case p.ValueBytes < 0 || p.ValueBytes > experimentValueBytesMax:
-			return fail(fmt.Sprintf("value_bytes = %d: want 0 to %d", p.ValueBytes, experimentValueBytesMax), at("value_bytes")...)
-		case p.Start < 0 || p.Stop < 0:
-			return fail("start and stop cannot be never (leave stop out for a producer that runs to the end)", at("stop")...)
-		case p.Stop > 0 && p.Stop <= p.Start:
-			return fail(fmt.Sprintf("stop %v is not after start %v", time.Duration(p.Stop), time.Duration(p.Start)), at("stop")...)
-		}
-		pc := kc
-		for _, name := range sortedKeys(p.Settings) {
-			v := string(p.Settings[name])
-			if !slices.Contains(producerSettings(), name) {
-				return fail(fmt.Sprintf("%q is not a producer setting (producer settings: %s)", name, strings.Join(producerSettings(), ", ")), at("settings", name)...)
-			}
-			if err := pc.Set(name, v); err != nil {
-				return fail(err.Error(), at("settings", name)...)
-			}
-			if err := pc.Validate(); err != nil {
-				return fail(err.Error(), at("settings", name)...)
-			}
-			if slices.Contains(CheckSettings(), name) && pc.Get(name) != kc.Get(name) {
-				return fail(fmt.Sprintf("%s = %s differs from the cluster's %s, and the checkers judge a run by one promise: set it in [config]", name, v, kc.Get(name)), at("settings", name)...)
-			}
-			ps.Settings = append(ps.Settings, model.ConfigEntry{Name: name, Value: v})
+		shape, err := producerShape(p, kc, func(reason string, k ...string) error { return fail(reason, at(k...)...) })
+		if err != nil {
+			return err
 		}
 		if sc.Shape == nil {
 			sc.Shape = &fixture.Shape{}
 		}
-		sc.Shape.Producers = append(sc.Shape.Producers, ps)
+		sc.Shape.Producers = append(sc.Shape.Producers, shape)
 		if err := sc.Shape.Validate(sc.Partitions); err != nil {
 			return fail(strings.TrimPrefix(err.Error(), "shape: "), at("key_count")...)
 		}
 	}
 	return nil
+}
+
+// producerShape checks one producer table's keys, timing and settings
+// and maps it onto a ProducerShape; failAt makes an error at a key of
+// the table.
+func producerShape(p ExperimentProducer, kc model.Config, failAt failFunc) (fixture.ProducerShape, error) {
+	ps := fixture.ProducerShape{Name: p.Name, Count: p.Count, Topics: slices.Clone(p.Topics), KeyCount: p.KeyCount, ZipfExponent: p.ZipfExponent,
+		Interval: time.Duration(p.Interval), Burst: p.Burst, ValueBytes: p.ValueBytes, Start: time.Duration(p.Start), Stop: time.Duration(p.Stop)}
+	keys, err := producerKeys(p, failAt)
+	if err != nil {
+		return fixture.ProducerShape{}, err
+	}
+	ps.Keys = keys
+	switch {
+	case p.Interval < 0:
+		return fixture.ProducerShape{}, failAt("interval cannot be never", "interval")
+	case p.Burst < 0 || p.Burst > experimentBurstMax:
+		return fixture.ProducerShape{}, failAt(fmt.Sprintf("burst = %d: want 1 to %d", p.Burst, experimentBurstMax), "burst")
+	case p.ValueBytes < 0 || p.ValueBytes > experimentValueBytesMax:
+		return fixture.ProducerShape{}, failAt(fmt.Sprintf("value_bytes = %d: want 0 to %d", p.ValueBytes, experimentValueBytesMax), "value_bytes")
+	case p.Start < 0 || p.Stop < 0:
+		return fixture.ProducerShape{}, failAt("start and stop cannot be never (leave stop out for a producer that runs to the end)", "stop")
+	case p.Stop > 0 && p.Stop <= p.Start:
+		return fixture.ProducerShape{}, failAt(fmt.Sprintf("stop %v is not after start %v", time.Duration(p.Stop), time.Duration(p.Start)), "stop")
+	}
+	pc := kc
+	for _, name := range sortedKeys(p.Settings) {
+		v := string(p.Settings[name])
+		if !slices.Contains(producerSettings(), name) {
+			return fixture.ProducerShape{}, failAt(fmt.Sprintf("%q is not a producer setting (producer settings: %s)", name, strings.Join(producerSettings(), ", ")), "settings", name)
+		}
+		if err := pc.Set(name, v); err != nil {
+			return fixture.ProducerShape{}, failAt(err.Error(), "settings", name)
+		}
+		if err := pc.Validate(); err != nil {
+			return fixture.ProducerShape{}, failAt(err.Error(), "settings", name)
+		}
+		if slices.Contains(CheckSettings(), name) && pc.Get(name) != kc.Get(name) {
+			return fixture.ProducerShape{}, failAt(fmt.Sprintf("%s = %s differs from the cluster's %s, and the checkers judge a run by one promise: set it in [config]", name, v, kc.Get(name)), "settings", name)
+		}
+		ps.Settings = append(ps.Settings, model.ConfigEntry{Name: name, Value: v})
+	}
+	return ps, nil
+}
+
+// producerKeys checks a producer table's keys and the key_count and
+// zipf_exponent that go with them.
+func producerKeys(p ExperimentProducer, failAt failFunc) (fixture.KeyKind, error) {
+	var keys fixture.KeyKind
+	switch fixture.KeyKind(p.Keys) {
+	case "", fixture.KeysNone:
+		keys = fixture.KeysNone
+		if p.KeyCount != 0 || p.ZipfExponent != 0 {
+			return "", failAt("key_count and zipf_exponent go with keys = \"uniform\" or \"zipf\"", "keys")
+		}
+	case fixture.KeysUniform:
+		keys = fixture.KeysUniform
+		if p.ZipfExponent != 0 {
+			return "", failAt("zipf_exponent goes with keys = \"zipf\"", "zipf_exponent")
+		}
+	case fixture.KeysZipf:
+		keys = fixture.KeysZipf
+		if !(p.ZipfExponent > 0 && p.ZipfExponent <= experimentZipfMax) {
+			return "", failAt(fmt.Sprintf("zipf_exponent = %v: want above 0, at most %v", p.ZipfExponent, experimentZipfMax), "zipf_exponent")
+		}
+	default:
+		return "", failAt(fmt.Sprintf("keys %q: want none, uniform or zipf", p.Keys), "keys")
+	}
+	if keys != fixture.KeysNone && (p.KeyCount < 1 || p.KeyCount > experimentKeysMax) {
+		return "", failAt(fmt.Sprintf("key_count = %d: want 1 to %d", p.KeyCount, experimentKeysMax), "key_count")
+	}
+	return keys, nil
 }
 
 // checkCoverage: with a liveness phase, every partition must have a

@@ -142,6 +142,29 @@ type taking struct {
 // fault (a second crash of a node that is down) is not a new failover. The
 // result is ordered by fault time, then partition.
 func MeasureFailovers(h model.History, leaders []model.LeaderObservation, log []faults.Event) []Failover {
+	byTP, tps := leadersByPartition(leaders)
+	takes := leaderTakings(log, byTP, tps)
+	if len(takes) == 0 {
+		return nil
+	}
+	acks, polls := clientTimes(h)
+	conflicts := offsetConflicts(h)
+	out := make([]Failover, 0, len(takes))
+	for _, t := range takes {
+		out = append(out, measureTaking(t, byTP[t.tp], acks[t.tp], polls[t.tp], conflicts[t.tp]))
+	}
+	slices.SortStableFunc(out, func(a, b Failover) int {
+		if c := compareDur(a.At, b.At); c != 0 {
+			return c
+		}
+		return a.TP.Compare(b.TP)
+	})
+	return out
+}
+
+// leadersByPartition groups the leader observations by partition, each
+// partition's in time order, and lists the partitions in order.
+func leadersByPartition(leaders []model.LeaderObservation) (map[model.TopicPartition][]model.LeaderObservation, []model.TopicPartition) {
 	byTP := map[model.TopicPartition][]model.LeaderObservation{}
 	for _, o := range leaders {
 		byTP[o.TP] = append(byTP[o.TP], o)
@@ -154,8 +177,12 @@ func MeasureFailovers(h model.History, leaders []model.LeaderObservation, log []
 	for _, tp := range tps {
 		slices.SortStableFunc(byTP[tp], func(a, b model.LeaderObservation) int { return compareDur(a.Time, b.Time) })
 	}
+	return byTP, tps
+}
 
-	// Which faults took a leader away, per partition.
+// leaderTakings are the faults that took a leader away, per partition,
+// in log order: each ends (until) where the partition's next begins.
+func leaderTakings(log []faults.Event, byTP map[model.TopicPartition][]model.LeaderObservation, tps []model.TopicPartition) []*taking {
 	var takes []*taking
 	lastTP := map[model.TopicPartition]*taking{}
 	for _, ev := range log {
@@ -179,62 +206,52 @@ func MeasureFailovers(h model.History, leaders []model.LeaderObservation, log []
 			takes = append(takes, t)
 		}
 	}
-	if len(takes) == 0 {
-		return nil
-	}
+	return takes
+}
 
-	acks, polls := clientTimes(h)
-	conflicts := offsetConflicts(h)
-	out := make([]Failover, 0, len(takes))
-	for _, t := range takes {
-		f := Failover{
-			TP: t.tp, Cause: t.ev.Fault.Kind, Fault: t.ev.Fault.String(), At: t.ev.Time,
-			OldLeader: t.old, NewLeader: model.NoBroker,
-			Election: Unmeasured, FirstAck: Unmeasured, Unavailable: Unmeasured, ConsumerGap: Unmeasured,
-		}
-		for _, o := range byTP[t.tp] {
-			if o.Time >= t.ev.Time && o.Time < t.until && o.Leader != t.old {
-				f.NewLeader, f.Election = o.Leader, o.Time-t.ev.Time
-				break
-			}
-		}
-		if f.Election != Unmeasured {
-			ackFrom := t.ev.Time + f.Election
-			if a, ok := after(acks[t.tp], ackFrom); ok {
-				f.FirstAck = a - t.ev.Time
-			}
-			f.Unavailable = window(acks[t.tp], ackFrom)
-			f.ConsumerGap = window(polls[t.tp], ackFrom)
-		} else {
-			// No one was elected: the old leader came back. The gap that
-			// holds the fault's instant may be a short one, between writes
-			// already answered when the fault hit (their responses were on
-			// the wire); the outage is the longest gap up to the fault's end.
-			healed := t.ev.Time
-			if t.ev.Fault.Windowed() {
-				healed = max(healed, min(t.ev.Fault.End, t.until))
-			}
-			var first time.Duration
-			f.Unavailable, first = longestGap(acks[t.tp], t.ev.Time, healed)
-			if f.Unavailable != Unmeasured {
-				f.FirstAck = first - t.ev.Time
-			}
-			f.ConsumerGap, _ = longestGap(polls[t.tp], t.ev.Time, healed)
-		}
-		for _, c := range conflicts[t.tp] {
-			if c.first <= t.ev.Time && c.second > t.ev.Time && c.second < t.until {
-				f.Truncated = true
-			}
-		}
-		out = append(out, f)
+// measureTaking measures one failover from its partition's leader
+// observations, acknowledgement and poll times, and offset conflicts.
+func measureTaking(t *taking, obs []model.LeaderObservation, acks, polls []time.Duration, conflicts []conflict) Failover {
+	f := Failover{
+		TP: t.tp, Cause: t.ev.Fault.Kind, Fault: t.ev.Fault.String(), At: t.ev.Time,
+		OldLeader: t.old, NewLeader: model.NoBroker,
+		Election: Unmeasured, FirstAck: Unmeasured, Unavailable: Unmeasured, ConsumerGap: Unmeasured,
 	}
-	slices.SortStableFunc(out, func(a, b Failover) int {
-		if c := compareDur(a.At, b.At); c != 0 {
-			return c
+	for _, o := range obs {
+		if o.Time >= t.ev.Time && o.Time < t.until && o.Leader != t.old {
+			f.NewLeader, f.Election = o.Leader, o.Time-t.ev.Time
+			break
 		}
-		return a.TP.Compare(b.TP)
-	})
-	return out
+	}
+	if f.Election != Unmeasured {
+		ackFrom := t.ev.Time + f.Election
+		if a, ok := after(acks, ackFrom); ok {
+			f.FirstAck = a - t.ev.Time
+		}
+		f.Unavailable = window(acks, ackFrom)
+		f.ConsumerGap = window(polls, ackFrom)
+	} else {
+		// No one was elected: the old leader came back. The gap that
+		// holds the fault's instant may be a short one, between writes
+		// already answered when the fault hit (their responses were on
+		// the wire); the outage is the longest gap up to the fault's end.
+		healed := t.ev.Time
+		if t.ev.Fault.Windowed() {
+			healed = max(healed, min(t.ev.Fault.End, t.until))
+		}
+		var first time.Duration
+		f.Unavailable, first = longestGap(acks, t.ev.Time, healed)
+		if f.Unavailable != Unmeasured {
+			f.FirstAck = first - t.ev.Time
+		}
+		f.ConsumerGap, _ = longestGap(polls, t.ev.Time, healed)
+	}
+	for _, c := range conflicts {
+		if c.first <= t.ev.Time && c.second > t.ev.Time && c.second < t.until {
+			f.Truncated = true
+		}
+	}
+	return f
 }
 
 // clientTimes lists, per partition and sorted, when acknowledged sends

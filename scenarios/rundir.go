@@ -254,35 +254,56 @@ type SavedRun struct {
 // naming the file and, where one applies, the line.
 func LoadRun(dir string) (SavedRun, error) {
 	var s SavedRun
-	path := filepath.Join(dir, RunFile)
+	if err := s.loadManifest(filepath.Join(dir, RunFile)); err != nil {
+		return s, err
+	}
+	if err := s.loadHistory(filepath.Join(dir, HistoryFile)); err != nil {
+		return s, err
+	}
+	if err := s.loadReplicas(filepath.Join(dir, ReplicasFile)); err != nil {
+		return s, err
+	}
+	if err := loadObservations(filepath.Join(dir, ObservationsFile), &s.Input.Observations); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+// loadManifest reads the run file: the manifest, the options it promised
+// the checkers and the partitions that lost their disks.
+func (s *SavedRun) loadManifest(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return s, fileError(path, err)
+		return fileError(path, err)
 	}
 	if err := decodeManifest(path, data, &s.Manifest); err != nil {
-		return s, err
+		return err
 	}
 	if s.Options, err = manifestOptions(path, data, &s.Manifest); err != nil {
-		return s, err
+		return err
 	}
 	s.Input.DiskLost = s.Manifest.DiskLost
 	if len(s.Input.DiskLost) == 0 {
 		s.Input.DiskLost = nil // as the run gave it: no partition lost its disks
 	}
+	return nil
+}
 
-	path = filepath.Join(dir, HistoryFile)
+// loadHistory reads the history file.
+func (s *SavedRun) loadHistory(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return s, fileError(path, err)
+		return fileError(path, err)
 	}
 	s.Input.History, err = model.ReadHistory(f, path)
 	f.Close()
-	if err != nil {
-		return s, err
-	}
+	return err
+}
 
-	path = filepath.Join(dir, ReplicasFile)
-	err = readLines(path, func(line int, b []byte) error {
+// loadReplicas reads the replica logs, one a line, each naming its
+// partition and holding its records in offset order.
+func (s *SavedRun) loadReplicas(path string) error {
+	return readLines(path, func(line int, b []byte) error {
 		var r checkers.ReplicaLog
 		if err := decodeStrict(b, &r); err != nil {
 			return err
@@ -298,13 +319,12 @@ func LoadRun(dir string) (SavedRun, error) {
 		s.Input.Replicas = append(s.Input.Replicas, r)
 		return nil
 	})
-	if err != nil {
-		return s, err
-	}
+}
 
-	path = filepath.Join(dir, ObservationsFile)
-	o := &s.Input.Observations
-	err = readLines(path, func(line int, b []byte) error {
+// loadObservations reads the observations file into o, exactly one
+// observation a line (a line of an older form read as that form).
+func loadObservations(path string, o *model.Observations) error {
+	return readLines(path, func(line int, b []byte) error {
 		var l observationLine
 		if err := decodeStrict(b, &l); err != nil && !decodeLegacyObservation(b, &l) {
 			return err
@@ -312,37 +332,38 @@ func LoadRun(dir string) (SavedRun, error) {
 		if l.set() != 1 {
 			return fmt.Errorf("want exactly one observation on a line, got %d", l.set())
 		}
-		switch {
-		case l.Leader != nil:
-			o.Leaders = append(o.Leaders, *l.Leader)
-		case l.ISR != nil:
-			o.ISRs = append(o.ISRs, *l.ISR)
-		case l.HighWatermark != nil:
-			o.HighWatermarks = append(o.HighWatermarks, *l.HighWatermark)
-		case l.Generation != nil:
-			o.Generations = append(o.Generations, *l.Generation)
-		case l.Committed != nil:
-			o.Committed = append(o.Committed, *l.Committed)
-		case l.QuorumVoters != nil:
-			if o.Quorum.Voters != nil {
-				return fmt.Errorf("the quorum's voters given twice")
-			}
-			o.Quorum.Voters = l.QuorumVoters
-		case l.QuorumLeader != nil:
-			o.Quorum.Leaders = append(o.Quorum.Leaders, *l.QuorumLeader)
-		case l.QuorumHW != nil:
-			o.Quorum.HighWatermarks = append(o.Quorum.HighWatermarks, *l.QuorumHW)
-		case l.QuorumApplied != nil:
-			o.Quorum.Applied = append(o.Quorum.Applied, *l.QuorumApplied)
-		case l.QuorumSnapshot != nil:
-			o.Quorum.Snapshots = append(o.Quorum.Snapshots, *l.QuorumSnapshot)
-		}
-		return nil
+		return l.addTo(o)
 	})
-	if err != nil {
-		return s, err
+}
+
+// addTo adds the line's one observation to o.
+func (l *observationLine) addTo(o *model.Observations) error {
+	switch {
+	case l.Leader != nil:
+		o.Leaders = append(o.Leaders, *l.Leader)
+	case l.ISR != nil:
+		o.ISRs = append(o.ISRs, *l.ISR)
+	case l.HighWatermark != nil:
+		o.HighWatermarks = append(o.HighWatermarks, *l.HighWatermark)
+	case l.Generation != nil:
+		o.Generations = append(o.Generations, *l.Generation)
+	case l.Committed != nil:
+		o.Committed = append(o.Committed, *l.Committed)
+	case l.QuorumVoters != nil:
+		if o.Quorum.Voters != nil {
+			return fmt.Errorf("the quorum's voters given twice")
+		}
+		o.Quorum.Voters = l.QuorumVoters
+	case l.QuorumLeader != nil:
+		o.Quorum.Leaders = append(o.Quorum.Leaders, *l.QuorumLeader)
+	case l.QuorumHW != nil:
+		o.Quorum.HighWatermarks = append(o.Quorum.HighWatermarks, *l.QuorumHW)
+	case l.QuorumApplied != nil:
+		o.Quorum.Applied = append(o.Quorum.Applied, *l.QuorumApplied)
+	case l.QuorumSnapshot != nil:
+		o.Quorum.Snapshots = append(o.Quorum.Snapshots, *l.QuorumSnapshot)
 	}
-	return s, nil
+	return nil
 }
 
 // decodeManifest reads run.json strictly: unknown fields, a missing format

@@ -129,6 +129,22 @@ func rechecked(i int, fraction float64) bool {
 // slow run wait for it, and at most this many per worker are held.
 const windowPerWorker = 8
 
+// sweepStart is a job in flight with its sequence number among the jobs
+// started, so that the collector can put the results back in order.
+type sweepStart struct {
+	seq int
+	job Job
+}
+
+// sweepOutcome is a started job's result, and the determinism failure
+// its recheck found, if any.
+type sweepOutcome struct {
+	sweepStart
+	res    Result
+	err    error
+	nondet string
+}
+
 // Sweep runs the jobs on a pool of workers. Each run is single-threaded
 // and shares nothing with the others (a run is a pure function of its
 // scenario, seed and options), so the results do not depend on the number
@@ -147,20 +163,8 @@ func Sweep(o SweepOptions) (SweepResult, error) {
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
-	// A job in flight carries its sequence number among the jobs started,
-	// so that the collector can put the results back in order.
-	type started struct {
-		seq int
-		job Job
-	}
-	type outcome struct {
-		started
-		res    Result
-		err    error
-		nondet string
-	}
-	work := make(chan started)
-	done := make(chan outcome)
+	work := make(chan sweepStart)
+	done := make(chan sweepOutcome)
 	// slots bounds the jobs started but not yet reported (running or
 	// waiting for an earlier one): the reorder buffer stays small.
 	slots := make(chan struct{}, workers*windowPerWorker)
@@ -173,51 +177,14 @@ func Sweep(o SweepOptions) (SweepResult, error) {
 		go func() {
 			defer wg.Done()
 			for s := range work {
-				j := s.job
-				res, err := Run(j.Scenario, j.Seed, Options{Set: o.Set})
-				oc := outcome{started: s, res: res, err: err}
-				if err == nil && rechecked(j.Index, o.Recheck) {
-					again, err2 := Run(j.Scenario, j.Seed, Options{Set: o.Set})
-					if err2 == nil && again.TraceHash != res.TraceHash {
-						d, _, _ := Replay(j.Scenario, j.Seed, o.Set, nil)
-						oc.nondet = fmt.Sprintf("%s seed %d: trace hash %s then %s: %v", j.Scenario.Name, j.Seed, res.TraceHash, again.TraceHash, d)
-					}
-				}
-				done <- oc
+				done <- o.runJob(s)
 			}
 		}()
 	}
 	dispatched := make(chan struct{})
 	go func() {
 		defer close(dispatched)
-		seq := 0
-		for p := 0; p < total; p++ {
-			j := o.JobAt(p)
-			if o.Skip != nil && o.Skip(j) {
-				continue
-			}
-			select {
-			case slots <- struct{}{}:
-			case <-o.Stop:
-				stopped = true
-				return
-			case <-quit:
-				stopped = true
-				return
-			}
-			// A stop that came while waiting for a slot wins over the job.
-			select {
-			case <-o.Stop:
-				stopped = true
-				return
-			case <-quit:
-				stopped = true
-				return
-			default:
-			}
-			work <- started{seq: seq, job: j}
-			seq++
-		}
+		stopped = o.dispatch(total, work, slots, quit)
 	}()
 	go func() {
 		<-dispatched
@@ -225,47 +192,114 @@ func Sweep(o SweepOptions) (SweepResult, error) {
 		wg.Wait()
 		close(done)
 	}()
-	var out SweepResult
-	var firstErr error
-	pending := map[int]outcome{}
-	next := 0
+	c := sweepCollector{o: o, total: total, pending: map[int]sweepOutcome{}, slots: slots, quit: quit}
 	for oc := range done {
-		pending[oc.seq] = oc
-		for {
-			oc, ok := pending[next]
-			if !ok {
-				break
-			}
-			delete(pending, next)
-			next++
-			<-slots
-			if oc.err != nil {
-				if firstErr == nil {
-					firstErr = fmt.Errorf("%s seed %d: %w", oc.job.Scenario.Name, oc.job.Seed, oc.err)
-					close(quit)
-				}
-				continue
-			}
-			oc.res.History = nil // a sweep keeps results, not every history
-			oc.res.Observed, oc.res.Faults = model.Observations{}, nil
-			oc.res.Replicas, oc.res.DiskLost = nil, nil
-			if oc.nondet != "" {
-				out.Nondeterminism = append(out.Nondeterminism, oc.nondet)
-			}
-			out.Ran++
-			if o.OnResult == nil {
-				out.Results = append(out.Results, oc.res)
-			} else if firstErr == nil {
-				if err := o.OnResult(oc.job, oc.res); err != nil {
-					firstErr = err
-					close(quit)
-				}
-			}
-			if o.Progress != nil {
-				o.Progress(out.Ran, total, oc.res)
-			}
+		c.collect(oc)
+	}
+	c.out.Stopped = stopped
+	return c.out, c.firstErr
+}
+
+// runJob runs one job and, when it is in the determinism sample, runs it
+// again and explains a trace hash that differs.
+func (o SweepOptions) runJob(s sweepStart) sweepOutcome {
+	j := s.job
+	res, err := Run(j.Scenario, j.Seed, Options{Set: o.Set})
+	oc := sweepOutcome{sweepStart: s, res: res, err: err}
+	if err == nil && rechecked(j.Index, o.Recheck) {
+		again, err2 := Run(j.Scenario, j.Seed, Options{Set: o.Set})
+		if err2 == nil && again.TraceHash != res.TraceHash {
+			d, _, _ := Replay(j.Scenario, j.Seed, o.Set, nil)
+			oc.nondet = fmt.Sprintf("%s seed %d: trace hash %s then %s: %v", j.Scenario.Name, j.Seed, res.TraceHash, again.TraceHash, d)
 		}
 	}
-	out.Stopped = stopped
-	return out, firstErr
+	return oc
+}
+
+// dispatch hands the jobs not skipped to the workers, each once a slot is
+// free, until every job is started or Stop or quit ends it (stopped).
+func (o SweepOptions) dispatch(total int, work chan<- sweepStart, slots chan<- struct{}, quit <-chan struct{}) (stopped bool) {
+	seq := 0
+	for p := 0; p < total; p++ {
+		j := o.JobAt(p)
+		if o.Skip != nil && o.Skip(j) {
+			continue
+		}
+		select {
+		case slots <- struct{}{}:
+		case <-o.Stop:
+			return true
+		case <-quit:
+			return true
+		}
+		// A stop that came while waiting for a slot wins over the job.
+		select {
+		case <-o.Stop:
+			return true
+		case <-quit:
+			return true
+		default:
+		}
+		work <- sweepStart{seq: seq, job: j}
+		seq++
+	}
+	return false
+}
+
+// sweepCollector puts the workers' outcomes back in job order and
+// reports each: to OnResult or into the results, and to Progress.
+type sweepCollector struct {
+	o        SweepOptions
+	total    int
+	out      SweepResult
+	firstErr error
+	pending  map[int]sweepOutcome
+	next     int // the sequence number to report next
+	slots    <-chan struct{}
+	quit     chan struct{}
+}
+
+// collect takes one outcome and reports every one now in order.
+func (c *sweepCollector) collect(oc sweepOutcome) {
+	c.pending[oc.seq] = oc
+	for {
+		oc, ok := c.pending[c.next]
+		if !ok {
+			return
+		}
+		delete(c.pending, c.next)
+		c.next++
+		<-c.slots
+		c.report(oc)
+	}
+}
+
+// report hands one outcome on; the first error (a run's or OnResult's)
+// closes quit, so that no new job starts.
+func (c *sweepCollector) report(oc sweepOutcome) {
+	if oc.err != nil {
+		if c.firstErr == nil {
+			c.firstErr = fmt.Errorf("%s seed %d: %w", oc.job.Scenario.Name, oc.job.Seed, oc.err)
+			close(c.quit)
+		}
+		return
+	}
+	oc.res.History = nil // a sweep keeps results, not every history
+	oc.res.Observed, oc.res.Faults = model.Observations{}, nil
+	oc.res.Replicas, oc.res.DiskLost = nil, nil
+	if oc.nondet != "" {
+		c.out.Nondeterminism = append(c.out.Nondeterminism, oc.nondet)
+	}
+	c.out.Ran++
+	if c.o.OnResult == nil {
+		c.out.Results = append(c.out.Results, oc.res)
+	} else if c.firstErr == nil {
+		if err := c.o.OnResult(oc.job, oc.res); err != nil {
+			c.firstErr = err
+			close(c.quit)
+		}
+	}
+	if c.o.Progress != nil {
+		c.o.Progress(c.out.Ran, c.total, oc.res)
+	}
 }

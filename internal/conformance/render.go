@@ -25,6 +25,18 @@ const failingHeading = "## Ported cases that do not pass"
 func render(t Table, out outcomes) []byte {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	renderIntro(p)
+	renderCounts(p, t, out)
+	renderFailing(p, t, out)
+	renderClasses(p, t)
+	return []byte(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// printf is where a render step writes.
+type printf func(format string, args ...any)
+
+// renderIntro says what the document is and how it is made.
+func renderIntro(p printf) {
 	p("# Conformance with Kafka's unit tests\n\n")
 	p("How much of Apache Kafka's own unit tests kafkasim's components pass, case by case.\n")
 	p("Each Kafka test class has a file in [conformance/](conformance/) that lists every test method\n")
@@ -38,7 +50,11 @@ func render(t Table, out outcomes) []byte {
 	p("annotated with it (or its subtests named after the Kafka method) passed. Do not edit it by\n")
 	p("hand; `go test ./internal/conformance` fails when it is out of date (except for the passing\n")
 	p("counts, which need the tests run: `%s -check`).\n\n", command)
+}
 
+// renderCounts writes the table of counts, a row per class and the
+// total; the passing counts are unknownCell without outcomes.
+func renderCounts(p printf, t Table, out outcomes) {
 	p("| class | cases | ported | passing | not expressible |\n")
 	p("|---|---:|---:|---:|---:|\n")
 	var total [4]int
@@ -58,36 +74,42 @@ func render(t Table, out outcomes) []byte {
 		p("| [%s](conformance/%s.tsv) | %d | %d | %s | %d |\n", ct.File.Class, ct.File.Class, cases, ported, passingCell(passingKnown, passing), notExpr)
 	}
 	p("| total | %d | %d | %s | %d |\n\n", total[0], total[1], passingCell(passingKnown, total[2]), total[3])
+}
 
+// renderFailing lists the ported cases that did not pass, and why.
+func renderFailing(p printf, t Table, out outcomes) {
 	p("%s\n\n", failingHeading)
-	switch {
-	case !passingKnown:
+	if out == nil {
 		p("%s\n\n", unknownCell)
-	default:
-		var failing []string
-		for _, ct := range t.Classes {
-			for _, r := range ct.File.Rows {
-				c := Case{ct.File.Class, r.Method}
-				if r.Status != Ported || out[c] == Passed {
-					continue
-				}
-				why := "failed"
-				switch out[c] {
-				case NotRun:
-					why = "no result (its package's tests did not build or run)"
-				case Skipped:
-					why = "skipped (its test needs a flag or a condition the table's run does not give)"
-				}
-				failing = append(failing, fmt.Sprintf("- `%s`: %s (%s)\n", c, why, testList(ct.Tests[r.Method])))
+		return
+	}
+	var failing []string
+	for _, ct := range t.Classes {
+		for _, r := range ct.File.Rows {
+			c := Case{ct.File.Class, r.Method}
+			if r.Status != Ported || out[c] == Passed {
+				continue
 			}
-		}
-		if len(failing) == 0 {
-			p("None.\n\n")
-		} else {
-			p("%s\n", strings.Join(failing, ""))
+			why := "failed"
+			switch out[c] {
+			case NotRun:
+				why = "no result (its package's tests did not build or run)"
+			case Skipped:
+				why = "skipped (its test needs a flag or a condition the table's run does not give)"
+			}
+			failing = append(failing, fmt.Sprintf("- `%s`: %s (%s)\n", c, why, testList(ct.Tests[r.Method])))
 		}
 	}
+	if len(failing) == 0 {
+		p("None.\n\n")
+	} else {
+		p("%s\n", strings.Join(failing, ""))
+	}
+}
 
+// renderClasses writes a section per class: the cases not expressible,
+// with their reasons, and the ported ones, with their Go tests.
+func renderClasses(p printf, t Table) {
 	for _, ct := range t.Classes {
 		f := ct.File
 		p("## %s\n\n", f.Class)
@@ -107,7 +129,6 @@ func render(t Table, out outcomes) []byte {
 			p("Ported:\n\n%s\n", strings.Join(ported, ""))
 		}
 	}
-	return []byte(strings.TrimSuffix(b.String(), "\n"))
 }
 
 func passingCell(known bool, n int) string {

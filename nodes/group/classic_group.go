@@ -64,7 +64,7 @@ type member struct {
 	// replacedBy is the sequence number of the static replacement write
 	// that gave this member its id (0: none), so that a failed write
 	// reverts exactly the replacements made after it (see
-	// replaceStaticMember).
+	// revertStaticReplacement).
 	replacedBy int64
 }
 

@@ -202,62 +202,76 @@ func (c *Coordinator) replaceStaticMember(g *classicGroup, oldID, newID string, 
 			c.maybePrepareRebalanceOrCompleteJoin(g, "static member "+newID+" changed its metadata")
 			return
 		}
-		gen := g.generation
-		g.replacements++
-		seq := g.replacements
-		m.replacedBy = seq
-		g.writing++
-		c.write([]model.Record{groupMetadataRecord(g)}, func(code model.ErrorCode) {
-			g.writing--
-			if code != model.NoError {
-				// Put the old member back as it was; the new incarnation
-				// must retry. Writes fail oldest first and every write
-				// behind a failed one fails too (the log commits in
-				// order), so the instance goes back to the member this
-				// write replaced, and a later replacement of the same
-				// instance, now holding it, is undone with it; one made
-				// before this write was issued is not touched.
-				if g.generation != gen || g.state != Stable {
-					// A rebalance began since: it goes on with the new
-					// member id, and its assignment write will persist
-					// it; renaming the member back now would take its
-					// share of that rebalance away.
-					return
-				}
-				curID, held := g.static[r.GroupInstanceID]
-				cur := g.members[curID]
-				if held && cur != nil && cur.replacedBy >= seq {
-					pending := cur.join
-					cur.join = nil
-					// As Kafka's revert: the old id and the old protocol
-					// metadata come back; what the group did since (a
-					// rebalance begun, an assignment synced) stays.
-					restored := g.replaceStatic(curID, oldID)
-					restored.sessionTimeout, restored.rebalanceTimeout = saved.sessionTimeout, saved.rebalanceTimeout
-					restored.assignors, restored.topics, restored.owned = saved.assignors, saved.topics, saved.owned
-					restored.replacedBy = saved.replacedBy
-					if pending != nil && !pending.dropped {
-						c.reply(pending.to, model.JoinGroupResponse{CorrelationID: pending.corr, Error: appendErrorToResponseError(code), GenerationID: model.NoEpoch})
-					}
-				}
-				return
-			}
-			if g.members[newID] != m || m.join == nil {
-				return
-			}
-			// The leader of the current generation is named as it was,
-			// so a replaced leader does not compute a new assignment
-			// (Kafka's skipAssignment): it just syncs and gets its own.
-			resp := c.joinResponse(g, m, m.join.corr, false)
-			resp.GenerationID, resp.LeaderID = gen, oldLeader
-			c.completeJoin(m, resp)
-		})
+		c.persistStaticReplacement(g, m, newID, &saved, oldLeader, r.GroupInstanceID)
 	case CompletingRebalance:
 		// The leader may already be computing an assignment for the old
 		// member id, which the new one would never get: rebalance.
 		c.prepareRebalance(g, "static member "+newID+" replaced "+oldID+" while completing a rebalance")
 	case PreparingRebalance:
 		c.maybeCompleteJoinPhase(g)
+	}
+}
+
+// persistStaticReplacement writes a Stable group's static replacement
+// (m, under newID, in saved's place) without a rebalance, and then
+// answers m's join, if m still holds newID, as the current generation
+// named with its leader (oldLeader); a failed write reverts the
+// replacement.
+func (c *Coordinator) persistStaticReplacement(g *classicGroup, m *member, newID string, saved *member, oldLeader, instance string) {
+	gen := g.generation
+	g.replacements++
+	seq := g.replacements
+	m.replacedBy = seq
+	g.writing++
+	c.write([]model.Record{groupMetadataRecord(g)}, func(code model.ErrorCode) {
+		g.writing--
+		if code != model.NoError {
+			if g.generation != gen || g.state != Stable {
+				// A rebalance began since: it goes on with the new
+				// member id, and its assignment write will persist
+				// it; renaming the member back now would take its
+				// share of that rebalance away.
+				return
+			}
+			c.revertStaticReplacement(g, saved, instance, seq, code)
+			return
+		}
+		if g.members[newID] != m || m.join == nil {
+			return
+		}
+		// The leader of the current generation is named as it was,
+		// so a replaced leader does not compute a new assignment
+		// (Kafka's skipAssignment): it just syncs and gets its own.
+		resp := c.joinResponse(g, m, m.join.corr, false)
+		resp.GenerationID, resp.LeaderID = gen, oldLeader
+		c.completeJoin(m, resp)
+	})
+}
+
+// revertStaticReplacement puts the old member (saved) back as it was
+// after replacement seq's write failed; the new incarnation must retry.
+// Writes fail oldest first and every write behind a failed one fails too
+// (the log commits in order), so the instance goes back to the member
+// this write replaced, and a later replacement of the same instance, now
+// holding it, is undone with it; one made before this write was issued
+// is not touched.
+func (c *Coordinator) revertStaticReplacement(g *classicGroup, saved *member, instance string, seq int64, code model.ErrorCode) {
+	curID, held := g.static[instance]
+	cur := g.members[curID]
+	if !held || cur == nil || cur.replacedBy < seq {
+		return
+	}
+	pending := cur.join
+	cur.join = nil
+	// As Kafka's revert: the old id and the old protocol metadata come
+	// back; what the group did since (a rebalance begun, an assignment
+	// synced) stays.
+	restored := g.replaceStatic(curID, saved.id)
+	restored.sessionTimeout, restored.rebalanceTimeout = saved.sessionTimeout, saved.rebalanceTimeout
+	restored.assignors, restored.topics, restored.owned = saved.assignors, saved.topics, saved.owned
+	restored.replacedBy = saved.replacedBy
+	if pending != nil && !pending.dropped {
+		c.reply(pending.to, model.JoinGroupResponse{CorrelationID: pending.corr, Error: appendErrorToResponseError(code), GenerationID: model.NoEpoch})
 	}
 }
 
