@@ -158,7 +158,7 @@ func (c *Coordinator) appendTransactionToLog(id string, to Snapshot, done func(m
 	record.Timestamp = c.now
 	c.write([]model.Record{record}, func(code model.ErrorCode) {
 		m, err := c.state(id)
-		code = appendErrorToCoordinatorError(code)
+		code = model.CoordinatorAppendError(code)
 		switch {
 		case code == model.NoError && err != model.NoError:
 			code = err
@@ -190,23 +190,6 @@ func (c *Coordinator) WriteDone(now time.Duration, id int64, code model.ErrorCod
 		done(code)
 	}
 	return c.end()
-}
-
-// appendErrorToCoordinatorError is appendTransactionToLog's mapping of a
-// failed append: a partition that cannot take the write now is a
-// coordinator that is not available, one this broker no longer leads is
-// not its coordinator, and a too large write is a server error.
-func appendErrorToCoordinatorError(code model.ErrorCode) model.ErrorCode {
-	switch code {
-	case model.UnknownTopicOrPartition, model.NotEnoughReplicas,
-		model.NotEnoughReplicasAfterAppend, model.RequestTimedOut:
-		return model.CoordinatorNotAvailable
-	case model.NotLeaderOrFollower, model.KafkaStorageError:
-		return model.NotCoordinator
-	case model.MessageTooLarge:
-		return model.UnknownServerError
-	}
-	return code
 }
 
 // Close unloads the coordinator (TransactionCoordinator.onResignation):
