@@ -350,7 +350,8 @@ func TestTransactionTimeout(t *testing.T) {
 		pid, e := w.producer("tx")
 		w.add("tx", pid, e, a0)
 		w.advance(50 * time.Second) // the checks at 10 s .. 50 s: not yet past 1 minute
-		if w.c.Metadata("tx").State != Ongoing {
+		w.settle()
+		if m := w.c.Metadata("tx"); m.State != Ongoing || m.ProducerEpoch != e {
 			t.Fatalf("tv%d: aborted early", cfg.TransactionVersion)
 		}
 		w.advance(20 * time.Second)
@@ -379,6 +380,7 @@ func TestTransactionalIDExpiration(t *testing.T) {
 	w.settle()
 	w.add("busy", 102, 0, a0)
 	w.advance(time.Hour)
+	w.settle()
 	if w.c.Metadata("idle") == nil {
 		t.Fatal("expired too early")
 	}
@@ -454,5 +456,55 @@ func TestReplayGivesTheSameState(t *testing.T) {
 		if r := w.endTxn("one", p1, e1, false); r.Error != model.InvalidTxnState {
 			t.Fatalf("tv%d: one's abort after its commit: %v", cfg.TransactionVersion, r)
 		}
+	}
+}
+
+// TestFailedEpochFenceIsNotBumpedAgain follows endTransaction's
+// hasFailedEpochFence: a fence whose write fails keeps its bump in
+// memory (the caller is told COORDINATOR_NOT_AVAILABLE), and the next
+// fence aborts at that epoch instead of bumping again.
+func TestFailedEpochFenceIsNotBumpedAgain(t *testing.T) {
+	w := newWorld(t, tv1())
+	pid, e := w.producer("tx")
+	w.add("tx", pid, e, a0)
+	w.take(w.c.HandleInitProducerID(w.now, client, model.InitProducerIDRequest{TransactionalID: "tx",
+		TransactionTimeout: time.Minute, ProducerID: -1, ProducerEpoch: -1}))
+	w.ackWrites(model.NotEnoughReplicas)
+	if r, _ := find[model.InitProducerIDResponse](w.last); r.Error != model.CoordinatorNotAvailable {
+		t.Fatalf("failed fence: %v", r)
+	}
+	if m := w.c.Metadata("tx"); m.State != Ongoing || m.ProducerEpoch != e+1 || m.Pending() {
+		t.Fatalf("after the failed fence: %+v", m.Snapshot)
+	}
+	w.init("tx", model.NoProducerID, model.NoEpoch)
+	if len(w.sent) != 1 || w.sent[0].Request.Markers[0].ProducerEpoch != e+1 {
+		t.Fatalf("second fence's markers: %v", w.sent)
+	}
+}
+
+// TestEpochExhaustion follows prepareInitProducerIdTransit's rotation
+// (a new producer id at epoch 0 once the epochs are exhausted) and, under
+// transaction version 2, endTransaction's next producer id for an end
+// that would exhaust them (prepareComplete moves to it).
+func TestEpochExhaustion(t *testing.T) {
+	w := newWorld(t, tv1())
+	w.producer("tx")
+	w.c.Metadata("tx").ProducerEpoch = maxEpoch - 1
+	if r := w.init("tx", 101, maxEpoch-1); r.Error != model.NoError || r.ProducerID != 102 || r.ProducerEpoch != 0 {
+		t.Fatalf("rotation: %v", r)
+	}
+	w = newWorld(t, DefaultConfig())
+	pid, _ := w.producer("tx")
+	w.c.Metadata("tx").ProducerEpoch = maxEpoch - 1
+	w.add("tx", pid, maxEpoch-1, a0)
+	r := w.endTxn("tx", pid, maxEpoch-1, true)
+	w.settle()
+	m := w.c.Metadata("tx")
+	if r.Error != model.NoError || m.State != CompleteCommit || m.ProducerID != 102 || m.ProducerEpoch != 0 {
+		t.Fatalf("end at the last epoch: %v, then %+v", r, m.Snapshot)
+	}
+	// The client's retry of that end, with the old id, is recognised.
+	if r := w.endTxn("tx", pid, maxEpoch-1, true); r.Error != model.NoError || r.ProducerID != 102 {
+		t.Fatalf("retry after the overflow: %v", r)
 	}
 }
