@@ -42,12 +42,15 @@ type TransactionLogValue struct {
 	ClientTransactionVersion         int16 // tag 2, version 1 only; 0 by default
 }
 
-// The record formats' fixed parts.
+// transactionLogKeyVersion is the key's version, also
+// CoordinatorRecordType.TRANSACTION_LOG.
+const transactionLogKeyVersion int16 = 0
+
+// The value's tagged fields (version 1).
 const (
-	transactionLogKeyVersion    int16 = 0 // also CoordinatorRecordType.TRANSACTION_LOG
-	tagPreviousProducerID             = 0
-	tagNextProducerID                 = 1
-	tagClientTransactionVersion       = 2
+	tagPreviousProducerID uint64 = iota
+	tagNextProducerID
+	tagClientTransactionVersion
 )
 
 // ErrTransactionLogRecord is a __transaction_state record that cannot be

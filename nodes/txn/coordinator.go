@@ -8,18 +8,10 @@ import (
 	"kafkasim/model"
 )
 
-// Message is what the coordinator sends: a model request or response. It
-// is the kernel's message contract restated so that this package need
-// not import the kernel.
-type Message interface {
-	Digest() uint64
-	String() string
-}
-
 // Reply is a response to send now to the client that asked.
 type Reply struct {
 	To  model.BrokerID
-	Msg Message
+	Msg model.Message
 }
 
 // Write is records the host must append to the coordinator's
@@ -122,7 +114,7 @@ func (c *Coordinator) end() Effects {
 	return out
 }
 
-func (c *Coordinator) reply(to model.BrokerID, m Message) {
+func (c *Coordinator) reply(to model.BrokerID, m model.Message) {
 	c.out.Replies = append(c.out.Replies, Reply{To: to, Msg: m})
 }
 

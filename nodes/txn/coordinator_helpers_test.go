@@ -105,8 +105,8 @@ func (w *world) advance(d time.Duration) {
 }
 
 // replies are the messages of the effects' replies.
-func replies(e Effects) []Message {
-	out := make([]Message, len(e.Replies))
+func replies(e Effects) []model.Message {
+	out := make([]model.Message, len(e.Replies))
 	for i, r := range e.Replies {
 		out[i] = r.Msg
 	}
@@ -124,7 +124,7 @@ func (w *world) init(id string, pid model.ProducerID, epoch model.Epoch) model.I
 
 // lastOf returns the first reply of type T among the effects the last
 // inputs gave, settling writes one round at a time until one appears.
-func lastOf[T Message](w *world) T {
+func lastOf[T model.Message](w *world) T {
 	if r, ok := find[T](w.last); ok {
 		return r
 	}
@@ -140,7 +140,7 @@ func lastOf[T Message](w *world) T {
 	return zero
 }
 
-func find[T Message](e Effects) (T, bool) {
+func find[T model.Message](e Effects) (T, bool) {
 	for _, m := range replies(e) {
 		if r, ok := m.(T); ok {
 			return r, true
