@@ -234,3 +234,24 @@ func ErrorCodes() []ErrorCode {
 	}
 	return cs
 }
+
+// CoordinatorAppendError is what a coordinator's client is told when the
+// coordinator's append to its internal topic failed, as Kafka's group and
+// transaction coordinators map it
+// (GroupMetadataManager.appendGroupMetadataErrorToResponseError,
+// GroupCoordinatorService.handleOperationException and
+// TransactionStateManager.appendTransactionToLog): a partition that
+// cannot take the write now is a coordinator that is not available; a
+// partition this broker no longer leads is not its coordinator any more;
+// a write too large is a server error.
+func CoordinatorAppendError(code ErrorCode) ErrorCode {
+	switch code {
+	case UnknownTopicOrPartition, NotEnoughReplicas, NotEnoughReplicasAfterAppend, RequestTimedOut:
+		return CoordinatorNotAvailable
+	case NotLeaderOrFollower, KafkaStorageError:
+		return NotCoordinator
+	case MessageTooLarge:
+		return UnknownServerError
+	}
+	return code
+}

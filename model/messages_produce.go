@@ -122,17 +122,26 @@ func (m ProduceResponse) Digest() uint64 {
 // InitProducerIDRequest asks for an idempotent producer identity (KIP-98).
 // A producer that already has one sends it to have its epoch bumped
 // (KIP-360) after a sequence error; a new one sends NoProducerID and
-// NoEpoch.
+// NoEpoch. A transactional producer also sends its TransactionalID and
+// TransactionTimeout (Kafka's TransactionTimeoutMs) to the transaction
+// coordinator; an empty TransactionalID is Kafka's null.
 type InitProducerIDRequest struct {
-	CorrelationID int32
-	ProducerID    ProducerID
-	ProducerEpoch Epoch
+	CorrelationID      int32
+	TransactionalID    string
+	TransactionTimeout time.Duration
+	ProducerID         ProducerID
+	ProducerEpoch      Epoch
 }
 
-// String reads "InitProducerId corr=1", or "InitProducerId pid=7:0 corr=1".
+// String reads "InitProducerId corr=1", "InitProducerId pid=7:0 corr=1",
+// or "InitProducerId txn=tx timeout=1m0s pid=7:0 corr=1".
 func (m InitProducerIDRequest) String() string {
 	var b strings.Builder
 	b.WriteString("InitProducerId")
+	if m.TransactionalID != "" {
+		kv(&b, "txn", m.TransactionalID)
+		kv(&b, "timeout", m.TransactionTimeout.String())
+	}
 	if m.ProducerID != NoProducerID {
 		kv(&b, "pid", strconv.FormatInt(int64(m.ProducerID), 10)+":"+strconv.FormatInt(int64(m.ProducerEpoch), 10))
 	}
@@ -140,10 +149,15 @@ func (m InitProducerIDRequest) String() string {
 	return b.String()
 }
 
-// Digest covers every field.
+// Digest covers every field. The transactional fields are folded in only
+// when there is a transactional id, so that an idempotent producer's
+// request digests as it did before they existed.
 func (m InitProducerIDRequest) Digest() uint64 {
-	return request(apiInitProducerID).Int32(m.CorrelationID).Int64(int64(m.ProducerID)).
-		Epoch(m.ProducerEpoch).Sum()
+	h := request(apiInitProducerID).Int32(m.CorrelationID).Int64(int64(m.ProducerID)).Epoch(m.ProducerEpoch)
+	if m.TransactionalID != "" {
+		h = h.Str(m.TransactionalID).Duration(m.TransactionTimeout)
+	}
+	return h.Sum()
 }
 
 // InitProducerIDResponse gives the producer id and epoch to use.

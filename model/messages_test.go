@@ -2,6 +2,7 @@ package model
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 )
@@ -19,7 +20,7 @@ func sampleState(p int32) PartitionState {
 // description. Each message has every field set (non-zero, lists
 // non-empty), which the digest mutation test relies on.
 func goldenMessages() []golden {
-	return append(append(coreGoldenMessages(), groupGoldenMessages()...), connectionGoldenMessages()...)
+	return slices.Concat(coreGoldenMessages(), groupGoldenMessages(), connectionGoldenMessages(), txnGoldenMessages())
 }
 
 // golden is a message and its expected description.
@@ -37,8 +38,8 @@ func coreGoldenMessages() []golden {
 			"Produce t/0 acks=all n=3 pid=7:1 seq=4 corr=12"},
 		{ProduceResponse{CorrelationID: 12, TP: TP("t", 0), Error: NoError, BaseOffset: 17, LogStartOffset: 2},
 			"ProduceResponse t/0 NONE base=17 logStart=2 corr=12"},
-		{InitProducerIDRequest{CorrelationID: 1, ProducerID: 7, ProducerEpoch: 2},
-			"InitProducerId pid=7:2 corr=1"},
+		{InitProducerIDRequest{CorrelationID: 1, TransactionalID: "tx", TransactionTimeout: time.Minute, ProducerID: 7, ProducerEpoch: 2},
+			"InitProducerId txn=tx timeout=1m0s pid=7:2 corr=1"},
 		{InitProducerIDResponse{CorrelationID: 1, Error: CoordinatorLoadInProgress, ProducerID: 7, ProducerEpoch: 3},
 			"InitProducerIdResponse COORDINATOR_LOAD_IN_PROGRESS pid=7:3 corr=1"},
 		{FetchRequest{CorrelationID: 9, ReplicaID: 2, BrokerEpoch: 12, MaxWait: 500 * time.Millisecond, MinBytes: 1, MaxBytes: 1 << 20,
@@ -122,6 +123,8 @@ func TestMessageStringVariants(t *testing.T) {
 			"Produce t/1 acks=1 n=1"},
 		{InitProducerIDRequest{CorrelationID: 1, ProducerID: NoProducerID, ProducerEpoch: NoEpoch},
 			"InitProducerId corr=1"},
+		{InitProducerIDRequest{CorrelationID: 1, ProducerID: 7, ProducerEpoch: 2},
+			"InitProducerId pid=7:2 corr=1"},
 		{ListOffsetsRequest{TP: TP("t", 0), Spec: SpecLatest, CurrentLeaderEpoch: NoEpoch},
 			"ListOffsets t/0 latest curEpoch=-1"},
 		{MetadataRequest{Topics: []string{"t", "u"}}, "Metadata t,u"},

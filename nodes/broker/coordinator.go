@@ -11,7 +11,7 @@ import (
 // OffsetsTopic is the internal topic that stores committed offsets and
 // group metadata. The leader of its partition p is the group coordinator
 // of every group whose id hashes to p.
-const OffsetsTopic = "__consumer_offsets"
+const OffsetsTopic = model.ConsumerOffsetsTopic
 
 // Loading a coordinator shard takes virtual time: a fixed cost plus a cost
 // per record read back from the log. Kafka's load time is dominated by

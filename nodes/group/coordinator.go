@@ -155,25 +155,6 @@ func (c *Coordinator) WriteDone(now time.Duration, id int64, code model.ErrorCod
 // PendingWrites is how many writes wait for WriteDone.
 func (c *Coordinator) PendingWrites() int { return len(c.writes) }
 
-// appendErrorToResponseError maps a failed append to what a group client
-// is told, as Kafka's coordinator does
-// (GroupMetadataManager.appendGroupMetadataErrorToResponseError and
-// GroupCoordinatorService.handleOperationException): a partition that
-// cannot take the write now is a coordinator that is not available; a
-// partition this broker no longer leads is not its coordinator any more.
-func appendErrorToResponseError(code model.ErrorCode) model.ErrorCode {
-	switch code {
-	case model.UnknownTopicOrPartition, model.NotEnoughReplicas,
-		model.NotEnoughReplicasAfterAppend, model.RequestTimedOut:
-		return model.CoordinatorNotAvailable
-	case model.NotLeaderOrFollower, model.KafkaStorageError:
-		return model.NotCoordinator
-	case model.MessageTooLarge:
-		return model.UnknownServerError
-	}
-	return code
-}
-
 // Close unloads the shard: the host no longer leads its partition. Every
 // pending write fails with NOT_COORDINATOR, every group becomes Dead, and
 // members parked in JoinGroup or SyncGroup are answered NOT_COORDINATOR so

@@ -271,7 +271,7 @@ func (c *Coordinator) revertStaticReplacement(g *classicGroup, saved *member, in
 	restored.assignors, restored.topics, restored.owned = saved.assignors, saved.topics, saved.owned
 	restored.replacedBy = saved.replacedBy
 	if pending != nil && !pending.dropped {
-		c.reply(pending.to, model.JoinGroupResponse{CorrelationID: pending.corr, Error: appendErrorToResponseError(code), GenerationID: model.NoEpoch})
+		c.reply(pending.to, model.JoinGroupResponse{CorrelationID: pending.corr, Error: model.CoordinatorAppendError(code), GenerationID: model.NoEpoch})
 	}
 }
 

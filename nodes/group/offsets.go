@@ -48,7 +48,7 @@ func (c *Coordinator) HandleOffsetCommit(now time.Duration, from model.BrokerID,
 				c.applyOffset(group, o.TP, Committed{Offset: o.Offset, LeaderEpoch: o.LeaderEpoch, CommitTime: at})
 			}
 		}
-		answer(appendErrorToResponseError(code))
+		answer(model.CoordinatorAppendError(code))
 	})
 	return c.end()
 }

@@ -77,7 +77,7 @@ func (c *Coordinator) storeAssignment(g *classicGroup, r model.SyncGroupRequest)
 			return
 		}
 		if code != model.NoError {
-			err := appendErrorToResponseError(code)
+			err := model.CoordinatorAppendError(code)
 			c.trace("group-write-failed", g.id+" assignment gen="+itoa(int64(gen))+": "+code.String())
 			c.resetAndPropagateAssignmentWithError(g, err)
 			c.maybePrepareRebalanceOrCompleteJoin(g, "error "+err.String()+" storing the assignment")

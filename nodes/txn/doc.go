@@ -1,31 +1,43 @@
-// Package txn holds the transaction coordinator's state machine (KIP-98,
-// KIP-890): the metadata Kafka keeps per transactional.id, its states and
-// their legal transitions, and the partition of __transaction_state that
-// owns a transactional.id. The request handlers (InitProducerId,
-// AddPartitionsToTxn, EndTxn, verification), the log records and their
-// replay, timeouts and the marker queue are not written yet.
+// Package txn is the transaction coordinator (KIP-98, KIP-890): the
+// metadata Kafka keeps per transactional.id, its states and their legal
+// transitions (metadata.go, state.go), and Coordinator, the coordinator
+// of one __transaction_state partition for one leadership of it
+// (coordinator.go), with the request handlers InitProducerId
+// (initproducerid.go), AddPartitionsToTxn and AddOffsetsToTxn
+// (addpartitions.go) and EndTxn (endtxn.go), the marker writer
+// (markers.go), the proactive abort of timed-out transactions and the
+// expiration of transactional ids (timers.go), and loading by replay of
+// the partition's records (load.go). The records are model's
+// TransactionLogValue.
 //
 // It is not yet hosted: no broker creates __transaction_state or calls
 // this package, so no run's trace depends on it. A later step hosts it
-// the way nodes/broker hosts nodes/group, and the host must then provide:
-// the leadership of the __transaction_state partition that a
-// transactional.id maps to (PartitionFor); appends of the records built
-// here with acks=all, reporting their outcome; replay of the partition's
-// records when it becomes leader (Replay); producer ids; time; and the
-// WriteTxnMarkers sends to partition leaders, retried until written.
+// the way nodes/broker hosts nodes/group. The host then builds a
+// Coordinator when it becomes leader of a __transaction_state partition
+// (PartitionFor maps a transactional.id to it), with its leader epoch as
+// the coordinator epoch and a Host giving producer ids and the metadata
+// cache's partition leaders; it replays the partition's records (Replay)
+// and calls Loaded; it hands the coordinator requests (Handle*), time
+// (Expire at NextDeadline), the outcomes of the writes it asked for
+// (WriteDone, after an acks=all append to the partition) and the answers
+// to its WriteTxnMarkers requests (MarkersDone); it carries out the
+// Effects: replies, writes and marker requests. It Closes the
+// coordinator when it resigns.
 //
-// What follows Kafka (transaction-coordinator's TransactionMetadata,
-// TransactionState and TransactionLog; core's TransactionStateManager):
-// the eight states and their valid previous states; prepareTransitionTo
-// with one pending state at a time; prepareIncrementProducerEpoch,
-// prepareProducerIdRotation, prepareFenceProducerEpoch,
-// prepareAddPartitions, prepareAbortOrCommit (with the KIP-890 part 2
-// epoch bump when the client's transaction version is 2), prepareComplete,
-// prepareDead and completeTransitionTo's checks; epoch exhaustion at
-// Short.MaxValue-1; TransactionStateManager.partitionFor.
+// Where Kafka's code is followed: TransactionCoordinator
+// (handleInitProducerId with prepareInitProducerIdTransit,
+// handleAddPartitionsToTransaction, endTransaction and
+// endTransactionWithTV1, abortTimedOutTransactions), TransactionStateManager
+// (appendTransactionToLog with its error mapping, timedOutTransactions,
+// removeExpiredTransactionalIds, loadTransactionsForTxnTopicPartition,
+// partitionFor), TransactionLog (the records), TransactionMarkerChannelManager
+// (addTxnMarkersToSend, addTxnMarkersToBrokerQueue, maybeWriteTxnCompletion,
+// tryAppendToLog) and TransactionMarkerRequestCompletionHandler, and
+// TransactionMetadata's transitions. docs/kafka.md lists the rules.
 //
 // Everything here is a pure function of its inputs: no goroutines,
 // channels, real time, randomness, I/O, or map order reaching a result
-// (partitions are kept sorted). It imports only the standard library and
-// kafkasim/model.
+// (transactional ids are walked sorted, partitions kept sorted, markers
+// grouped by leader in broker order). It imports only the standard
+// library and kafkasim/model.
 package txn

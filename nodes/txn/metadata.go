@@ -212,7 +212,14 @@ func (m *Metadata) CompleteTransitionTo(to Snapshot) error {
 	if !ok {
 		return fmt.Errorf("%w: %s to %+v", ErrIllegalTransition, m.State, to)
 	}
+	// Only a new producer (Empty, from InitProducerId) and a version 2
+	// completion take the transition's previous producer id; the other
+	// transitions keep the one the metadata has.
+	prev := m.PrevProducerID
 	m.Snapshot, m.pending = to, nil
+	if to.State != Empty && !(to.TV2 && (to.State == CompleteCommit || to.State == CompleteAbort)) {
+		m.PrevProducerID = prev
+	}
 	return nil
 }
 

@@ -1,0 +1,28 @@
+package model
+
+// txnGoldenMessages pairs a transaction-protocol message of every type
+// with its description; like the others, every field is set.
+func txnGoldenMessages() []golden {
+	return []golden{
+		{AddPartitionsToTxnRequest{CorrelationID: 2, TransactionalID: "tx", ProducerID: 7, ProducerEpoch: 1,
+			Partitions: []TopicPartition{TP("t", 0), TP("t", 1)}},
+			"AddPartitionsToTxn tx pid=7:1 [t/0 t/1] corr=2"},
+		{AddPartitionsToTxnResponse{CorrelationID: 2, Results: []TxnPartitionResult{
+			{TP: TP("t", 0), Error: ConcurrentTransactions}, {TP: TP("t", 1), Error: ConcurrentTransactions}}},
+			"AddPartitionsToTxnResponse [t/0:CONCURRENT_TRANSACTIONS t/1:CONCURRENT_TRANSACTIONS] corr=2"},
+		{AddOffsetsToTxnRequest{CorrelationID: 3, TransactionalID: "tx", ProducerID: 7, ProducerEpoch: 1, GroupID: "g"},
+			"AddOffsetsToTxn tx pid=7:1 group=g corr=3"},
+		{AddOffsetsToTxnResponse{CorrelationID: 3, Error: ProducerFenced},
+			"AddOffsetsToTxnResponse PRODUCER_FENCED corr=3"},
+		{EndTxnRequest{CorrelationID: 4, TransactionalID: "tx", ProducerID: 7, ProducerEpoch: 1, Committed: true},
+			"EndTxn tx pid=7:1 commit corr=4"},
+		{EndTxnResponse{CorrelationID: 4, Error: InvalidTxnState, ProducerID: 7, ProducerEpoch: 2},
+			"EndTxnResponse INVALID_TXN_STATE pid=7:2 corr=4"},
+		{WriteTxnMarkersRequest{CorrelationID: 5, Markers: []WritableTxnMarker{
+			{ProducerID: 7, ProducerEpoch: 2, TransactionResult: true, Partitions: []TopicPartition{TP("t", 0)}, CoordinatorEpoch: 3}}},
+			"WriteTxnMarkers commit pid=7:2 [t/0] coordEpoch=3 corr=5"},
+		{WriteTxnMarkersResponse{CorrelationID: 5, Markers: []WritableTxnMarkerResult{
+			{ProducerID: 7, Partitions: []TxnPartitionResult{{TP: TP("t", 0), Error: NotLeaderOrFollower}}}}},
+			"WriteTxnMarkersResponse pid=7 [t/0:NOT_LEADER_OR_FOLLOWER] corr=5"},
+	}
+}
