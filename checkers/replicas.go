@@ -66,6 +66,9 @@ func (a *analysis) replicaLogs(in *Input, opts *Options) []Violation {
 	durable, why := opts.durable()
 	sends := a.ackedSends(in)
 	members := replicaMembers(in.Observations.Assignments)
+	// The reassignment invariant reads the same replica sets; it runs
+	// here, with the checks that follow them.
+	out = append(out, replicasRemovedEarly(in.Observations.Assignments)...)
 	for _, all := range groupReplicas(in.Replicas) {
 		s, removed := all.split(members)
 		hw := s.highWatermark()
