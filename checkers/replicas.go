@@ -74,11 +74,15 @@ func (a *analysis) replicaLogs(in *Input, opts *Options) []Violation {
 		hw := s.highWatermark()
 		out = append(out, belowHighWatermark(s, hw)...)
 		out = append(out, notRejoined(s, hw)...)
-		out = append(out, removedDisagreement(s, removed)...)
 		out = append(out, a.clientAgreement(all)...)
-		if slices.Contains(in.DiskLost, s.tp) || len(s.logs) == 0 {
+		if slices.Contains(in.DiskLost, s.tp) {
+			// The replicas' committed records may have gone with their
+			// disks and been written again: they reconcile among
+			// themselves, but a removed log, idle, keeps what was
+			// lost, and its difference is the loss, not a divergence.
 			continue
 		}
+		out = append(out, removedDisagreement(s, removed)...)
 		for _, v := range a.lostAcked(s, sends[s.tp]) {
 			v.Error, v.Promise = promise(durable, PromiseDurability, why)
 			out = append(out, v)

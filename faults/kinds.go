@@ -31,7 +31,7 @@ const (
 	KindSyncLat   Kind = "sync-latency"
 
 	// Operations: at only, an admin request to the active controller
-	// (operations.go). Swarm does not draw them.
+	// (operations.go). Swarm draws some of them only when named (SwarmOperations).
 	KindElectPreferred Kind = "elect-preferred" // ElectLeaders PREFERRED for T/P
 	KindElectUnclean   Kind = "elect-unclean"   // ElectLeaders UNCLEAN for T/P
 	KindReassign       Kind = "reassign"        // AlterPartitionReassignments T/P to b1,b2,b4

@@ -317,15 +317,18 @@ func (e Experiment) scenario(file string, data []byte) (Scenario, error) {
 		if len(sw.Kinds) == 0 {
 			return Scenario{}, fail("swarm: give kinds (\"all\", or fault kinds)", "faults", "swarm", "kinds")
 		}
+		// The fault kinds, and the operations a swarm draws only when
+		// named (faults.SwarmOperations).
+		drawable := slices.Concat(faults.SwarmKinds(), faults.SwarmOperations())
 		for _, k := range sw.Kinds {
 			switch {
 			case k == "all" && len(sw.Kinds) == 1:
 				o.Kinds = faults.SwarmKinds()
-			case slices.Contains(faults.SwarmKinds(), faults.Kind(k)):
+			case slices.Contains(drawable, faults.Kind(k)):
 				o.Kinds = append(o.Kinds, faults.Kind(k))
 			default:
-				names := make([]string, 0, len(faults.SwarmKinds()))
-				for _, sk := range faults.SwarmKinds() {
+				names := make([]string, 0, len(drawable))
+				for _, sk := range drawable {
 					names = append(names, string(sk))
 				}
 				return Scenario{}, fail(fmt.Sprintf("swarm kind %q: want \"all\" alone, or some of %s", k, strings.Join(names, ", ")), "faults", "swarm", "kinds")
