@@ -55,10 +55,45 @@ func (r *ReplicaLog) lookup(o model.Offset) (string, bool) {
 }
 
 // replicaLogs checks agreement below the high watermark and against the
-// history, and the survival of acknowledged writes.
+// history, and the survival of acknowledged writes. It follows each
+// partition's replica set as the metadata records moved it
+// (replicaMembers): a log left on a broker a reassignment removed is not
+// a replica any more (Kafka deletes it, kafkasim keeps it idle), so it is
+// neither expected to rejoin nor counted as keeping a write; it is still
+// held to what it had committed while it was one.
 func (a *analysis) replicaLogs(in *Input, opts *Options) []Violation {
 	var out []Violation
 	durable, why := opts.durable()
+	sends := a.ackedSends(in)
+	members := replicaMembers(in.Observations.Assignments)
+	// The reassignment invariant reads the same replica sets; it runs
+	// here, with the checks that follow them.
+	out = append(out, replicasRemovedEarly(in.Observations.Assignments)...)
+	for _, all := range groupReplicas(in.Replicas) {
+		s, removed := all.split(members)
+		hw := s.highWatermark()
+		out = append(out, belowHighWatermark(s, hw)...)
+		out = append(out, notRejoined(s, hw)...)
+		out = append(out, a.clientAgreement(all)...)
+		if slices.Contains(in.DiskLost, s.tp) {
+			// The replicas' committed records may have gone with their
+			// disks and been written again: they reconcile among
+			// themselves, but a removed log, idle, keeps what was
+			// lost, and its difference is the loss, not a divergence.
+			continue
+		}
+		out = append(out, removedDisagreement(s, removed)...)
+		for _, v := range a.lostAcked(s, sends[s.tp]) {
+			v.Error, v.Promise = promise(durable, PromiseDurability, why)
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// ackedSends are the acknowledged sends of the history by partition, as
+// indexes into it; none when there are no logs to look for them in.
+func (a *analysis) ackedSends(in *Input) map[model.TopicPartition][]int {
 	sends := map[model.TopicPartition][]int{}
 	if len(in.Replicas) > 0 {
 		for i := range a.h {
@@ -67,100 +102,118 @@ func (a *analysis) replicaLogs(in *Input, opts *Options) []Violation {
 			}
 		}
 	}
-	for _, s := range groupReplicas(in.Replicas) {
-		hw := model.Offset(0)
-		for _, r := range s.logs {
-			hw = max(hw, r.HW)
+	return sends
+}
+
+// highWatermark is the partition's high watermark: the highest any of its
+// replicas knows.
+func (s replicaSet) highWatermark() model.Offset {
+	hw := model.Offset(0)
+	for _, r := range s.logs {
+		hw = max(hw, r.HW)
+	}
+	return hw
+}
+
+// belowHighWatermark checks agreement below the partition's high
+// watermark hw: every replica holding a committed offset must hold the
+// same record there.
+func belowHighWatermark(s replicaSet, hw model.Offset) []Violation {
+	type seen struct {
+		value  string
+		broker model.BrokerID
+	}
+	var out []Violation
+	first := map[model.Offset]seen{}
+	reported := map[model.Offset]bool{}
+	for _, r := range s.logs {
+		if r.OutOfSync && !r.NeverRejoined {
+			continue // it may not have truncated yet
 		}
-		// Agreement below the partition's high watermark (the highest any
-		// replica knows): every replica holding a committed offset must hold
-		// the same record there.
-		type seen struct {
-			value  string
-			broker model.BrokerID
-		}
-		first := map[model.Offset]seen{}
-		reported := map[model.Offset]bool{}
-		for _, r := range s.logs {
-			if r.OutOfSync && !r.NeverRejoined {
-				continue // it may not have truncated yet
+		for _, rec := range r.Records {
+			if rec.Offset >= hw {
+				break
 			}
-			for _, rec := range r.Records {
-				if rec.Offset >= hw {
-					break
-				}
-				f, ok := first[rec.Offset]
-				if !ok {
-					first[rec.Offset] = seen{rec.Value, r.Broker}
-				} else if f.value != rec.Value && !reported[rec.Offset] {
-					reported[rec.Offset] = true
-					out = append(out, Violation{
-						Checker: CheckerReplicas, Anomaly: ReplicaDivergence, Partition: s.tp,
-						Offsets: []model.Offset{rec.Offset}, Values: []string{f.value, rec.Value},
-						Error: true, Promise: PromiseReplication,
-						Detail: fmt.Sprintf("below the high watermark %d, offset %d holds %q on %s but %q on %s: a replica truncated too little or too much",
-							hw, rec.Offset, f.value, f.broker, rec.Value, r.Broker),
-					})
-				}
+			f, ok := first[rec.Offset]
+			if !ok {
+				first[rec.Offset] = seen{rec.Value, r.Broker}
+			} else if f.value != rec.Value && !reported[rec.Offset] {
+				reported[rec.Offset] = true
+				out = append(out, Violation{
+					Checker: CheckerReplicas, Anomaly: ReplicaDivergence, Partition: s.tp,
+					Offsets: []model.Offset{rec.Offset}, Values: []string{f.value, rec.Value},
+					Error: true, Promise: PromiseReplication,
+					Detail: fmt.Sprintf("below the high watermark %d, offset %d holds %q on %s but %q on %s: a replica truncated too little or too much",
+						hw, rec.Offset, f.value, f.broker, rec.Value, r.Broker),
+				})
 			}
-		}
-		out = append(out, notRejoined(s, hw)...)
-		// Agreement with the clients: a record a replica counts as committed
-		// must be the one clients saw at that offset.
-		if p := a.byTP[s.tp]; p != nil {
-			for _, r := range s.logs {
-				for _, rec := range r.Records {
-					if rec.Offset >= r.HW {
-						break
-					}
-					sg, ok := p.at.get(rec.Offset)
-					if !ok || sg.value == rec.Value {
-						continue
-					}
-					out = append(out, Violation{
-						Checker: CheckerReplicas, Anomaly: InconsistentOffsets, Partition: s.tp,
-						Offsets: []model.Offset{rec.Offset}, Values: []string{sg.value, rec.Value}, Ops: []int{int(sg.op)},
-						Error: true, Promise: PromiseLog,
-						Detail: fmt.Sprintf("clients saw %q at offset %d (op %d) but %s holds %q there, below its high watermark %d",
-							sg.value, rec.Offset, sg.op, r.Broker, rec.Value, r.HW),
-					})
-				}
-			}
-		}
-		// Survival of acknowledged writes.
-		if slices.Contains(in.DiskLost, s.tp) {
-			continue
-		}
-		start := s.logs[0].LogStart
-		for _, r := range s.logs {
-			start = min(start, r.LogStart)
-		}
-		for _, i := range sends[s.tp] {
-			op := &a.h[i]
-			if op.Offset < start {
-				continue
-			}
-			held := false
-			for _, r := range s.logs {
-				if v, ok := r.lookup(op.Offset); ok && v == op.Value {
-					held = true
-					break
-				}
-			}
-			if held {
-				continue
-			}
-			v := Violation{
-				Checker: CheckerReplicas, Anomaly: AckedWriteLost, Partition: s.tp,
-				Offsets: []model.Offset{op.Offset}, Values: []string{op.Value}, Ops: []int{i},
-				Detail: fmt.Sprintf("send %q acknowledged at offset %d (op %d) is in no replica's log at the end, although an ISR or ELR replica kept its disk",
-					op.Value, op.Offset, i),
-			}
-			v.Error, v.Promise = promise(durable, PromiseDurability, why)
-			out = append(out, v)
 		}
 	}
 	return out
+}
+
+// clientAgreement checks that a record a replica counts as committed (below
+// its own high watermark) is the one clients saw at that offset.
+func (a *analysis) clientAgreement(s replicaSet) []Violation {
+	p := a.byTP[s.tp]
+	if p == nil {
+		return nil
+	}
+	var out []Violation
+	for _, r := range s.logs {
+		for _, rec := range r.Records {
+			if rec.Offset >= r.HW {
+				break
+			}
+			sg, ok := p.at.get(rec.Offset)
+			if !ok || sg.value == rec.Value {
+				continue
+			}
+			out = append(out, Violation{
+				Checker: CheckerReplicas, Anomaly: InconsistentOffsets, Partition: s.tp,
+				Offsets: []model.Offset{rec.Offset}, Values: []string{sg.value, rec.Value}, Ops: []int{int(sg.op)},
+				Error: true, Promise: PromiseLog,
+				Detail: fmt.Sprintf("clients saw %q at offset %d (op %d) but %s holds %q there, below its high watermark %d",
+					sg.value, rec.Offset, sg.op, r.Broker, rec.Value, r.HW),
+			})
+		}
+	}
+	return out
+}
+
+// lostAcked lists the acknowledged sends (indexes into the history) to s
+// that none of its replicas holds at the end, at or above the lowest log
+// start (retention deleted what is below it). The violations' Error and
+// Promise are the caller's to set.
+func (a *analysis) lostAcked(s replicaSet, sends []int) []Violation {
+	start := s.logs[0].LogStart
+	for _, r := range s.logs {
+		start = min(start, r.LogStart)
+	}
+	var out []Violation
+	for _, i := range sends {
+		op := &a.h[i]
+		if op.Offset < start || s.holds(op.Offset, op.Value) {
+			continue
+		}
+		out = append(out, Violation{
+			Checker: CheckerReplicas, Anomaly: AckedWriteLost, Partition: s.tp,
+			Offsets: []model.Offset{op.Offset}, Values: []string{op.Value}, Ops: []int{i},
+			Detail: fmt.Sprintf("send %q acknowledged at offset %d (op %d) is in no replica's log at the end, although an ISR or ELR replica kept its disk",
+				op.Value, op.Offset, i),
+		})
+	}
+	return out
+}
+
+// holds reports whether some replica of s holds value at offset o.
+func (s replicaSet) holds(o model.Offset, value string) bool {
+	for _, r := range s.logs {
+		if v, ok := r.lookup(o); ok && v == value {
+			return true
+		}
+	}
+	return false
 }
 
 // highWatermarks checks that each leader's high watermark (per broker and

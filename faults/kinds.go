@@ -31,7 +31,7 @@ const (
 	KindSyncLat   Kind = "sync-latency"
 
 	// Operations: at only, an admin request to the active controller
-	// (operations.go). Swarm does not draw them.
+	// (operations.go). Swarm draws some of them only when named (SwarmOperations).
 	KindElectPreferred Kind = "elect-preferred" // ElectLeaders PREFERRED for T/P
 	KindElectUnclean   Kind = "elect-unclean"   // ElectLeaders UNCLEAN for T/P
 	KindReassign       Kind = "reassign"        // AlterPartitionReassignments T/P to b1,b2,b4
@@ -75,8 +75,12 @@ type kindSpec struct {
 	args      args
 	amount    amount
 	when      when
-	swarm     bool // Swarm may draw it
-	scope     bool // takes an optional "from brokers|servers|all" (isolate)
+	swarm     bool // Swarm may draw it, and SwarmKinds lists it
+	// swarmOp: an operation Swarm may draw when the options name it
+	// (SwarmOperations), beside the faults; SwarmKinds leaves it out,
+	// so that what every existing swarm draws stays as it was.
+	swarmOp bool
+	scope   bool // takes an optional "from brokers|servers|all" (isolate)
 }
 
 // specs describes every kind. Parse, Format, Validate and Swarm all read
@@ -103,10 +107,10 @@ var specs = map[Kind]kindSpec{
 	KindResync:    {args: argsNode, when: whenAtOnly},
 	KindSyncLat:   {args: argsNode, amount: amountDelay, swarm: true},
 
-	KindElectPreferred: {args: argsTP, when: whenAtOnly},
+	KindElectPreferred: {args: argsTP, when: whenAtOnly, swarmOp: true},
 	KindElectUnclean:   {args: argsTP, when: whenAtOnly},
-	KindReassign:       {args: argsReassign, when: whenAtOnly},
-	KindCancelReassign: {args: argsTP, when: whenAtOnly},
+	KindReassign:       {args: argsReassign, when: whenAtOnly, swarmOp: true},
+	KindCancelReassign: {args: argsTP, when: whenAtOnly, swarmOp: true},
 }
 
 // kindOrder is the one fixed order of the kinds: Swarm draws them in it,
@@ -129,6 +133,21 @@ func SwarmKinds() []Kind {
 	var out []Kind
 	for _, k := range kindOrder {
 		if specs[k].swarm {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// SwarmOperations lists the operations Swarm can draw beside the faults,
+// in the same fixed order: elect-preferred, reassign and cancel-reassign,
+// the ones an operator runs on a healthy cluster (not elect-unclean,
+// which gives up the durability promise). A swarm draws them only when
+// its Kinds name them.
+func SwarmOperations() []Kind {
+	var out []Kind
+	for _, k := range kindOrder {
+		if specs[k].swarmOp {
 			out = append(out, k)
 		}
 	}

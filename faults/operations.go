@@ -22,7 +22,8 @@ import (
 // is the event's note, and a refused request is a no-op event. The file
 // checks only the form (a partition, registered-looking broker ids, each
 // once); whether the cluster accepts the request is the controller's
-// answer, as it would be for an admin client. Swarm does not draw them.
+// answer, as it would be for an admin client. Swarm draws elect-preferred,
+// reassign and cancel-reassign when its options name them (SwarmOperations).
 
 // Operator is a World that runs operations. Each call sends the request to
 // the active controller, and returns that controller (NoBroker when there

@@ -77,7 +77,10 @@ type Shape struct {
 	Controllers []model.BrokerID
 	Partitions  []model.TopicPartition
 	Groups      []string
-	_           struct{}
+	// ReplicationFactor is how many replicas a drawn reassignment names
+	// (0: three, or every broker when there are fewer).
+	ReplicationFactor int
+	_                 struct{}
 }
 
 // perKindMax bounds the faults of one kind in one schedule, whatever the
@@ -112,8 +115,8 @@ func (o SwarmOptions) withDefaults() SwarmOptions {
 // phase. Swarm panics on a kind it cannot draw (a programmer's error).
 func Swarm(seed uint64, opts SwarmOptions, shape Shape) Schedule {
 	for _, k := range opts.Kinds {
-		if !specs[k].swarm {
-			panic(fmt.Sprintf("faults: Swarm cannot draw kind %q (see SwarmKinds)", string(k)))
+		if !specs[k].swarm && !specs[k].swarmOp {
+			panic(fmt.Sprintf("faults: Swarm cannot draw kind %q (see SwarmKinds and SwarmOperations)", string(k)))
 		}
 	}
 	if len(opts.Kinds) == 0 || opts.End <= opts.Start || len(shape.Brokers) == 0 {
@@ -181,6 +184,10 @@ func (d *drawer) kind(k Kind) Schedule {
 		case argsTwo:
 			f.Target = d.selector(false)
 			f.Peer = d.peer(f.Target)
+		case argsTP, argsReassign:
+			if !d.operation(&f, spec) {
+				return out
+			}
 		}
 		if spec.scope {
 			scopes := 3 // servers, brokers, all
@@ -208,6 +215,29 @@ func (d *drawer) kind(k Kind) Schedule {
 		out = append(out, f)
 	}
 	return out
+}
+
+// operation draws an operation's partition and, for reassign, its target
+// replicas: as many as the shape's replication factor, distinct brokers
+// in a drawn order (the first is the preferred leader). It is false when
+// the shape has no partition to name.
+func (d *drawer) operation(f *Fault, spec kindSpec) bool {
+	tps := d.shape.Partitions
+	if len(tps) == 0 {
+		return false
+	}
+	f.TP = tps[d.r.IntN(len(tps))]
+	if spec.args != argsReassign {
+		return true
+	}
+	rf := d.shape.ReplicationFactor
+	if rf <= 0 || rf > len(d.shape.Brokers) {
+		rf = min(3, len(d.shape.Brokers))
+	}
+	for _, i := range d.r.Perm(len(d.shape.Brokers))[:rf] {
+		f.Replicas = append(f.Replicas, d.shape.Brokers[i])
+	}
+	return true
 }
 
 // duration draws uniformly in [lo, hi], rounded to the millisecond so the

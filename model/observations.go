@@ -28,6 +28,26 @@ type Observations struct {
 	Committed []CommittedObservation
 	// Quorum: what the metadata quorum's nodes reported.
 	Quorum QuorumObservations
+	// Assignments: each committed metadata record that set a partition's
+	// replica set (its creation, each step of a reassignment), once per
+	// partition epoch, as the first broker to replay it reported it.
+	Assignments []AssignmentObservation `json:",omitempty"`
+}
+
+// AssignmentObservation says a committed metadata record gave TP the
+// replica set Replicas, with ISR, at PartitionEpoch; a broker replayed it
+// at Time. Before and BeforeAdding are the replica set and the replicas a
+// reassignment was adding just before the record (both nil for the
+// partition's creation); Adding and Removing are the reassignment in
+// progress after it (KIP-455), empty when none is.
+type AssignmentObservation struct {
+	Time             time.Duration
+	TP               TopicPartition
+	PartitionEpoch   Epoch
+	Replicas, ISR    []BrokerID
+	Adding, Removing []BrokerID `json:",omitempty"`
+	Before           []BrokerID `json:",omitempty"`
+	BeforeAdding     []BrokerID `json:",omitempty"`
 }
 
 // LeaderObservation says Leader began leading TP under Epoch at Time.

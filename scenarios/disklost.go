@@ -64,14 +64,13 @@ func (s *Scripted) powerLost() []model.TopicPartition {
 	need := int(s.Config.Topic.MinInsyncReplicas)
 	var out []model.TopicPartition
 	for _, tp := range s.TPs {
-		ps, _ := s.Partition(tp)
 		for i := range losses {
 			hit := map[model.BrokerID]bool{}
 			for j := i; j < len(losses) && losses[j].at-losses[i].at < writeback; j++ {
-				for _, r := range ps.Replicas {
-					if r == losses[j].b {
-						hit[r] = true
-					}
+				// The replicas of the loss's time: a reassignment may
+				// have moved them since.
+				if slices.Contains(s.replicasAt(tp, losses[j].at), losses[j].b) {
+					hit[losses[j].b] = true
 				}
 			}
 			if len(hit) >= need {

@@ -406,22 +406,24 @@ func (e Experiment) mapSwarm(sc *Scenario, brokers int, fail failFunc) error {
 	return nil
 }
 
-// swarmKinds are the fault kinds a swarm's kinds name: "all" alone, or
-// some of faults.SwarmKinds.
+// swarmKinds are the fault kinds a swarm's kinds name: "all" alone (the
+// fault kinds), or some of faults.SwarmKinds and the operations a swarm
+// draws only when named (faults.SwarmOperations).
 func swarmKinds(given []string, fail failFunc) ([]faults.Kind, error) {
 	if len(given) == 0 {
 		return nil, fail("swarm: give kinds (\"all\", or fault kinds)", "faults", "swarm", "kinds")
 	}
+	drawable := slices.Concat(faults.SwarmKinds(), faults.SwarmOperations())
 	var kinds []faults.Kind
 	for _, k := range given {
 		switch {
 		case k == "all" && len(given) == 1:
 			kinds = faults.SwarmKinds()
-		case slices.Contains(faults.SwarmKinds(), faults.Kind(k)):
+		case slices.Contains(drawable, faults.Kind(k)):
 			kinds = append(kinds, faults.Kind(k))
 		default:
-			names := make([]string, 0, len(faults.SwarmKinds()))
-			for _, sk := range faults.SwarmKinds() {
+			names := make([]string, 0, len(drawable))
+			for _, sk := range drawable {
 				names = append(names, string(sk))
 			}
 			return nil, fail(fmt.Sprintf("swarm kind %q: want \"all\" alone, or some of %s", k, strings.Join(names, ", ")), "faults", "swarm", "kinds")

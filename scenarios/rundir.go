@@ -131,13 +131,14 @@ type observationLine struct {
 	QuorumHW       *model.QuorumHWObservation       `json:"quorum_high_watermark,omitempty"`
 	QuorumApplied  *model.QuorumAppliedObservation  `json:"quorum_applied,omitempty"`
 	QuorumSnapshot *model.QuorumSnapshotObservation `json:"quorum_snapshot,omitempty"`
+	Assignment     *model.AssignmentObservation     `json:"assignment,omitempty"`
 }
 
 // set counts the fields a line sets.
 func (l *observationLine) set() int {
 	n := 0
 	for _, ok := range []bool{l.Leader != nil, l.ISR != nil, l.HighWatermark != nil, l.Generation != nil, l.Committed != nil,
-		l.QuorumVoters != nil, l.QuorumLeader != nil, l.QuorumHW != nil, l.QuorumApplied != nil, l.QuorumSnapshot != nil} {
+		l.QuorumVoters != nil, l.QuorumLeader != nil, l.QuorumHW != nil, l.QuorumApplied != nil, l.QuorumSnapshot != nil, l.Assignment != nil} {
 		if ok {
 			n++
 		}
@@ -231,6 +232,9 @@ func writeObservations(w io.Writer, o *model.Observations) error {
 	}
 	for i := range q.Snapshots {
 		lines = append(lines, observationLine{QuorumSnapshot: &q.Snapshots[i]})
+	}
+	for i := range o.Assignments {
+		lines = append(lines, observationLine{Assignment: &o.Assignments[i]})
 	}
 	for i := range lines {
 		if err := enc.Encode(&lines[i]); err != nil {
@@ -362,6 +366,8 @@ func (l *observationLine) addTo(o *model.Observations) error {
 		o.Quorum.Applied = append(o.Quorum.Applied, *l.QuorumApplied)
 	case l.QuorumSnapshot != nil:
 		o.Quorum.Snapshots = append(o.Quorum.Snapshots, *l.QuorumSnapshot)
+	case l.Assignment != nil:
+		o.Assignments = append(o.Assignments, *l.Assignment)
 	}
 	return nil
 }

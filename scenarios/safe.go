@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +15,12 @@ import (
 // shape (realistic.go): three topics, keyed and keyless producers, and a
 // consumer group beside the assigning consumer.
 func safeScenarios() []Scenario {
+	return slices.Concat(crashScenarios(), slowScenarios(), swarmScenarios())
+}
+
+// crashScenarios are the safe scenarios of crashes, isolations, power
+// losses and restarts.
+func crashScenarios() []Scenario {
 	return []Scenario{
 		{
 			Name:          "baseline",
@@ -71,6 +78,12 @@ func safeScenarios() []Scenario {
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
 		},
+	}
+}
+
+// slowScenarios are the safe scenarios of slow links and pauses.
+func slowScenarios() []Scenario {
+	return []Scenario{
 		{
 			Name:          "slow-follower",
 			Description:   "clogged links and pauses push followers in and out of the ISR",
@@ -80,6 +93,13 @@ func safeScenarios() []Scenario {
 			Safety:        60 * time.Second,
 			LivenessBound: 60 * time.Second,
 		},
+	}
+}
+
+// swarmScenarios are the safe scenarios whose faults a swarm draws from
+// the seed.
+func swarmScenarios() []Scenario {
+	return []Scenario{
 		{
 			Name:        "chaos",
 			Description: "a swarm of every fault kind, drawn from the seed",
@@ -94,6 +114,18 @@ func safeScenarios() []Scenario {
 			// report two owners in one generation.
 			Spec:          fixture.Spec{Shape: realistic()},
 			Swarm:         &faults.SwarmOptions{Kinds: faults.SwarmKinds()},
+			Safety:        60 * time.Second,
+			LivenessBound: 90 * time.Second,
+		},
+		{
+			Name:        "reassign-under-chaos",
+			Description: "the chaos swarm with partition reassignments, their cancellations and preferred elections drawn among its faults, on five brokers",
+			Config:      shaped,
+			// Five brokers, so that a reassignment of a three-replica
+			// partition moves replicas to brokers that held none; no
+			// consumer group, for chaos's reason.
+			Spec:          fixture.Spec{Brokers: 5, Shape: realistic()},
+			Swarm:         &faults.SwarmOptions{Kinds: slices.Concat(faults.SwarmKinds(), faults.SwarmOperations())},
 			Safety:        60 * time.Second,
 			LivenessBound: 90 * time.Second,
 		},

@@ -47,6 +47,10 @@ func (r *replayer) LeaderChanged(leader model.BrokerID, _ model.Epoch, _ bool) {
 func (b *Broker) startQuorum(env *sim.Env) {
 	b.activeController = model.NoBroker
 	b.replay = &replayer{b: b, img: controller.NewMetadataImage(b.cfg.Kafka)}
+	if o, ok := b.cfg.Observer.(AssignmentObserver); ok {
+		id := b.cfg.ID
+		b.replay.img.OnAssignment = func(a model.AssignmentObservation) { o.ReplicaSetChanged(id, a) }
+	}
 	b.quorum = raft.New(raft.Config{ID: b.cfg.ID, Voters: b.cfg.Voters, Observer: true, Dir: controller.QuorumDir,
 		SnapshotEvery: b.cfg.SnapshotEvery, Watch: b.cfg.QuorumWatch}, b.replay)
 	b.quorum.Start(env)

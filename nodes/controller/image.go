@@ -201,6 +201,10 @@ type MetadataImage struct {
 	changed []model.TopicPartition
 	brokers bool
 	all     bool
+	// OnAssignment, if set, is told of each record that sets a
+	// partition's replica set, as it is applied (for the checkers; it
+	// must not change the run).
+	OnAssignment func(model.AssignmentObservation)
 }
 
 // NewMetadataImage is the empty metadata, before any record.
@@ -211,7 +215,16 @@ func NewMetadataImage(cluster model.Config) *MetadataImage {
 // Apply replays one committed log entry at offset.
 func (m *MetadataImage) Apply(offset int64, data []byte) {
 	r := decodeRecord(data)
+	var before *partitionInfo
+	if c, ok := r.(PartitionChangeRecord); ok && c.Assignment != nil && m.OnAssignment != nil {
+		if p := m.s.partition(c.TP); p != nil {
+			before = &partitionInfo{PartitionState: p.PartitionState, Adding: p.Adding}
+		}
+	}
 	m.s.apply(offset, r)
+	if m.OnAssignment != nil {
+		m.reportAssignments(r, before)
+	}
 	switch r := r.(type) {
 	case CreateTopicRecord:
 		for i := range r.Partitions {
@@ -221,6 +234,31 @@ func (m *MetadataImage) Apply(offset int64, data []byte) {
 		m.changed = append(m.changed, r.TP)
 	default:
 		m.brokers = true
+	}
+}
+
+// reportAssignments tells OnAssignment of the replica sets record r just
+// set: every partition of a new topic, or the one a reassignment step
+// changed (before is that partition as it was).
+func (m *MetadataImage) reportAssignments(r Record, before *partitionInfo) {
+	observe := func(p *partitionInfo) model.AssignmentObservation {
+		return model.AssignmentObservation{TP: p.TP, PartitionEpoch: p.PartitionEpoch,
+			Replicas: p.Replicas, ISR: p.ISR, Adding: p.Adding, Removing: p.Removing}
+	}
+	switch r := r.(type) {
+	case CreateTopicRecord:
+		for i := range r.Partitions {
+			if p := m.s.partition(r.Partitions[i].TP); p != nil {
+				m.OnAssignment(observe(p))
+			}
+		}
+	case PartitionChangeRecord:
+		if before == nil {
+			return
+		}
+		o := observe(m.s.partition(r.TP))
+		o.Before, o.BeforeAdding = before.Replicas, before.Adding
+		m.OnAssignment(o)
 	}
 }
 
