@@ -120,11 +120,23 @@ func (a *analysis) opEnd(i int) int {
 	return j
 }
 
+// analyze builds the shared index of h.
 func analyze(h model.History) *analysis {
 	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}, seed: maphash.MakeSeed()}
-	// Size each partition's records for its sends, so that the maps do
-	// not grow a record at a time.
-	// This pass also starts the entries' summary.
+	a.presize(a.summarize())
+	// Pass 1: writers, then readers, so that a poll that returns a value
+	// before its send's index still finds the writer.
+	a.addWriters()
+	a.addReaders()
+	a.commitAndOrder()
+	a.sortParts()
+	return a
+}
+
+// summarize starts the entries' summary and counts, for sizing, each
+// partition's sends and every poll's records (a.polled).
+func (a *analysis) summarize() map[*partition]int {
+	h := a.h
 	sends := map[*partition]int{}
 	records := 0
 	a.entries = make([]entry, len(h))
@@ -143,6 +155,13 @@ func analyze(h model.History) *analysis {
 			}
 		}
 	}
+	a.polled = records
+	return sends
+}
+
+// presize sizes each partition's records for its sends, so that the
+// tables do not grow a record at a time.
+func (a *analysis) presize(sends map[*partition]int) {
 	n := 0
 	for p, k := range sends {
 		p.ids = newRecordIDs(a.seed, k)
@@ -151,13 +170,15 @@ func analyze(h model.History) *analysis {
 		p.offsets = make([]model.Offset, 0, k) // nearly every send is observed once
 		n += k
 	}
-	a.polled = records
 	a.vals = make([]valueInfo, 0, n)
 	a.names = make([]string, 0, n)
-	// Pass 1: writers, then readers, so that a poll that returns a value
-	// before its send's index still finds the writer.
-	for i := range h {
-		op := &h[i]
+}
+
+// addWriters gives each send's record an id and its first writer, and
+// notes which record the first send acknowledged at each offset wrote.
+func (a *analysis) addWriters() {
+	for i := range a.h {
+		op := &a.h[i]
 		if a.entries[i].kind != kindSend {
 			continue
 		}
@@ -185,10 +206,14 @@ func analyze(h model.History) *analysis {
 			}
 		}
 	}
-	// The records each poll returned, in history order.
-	a.polledRecs = make([]polledRecord, 0, records)
-	for i := range h {
-		op := &h[i]
+}
+
+// addReaders lays out the records each poll returned, in history order,
+// and gives each record its first readers.
+func (a *analysis) addReaders() {
+	a.polledRecs = make([]polledRecord, 0, a.polled)
+	for i := range a.h {
+		op := &a.h[i]
 		if a.entries[i].kind != kindPoll {
 			continue
 		}
@@ -214,13 +239,16 @@ func analyze(h model.History) *analysis {
 		}
 		a.entries[i].nrecs = int32(len(a.polledRecs)) - a.entries[i].recs
 	}
-	// Passes 2 and 3, one operation at a time, in one walk of the
-	// history: which operations must have committed (every read is known
-	// by now), then the version order, in history order: the offsets of
-	// sends that committed, and every poll's records whatever its outcome
-	// (a consumer must never return bad data, even inside a transaction
-	// that aborts; kafka.clj version-orders).
-	for i := 0; i < len(h); {
+}
+
+// commitAndOrder is passes 2 and 3, one operation at a time, in one walk
+// of the history: which operations must have committed (every read is
+// known by now), then the version order, in history order: the offsets
+// of sends that committed, and every poll's records whatever its outcome
+// (a consumer must never return bad data, even inside a transaction that
+// aborts; kafka.clj version-orders).
+func (a *analysis) commitAndOrder() {
+	for i := 0; i < len(a.h); {
 		j := a.opEnd(i)
 		c := a.entries[i].outcome == outcomeOK
 		if a.entries[i].indeterminate() {
@@ -234,6 +262,11 @@ func analyze(h model.History) *analysis {
 		}
 		i = j
 	}
+}
+
+// sortParts puts the partitions in order and sorts each one's version
+// order and resets.
+func (a *analysis) sortParts() {
 	slices.SortFunc(a.parts, func(x, y *partition) int {
 		if x.tp.Less(y.tp) {
 			return -1
@@ -257,7 +290,6 @@ func analyze(h model.History) *analysis {
 	for i := range a.polledRecs {
 		a.polledRecs[i].part = order[a.polledRecs[i].part]
 	}
-	return a
 }
 
 // place adds op k to the version order and the position resets.
