@@ -42,6 +42,10 @@ type analysis struct {
 	untargeted map[string]*untargetedSend
 	// polled is how many records the polls returned, all told.
 	polled int
+	// others are the entries that are neither sends nor polls (assigns,
+	// rebalances, commits, seeks, ...), few in any history: the checks
+	// of those kinds look here first whether the history has any.
+	others []int32
 	// sentTo: value → the first send of it, for explaining a phantom read
 	// in the wrong partition; built only when a phantom is found.
 	sentTo map[string]int32
@@ -147,6 +151,9 @@ func (a *analysis) summarize() map[*partition]int {
 			ops++
 		}
 		a.entries[i] = entry{op: ops, sent: -1, kind: kindOf(op.F), outcome: outcomeOf(op.Type)}
+		if a.entries[i].kind == kindOther {
+			a.others = append(a.others, int32(i))
+		}
 		if op.F == model.FSend && op.TP.Topic != "" {
 			sends[a.part(op.TP)]++
 		} else if op.F == model.FPoll {
@@ -166,7 +173,7 @@ func (a *analysis) presize(sends map[*partition]int) {
 	for p, k := range sends {
 		p.ids = newRecordIDs(a.seed, k)
 		p.sentAt = make([]int32, 0, k)
-		p.at.dense = make([]sighting, 0, k)
+		p.at.dense = make([]seen, 0, k)
 		p.offsets = make([]model.Offset, 0, k) // nearly every send is observed once
 		n += k
 	}
@@ -318,6 +325,17 @@ func (a *analysis) place(k int) {
 	}
 }
 
+// hasOther reports whether an entry of the history did f, which is
+// neither a send nor a poll.
+func (a *analysis) hasOther(f model.OpF) bool {
+	for _, i := range a.others {
+		if a.h[i].F == f {
+			return true
+		}
+	}
+	return false
+}
+
 // partOf is the partition record v belongs to.
 func (a *analysis) partOf(v *valueInfo) *partition { return a.parts[v.part] }
 
@@ -400,7 +418,7 @@ func (a *analysis) polledID(p *partition, r model.OffsetValue) int32 {
 func (a *analysis) part(tp model.TopicPartition) *partition {
 	p := a.lookup(tp)
 	if p == nil {
-		p = &partition{tp: tp, ids: recordIDs{seed: a.seed}, seq: int32(len(a.parts))}
+		p = &partition{tp: tp, ids: recordIDs{seed: a.seed}, seq: int32(len(a.parts)), at: sightings{names: &a.names}}
 		a.byTP[tp] = p
 		a.parts = append(a.parts, p)
 	}
@@ -426,10 +444,12 @@ func (a *analysis) lookup(tp model.TopicPartition) *partition {
 
 // observe records that op saw record id, with value, at offset o of p.
 func (a *analysis) observe(p *partition, o model.Offset, value string, op, id int32) {
-	if s, ok := p.at.get(o); !ok {
+	// Records of one partition are its values: two ids differ exactly
+	// when their values do.
+	if s, ok := p.at.lookup(o); !ok {
 		p.at.put(o, sighting{value, op, id})
 		p.offsets = append(p.offsets, o)
-	} else if s.value != value {
+	} else if s.id != id {
 		known := false
 		for _, c := range p.conflicts[o] {
 			known = known || c.value == value

@@ -162,7 +162,8 @@ func newTxnIndex(a *analysis) *txnIndex {
 	for _, p := range a.parts {
 		xp := &txnPart{p: p, ids: make([]int32, len(p.offsets)), names: a.names, writers: make([]int32, len(p.offsets))}
 		for i, o := range p.offsets {
-			xp.ids[i], xp.writers[i] = p.firstAt(o).id, -1
+			sn, _ := p.at.lookup(o)
+			xp.ids[i], xp.writers[i] = sn.id, -1
 		}
 		x.parts = append(x.parts, xp)
 	}
