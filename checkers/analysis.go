@@ -42,6 +42,10 @@ type analysis struct {
 	untargeted map[string]*untargetedSend
 	// polled is how many records the polls returned, all told.
 	polled int
+	// others are the entries that are neither sends nor polls (assigns,
+	// rebalances, commits, seeks, ...), few in any history: the checks
+	// of those kinds look here first whether the history has any.
+	others []int32
 	// sentTo: value → the first send of it, for explaining a phantom read
 	// in the wrong partition; built only when a phantom is found.
 	sentTo map[string]int32
@@ -120,11 +124,23 @@ func (a *analysis) opEnd(i int) int {
 	return j
 }
 
+// analyze builds the shared index of h.
 func analyze(h model.History) *analysis {
 	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}, seed: maphash.MakeSeed()}
-	// Size each partition's records for its sends, so that the maps do
-	// not grow a record at a time.
-	// This pass also starts the entries' summary.
+	a.presize(a.summarize())
+	// Pass 1: writers, then readers, so that a poll that returns a value
+	// before its send's index still finds the writer.
+	a.addWriters()
+	a.addReaders()
+	a.commitAndOrder()
+	a.sortParts()
+	return a
+}
+
+// summarize starts the entries' summary and counts, for sizing, each
+// partition's sends and every poll's records (a.polled).
+func (a *analysis) summarize() map[*partition]int {
+	h := a.h
 	sends := map[*partition]int{}
 	records := 0
 	a.entries = make([]entry, len(h))
@@ -135,6 +151,9 @@ func analyze(h model.History) *analysis {
 			ops++
 		}
 		a.entries[i] = entry{op: ops, sent: -1, kind: kindOf(op.F), outcome: outcomeOf(op.Type)}
+		if a.entries[i].kind == kindOther {
+			a.others = append(a.others, int32(i))
+		}
 		if op.F == model.FSend && op.TP.Topic != "" {
 			sends[a.part(op.TP)]++
 		} else if op.F == model.FPoll {
@@ -143,21 +162,30 @@ func analyze(h model.History) *analysis {
 			}
 		}
 	}
+	a.polled = records
+	return sends
+}
+
+// presize sizes each partition's records for its sends, so that the
+// tables do not grow a record at a time.
+func (a *analysis) presize(sends map[*partition]int) {
 	n := 0
 	for p, k := range sends {
 		p.ids = newRecordIDs(a.seed, k)
 		p.sentAt = make([]int32, 0, k)
-		p.at.dense = make([]sighting, 0, k)
+		p.at.dense = make([]seen, 0, k)
 		p.offsets = make([]model.Offset, 0, k) // nearly every send is observed once
 		n += k
 	}
-	a.polled = records
 	a.vals = make([]valueInfo, 0, n)
 	a.names = make([]string, 0, n)
-	// Pass 1: writers, then readers, so that a poll that returns a value
-	// before its send's index still finds the writer.
-	for i := range h {
-		op := &h[i]
+}
+
+// addWriters gives each send's record an id and its first writer, and
+// notes which record the first send acknowledged at each offset wrote.
+func (a *analysis) addWriters() {
+	for i := range a.h {
+		op := &a.h[i]
 		if a.entries[i].kind != kindSend {
 			continue
 		}
@@ -185,10 +213,14 @@ func analyze(h model.History) *analysis {
 			}
 		}
 	}
-	// The records each poll returned, in history order.
-	a.polledRecs = make([]polledRecord, 0, records)
-	for i := range h {
-		op := &h[i]
+}
+
+// addReaders lays out the records each poll returned, in history order,
+// and gives each record its first readers.
+func (a *analysis) addReaders() {
+	a.polledRecs = make([]polledRecord, 0, a.polled)
+	for i := range a.h {
+		op := &a.h[i]
 		if a.entries[i].kind != kindPoll {
 			continue
 		}
@@ -214,13 +246,16 @@ func analyze(h model.History) *analysis {
 		}
 		a.entries[i].nrecs = int32(len(a.polledRecs)) - a.entries[i].recs
 	}
-	// Passes 2 and 3, one operation at a time, in one walk of the
-	// history: which operations must have committed (every read is known
-	// by now), then the version order, in history order: the offsets of
-	// sends that committed, and every poll's records whatever its outcome
-	// (a consumer must never return bad data, even inside a transaction
-	// that aborts; kafka.clj version-orders).
-	for i := 0; i < len(h); {
+}
+
+// commitAndOrder is passes 2 and 3, one operation at a time, in one walk
+// of the history: which operations must have committed (every read is
+// known by now), then the version order, in history order: the offsets
+// of sends that committed, and every poll's records whatever its outcome
+// (a consumer must never return bad data, even inside a transaction that
+// aborts; kafka.clj version-orders).
+func (a *analysis) commitAndOrder() {
+	for i := 0; i < len(a.h); {
 		j := a.opEnd(i)
 		c := a.entries[i].outcome == outcomeOK
 		if a.entries[i].indeterminate() {
@@ -234,6 +269,11 @@ func analyze(h model.History) *analysis {
 		}
 		i = j
 	}
+}
+
+// sortParts puts the partitions in order and sorts each one's version
+// order and resets.
+func (a *analysis) sortParts() {
 	slices.SortFunc(a.parts, func(x, y *partition) int {
 		if x.tp.Less(y.tp) {
 			return -1
@@ -257,7 +297,6 @@ func analyze(h model.History) *analysis {
 	for i := range a.polledRecs {
 		a.polledRecs[i].part = order[a.polledRecs[i].part]
 	}
-	return a
 }
 
 // place adds op k to the version order and the position resets.
@@ -284,6 +323,17 @@ func (a *analysis) place(k int) {
 			}
 		}
 	}
+}
+
+// hasOther reports whether an entry of the history did f, which is
+// neither a send nor a poll.
+func (a *analysis) hasOther(f model.OpF) bool {
+	for _, i := range a.others {
+		if a.h[i].F == f {
+			return true
+		}
+	}
+	return false
 }
 
 // partOf is the partition record v belongs to.
@@ -368,7 +418,7 @@ func (a *analysis) polledID(p *partition, r model.OffsetValue) int32 {
 func (a *analysis) part(tp model.TopicPartition) *partition {
 	p := a.lookup(tp)
 	if p == nil {
-		p = &partition{tp: tp, ids: recordIDs{seed: a.seed}, seq: int32(len(a.parts))}
+		p = &partition{tp: tp, ids: recordIDs{seed: a.seed}, seq: int32(len(a.parts)), at: sightings{names: &a.names}}
 		a.byTP[tp] = p
 		a.parts = append(a.parts, p)
 	}
@@ -394,10 +444,12 @@ func (a *analysis) lookup(tp model.TopicPartition) *partition {
 
 // observe records that op saw record id, with value, at offset o of p.
 func (a *analysis) observe(p *partition, o model.Offset, value string, op, id int32) {
-	if s, ok := p.at.get(o); !ok {
+	// Records of one partition are its values: two ids differ exactly
+	// when their values do.
+	if s, ok := p.at.lookup(o); !ok {
 		p.at.put(o, sighting{value, op, id})
 		p.offsets = append(p.offsets, o)
-	} else if s.value != value {
+	} else if s.id != id {
 		known := false
 		for _, c := range p.conflicts[o] {
 			known = known || c.value == value

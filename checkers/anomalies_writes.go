@@ -227,26 +227,8 @@ func (a *analysis) sentElsewhere(v string) (int32, bool) {
 // recorded position reset jumped over, or that retention deleted from
 // every replica, are excused from both.
 func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violation {
-	type bound struct {
-		offset model.Offset
-		reader int32
-	}
-	bounds := map[*partition]bound{}
-	for id := range a.vals {
-		vi := &a.vals[id]
-		if vi.okReader < 0 || vi.first == model.NoOffset {
-			continue
-		}
-		if b, ok := bounds[a.partOf(vi)]; !ok || vi.first > b.offset {
-			bounds[a.partOf(vi)] = bound{vi.first, vi.okReader}
-		}
-	}
-	logStart := map[model.TopicPartition]model.Offset{}
-	for _, r := range replicas {
-		if s, ok := logStart[r.TP]; !ok || r.LogStart < s {
-			logStart[r.TP] = r.LogStart
-		}
-	}
+	bounds := a.readBounds()
+	logStart := logStarts(replicas)
 	durable, why := opts.readsEverything()
 	unseen := map[*partition][]int32{}
 	var out []Violation
@@ -280,40 +262,86 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 			}
 			continue
 		}
-		how := "acknowledged"
-		if op.Type != model.OpOK {
-			how = fmt.Sprintf("of %s outcome, but its operation's other writes were read,", op.Type)
-		}
-		v := Violation{
-			Checker: CheckerAnomalies, Anomaly: LostWrite, Partition: p.tp,
-			Offsets: []model.Offset{offset}, Values: []string{op.Value}, Ops: []int{i, int(b.reader)},
-			Detail: fmt.Sprintf("send %q %s at offset %d (op %d) was never read, although op %d read offset %d: an acknowledged record vanished from the log",
-				op.Value, how, offset, i, b.reader, b.offset),
-		}
+		v := lostWrite(op, i, p, offset, b)
 		v.Error, v.Promise = promise(durable, PromiseDurability, why)
 		out = append(out, v)
 	}
 	for _, p := range a.parts {
-		ops := unseen[p]
-		if len(ops) == 0 {
-			continue
+		if ops := unseen[p]; len(ops) > 0 {
+			v := a.unseenSends(p, ops)
+			v.Error, v.Promise = promise(durable, PromiseDurability, why)
+			out = append(out, v)
 		}
-		v := Violation{Checker: CheckerAnomalies, Anomaly: Unseen, Partition: p.tp}
-		for _, i := range ops {
-			v.Ops = append(v.Ops, int(i))
-			o := a.h[i].Offset
-			if o == model.NoOffset {
-				o = a.sent(int(i)).last
-			}
-			v.Offsets = append(v.Offsets, o)
-			v.Values = append(v.Values, a.h[i].Value)
-		}
-		v.Detail = fmt.Sprintf("%d acknowledged sends were never read by the end of the run (ops %s; offsets %s): the final reads did not reach them, or they were lost",
-			len(ops), listOps(v.Ops), listOffsets(v.Offsets))
-		v.Error, v.Promise = promise(durable, PromiseDurability, why)
-		out = append(out, v)
 	}
 	return out
+}
+
+// readBound is a partition's bound for lost-write: the highest offset
+// at which a record an ok poll returned was first seen, and that poll.
+type readBound struct {
+	offset model.Offset
+	reader int32
+}
+
+// readBounds is each partition's readBound; a partition no ok poll read
+// has none.
+func (a *analysis) readBounds() map[*partition]readBound {
+	bounds := map[*partition]readBound{}
+	for id := range a.vals {
+		vi := &a.vals[id]
+		if vi.okReader < 0 || vi.first == model.NoOffset {
+			continue
+		}
+		if b, ok := bounds[a.partOf(vi)]; !ok || vi.first > b.offset {
+			bounds[a.partOf(vi)] = readBound{vi.first, vi.okReader}
+		}
+	}
+	return bounds
+}
+
+// logStarts is each partition's lowest log start offset among the
+// replicas: below it retention deleted records from every replica.
+func logStarts(replicas []ReplicaLog) map[model.TopicPartition]model.Offset {
+	logStart := map[model.TopicPartition]model.Offset{}
+	for _, r := range replicas {
+		if s, ok := logStart[r.TP]; !ok || r.LogStart < s {
+			logStart[r.TP] = r.LogStart
+		}
+	}
+	return logStart
+}
+
+// lostWrite is the finding for send op (entry i) to p, at offset, never
+// read although b's poll read past it; the caller sets Error and Promise.
+func lostWrite(op *model.Op, i int, p *partition, offset model.Offset, b readBound) Violation {
+	how := "acknowledged"
+	if op.Type != model.OpOK {
+		how = fmt.Sprintf("of %s outcome, but its operation's other writes were read,", op.Type)
+	}
+	return Violation{
+		Checker: CheckerAnomalies, Anomaly: LostWrite, Partition: p.tp,
+		Offsets: []model.Offset{offset}, Values: []string{op.Value}, Ops: []int{i, int(b.reader)},
+		Detail: fmt.Sprintf("send %q %s at offset %d (op %d) was never read, although op %d read offset %d: an acknowledged record vanished from the log",
+			op.Value, how, offset, i, b.reader, b.offset),
+	}
+}
+
+// unseenSends is the one unseen finding for p's acknowledged sends ops,
+// never read; the caller sets Error and Promise.
+func (a *analysis) unseenSends(p *partition, ops []int32) Violation {
+	v := Violation{Checker: CheckerAnomalies, Anomaly: Unseen, Partition: p.tp}
+	for _, i := range ops {
+		v.Ops = append(v.Ops, int(i))
+		o := a.h[i].Offset
+		if o == model.NoOffset {
+			o = a.sent(int(i)).last
+		}
+		v.Offsets = append(v.Offsets, o)
+		v.Values = append(v.Values, a.h[i].Value)
+	}
+	v.Detail = fmt.Sprintf("%d acknowledged sends were never read by the end of the run (ops %s; offsets %s): the final reads did not reach them, or they were lost",
+		len(ops), listOps(v.Ops), listOffsets(v.Offsets))
+	return v
 }
 
 // listOps writes at most a few op indices.

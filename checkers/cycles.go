@@ -184,92 +184,18 @@ func (x *txnIndex) cycles() []Violation {
 	}
 	var sc0 sccScratch
 	full, fullSize := g.sccs(relWW|relWR, nil, nil, &sc0)
-	cyclic := false
-	for _, k := range fullSize {
-		cyclic = cyclic || k > 1
-	}
-	if !cyclic {
+	if !slices.ContainsFunc(fullSize, func(k int32) bool { return k > 1 }) {
 		return nil
 	}
-	ww, wwSize := g.sccs(relWW, full, fullSize, &sc0)
-	wr, wrSize := g.sccs(relWR, full, fullSize, &sc0)
-	// The operation each kind of cycle starts from; -1 for none. Per
-	// component of the whole graph: one in a ww-only cycle (G0), one with
-	// a wr edge that stays in the component (G1c through a ww edge). Per
-	// component of the wr edges alone: one in a wr-only cycle (G1c).
-	type starts struct{ g0, wrFirst int32 }
-	from := make([]starts, len(fullSize))
-	for c := range from {
-		from[c] = starts{-1, -1}
-	}
-	pureFrom := make([]int32, len(wrSize))
-	for c := range pureFrom {
-		pureFrom[c] = -1
-	}
-	pure := make([]bool, len(fullSize)) // the component holds a wr-only cycle
-	pick := func(cur *int32, u int32) {
-		if *cur < 0 || x.completedLater(u, *cur) {
-			*cur = u
-		}
-	}
-	for u := int32(0); u < int32(g.nodes()); u++ {
-		c := full[u]
-		if fullSize[c] < 2 {
-			continue
-		}
-		if wwSize[ww[u]] > 1 {
-			pick(&from[c].g0, u)
-		}
-		if wrSize[wr[u]] > 1 {
-			pick(&pureFrom[wr[u]], u)
-			pure[c] = true
-		}
-		for e := g.start[u]; e < g.start[u+1]; e++ {
-			if g.rel[e]&relWR != 0 && full[g.to[e]] == c {
-				pick(&from[c].wrFirst, u)
-				break
-			}
-		}
-	}
+	cs := &cycleComponents{full: full, fullSize: fullSize}
+	cs.ww, cs.wwSize = g.sccs(relWW, full, fullSize, &sc0)
+	cs.wr, cs.wrSize = g.sccs(relWR, full, fullSize, &sc0)
+	x.pickStarts(g, cs)
 	sc := &bfsScratch{parent: make([]int32, g.nodes())}
 	for i := range sc.parent {
 		sc.parent[i] = -1
 	}
-	// Components come out of Tarjan's search in reverse topological
-	// order; a report reads better in history order, so the cycles are
-	// searched for in the order of the operations they start from.
-	type search struct {
-		start int32
-		kind  int
-		comp  []int32
-	}
-	// Which searches to run follows the two ways Jepsen runs Elle on a
-	// Kafka history (kafka.clj cycles!, elle.txn cycle-cases-in-scc). With
-	// :ww-deps, Elle searches each component of the whole graph for the
-	// kinds of cycle in order, G0 then G1c, and skips a kind that one
-	// already found implies (elle.consistency-model implied-anomalies: G0
-	// implies G1c): a component with a G0 reports no G1c. Without
-	// :ww-deps there are only wr edges, and each of their components with
-	// a cycle is a G1c of wr edges only. kafkasim reports both: G0, or
-	// else a G1c through a ww edge, for each component of the whole graph,
-	// and a wr-only G1c for each component of the wr edges. A component
-	// that holds a wr-only G1c has no G1c through a ww edge reported too:
-	// the wr-only one is Elle's answer there in both ways.
-	var searches []search
-	for c, s := range from {
-		switch {
-		case s.g0 >= 0:
-			searches = append(searches, search{s.g0, cycleWW, ww})
-		case !pure[c] && s.wrFirst >= 0:
-			searches = append(searches, search{s.wrFirst, cycleMixed, full})
-		}
-	}
-	for _, s := range pureFrom {
-		if s >= 0 {
-			searches = append(searches, search{s, cycleWR, wr})
-		}
-	}
-	slices.SortStableFunc(searches, func(a, b search) int { return cmp.Compare(a.start, b.start) })
+	searches := cs.searches()
 	out := make([]Violation, 0, len(searches))
 	for _, s := range searches {
 		switch s.kind {
@@ -282,6 +208,106 @@ func (x *txnIndex) cycles() []Violation {
 		}
 	}
 	return out
+}
+
+// cycleComponents are the strongly connected components of the whole
+// graph (full), of its ww edges (ww) and of its wr edges (wr), each with
+// its sizes, and the operation each kind of cycle starts from; -1 for
+// none. Per component of the whole graph: one in a ww-only cycle (G0),
+// one with a wr edge that stays in the component (G1c through a ww
+// edge). Per component of the wr edges alone: one in a wr-only cycle
+// (G1c).
+type cycleComponents struct {
+	full, fullSize []int32
+	ww, wwSize     []int32
+	wr, wrSize     []int32
+	from           []cycleStarts // by component of full
+	pureFrom       []int32       // by component of wr
+	pure           []bool        // by component of full: it holds a wr-only cycle
+}
+
+type cycleStarts struct{ g0, wrFirst int32 }
+
+// pickStarts fills cs's starts: for each kind, the operation that
+// completed last among those that can start it.
+func (x *txnIndex) pickStarts(g *depGraph, cs *cycleComponents) {
+	cs.from = make([]cycleStarts, len(cs.fullSize))
+	for c := range cs.from {
+		cs.from[c] = cycleStarts{-1, -1}
+	}
+	cs.pureFrom = make([]int32, len(cs.wrSize))
+	for c := range cs.pureFrom {
+		cs.pureFrom[c] = -1
+	}
+	cs.pure = make([]bool, len(cs.fullSize))
+	pick := func(cur *int32, u int32) {
+		if *cur < 0 || x.completedLater(u, *cur) {
+			*cur = u
+		}
+	}
+	full := cs.full
+	for u := int32(0); u < int32(g.nodes()); u++ {
+		c := full[u]
+		if cs.fullSize[c] < 2 {
+			continue
+		}
+		if cs.wwSize[cs.ww[u]] > 1 {
+			pick(&cs.from[c].g0, u)
+		}
+		if cs.wrSize[cs.wr[u]] > 1 {
+			pick(&cs.pureFrom[cs.wr[u]], u)
+			cs.pure[c] = true
+		}
+		for e := g.start[u]; e < g.start[u+1]; e++ {
+			if g.rel[e]&relWR != 0 && full[g.to[e]] == c {
+				pick(&cs.from[c].wrFirst, u)
+				break
+			}
+		}
+	}
+}
+
+// cycleSearch is one search for a cycle: from start, of a kind, inside
+// a component of comp.
+type cycleSearch struct {
+	start int32
+	kind  int
+	comp  []int32
+}
+
+// searches are the cycle searches to run, in the order of the operations
+// they start from. Components come out of Tarjan's search in reverse
+// topological order; a report reads better in history order.
+//
+// Which searches to run follows the two ways Jepsen runs Elle on a
+// Kafka history (kafka.clj cycles!, elle.txn cycle-cases-in-scc). With
+// :ww-deps, Elle searches each component of the whole graph for the
+// kinds of cycle in order, G0 then G1c, and skips a kind that one
+// already found implies (elle.consistency-model implied-anomalies: G0
+// implies G1c): a component with a G0 reports no G1c. Without
+// :ww-deps there are only wr edges, and each of their components with
+// a cycle is a G1c of wr edges only. kafkasim reports both: G0, or
+// else a G1c through a ww edge, for each component of the whole graph,
+// and a wr-only G1c for each component of the wr edges. A component
+// that holds a wr-only G1c has no G1c through a ww edge reported too:
+// the wr-only one is Elle's answer there in both ways.
+func (cs *cycleComponents) searches() []cycleSearch {
+	var searches []cycleSearch
+	for c, s := range cs.from {
+		switch {
+		case s.g0 >= 0:
+			searches = append(searches, cycleSearch{s.g0, cycleWW, cs.ww})
+		case !cs.pure[c] && s.wrFirst >= 0:
+			searches = append(searches, cycleSearch{s.wrFirst, cycleMixed, cs.full})
+		}
+	}
+	for _, s := range cs.pureFrom {
+		if s >= 0 {
+			searches = append(searches, cycleSearch{s, cycleWR, cs.wr})
+		}
+	}
+	slices.SortStableFunc(searches, func(a, b cycleSearch) int { return cmp.Compare(a.start, b.start) })
+	return searches
 }
 
 // How a cycle's edges are explained.
@@ -339,7 +365,7 @@ func (x *txnIndex) explain(a, b int32, rel uint8) Step {
 				continue
 			}
 			if xp.writers[i2-1] == a {
-				v1 := xp.values[i2-1]
+				v1 := xp.names[xp.ids[i2-1]]
 				return Step{Type: "ww", From: ha.Index, To: hb.Index, Partition: op.TP, Value: v1, Value2: op.Value,
 					FromMop: x.sendMop(a, op.TP, v1), ToMop: m}
 			}
@@ -350,7 +376,7 @@ func (x *txnIndex) explain(a, b int32, rel uint8) Step {
 					continue
 				}
 				for _, r := range pr.Records {
-					if w, ok := x.writer(xp, r.Value, r.Offset); ok && w == a {
+					if w, ok := x.writerOfValue(xp, r.Value, r.Offset); ok && w == a {
 						return Step{Type: "wr", From: ha.Index, To: hb.Index, Partition: pr.TP, Value: r.Value,
 							FromMop: x.sendMop(a, pr.TP, r.Value), ToMop: m}
 					}

@@ -96,7 +96,7 @@ func (x *txnIndex) wrRows(n int) inRows {
 		reader := e.op
 		for _, rec := range x.a.polledRecs[e.recs : e.recs+e.nrecs] {
 			// Every polled partition was observed: it has its index.
-			if w, ok := x.writer(x.parts[rec.part], x.a.names[rec.id], rec.offset); ok && w != reader {
+			if w, ok := x.writer(x.parts[rec.part], rec.id, rec.offset); ok && w != reader {
 				r.from = append(r.from, w)
 			}
 		}

@@ -35,6 +35,9 @@ type groupRead struct {
 // was delivered across a handover (group-duplicate), and no member was handed
 // records of a partition it did not own (poll-unowned).
 func (a *analysis) groupDelivery(opts *Options, replicas []ReplicaLog) []Violation {
+	if !a.hasOther(model.FSubscribe) {
+		return nil // no group member subscribed
+	}
 	h := a.h
 	groupOf := map[int]string{}
 	topics := map[string][]string{}

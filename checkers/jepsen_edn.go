@@ -331,10 +331,33 @@ func jepsenValue(v ednValue) (string, error) {
 }
 
 func (c *jepsenConv) convert(events []jepsenOp) (model.History, error) {
+	pairs, err := pairEvents(events)
+	if err != nil {
+		return nil, err
+	}
 	var h model.History
+	for _, p := range pairs {
+		ops, err := c.pairOps(events, p)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range ops {
+			o.Index = len(h)
+			h = append(h, o)
+		}
+	}
+	return h, nil
+}
+
+// eventPair is an invocation and its completion, indices into the
+// events; comp is -1 for an invocation that never completed.
+type eventPair struct{ inv, comp int }
+
+// pairEvents pairs each invocation with its process's next completion,
+// in invocation order.
+func pairEvents(events []jepsenOp) ([]eventPair, error) {
 	pending := map[int]int{} // process → index into events of its invocation
-	type pair struct{ inv, comp int }
-	var pairs []pair
+	var pairs []eventPair
 	for i := range events {
 		e := &events[i]
 		if e.typ == model.OpInvoke {
@@ -342,7 +365,7 @@ func (c *jepsenConv) convert(events []jepsenOp) (model.History, error) {
 				return nil, lineErr(e.line, "process %d invoked again before its invocation on line %d completed", e.process, events[j].line)
 			}
 			pending[e.process] = i
-			pairs = append(pairs, pair{i, -1})
+			pairs = append(pairs, eventPair{i, -1})
 			continue
 		}
 		j, ok := pending[e.process]
@@ -360,59 +383,70 @@ func (c *jepsenConv) convert(events []jepsenOp) (model.History, error) {
 			}
 		}
 	}
-	for _, p := range pairs {
-		inv := &events[p.inv]
-		op := model.Op{Process: inv.process, Type: model.OpInvoke, Time: inv.time, Offset: model.NoOffset}
-		val := inv.value
-		hasVal := inv.hasVal
-		line := inv.line
-		if p.comp >= 0 {
-			comp := &events[p.comp]
-			op.Type, op.End, op.Error = comp.typ, comp.time, comp.err
-			if op.End < op.Time {
-				return nil, lineErr(comp.line, "completes at %d, before its invocation at %d", op.End, op.Time)
-			}
-			if comp.hasVal {
-				val, hasVal, line = comp.value, true, comp.line
-			}
+	return pairs, nil
+}
+
+// pairOps converts one paired operation into model ops: its micro-ops,
+// sharing a Txn when there are several, after the rebalance its
+// completion reported, if any.
+func (c *jepsenConv) pairOps(events []jepsenOp, p eventPair) ([]model.Op, error) {
+	inv := &events[p.inv]
+	op := model.Op{Process: inv.process, Type: model.OpInvoke, Time: inv.time, Offset: model.NoOffset}
+	val := inv.value
+	hasVal := inv.hasVal
+	line := inv.line
+	if p.comp >= 0 {
+		comp := &events[p.comp]
+		op.Type, op.End, op.Error = comp.typ, comp.time, comp.err
+		if op.End < op.Time {
+			return nil, lineErr(comp.line, "completes at %d, before its invocation at %d", op.End, op.Time)
 		}
-		if p.comp >= 0 && inv.hasVal && events[p.comp].hasVal {
-			if err := sameShape(inv.f, inv.value, events[p.comp].value, events[p.comp].line, inv.line); err != nil {
-				return nil, err
-			}
+		if comp.hasVal {
+			val, hasVal, line = comp.value, true, comp.line
 		}
-		ops, err := c.ops(op, inv.f, val, hasVal, line)
+	}
+	if p.comp >= 0 && inv.hasVal && events[p.comp].hasVal {
+		if err := sameShape(inv.f, inv.value, events[p.comp].value, events[p.comp].line, inv.line); err != nil {
+			return nil, err
+		}
+	}
+	ops, err := c.ops(op, inv.f, val, hasVal, line)
+	if err != nil {
+		return nil, err
+	}
+	// One Jepsen operation that did several things stays one
+	// operation: its micro-ops share a Txn (model.Op.Txn).
+	if inv.f == "txn" || len(ops) > 1 {
+		c.lastTxn++
+		for k := range ops {
+			ops[k].Txn = c.lastTxn
+		}
+	}
+	if p.comp >= 0 && len(events[p.comp].rebalanced) > 0 {
+		rb, err := c.rebalance(inv, events[p.comp].rebalanced)
 		if err != nil {
 			return nil, err
 		}
-		// One Jepsen operation that did several things stays one
-		// operation: its micro-ops share a Txn (model.Op.Txn).
-		if inv.f == "txn" || len(ops) > 1 {
-			c.lastTxn++
-			for k := range ops {
-				ops[k].Txn = c.lastTxn
-			}
+		ops = append([]model.Op{rb}, ops...)
+	}
+	return ops, nil
+}
+
+// rebalance is the rebalance a completion of inv reported: the
+// partitions of keys, gained.
+func (c *jepsenConv) rebalance(inv *jepsenOp, keys []ednValue) (model.Op, error) {
+	rb := model.Op{Process: inv.process, Type: model.OpOK, F: model.FRebalance, Time: inv.time, End: inv.time, Offset: model.NoOffset}
+	for _, k := range keys {
+		tp, err := c.tp(k)
+		if err != nil {
+			return model.Op{}, err
 		}
-		if p.comp >= 0 && len(events[p.comp].rebalanced) > 0 {
-			rb := model.Op{Process: inv.process, Type: model.OpOK, F: model.FRebalance, Time: inv.time, End: inv.time, Offset: model.NoOffset}
-			for _, k := range events[p.comp].rebalanced {
-				tp, err := c.tp(k)
-				if err != nil {
-					return nil, err
-				}
-				if !slices.Contains(rb.Gained, tp) {
-					rb.Gained = append(rb.Gained, tp)
-				}
-			}
-			slices.SortFunc(rb.Gained, model.TopicPartition.Compare)
-			ops = append([]model.Op{rb}, ops...)
-		}
-		for _, o := range ops {
-			o.Index = len(h)
-			h = append(h, o)
+		if !slices.Contains(rb.Gained, tp) {
+			rb.Gained = append(rb.Gained, tp)
 		}
 	}
-	return h, nil
+	slices.SortFunc(rb.Gained, model.TopicPartition.Compare)
+	return rb, nil
 }
 
 // ops converts one paired operation into model ops.

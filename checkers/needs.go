@@ -2,6 +2,8 @@ package checkers
 
 import (
 	"slices"
+
+	"kafkasim/model"
 )
 
 // Which checks read more than the history, and what. This table is the one
@@ -102,9 +104,19 @@ var clusterChecks = []clusterCheck{
 	{Requirement{Name: "leader-epoch uniqueness", Anomalies: []string{SplitBrain, EpochRegression}, Needs: []InputPart{PartLeaders}},
 		func(_ *analysis, in *Input, _ *Options) []Violation { return leaders(in.Observations.Leaders) }},
 	{Requirement{Name: "partition ownership"},
-		func(_ *analysis, in *Input, opts *Options) []Violation { return owners(in.History, opts) }},
+		func(a *analysis, in *Input, opts *Options) []Violation {
+			if !a.hasOther(model.FRebalance) {
+				return nil // no one gained a partition: nothing owned
+			}
+			return owners(in.History, opts)
+		}},
 	{Requirement{Name: "group commits"},
-		func(_ *analysis, in *Input, _ *Options) []Violation { return commits(in.History) }},
+		func(a *analysis, in *Input, _ *Options) []Violation {
+			if !a.hasOther(model.FCommit) {
+				return nil // no commit to judge
+			}
+			return commits(in.History)
+		}},
 	{Requirement{Name: "coordinator commit durability", Anomalies: []string{CommitRegression}, Needs: []InputPart{PartCommitted}},
 		func(_ *analysis, in *Input, _ *Options) []Violation {
 			return coordinatorCommits(in.Observations.Committed, in.History)

@@ -45,15 +45,22 @@ func (a *analysis) byProcess() *processes {
 	// Process numbers are usually small (Jepsen's grow by the concurrency
 	// each time a client crashes): then count each process's ops, and
 	// fill slices of the right size, in process order, with no map.
-	top := -1
+	// One walk finds the highest process number and counts each
+	// process's entries while that number stays small.
+	top, small := -1, 4*len(a.h)+64
+	var count []int32
 	for i := range a.h {
-		top = max(top, a.h[i].Process)
-	}
-	if top < 4*len(a.h)+64 {
-		count := make([]int32, top+1)
-		for i := range a.h {
-			count[a.h[i].Process]++
+		p := a.h[i].Process
+		top = max(top, p)
+		if top >= small {
+			continue
 		}
+		for len(count) <= p {
+			count = append(count, 0)
+		}
+		count[p]++
+	}
+	if top < small {
 		ps := &processes{of: make([]int32, len(a.h))}
 		each := make([][]int32, top+1)
 		slot := make([]int32, top+1) // process number → index into ops

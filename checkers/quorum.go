@@ -300,53 +300,18 @@ func quorumReplay(q *model.QuorumObservations) []Violation {
 	for i, o := range log {
 		offsets[i] = o.Offset
 	}
-	type step struct {
-		t        time.Duration
-		node     model.BrokerID
-		inc      int
-		offset   int64
-		snapshot bool
-	}
-	var steps []step
-	for _, o := range q.Applied {
-		steps = append(steps, step{o.Time, o.Node, o.Incarnation, o.Offset, false})
-	}
-	for _, o := range q.Snapshots {
-		steps = append(steps, step{o.Time, o.Node, o.Incarnation, o.Offset, true})
-	}
-	// At one instant a snapshot ending at s comes after the entries below
-	// s and before those at or above it: the order a node that loads a
-	// snapshot and then applies what follows reports them in.
-	key := func(s step) int64 {
-		if s.snapshot {
-			return 2 * s.offset
-		}
-		return 2*s.offset + 1
-	}
-	slices.SortStableFunc(steps, func(a, b step) int {
-		if c := cmp.Compare(a.t, b.t); c != 0 {
-			return c
-		}
-		return cmp.Compare(key(a), key(b))
-	})
 	type series struct {
 		node model.BrokerID
 		inc  int
 	}
-	type position struct {
-		next     int64 // the next offset to apply
-		last     int64 // the last applied, -1 before any
-		from     string
-		reported int
-	}
-	pos := map[series]*position{}
+	pos := map[series]*replayPosition{}
 	var out []Violation
 	const perSeriesMax = 3
-	for _, s := range steps {
+	for _, s := range replaySteps(q) {
 		k := series{s.node, s.inc}
 		p := pos[k]
 		if p == nil {
-			p = &position{last: -1, from: "its start"}
+			p = &replayPosition{last: -1, from: "its start"}
 			pos[k] = p
 		}
 		report := func(offs []int64, detail string) {
@@ -359,30 +324,81 @@ func quorumReplay(q *model.QuorumObservations) []Violation {
 		if slices.Contains(q.Voters, s.node) {
 			role = "controller"
 		}
-		if s.snapshot {
-			if s.offset <= p.last {
-				report([]int64{p.last, s.offset}, fmt.Sprintf("%s %s loaded a snapshot ending at %d at %v, after it had applied up to offset %d: its metadata went back",
-					role, s.node, s.offset, s.t, p.last))
-			}
-			p.next, p.from = s.offset, fmt.Sprintf("its snapshot ending at %d", s.offset)
-			p.last = max(p.last, s.offset-1)
-			continue
-		}
-		if s.offset < p.next {
-			report([]int64{s.offset}, fmt.Sprintf("%s %s applied metadata offset %d at %v, after it had applied up to %d (since %s): replayed twice or out of order",
-				role, s.node, s.offset, s.t, p.next-1, p.from))
-			continue
-		}
-		lo := sort.Search(len(offsets), func(i int) bool { return offsets[i] >= p.next })
-		hi := sort.Search(len(offsets), func(i int) bool { return offsets[i] >= s.offset })
-		if lo < hi {
-			missed := offsets[lo:hi]
-			report(missed, fmt.Sprintf("%s %s applied metadata offset %d at %v but skipped committed %s after %s (next due %d): its metadata is not a prefix of the committed log",
-				role, s.node, s.offset, s.t, listInts(missed), p.from, p.next))
-		}
-		p.next, p.last = s.offset+1, s.offset
+		p.replay(s, role, offsets, report)
 	}
 	return out
+}
+
+// replayStep is one entry a node applied, or one snapshot it loaded.
+type replayStep struct {
+	t        time.Duration
+	node     model.BrokerID
+	inc      int
+	offset   int64
+	snapshot bool
+}
+
+// replaySteps are the applied entries and loaded snapshots of q in the
+// order they happened.
+func replaySteps(q *model.QuorumObservations) []replayStep {
+	var steps []replayStep
+	for _, o := range q.Applied {
+		steps = append(steps, replayStep{o.Time, o.Node, o.Incarnation, o.Offset, false})
+	}
+	for _, o := range q.Snapshots {
+		steps = append(steps, replayStep{o.Time, o.Node, o.Incarnation, o.Offset, true})
+	}
+	// At one instant a snapshot ending at s comes after the entries below
+	// s and before those at or above it: the order a node that loads a
+	// snapshot and then applies what follows reports them in.
+	key := func(s replayStep) int64 {
+		if s.snapshot {
+			return 2 * s.offset
+		}
+		return 2*s.offset + 1
+	}
+	slices.SortStableFunc(steps, func(a, b replayStep) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		return cmp.Compare(key(a), key(b))
+	})
+	return steps
+}
+
+// replayPosition is where one incarnation of a node stands in its replay.
+type replayPosition struct {
+	next     int64 // the next offset to apply
+	last     int64 // the last applied, -1 before any
+	from     string
+	reported int
+}
+
+// replay judges step s of the node (a role) against the committed
+// log's offsets, reporting what breaks the prefix, and moves p on.
+func (p *replayPosition) replay(s replayStep, role string, offsets []int64, report func(offs []int64, detail string)) {
+	if s.snapshot {
+		if s.offset <= p.last {
+			report([]int64{p.last, s.offset}, fmt.Sprintf("%s %s loaded a snapshot ending at %d at %v, after it had applied up to offset %d: its metadata went back",
+				role, s.node, s.offset, s.t, p.last))
+		}
+		p.next, p.from = s.offset, fmt.Sprintf("its snapshot ending at %d", s.offset)
+		p.last = max(p.last, s.offset-1)
+		return
+	}
+	if s.offset < p.next {
+		report([]int64{s.offset}, fmt.Sprintf("%s %s applied metadata offset %d at %v, after it had applied up to %d (since %s): replayed twice or out of order",
+			role, s.node, s.offset, s.t, p.next-1, p.from))
+		return
+	}
+	lo := sort.Search(len(offsets), func(i int) bool { return offsets[i] >= p.next })
+	hi := sort.Search(len(offsets), func(i int) bool { return offsets[i] >= s.offset })
+	if lo < hi {
+		missed := offsets[lo:hi]
+		report(missed, fmt.Sprintf("%s %s applied metadata offset %d at %v but skipped committed %s after %s (next due %d): its metadata is not a prefix of the committed log",
+			role, s.node, s.offset, s.t, listInts(missed), p.from, p.next))
+	}
+	p.next, p.last = s.offset+1, s.offset
 }
 
 // listInts writes at most a few offsets, like listOffsets.

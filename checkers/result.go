@@ -205,21 +205,7 @@ var checkerRank = map[string]int{
 // finish sorts the violations into one fixed order (so that two runs of the
 // same history print the same report) and sets the verdict.
 func (r *Result) finish() {
-	slices.SortStableFunc(r.Violations, func(a, b Violation) int {
-		if c := cmp.Compare(checkerRank[a.Checker], checkerRank[b.Checker]); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.Anomaly, b.Anomaly); c != 0 {
-			return c
-		}
-		if a.Partition != b.Partition {
-			if a.Partition.Less(b.Partition) {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Compare(firstOffset(a.Offsets), firstOffset(b.Offsets))
-	})
+	sortViolations(r.Violations)
 	r.Valid = ValidOK
 	for _, c := range r.Linearizability {
 		if c.unknownCounts() {
@@ -233,6 +219,61 @@ func (r *Result) finish() {
 	}
 	if r.Violations == nil {
 		r.Violations = []Violation{}
+	}
+}
+
+// sortViolations sorts vs stably by checker, anomaly, partition and
+// first offset. A long history holds tens of thousands of findings of a
+// few hundred bytes each: it sorts their positions by keys computed once
+// (the checker's rank is a map lookup), then moves each finding once.
+func sortViolations(vs []Violation) {
+	type key struct {
+		rank   int
+		offset model.Offset
+		at     int32 // the position before the sort, which keeps it stable
+	}
+	keys := make([]key, len(vs))
+	for i := range vs {
+		keys[i] = key{checkerRank[vs[i].Checker], firstOffset(vs[i].Offsets), int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		va, vb := &vs[a.at], &vs[b.at]
+		if c := cmp.Compare(a.rank, b.rank); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(va.Anomaly, vb.Anomaly); c != 0 {
+			return c
+		}
+		if va.Partition != vb.Partition {
+			if va.Partition.Less(vb.Partition) {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(a.offset, b.offset); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.at, b.at)
+	})
+	// Move finding keys[i].at to i, following each cycle of the
+	// permutation; done marks the positions already filled.
+	done := make([]bool, len(vs))
+	for i := range vs {
+		if done[i] || int(keys[i].at) == i {
+			continue
+		}
+		saved := vs[i]
+		j := i
+		for {
+			done[j] = true
+			from := int(keys[j].at)
+			if from == i {
+				vs[j] = saved
+				break
+			}
+			vs[j] = vs[from]
+			j = from
+		}
 	}
 }
 

@@ -9,10 +9,19 @@ import "kafkasim/model"
 // slice would waste memory on (negative ones, or far beyond the rest). On
 // a million-op history this replaces a few million map probes and a
 // map's worth of garbage with slice indexing.
+//
+// A slot holds the op and the record only (8 bytes, no pointers for the
+// garbage collector to scan); the value is the record's name, which
+// names holds (analysis.names): a sighting's value is always its
+// record's.
 type sightings struct {
-	dense  []sighting // by offset; op < 0 marks an offset not seen
-	sparse map[model.Offset]sighting
+	dense  []seen // by offset; op < 0 marks an offset not seen
+	sparse map[model.Offset]seen
+	names  *[]string
 }
+
+// seen is a sighting without its value.
+type seen struct{ op, id int32 }
 
 // denseSlack is how far past the dense part an offset may land and still
 // grow it rather than go to the map: offsets a little ahead of the rest
@@ -20,29 +29,44 @@ type sightings struct {
 const denseSlack = 1024
 
 func (s *sightings) get(o model.Offset) (sighting, bool) {
+	sn, ok := s.lookup(o)
+	if !ok {
+		return sighting{}, false
+	}
+	return s.sighting(sn), true
+}
+
+// lookup is get without the value.
+func (s *sightings) lookup(o model.Offset) (seen, bool) {
 	if o >= 0 && o < model.Offset(len(s.dense)) && s.dense[o].op >= 0 {
 		return s.dense[o], true
 	}
-	sg, ok := s.sparse[o]
-	return sg, ok
+	sn, ok := s.sparse[o]
+	return sn, ok
 }
 
-// put records sg at o, which get must have reported unseen.
+func (s *sightings) sighting(sn seen) sighting {
+	return sighting{value: (*s.names)[sn.id], op: sn.op, id: sn.id}
+}
+
+// put records sg at o, which get must have reported unseen; sg's value
+// must be its record's name.
 func (s *sightings) put(o model.Offset, sg sighting) {
+	sn := seen{sg.op, sg.id}
 	n := model.Offset(len(s.dense))
 	switch {
 	case o >= 0 && o < n:
-		s.dense[o] = sg
+		s.dense[o] = sn
 		return
 	case o >= n && o < 2*n+denseSlack:
 		for range o - n {
-			s.dense = append(s.dense, sighting{op: -1})
+			s.dense = append(s.dense, seen{op: -1})
 		}
-		s.dense = append(s.dense, sg)
+		s.dense = append(s.dense, sn)
 		return
 	}
 	if s.sparse == nil {
-		s.sparse = map[model.Offset]sighting{}
+		s.sparse = map[model.Offset]seen{}
 	}
-	s.sparse[o] = sg
+	s.sparse[o] = sn
 }

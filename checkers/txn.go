@@ -126,9 +126,14 @@ type txnOp struct{ first, end int32 }
 // by value are built only for values away from the offset their send or
 // poll gave (info sends, duplicates, conflicting offsets).
 type txnPart struct {
-	p       *partition
-	values  []string // the value at each position (Jepsen's :by-index)
-	writers []int32  // the operation that sent it; -1 for none
+	p *partition
+	// ids are the record at each position (Jepsen's :by-index), indices
+	// into analysis.vals; names is analysis.names, their values. Ids
+	// rather than strings: a comparison is one integer, and the slice
+	// holds no pointers for the garbage collector to scan.
+	ids     []int32
+	names   []string
+	writers []int32 // the operation that sent it; -1 for none
 	// exact: every position holds the value a send acknowledged at that
 	// offset, so a value's offset finds its position. Otherwise (info
 	// sends, duplicates, phantoms) positions come from byValue, a value's
@@ -155,9 +160,10 @@ func newTxnIndex(a *analysis) *txnIndex {
 	}
 	x.parts = make([]*txnPart, 0, len(a.parts))
 	for _, p := range a.parts {
-		xp := &txnPart{p: p, values: make([]string, len(p.offsets)), writers: make([]int32, len(p.offsets))}
+		xp := &txnPart{p: p, ids: make([]int32, len(p.offsets)), names: a.names, writers: make([]int32, len(p.offsets))}
 		for i, o := range p.offsets {
-			xp.values[i], xp.writers[i] = p.valueAt(o), -1
+			sn, _ := p.at.lookup(o)
+			xp.ids[i], xp.writers[i] = sn.id, -1
 		}
 		x.parts = append(x.parts, xp)
 	}
@@ -166,10 +172,17 @@ func newTxnIndex(a *analysis) *txnIndex {
 			continue
 		}
 		op := &a.h[i]
-		if xp := x.part(op.TP); xp != nil {
-			if j, ok := xp.at(op.Value, op.Offset); ok {
-				xp.writers[j] = a.entries[i].op // a later send of the value wins, as in writer-of
-			}
+		// A send with its partition known has its record's id, and the
+		// id its partition; the others are looked for by value.
+		xp, j, ok := (*txnPart)(nil), int32(0), false
+		if id := a.entries[i].sent; id >= 0 {
+			xp = x.parts[a.vals[id].part]
+			j, ok = xp.atID(id, op.Offset)
+		} else if xp = x.part(op.TP); xp != nil {
+			j, ok = xp.at(op.Value, op.Offset)
+		}
+		if ok {
+			xp.writers[j] = a.entries[i].op // a later send of the value wins, as in writer-of
 		}
 	}
 	// Positions no send's offset explains (info sends, duplicates,
@@ -183,8 +196,9 @@ func newTxnIndex(a *analysis) *txnIndex {
 	}
 	x.writersByValue(inexact)
 	for _, xp := range inexact {
-		xp.byValue = make(map[string]int32, len(xp.values))
-		for j, v := range xp.values {
+		xp.byValue = make(map[string]int32, len(xp.ids))
+		for j, id := range xp.ids {
+			v := xp.names[id]
 			xp.byValue[v] = int32(j)
 			if xp.writers[j] < 0 {
 				if w, ok := xp.writerOf[v]; ok {
@@ -219,6 +233,25 @@ func (x *txnIndex) writersByValue(parts []*txnPart) {
 // at is the position of value at offset o, if that is where the version
 // order has it.
 func (xp *txnPart) at(value string, o model.Offset) (int32, bool) {
+	j, ok := xp.offsetAt(o)
+	if !ok || xp.names[xp.ids[j]] != value {
+		return 0, false
+	}
+	return j, true
+}
+
+// atID is at for a record of this partition known by its id: the same
+// answer, since a partition's records are its values.
+func (xp *txnPart) atID(id int32, o model.Offset) (int32, bool) {
+	j, ok := xp.offsetAt(o)
+	if !ok || xp.ids[j] != id {
+		return 0, false
+	}
+	return j, true
+}
+
+// offsetAt is o's position in the version order, if o was observed.
+func (xp *txnPart) offsetAt(o model.Offset) (int32, bool) {
 	offs := xp.p.offsets
 	if o == model.NoOffset || len(offs) == 0 {
 		return 0, false
@@ -231,9 +264,6 @@ func (xp *txnPart) at(value string, o model.Offset) (int32, bool) {
 		if j, ok = slices.BinarySearch(offs, o); !ok {
 			return 0, false
 		}
-	}
-	if xp.values[j] != value {
-		return 0, false
 	}
 	return int32(j), true
 }
@@ -250,10 +280,21 @@ func (xp *txnPart) position(value string, o model.Offset) (int32, bool) {
 
 // follows reports whether the ww edge into position j counts: Jepsen's
 // previous-value looks a value up at its last position only.
-func (xp *txnPart) follows(j int) bool { return xp.exact || xp.byValue[xp.values[j]] == int32(j) }
+func (xp *txnPart) follows(j int) bool {
+	return xp.exact || xp.byValue[xp.names[xp.ids[j]]] == int32(j)
+}
 
-// writer is the operation that sent value, seen at offset o.
-func (x *txnIndex) writer(xp *txnPart, value string, o model.Offset) (int32, bool) {
+// writer is the operation that sent record id of xp's partition, seen at
+// offset o.
+func (x *txnIndex) writer(xp *txnPart, id int32, o model.Offset) (int32, bool) {
+	if j, ok := xp.atID(id, o); ok && xp.writers[j] >= 0 {
+		return xp.writers[j], true
+	}
+	return x.writerByValue(xp, xp.names[id])
+}
+
+// writerOfValue is writer for a record known by its value.
+func (x *txnIndex) writerOfValue(xp *txnPart, value string, o model.Offset) (int32, bool) {
 	if j, ok := xp.at(value, o); ok && xp.writers[j] >= 0 {
 		return xp.writers[j], true
 	}
