@@ -9,6 +9,6 @@ func AnomalyNames() []string {
 		IntNonmonotonicPoll, IntPollSkip, LostWrite, MetadataReplayGap, Nonlinearizable,
 		NonmonotonicPoll, NonmonotonicSend, Phantom, PollSkip, PollUnowned, QuorumAppliedUncommitted,
 		QuorumCommittedChanged, QuorumEpochRegression, QuorumHWRegression, QuorumSplitBrain,
-		ReadAboveHW, ReplicaDivergence, ReplicaNotRejoined, SplitBrain, Unseen,
+		ReadAboveHW, ReplicaDivergence, ReplicaNotRejoined, ReplicaRemovedEarly, SplitBrain, Unseen,
 	}
 }

@@ -95,7 +95,7 @@ type clusterCheck struct {
 }
 
 var clusterChecks = []clusterCheck{
-	{Requirement{Name: "replica agreement", Anomalies: []string{ReplicaDivergence, InconsistentOffsets, AckedWriteLost, ReplicaNotRejoined}, Needs: []InputPart{PartReplicas}},
+	{Requirement{Name: "replica agreement", Anomalies: []string{ReplicaDivergence, InconsistentOffsets, AckedWriteLost, ReplicaNotRejoined, ReplicaRemovedEarly}, Needs: []InputPart{PartReplicas}},
 		func(a *analysis, in *Input, opts *Options) []Violation { return a.replicaLogs(in, opts) }},
 	{Requirement{Name: "high-watermark monotonicity", Anomalies: []string{HWRegression, ReadAboveHW}, Needs: []InputPart{PartHighWatermarks}},
 		func(a *analysis, in *Input, _ *Options) []Violation {

@@ -9,11 +9,6 @@ import (
 // The reassignment invariant (KIP-455), judged on the replica sets the
 // committed metadata records set (model.AssignmentObservation).
 
-// ReplicaRemovedEarly: a record took a replica out of a partition's replica
-// set while a replica that stays, one a reassignment brought in among
-// them, was not in the ISR the same record left.
-const ReplicaRemovedEarly = "replica-removed-early"
-
 // PromiseReassignment is what a reassignment promises.
 const PromiseReassignment = "reassignment: a replica leaves the replica set only once every replica that stays is in the ISR (PartitionReassignmentReplicas.maybeCompleteReassignment)"
 

@@ -56,6 +56,10 @@ const (
 	EpochRegression    = "epoch-regression"     // a leader epoch went back
 	AckedWriteLost     = "acked-write-lost"     // an acknowledged acks=all write is in no replica
 	ReplicaNotRejoined = "replica-not-rejoined" // a replica still outside the ISR after the liveness bound
+	// ReplicaRemovedEarly: a record took a replica out of a partition's
+	// replica set while a replica that stays was not in the ISR the same
+	// record left (checkers/reassignment.go).
+	ReplicaRemovedEarly = "replica-removed-early"
 
 	DoubleOwner          = "double-owner"          // two members owned one partition at once
 	CommitRegression     = "commit-regression"     // a committed offset went back without a reset
