@@ -47,6 +47,7 @@ type Consumer struct {
 	// the fetch requests and request records of answered fetches, for
 	// the next ones to reuse (see fetchAnswered).
 	fetchBuf  []fetchTarget
+	verdicts  brokerVerdicts // sendFetches' answer per leader (leaderFetchable)
 	fetchFree []*model.FetchRequest
 	recFree   []*request
 

@@ -19,13 +19,13 @@ import (
 func (c *Consumer) sendFetches(env *sim.Env) {
 	now := env.Now()
 	targets := c.fetchBuf[:0]
+	c.verdicts.next()
 	for _, ps := range c.states {
 		if ps.state != stateFetching || len(ps.buf) > 0 || ps.staleMeta {
 			continue
 		}
 		leader, epoch := c.leaderOf(ps)
-		if leader == model.NoBroker || c.net.inFlightKind(leader, reqFetch) ||
-			!c.net.ready(leader, now) || c.fetchWaitUntil(leader) > now {
+		if leader == model.NoBroker || !c.leaderFetchable(leader, now) {
 			continue
 		}
 		targets = append(targets, fetchTarget{broker: leader, epoch: epoch, ps: ps})
@@ -43,6 +43,20 @@ func (c *Consumer) sendFetches(env *sim.Env) {
 		targets = targets[n:]
 	}
 	clear(c.fetchBuf) // it holds partition states
+}
+
+// leaderFetchable reports whether a fetch may go to leader now: none is in
+// flight to it, its connection is not in reconnect backoff and it is not
+// waiting out an empty answer. Nothing sendFetches' walk does changes any of
+// that, so each leader is judged once a walk (c.verdicts) rather than once
+// for each partition it leads.
+func (c *Consumer) leaderFetchable(leader model.BrokerID, now time.Duration) bool {
+	if ok, known := c.verdicts.get(leader); known {
+		return ok
+	}
+	ok := !c.net.inFlightKind(leader, reqFetch) && c.net.ready(leader, now) && c.fetchWaitUntil(leader) <= now
+	c.verdicts.put(leader, ok)
+	return ok
 }
 
 // fetchTarget is one partition sendFetches will fetch, from its leader.
@@ -129,7 +143,7 @@ func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchRespons
 	data, errs := false, r.Error != model.NoError
 	for i := range r.Partitions {
 		pr := &r.Partitions[i]
-		k := slices.IndexFunc(req.fetch, func(f fetchedAt) bool { return f.tp == pr.TP })
+		k := askedIndex(req.fetch, i, pr.TP)
 		if k < 0 {
 			continue
 		}
@@ -183,6 +197,17 @@ func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchRespons
 		// poll would have waited.
 		c.setFetchWait(req.broker, req.sent+c.cfg.FetchMaxWait)
 	}
+}
+
+// askedIndex is where tp is in asked (-1 if absent). A leader answers the
+// partitions in the order they were asked (Kafka's FetchResponse keeps the
+// request's order), so the answer's i-th partition is looked for at i
+// first; a request asks each partition once, so that is the only match.
+func askedIndex(asked []fetchedAt, i int, tp model.TopicPartition) int {
+	if i < len(asked) && asked[i].tp == tp {
+		return i
+	}
+	return slices.IndexFunc(asked, func(f fetchedAt) bool { return f.tp == tp })
 }
 
 func (c *Consumer) fetchWaitUntil(b model.BrokerID) time.Duration {
