@@ -19,21 +19,29 @@ import (
 func (c *Consumer) sendFetches(env *sim.Env) {
 	now := env.Now()
 	targets := c.fetchBuf[:0]
-	c.verdicts.next()
-	for _, ps := range c.states {
-		if ps.state != stateFetching || len(ps.buf) > 0 || ps.staleMeta {
-			continue
+	// Leaders in increasing order, each with its partitions in assignment
+	// order: one request per leader, as a walk over the assignment
+	// sorted stably by leader would give. A leader is judged at the first
+	// of its partitions that could be fetched, and one that cannot take a
+	// fetch now (the usual case: its long poll is in flight) costs no more.
+	x := c.byLeader()
+	for i, leader := range x.leaders {
+		judged := false
+		for _, ps := range x.parts[i] {
+			if ps.state != stateFetching || len(ps.buf) > 0 || ps.staleMeta {
+				continue
+			}
+			if !judged {
+				judged = true
+				if !c.leaderFetchable(leader, now) {
+					break
+				}
+			}
+			_, epoch := c.leaderOf(ps)
+			targets = append(targets, fetchTarget{broker: leader, epoch: epoch, ps: ps})
 		}
-		leader, epoch := c.leaderOf(ps)
-		if leader == model.NoBroker || !c.leaderFetchable(leader, now) {
-			continue
-		}
-		targets = append(targets, fetchTarget{broker: leader, epoch: epoch, ps: ps})
 	}
 	c.fetchBuf = targets
-	// One request per leader, leaders in increasing order, each with its
-	// partitions in assignment order.
-	slices.SortStableFunc(targets, func(x, y fetchTarget) int { return int(x.broker) - int(y.broker) })
 	for len(targets) > 0 {
 		n := 1
 		for n < len(targets) && targets[n].broker == targets[0].broker {
@@ -47,16 +55,9 @@ func (c *Consumer) sendFetches(env *sim.Env) {
 
 // leaderFetchable reports whether a fetch may go to leader now: none is in
 // flight to it, its connection is not in reconnect backoff and it is not
-// waiting out an empty answer. Nothing sendFetches' walk does changes any of
-// that, so each leader is judged once a walk (c.verdicts) rather than once
-// for each partition it leads.
+// waiting out an empty answer.
 func (c *Consumer) leaderFetchable(leader model.BrokerID, now time.Duration) bool {
-	if ok, known := c.verdicts.get(leader); known {
-		return ok
-	}
-	ok := !c.net.inFlightKind(leader, reqFetch) && c.net.ready(leader, now) && c.fetchWaitUntil(leader) <= now
-	c.verdicts.put(leader, ok)
-	return ok
+	return !c.net.inFlightKind(leader, reqFetch) && c.net.ready(leader, now) && c.fetchWaitUntil(leader) <= now
 }
 
 // fetchTarget is one partition sendFetches will fetch, from its leader.
@@ -160,6 +161,7 @@ func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchRespons
 			// Consumers do not send a last fetched epoch, so a leader
 			// should not answer this; if it does, it is a validation answer.
 			errs = true
+			c.unsettle()
 			ps.state = stateValidating
 			c.completeValidation(env, ps, pr.DivergingEpoch.EndOffset, true, pr.DivergingEpoch.Epoch)
 		case err == model.NoError:
