@@ -14,7 +14,12 @@ import (
 // change nothing, and run, made after every event the consumer handles,
 // skips it: a consumer assigned thousands of partitions handles an event
 // for every fetch answer of every broker. Every write of those fields
-// outside the pass calls unsettle.
+// outside the pass calls unsettle. Kafka's consumer skips the same walk the
+// same way: PositionsValidator.validatePositionsOnMetadataChange (formerly
+// in OffsetFetcher) checks every assigned partition against its leader only
+// when Metadata.updateVersion has moved since the last check, and
+// SubscriptionState.partitionsNeedingValidation and
+// partitionsNeedingReset list only the partitions in those states.
 type settledPositions struct {
 	ok       bool
 	ver      uint64        // metadata.ver at the pass
