@@ -26,6 +26,7 @@ import (
 type Disk struct {
 	owner        string
 	files        map[string]*file // the namespace as the page cache sees it
+	folders      folderIndex      // files' names by top folder (List)
 	durableNames map[string]*file // the namespace as it survives power loss
 	syncLatency  time.Duration
 	rand         *rand.Rand // draws torn-write lengths
@@ -39,6 +40,9 @@ type Disk struct {
 	// nsGen counts changes to files, the page cache's namespace: a
 	// FileRef taken before the latest one is looked up again.
 	nsGen uint64
+	// cutsPending is false when no file of the page cache holds a cut the
+	// journal has not committed (see commitJournal).
+	cutsPending bool
 }
 
 // nsOp is one namespace change not yet made durable by SyncDir: name now
@@ -365,6 +369,7 @@ func newDisk(owner string, r *rand.Rand, now *time.Duration) *Disk {
 		now:          now,
 		owner:        owner,
 		files:        map[string]*file{},
+		folders:      folderIndex{},
 		durableNames: map[string]*file{},
 		rand:         r,
 		tornWrites:   true,
@@ -409,20 +414,8 @@ func (d *Disk) Create(name string) {
 		return
 	}
 	f := &file{}
-	d.files[name] = f
+	d.setFile(name, f)
 	d.recordNS(name, f)
-}
-
-// List returns the names of the files whose names start with prefix, sorted.
-func (d *Disk) List(prefix string) []string {
-	var out []string
-	for n := range d.files {
-		if len(n) >= len(prefix) && n[:len(prefix)] == prefix {
-			out = append(out, n)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Size is the file's length as reads see it.
@@ -451,7 +444,7 @@ func (d *Disk) Append(name string, p []byte) {
 	f, ok := d.files[name]
 	if !ok {
 		f = &file{}
-		d.files[name] = f
+		d.setFile(name, f)
 		d.recordNS(name, f)
 	}
 	off := f.size
@@ -607,8 +600,8 @@ func (f *file) keepDurable(pos int) {
 // step of writing a checkpoint file (write temp, sync, rename, sync dir).
 func (d *Disk) Rename(from, to string) {
 	f := d.get(from)
-	delete(d.files, from)
-	d.files[to] = f
+	d.dropFile(from)
+	d.setFile(to, f)
 	d.recordNS(from, nil)
 	d.recordNS(to, f)
 }
@@ -616,7 +609,7 @@ func (d *Disk) Rename(from, to string) {
 // Remove deletes a file; removing a missing file does nothing.
 func (d *Disk) Remove(name string) {
 	if _, ok := d.files[name]; ok {
-		delete(d.files, name)
+		d.dropFile(name)
 		d.recordNS(name, nil)
 	}
 }
@@ -679,12 +672,26 @@ func (d *Disk) completeSync(name string, upTo int64, gen uint64) {
 
 // SyncDir makes the current namespace durable: created, renamed and removed
 // files survive a power loss from now on.
+//
+// The durable namespace was the page cache's at the last SyncDir or power
+// loss, and every change to the page cache's since is in nsOps, in order:
+// replaying them brings it level, at the cost of the changes rather than
+// of a copy of every name on the disk (a broker syncs its directory for
+// every checkpoint it writes).
 func (d *Disk) SyncDir() {
 	d.commitJournal() // a directory's fsync commits the journal too
+	for _, op := range d.nsOps {
+		d.applyNS(op)
+	}
 	d.nsOps = d.nsOps[:0]
-	d.durableNames = make(map[string]*file, len(d.files))
-	for n, f := range d.files {
-		d.durableNames[n] = f
+}
+
+// applyNS makes one namespace change durable.
+func (d *Disk) applyNS(op nsOp) {
+	if op.f == nil {
+		delete(d.durableNames, op.name)
+	} else {
+		d.durableNames[op.name] = op.f
 	}
 }
 
@@ -720,11 +727,7 @@ func (d *Disk) powerLoss() {
 			if *d.now-op.at < d.writeback {
 				break
 			}
-			if op.f == nil {
-				delete(d.durableNames, op.name)
-			} else {
-				d.durableNames[op.name] = op.f
-			}
+			d.applyNS(op)
 		}
 	}
 	d.nsOps = d.nsOps[:0]
@@ -739,6 +742,8 @@ func (d *Disk) powerLoss() {
 		files[n] = d.survivor(d.durableNames[n])
 	}
 	d.files = files
+	d.indexFiles()
+	d.cutsPending = true // survivors may keep cuts the journal has not committed
 	d.nsGen++
 	d.durableNames = make(map[string]*file, len(files))
 	for n, f := range files {

@@ -39,6 +39,7 @@ func (d *Disk) noteCut(f *file, size int) {
 		return
 	}
 	f.cuts = append(f.cuts, pendingCut{size: size, at: *d.now, gen: f.gen})
+	d.cutsPending = true
 }
 
 // commitCuts applies, oldest first, the truncations the journal has
@@ -93,7 +94,17 @@ func (d *Disk) commitCutsBefore(f *file, before time.Duration) {
 // (LeaderEpochFileCache.assign, CheckpointFile.write), and that fsync
 // commits the log's cut. Without it a power loss brought the cut records
 // back under the new epoch's entry.
+//
+// Cuts are rare (a truncation into synced bytes on a disk with writeback),
+// and every sync commits the journal: cutsPending says whether any file
+// may hold one, so that a sync does not walk every file of the disk for
+// none.
 func (d *Disk) commitJournal() {
+	if !d.cutsPending {
+		return
+	}
+	// Every cut was made at or before now, so this commits them all.
+	d.cutsPending = false
 	var names []string
 	for name, f := range d.files {
 		if len(f.cuts) > 0 {

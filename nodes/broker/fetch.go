@@ -122,6 +122,11 @@ func (b *Broker) armFetchWait(deadline time.Duration) {
 func (b *Broker) readFetch(m *model.FetchRequest) bool {
 	follower := m.ReplicaID != model.NoBroker
 	parts := b.fetchRead[:0]
+	if cap(parts) < len(m.Partitions) {
+		// Room for the whole answer up front: an answer that does not
+		// fit the request's room takes this array (see fetchAnswer).
+		parts = make([]model.FetchPartitionResponse, 0, len(m.Partitions))
+	}
 	ready := false
 	var readable int64 // bytes read, while they matter (min bytes above 1)
 	for i := range m.Partitions {
@@ -188,6 +193,17 @@ func (b *Broker) readFetch(m *model.FetchRequest) bool {
 
 // fetchAnswer is the answer to m that the last readFetch of m read.
 func (b *Broker) fetchAnswer(m *model.FetchRequest) *model.FetchResponse {
+	if n := len(b.fetchRead); n > 1 {
+		// Too many partitions for the request's room: rather than copy
+		// every partition's answer into a new array, the answer takes the
+		// array read into, and the next read makes another. A follower's
+		// fetch names every partition it follows from this leader.
+		resp := model.NewFetchResponse(0)
+		resp.CorrelationID = m.CorrelationID
+		resp.Partitions = b.fetchRead[:n:n]
+		b.fetchRead = nil
+		return resp
+	}
 	resp := model.NewFetchResponseFor(m, len(b.fetchRead))
 	resp.CorrelationID = m.CorrelationID
 	resp.Partitions = append(resp.Partitions, b.fetchRead...)

@@ -46,7 +46,11 @@ type Consumer struct {
 	// fetchBuf is sendFetches' scratch list; fetchFree and recFree hold
 	// the fetch requests and request records of answered fetches, for
 	// the next ones to reuse (see fetchAnswered).
-	fetchBuf  []fetchTarget
+	fetchBuf []fetchTarget
+	// leaders is the assignment by leader (see fetchLeaders); assignGen
+	// counts the assignments installed.
+	leaders   fetchLeaders
+	assignGen uint64
 	fetchFree []*model.FetchRequest
 	recFree   []*request
 
@@ -54,6 +58,8 @@ type Consumer struct {
 	pollID sim.TimerID
 
 	grp *member // nil without a GroupID
+
+	settled settledPositions // whether run may skip its pass over the assignment
 }
 
 // partState is one assigned partition's position and fetch state, after
@@ -218,6 +224,7 @@ func (c *Consumer) setAssignment(env *sim.Env, tps []model.TopicPartition) {
 		}
 	}
 	c.order = tps
+	c.assignGen++
 	// A new array, as order is: a walk over the old one is left as it was.
 	c.states = make([]*partState, len(tps))
 	for i, tp := range tps {
@@ -287,6 +294,7 @@ func (c *Consumer) envOr(env *sim.Env) *sim.Env {
 
 // setPosition installs a position and starts fetching from it.
 func (c *Consumer) setPosition(ps *partState, offset model.Offset, epoch model.Epoch, leader model.BrokerID, leaderEpoch model.Epoch) {
+	c.unsettle()
 	ps.position, ps.positionEpoch = offset, epoch
 	ps.leader, ps.leaderEpoch = leader, leaderEpoch
 	ps.state = stateFetching
@@ -463,8 +471,11 @@ func (c *Consumer) run(env *sim.Env) {
 	if c.grp != nil {
 		c.grp.run(env)
 	}
-	for _, ps := range c.states {
-		c.updatePosition(env, ps)
+	if !c.positionsSettled() {
+		for _, ps := range c.states {
+			c.updatePosition(env, ps)
+		}
+		c.settle()
 	}
 	c.sendFetches(env)
 	c.md.maybeSend(env, &c.net)
@@ -498,6 +509,7 @@ func (c *Consumer) brokerFailed(env *sim.Env, broker model.BrokerID) {
 // requestFailed backs a partition's reset or validation off before it is
 // tried again.
 func (c *Consumer) requestFailed(env *sim.Env, ps *partState) {
+	c.unsettle()
 	ps.reqPending = false
 	ps.failures++
 	ps.retryAt = env.Now() + jitter(env, expBackoff(c.cl.RetryBackoff, c.cl.RetryBackoffMax, ps.failures-1))
@@ -513,8 +525,10 @@ func (c *Consumer) nextDeadline(now time.Duration) time.Duration {
 	later(c.net.nextDeadline())
 	later(c.md.dueAt())
 	later(c.net.nextUnblock(now))
-	for _, ps := range c.states {
-		later(ps.retryAt)
+	if c.retriesDue(now) {
+		for _, ps := range c.states {
+			later(ps.retryAt)
+		}
 	}
 	for _, w := range c.fetchWait {
 		later(w.at)

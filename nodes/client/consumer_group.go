@@ -131,6 +131,7 @@ func (c *Consumer) seekCommitted(ps *partState, offset model.Offset, epoch model
 	leader, leaderEpoch := c.md.leader(ps.tp)
 	c.setPosition(ps, offset, epoch, leader, leaderEpoch)
 	if epoch != model.NoEpoch && leader != model.NoBroker && leaderEpoch != model.NoEpoch {
+		c.unsettle()
 		ps.state = stateValidating
 	}
 }

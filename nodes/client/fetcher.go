@@ -19,21 +19,29 @@ import (
 func (c *Consumer) sendFetches(env *sim.Env) {
 	now := env.Now()
 	targets := c.fetchBuf[:0]
-	for _, ps := range c.states {
-		if ps.state != stateFetching || len(ps.buf) > 0 || ps.staleMeta {
-			continue
+	// Leaders in increasing order, each with its partitions in assignment
+	// order: one request per leader, as a walk over the assignment
+	// sorted stably by leader would give. A leader is judged at the first
+	// of its partitions that could be fetched, and one that cannot take a
+	// fetch now (the usual case: its long poll is in flight) costs no more.
+	x := c.byLeader()
+	for i, leader := range x.leaders {
+		judged := false
+		for _, ps := range x.parts[i] {
+			if ps.state != stateFetching || len(ps.buf) > 0 || ps.staleMeta {
+				continue
+			}
+			if !judged {
+				judged = true
+				if !c.leaderFetchable(leader, now) {
+					break
+				}
+			}
+			_, epoch := c.leaderOf(ps)
+			targets = append(targets, fetchTarget{broker: leader, epoch: epoch, ps: ps})
 		}
-		leader, epoch := c.leaderOf(ps)
-		if leader == model.NoBroker || c.net.inFlightKind(leader, reqFetch) ||
-			!c.net.ready(leader, now) || c.fetchWaitUntil(leader) > now {
-			continue
-		}
-		targets = append(targets, fetchTarget{broker: leader, epoch: epoch, ps: ps})
 	}
 	c.fetchBuf = targets
-	// One request per leader, leaders in increasing order, each with its
-	// partitions in assignment order.
-	slices.SortStableFunc(targets, func(x, y fetchTarget) int { return int(x.broker) - int(y.broker) })
 	for len(targets) > 0 {
 		n := 1
 		for n < len(targets) && targets[n].broker == targets[0].broker {
@@ -43,6 +51,13 @@ func (c *Consumer) sendFetches(env *sim.Env) {
 		targets = targets[n:]
 	}
 	clear(c.fetchBuf) // it holds partition states
+}
+
+// leaderFetchable reports whether a fetch may go to leader now: none is in
+// flight to it, its connection is not in reconnect backoff and it is not
+// waiting out an empty answer.
+func (c *Consumer) leaderFetchable(leader model.BrokerID, now time.Duration) bool {
+	return !c.net.inFlightKind(leader, reqFetch) && c.net.ready(leader, now) && c.fetchWaitUntil(leader) <= now
 }
 
 // fetchTarget is one partition sendFetches will fetch, from its leader.
@@ -129,7 +144,7 @@ func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchRespons
 	data, errs := false, r.Error != model.NoError
 	for i := range r.Partitions {
 		pr := &r.Partitions[i]
-		k := slices.IndexFunc(req.fetch, func(f fetchedAt) bool { return f.tp == pr.TP })
+		k := askedIndex(req.fetch, i, pr.TP)
 		if k < 0 {
 			continue
 		}
@@ -146,6 +161,7 @@ func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchRespons
 			// Consumers do not send a last fetched epoch, so a leader
 			// should not answer this; if it does, it is a validation answer.
 			errs = true
+			c.unsettle()
 			ps.state = stateValidating
 			c.completeValidation(env, ps, pr.DivergingEpoch.EndOffset, true, pr.DivergingEpoch.Epoch)
 		case err == model.NoError:
@@ -183,6 +199,17 @@ func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchRespons
 		// poll would have waited.
 		c.setFetchWait(req.broker, req.sent+c.cfg.FetchMaxWait)
 	}
+}
+
+// askedIndex is where tp is in asked (-1 if absent). A leader answers the
+// partitions in the order they were asked (Kafka's FetchResponse keeps the
+// request's order), so the answer's i-th partition is looked for at i
+// first; a request asks each partition once, so that is the only match.
+func askedIndex(asked []fetchedAt, i int, tp model.TopicPartition) int {
+	if i < len(asked) && asked[i].tp == tp {
+		return i
+	}
+	return slices.IndexFunc(asked, func(f fetchedAt) bool { return f.tp == tp })
 }
 
 func (c *Consumer) fetchWaitUntil(b model.BrokerID) time.Duration {

@@ -203,12 +203,17 @@ func (n *network) inFlightKind(broker model.BrokerID, kind reqKind) bool {
 }
 
 func (n *network) conn(b model.BrokerID) *brokerConn {
-	// A client knows a handful of brokers and looks one up for nearly
-	// every message and every deadline: a scan of the sorted list is
-	// cheaper than a binary search through a comparison function.
-	i := 0
-	for i < len(n.conns) && n.conns[i].broker < b {
-		i++
+	// A client looks a broker up for nearly every message and every
+	// deadline, and may know a hundred: a binary search of the sorted
+	// list, written out rather than through a comparison function.
+	i, hi := 0, len(n.conns)
+	for i < hi {
+		h := int(uint(i+hi) >> 1)
+		if n.conns[h].broker < b {
+			i = h + 1
+		} else {
+			hi = h
+		}
 	}
 	if i == len(n.conns) || n.conns[i].broker != b {
 		n.conns = slices.Insert(n.conns, i, brokerConn{broker: b})

@@ -104,6 +104,7 @@ func (c *Consumer) initPosition(env *sim.Env, ps *partState) {
 // seek (Kafka's NoOffsetForPartitionException, OffsetOutOfRangeException,
 // LogTruncationException).
 func (c *Consumer) startReset(env *sim.Env, ps *partState, reason, errName string) {
+	c.unsettle()
 	from := ps.position
 	if ps.state == stateInit {
 		from = model.NoOffset
@@ -180,6 +181,7 @@ func (c *Consumer) handleEpochAnswer(env *sim.Env, req *request, r model.Offsets
 // first form) is taken at its end offset, with no epoch for the new
 // position.
 func (c *Consumer) completeValidation(env *sim.Env, ps *partState, end model.Offset, hasEpoch bool, epoch model.Epoch) {
+	c.unsettle()
 	if end < 0 || (hasEpoch && epoch < 0) {
 		c.startReset(env, ps, ResetTruncation, "LogTruncation")
 		return
