@@ -79,7 +79,8 @@ const faultsMax = 100_000
 
 // Validate checks one fault for the rules the file format states: known
 // kind, the arguments it takes, a window only where it makes sense, from
-// before to, amounts in range.
+// before to, amounts in range. It stays one function: a flat list of the
+// format's rules, read top to bottom in the order docs/faults.md gives.
 func (f Fault) Validate() error {
 	if f.On != nil {
 		if !slices.Contains(Events(), f.On.Event) {

@@ -105,7 +105,8 @@ func newMetadataState(cluster model.Config) *metadataState {
 // fence for an unknown broker epoch, a partition epoch that does not
 // follow) is a programmer error: the controller builds records from this
 // same state, and the log's checksums keep corruption out, so apply panics
-// rather than guessing.
+// rather than guessing. It stays one function: one case per record kind,
+// as Kafka's QuorumController.replay dispatches them.
 func (s *metadataState) apply(offset int64, r Record) {
 	// Offsets grow; they may skip, over the quorum's own control entries.
 	if offset <= s.offset {

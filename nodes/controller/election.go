@@ -99,7 +99,10 @@ const (
 )
 
 // buildChange computes the partition's next state under spec. It returns
-// false when nothing would change, so that callers write no record.
+// false when nothing would change, so that callers write no record. It
+// stays one function because it follows Kafka's PartitionChangeBuilder.build
+// step by step, in its order (election, ISR, ELR, reassignment, epochs),
+// and that order is what a reader checks it against.
 func buildChange(p *partitionInfo, spec changeSpec) (PartitionChangeRecord, bool) {
 	targetISR := spec.targetISR
 	targetELR := p.ELR
