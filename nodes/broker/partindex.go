@@ -20,11 +20,12 @@ type partIndex struct {
 	topics []string       // sorted
 	byNum  [][]*partition // byNum[i][n] is partition n of topics[i], nil if not hosted
 	// hit is the topic the last lookup that missed found, and hitParts
-	// its replicas then, so that the usual lookup, in the topic the last
-	// one was in, is a comparison and an index inlined into the caller.
-	// hitParts shares its array with byNum's slice: add fills a hole in
-	// place, which the hit sees, or grows the slice into a new array, and
-	// then a partition past the hit's end misses and is looked up again.
+	// its replicas, so that the usual lookup, in the topic the last one
+	// was in, is a comparison and an index inlined into the caller. add
+	// keeps hitParts equal to byNum's slice for the hit's topic: a slice
+	// remembered from before the topic's slice grew into a new array
+	// would not see a hole filled after that, and would answer "not
+	// hosted" for a hosted replica.
 	// The zero hit is "", no topic's name (add refuses it).
 	hit      string
 	hitParts []*partition
@@ -101,4 +102,7 @@ func (x *partIndex) add(p *partition) {
 	}
 	ps[n] = p
 	x.byNum[i] = ps
+	if x.hit == p.tp.Topic {
+		x.hitParts = ps
+	}
 }

@@ -102,3 +102,25 @@ func TestPartIndexFindsPartitionsAddedAfterALookup(t *testing.T) {
 		t.Fatal("lookups wrong after a topic was added in front")
 	}
 }
+
+// A lookup remembers the topic's slice as it was. When a later open grows
+// that slice into a new array and another fills a hole below the old end,
+// the remembered slice must not answer "not hosted" for the hole: that made
+// a broker open a replica it hosted a second time (reassign-under-chaos
+// seed 99507042: "partition orders/0 opened twice") and take a hosted
+// replica for one it did not have.
+func TestPartIndexFindsAHoleFilledAfterTheSliceGrew(t *testing.T) {
+	var x partIndex
+	p0, p2, p5 := &partition{tp: model.TP("t", 0)}, &partition{tp: model.TP("t", 2)}, &partition{tp: model.TP("t", 5)}
+	x.add(p2)
+	if x.get("t", 2) != p2 || x.get("t", 0) != nil {
+		t.Fatal("setup lookups wrong")
+	}
+	x.add(p5) // grows t's slice into a new array; no lookup of t/5
+	x.add(p0) // fills a hole below the old end, in the new array
+	for _, p := range []*partition{p0, p2, p5} {
+		if got := x.get("t", p.tp.Partition); got != p {
+			t.Fatalf("get(%v) = %v, want %v", p.tp, got, p)
+		}
+	}
+}
