@@ -7,7 +7,7 @@ func AnomalyNames() []string {
 		AbortedRead, AckedWriteLost, CommitRegression, DoubleOwner, Duplicate, EpochRegression,
 		GenerationRegression, GroupDuplicate, GroupUnseen, HWRegression, InconsistentOffsets,
 		IntNonmonotonicPoll, IntPollSkip, LostWrite, MetadataReplayGap, Nonlinearizable,
-		NonmonotonicPoll, NonmonotonicSend, Phantom, PollSkip, PollUnowned, QuorumAppliedUncommitted,
+		NonmonotonicPoll, NonmonotonicSend, Panic, Phantom, PollSkip, PollUnowned, QuorumAppliedUncommitted,
 		QuorumCommittedChanged, QuorumEpochRegression, QuorumHWRegression, QuorumSplitBrain,
 		ReadAboveHW, ReplicaDivergence, ReplicaNotRejoined, ReplicaRemovedEarly, SplitBrain, Unseen,
 	}

@@ -30,6 +30,9 @@ const (
 	CheckerReplicas        = "replicas"
 	CheckerGroups          = "groups"
 	CheckerQuorum          = "quorum" // the metadata quorum (quorum.go)
+	// CheckerSimulation names no checker: the run itself stopped because
+	// the simulated cluster's code, or the harness, panicked (Panic).
+	CheckerSimulation = "simulation"
 )
 
 // Anomaly names. The history anomalies are Jepsen's (jepsen_keys.go maps them); the
@@ -74,6 +77,12 @@ const (
 	QuorumAppliedUncommitted = "quorum-applied-uncommitted" // a node applied an entry no high watermark covered
 	QuorumHWRegression       = "quorum-hw-regression"       // the metadata high watermark moved back
 	MetadataReplayGap        = "metadata-replay-gap"        // a node's replayed metadata is not a prefix of the committed log
+
+	// Panic: the simulated cluster's code or the harness panicked, and the
+	// run stopped there. No checker finds it: scenarios.Run turns the
+	// panic into this finding, so that a sweep records the seed and goes
+	// on, and the run fails as any run with an error does.
+	Panic = "panic"
 )
 
 // Promises a violation can break, named for the configuration that makes
@@ -91,6 +100,7 @@ const (
 	PromiseGroups        = "consumer groups: one owner per partition, committed offsets only move forward"
 	PromiseGroupDelivery = "consumer groups: each group receives every acknowledged record, again only after a handover"
 	PromiseLinearizable  = "each partition is a linearizable log"
+	PromiseNoPanic       = "the simulated cluster and the harness never panic"
 	PromiseQuorum        = "metadata quorum: one leader per epoch, epochs only grow, committed entries never change, the high watermark never moves back, every node replays a prefix of the committed log"
 )
 

@@ -176,7 +176,12 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 		copts.LinearizabilityBudget = checkers.DefaultLinearizabilityCap
 	}
 	in := s.CheckInput()
-	check := checkers.Check(in, copts)
+	var check checkers.Result
+	if s.panicked == "" {
+		check = checkers.Check(in, copts)
+	} else {
+		check = panicResult(s.panicked)
+	}
 	res.Valid, res.Violations = check.Valid, check.Violations
 	for _, pc := range check.Linearizability {
 		if pc.Visualization != "" {
@@ -308,14 +313,16 @@ func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override 
 		return nil, "", err
 	}
 	s.nemesis = nem
-	s.Sim.Run(s.safety)
 	liveness := ""
-	if sc.LivenessBound > 0 {
-		nem.Heal()
-		liveness = s.liveness(sc.LivenessBound)
-	}
-	s.StopProducing()
-	s.Sim.Run(s.Sim.Now() + drain) // let the last reads land
+	s.panicked = runCatching(func() {
+		s.Sim.Run(s.safety)
+		if sc.LivenessBound > 0 {
+			nem.Heal()
+			liveness = s.liveness(sc.LivenessBound)
+		}
+		s.StopProducing()
+		s.Sim.Run(s.Sim.Now() + drain) // let the last reads land
+	})
 	return s, liveness, nil
 }
 

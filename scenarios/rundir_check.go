@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"kafkasim/checkers"
 )
@@ -35,7 +36,15 @@ func CheckRun(dir string) (RunCheck, error) {
 func (s *SavedRun) Check(outDir string) RunCheck {
 	opts := s.Options
 	opts.OutDir = outDir
-	rc := RunCheck{Run: *s, Result: checkers.Check(s.Input, opts)}
+	rc := RunCheck{Run: *s}
+	if p, ok := s.panicked(); ok {
+		// The run stopped at a panic: what it recorded is cut short, and
+		// judging it would report the rest as lost. The panic is recorded,
+		// not judged again, as liveness is.
+		rc.Result = panicResult(p)
+	} else {
+		rc.Result = checkers.Check(s.Input, opts)
+	}
 	now := FindingsOf(rc.Result.Violations)
 	rc.Added = subtract(now, s.Manifest.Violations)
 	rc.Removed = subtract(s.Manifest.Violations, now)
@@ -98,4 +107,15 @@ func Version() string {
 		}
 	}
 	return v
+}
+
+// panicked is what the saved run's panic finding says panicked, if the run
+// stopped at one.
+func (s *SavedRun) panicked() (string, bool) {
+	for _, f := range s.Manifest.Violations {
+		if f.Checker == checkers.CheckerSimulation && f.Anomaly == checkers.Panic {
+			return strings.TrimPrefix(f.Detail, panicDetailPrefix), true
+		}
+	}
+	return "", false
 }
