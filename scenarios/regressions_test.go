@@ -21,6 +21,19 @@ var regressions = []struct {
 	why      string
 }{
 	{
+		name:     "a-hole-in-a-grown-topic-slice-is-a-hosted-replica",
+		scenario: "reassign-under-chaos",
+		seed:     99507042,
+		schedule: `
+from 6.429s to 6.43s shutdown b3
+from 6.539s to 6.54s shutdown random-broker
+from 9.08s to 10.15s latency leader-of t/0 +351ms
+from 9.55s to 10.38s latency leader-of orders/2 +408ms
+at 10.444s reassign orders/0 to b4,b5,b3
+`,
+		why: "simulation bug: a broker's partition index remembered a topic's replica slice at a lookup; a reassignment then opened a replica past the slice's end (a new array) and another in a hole below it, which the remembered slice did not see, so the broker took orders/0 for a replica it did not host, opened it again and panicked ('partition orders/0 opened twice'). The index now keeps the remembered slice current (found by the session-12 sweep of reassign-under-chaos from 99500000 on 54d4e80)",
+	},
+	{
 		name:     "a-hold-behind-the-acknowledged-sequence-lasts-until-what-waited-is-read",
 		scenario: "chaos-config",
 		seed:     97003027,
