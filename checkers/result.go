@@ -83,6 +83,10 @@ const (
 	// panic into this finding, so that a sweep records the seed and goes
 	// on, and the run fails as any run with an error does.
 	Panic = "panic"
+	// EventLimit: the run processed the simulator's event limit before it
+	// ended (a livelock, or a run far larger than the limit allows), so
+	// what it recorded is cut short. As Panic, scenarios.Run reports it.
+	EventLimit = "event-limit"
 )
 
 // Promises a violation can break, named for the configuration that makes
@@ -101,6 +105,7 @@ const (
 	PromiseGroupDelivery = "consumer groups: each group receives every acknowledged record, again only after a handover"
 	PromiseLinearizable  = "each partition is a linearizable log"
 	PromiseNoPanic       = "the simulated cluster and the harness never panic"
+	PromiseEventLimit    = "a run ends within the simulator's event limit"
 	PromiseQuorum        = "metadata quorum: one leader per epoch, epochs only grow, committed entries never change, the high watermark never moves back, every node replays a prefix of the committed log"
 )
 

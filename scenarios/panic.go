@@ -8,36 +8,56 @@ import (
 	"kafkasim/checkers"
 )
 
-// A panic in the simulated cluster's code (or in the harness) is a bug
-// found, like any checker's error: the run stops there, and its result
-// says where, with the seed and schedule that reproduce it. It must not
-// end a sweep of thousands of seeds, nor leave the command line's exit
-// code at Go's 2, which kafkasim gives bad input. The simulator's Run
-// already adds the virtual time, the event count and the seed to the
-// panic's message (sim.Sim.Run).
+// A run can stop before its end in two ways that are bugs found, like any
+// checker's error, and must not be judged as if it had finished:
+//
+//   - the simulated cluster's code (or the harness) panics. The run stops
+//     there, and its result says what panicked, when, and where, with the
+//     seed and schedule that reproduce it. A panic must not end a sweep of
+//     thousands of seeds, nor leave the command line's exit code at Go's
+//     2, which kafkasim gives bad input. The simulator's Run already adds
+//     the virtual time, the event count and the seed to the message
+//     (sim.Sim.Run).
+//   - the run reaches the simulator's event limit (a livelock, or a run
+//     far larger than the limit allows): the simulator then runs nothing
+//     more, and the phases after it would judge a frozen cluster.
+//
+// Either way the run fails with one finding of the checker "simulation"
+// and no checks: what it recorded is cut short, and would read as writes
+// lost and reads missing.
+
+// cutShort is why a run stopped before its end.
+type cutShort struct {
+	anomaly string // checkers.Panic or checkers.EventLimit
+	detail  string
+}
 
 // panicFrames is how many frames of the panicking code a finding names.
 const panicFrames = 8
 
-// runCatching runs fn and, if it panics, returns what panicked and where;
-// "" when fn returned.
-func runCatching(fn func()) (panicked string) {
+// runCatching runs fn and says why it stopped short: a panic, or the event
+// limit reached; nil when it ran to its end.
+func runCatching(s *Scripted, fn func()) (c *cutShort) {
 	defer func() {
 		if r := recover(); r != nil {
-			panicked = describePanic(r)
+			c = &cutShort{checkers.Panic, "the run panicked: " + describePanic(r)}
 		}
 	}()
 	fn()
-	return ""
+	if s.Sim.LimitReached() {
+		st := s.Sim.Stats()
+		return &cutShort{checkers.EventLimit, fmt.Sprintf("the run reached the simulator's event limit, %d events, at virtual time %v (seed %d): a livelock, or a run larger than the limit allows", st.Events, s.Sim.Now(), s.Sim.Seed())}
+	}
+	return nil
 }
 
 // describePanic is the panic's value and the kafkasim frames it came
 // from, innermost first, as "function (file:line)", up to the
-// simulator's event loop. Called from the
-// deferred recover, so the panicking frames are still on the stack; the
-// runtime's own frames, the simulator's re-panic and runCatching are left
-// out. Frames carry no addresses, so the text is the same on every replay
-// of the run by the same build.
+// simulator's event loop. Called from the deferred recover, so the
+// panicking frames are still on the stack; the runtime's own frames, the
+// simulator's re-panic and runCatching are left out. Frames carry no
+// addresses, so the text is the same on every replay of the run by the
+// same build.
 func describePanic(r any) string {
 	pcs := make([]uintptr, 64)
 	n := runtime.Callers(3, pcs)
@@ -78,19 +98,18 @@ func keepFrame(fn string) bool {
 		!strings.HasPrefix(fn, "kafkasim/scenarios.runCatching")
 }
 
-// panicDetailPrefix starts a panic finding's detail.
-const panicDetailPrefix = "the run panicked: "
-
-// panicResult is the checkers' result for a run that panicked: one error
-// finding, and no checks, since the run did not finish (what it recorded
-// up to the panic would read as writes lost and reads missing).
-func panicResult(panicked string) checkers.Result {
+// result is the checkers' result for a run cut short: its one error
+// finding, and no checks.
+func (c *cutShort) result() checkers.Result {
+	promise := checkers.PromiseNoPanic
+	if c.anomaly == checkers.EventLimit {
+		promise = checkers.PromiseEventLimit
+	}
 	return checkers.Result{
 		Valid: checkers.ValidViolation,
 		Violations: []checkers.Violation{{
-			Checker: checkers.CheckerSimulation, Anomaly: checkers.Panic, Error: true,
-			Promise: checkers.PromiseNoPanic,
-			Detail:  panicDetailPrefix + panicked,
+			Checker: checkers.CheckerSimulation, Anomaly: c.anomaly, Error: true,
+			Promise: promise, Detail: c.detail,
 		}},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"kafkasim/checkers"
 	"kafkasim/faults"
 	"kafkasim/scenarios/fixture"
+	"kafkasim/sim"
 )
 
 // panicking is a scenario whose cluster code panics on odd seeds, 2 s into
@@ -92,5 +93,36 @@ func TestASavedRunThatPanickedIsJudgedAgainAsTheRun(t *testing.T) {
 	}
 	if !rc.Same || rc.Result.Valid != checkers.ValidViolation || rc.Result.Violations[0].Detail != res.Violations[0].Detail {
 		t.Fatalf("same %v valid %s added %v removed %v", rc.Same, rc.Result.Valid, rc.Added, rc.Removed)
+	}
+}
+
+// A run that reaches the simulator's event limit (here a livelock: an
+// action that schedules itself at the same instant for ever) fails with an
+// event-limit finding instead of being judged as a frozen cluster.
+func TestARunThatReachesTheEventLimitFails(t *testing.T) {
+	sc := Scenario{
+		Name: "livelock", Spec: fixture.Spec{Brokers: 3, Partitions: 1},
+		Safety: 5 * time.Second, LivenessBound: 20 * time.Second,
+		Schedule: func(s *Scripted) faults.Schedule {
+			var spin func()
+			spin = func() { s.Sim.AfterFunc(0, "spin", spin) }
+			s.Sim.AfterFunc(2*time.Second, "spin", spin)
+			return nil
+		},
+	}
+	kc, err := ConfigFor(sc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := play(sc, 1, kc, sim.Config{EventLimit: 200_000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.cutShort == nil || s.cutShort.anomaly != checkers.EventLimit || !strings.Contains(s.cutShort.detail, "200000 events, at virtual time 2.21s") {
+		t.Fatalf("cut short: %+v", s.cutShort)
+	}
+	fine, _, err := play(panicking(), 2, kc, sim.Config{EventLimit: 200_000}, nil)
+	if err != nil || fine.cutShort != nil {
+		t.Fatalf("a run within the limit was cut short: %v %+v", err, fine.cutShort)
 	}
 }

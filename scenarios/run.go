@@ -177,10 +177,10 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 	}
 	in := s.CheckInput()
 	var check checkers.Result
-	if s.panicked == "" {
+	if s.cutShort == nil {
 		check = checkers.Check(in, copts)
 	} else {
-		check = panicResult(s.panicked)
+		check = s.cutShort.result()
 	}
 	res.Valid, res.Violations = check.Valid, check.Violations
 	for _, pc := range check.Linearizability {
@@ -314,7 +314,7 @@ func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override 
 	}
 	s.nemesis = nem
 	liveness := ""
-	s.panicked = runCatching(func() {
+	s.cutShort = runCatching(s, func() {
 		s.Sim.Run(s.safety)
 		if sc.LivenessBound > 0 {
 			nem.Heal()

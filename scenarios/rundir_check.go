@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"runtime/debug"
 	"slices"
-	"strings"
 
 	"kafkasim/checkers"
 )
@@ -37,11 +36,11 @@ func (s *SavedRun) Check(outDir string) RunCheck {
 	opts := s.Options
 	opts.OutDir = outDir
 	rc := RunCheck{Run: *s}
-	if p, ok := s.panicked(); ok {
-		// The run stopped at a panic: what it recorded is cut short, and
-		// judging it would report the rest as lost. The panic is recorded,
-		// not judged again, as liveness is.
-		rc.Result = panicResult(p)
+	if c := s.cutShort(); c != nil {
+		// The run stopped at a panic or the event limit: what it recorded
+		// is cut short, and judging it would report the rest as lost. Why
+		// it stopped is recorded, not judged again, as liveness is.
+		rc.Result = c.result()
 	} else {
 		rc.Result = checkers.Check(s.Input, opts)
 	}
@@ -109,13 +108,13 @@ func Version() string {
 	return v
 }
 
-// panicked is what the saved run's panic finding says panicked, if the run
-// stopped at one.
-func (s *SavedRun) panicked() (string, bool) {
+// cutShort is why the saved run stopped before its end, as its finding
+// of the checker "simulation" recorded; nil for a run that finished.
+func (s *SavedRun) cutShort() *cutShort {
 	for _, f := range s.Manifest.Violations {
-		if f.Checker == checkers.CheckerSimulation && f.Anomaly == checkers.Panic {
-			return strings.TrimPrefix(f.Detail, panicDetailPrefix), true
+		if f.Checker == checkers.CheckerSimulation {
+			return &cutShort{anomaly: f.Anomaly, detail: f.Detail}
 		}
 	}
-	return "", false
+	return nil
 }

@@ -26,9 +26,9 @@ type Scripted struct {
 	// twin builds the fixture again as play built this one, for probe;
 	// nil outside play.
 	twin func() *Scripted
-	// panicked is what panicked and where, when the run stopped at a
-	// panic (panic.go); "" for a run that finished.
-	panicked string
+	// cutShort says why the run stopped before its end (a panic, the
+	// event limit: panic.go); nil for a run that finished.
+	cutShort *cutShort
 }
 
 // NewScripted builds, starts and readies the fixture, on the safe

@@ -152,6 +152,12 @@ func (s *Sim) Trace() []TraceEvent {
 }
 
 // Stats returns the run's counters.
+// LimitReached reports whether Run has processed Config.EventLimit
+// events, after which it runs no more.
+func (s *Sim) LimitReached() bool {
+	return s.cfg.EventLimit > 0 && s.stats.Events >= s.cfg.EventLimit
+}
+
 func (s *Sim) Stats() Stats { return s.stats }
 
 // Pending is the number of events waiting in the queue.
