@@ -65,6 +65,10 @@ type FetchPartition struct {
 func (m FetchRequest) String() string {
 	var b strings.Builder
 	b.WriteString("Fetch")
+	if len(m.Partitions) == 0 {
+		// An incremental fetch with nothing changed (KIP-227).
+		word(&b, "(unchanged)")
+	}
 	for i := range m.Partitions {
 		p := &m.Partitions[i]
 		sep(&b, i)
