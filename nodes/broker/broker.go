@@ -394,7 +394,10 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 	if f := b.fetchers[p]; f != nil {
 		f.connected = false
 		if f.inflight {
+			// The fetch failed (ReplicaFetcherThread.fetchFromLeader's
+			// FetchSessionHandler.handleError): the next one is full.
 			f.inflight = false
+			f.session.HandleError()
 			b.fetcherBackoff(f)
 		}
 	}
