@@ -50,3 +50,7 @@ func (b *Broker) sessionError(from model.BrokerID, m *model.FetchRequest, ctx fe
 	b.fetchSessions().Respond(ctx, nil, resp, b.now())
 	b.send(from, resp)
 }
+
+// FetchSessionCache is the broker's fetch session cache, for tests and
+// observers that look at sessions (or drop them, as an eviction would).
+func (b *Broker) FetchSessionCache() *fetchsession.Cache { return b.fetchSessions() }

@@ -1,6 +1,7 @@
 package fetchsession
 
 import (
+	"slices"
 	"time"
 
 	"kafkasim/model"
@@ -32,6 +33,16 @@ func NewCache(slots int, newID func() int32) *Cache {
 
 // Len is the number of sessions cached.
 func (c *Cache) Len() int { return len(c.sessions) }
+
+// IDs are the cached sessions' ids, in increasing order.
+func (c *Cache) IDs() []int32 {
+	ids := make([]int32, 0, len(c.sessions))
+	for id := range c.sessions {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
 
 // Get is the session with id, or nil.
 func (c *Cache) Get(id int32) *Session { return c.sessions[id] }
