@@ -26,12 +26,27 @@ func (b *Broker) fetchSessions() *fetchsession.Cache {
 // the request to read: m itself for a full fetch, or for an incremental
 // one a request like m over every partition of its session.
 func (b *Broker) fetchContext(m *model.FetchRequest) (fetchsession.Context, *model.FetchRequest) {
+	if s := b.fetchSessions().Get(m.SessionID); s != nil && !fetchsession.IsFullEpoch(m.SessionEpoch) && b.parkedIn(s) {
+		// An earlier fetch in the session is still parked, reading the
+		// session's partitions: the update must not change them under it.
+		s.Detach()
+	}
 	ctx, parts := b.fetchSessions().NewContext(m, m.ReplicaID != model.NoBroker, b.now())
 	if ctx.Kind != fetchsession.Incremental {
 		return ctx, m
 	}
 	return ctx, &model.FetchRequest{CorrelationID: m.CorrelationID, ReplicaID: m.ReplicaID, BrokerEpoch: m.BrokerEpoch,
 		MaxWait: m.MaxWait, MinBytes: m.MinBytes, MaxBytes: m.MaxBytes, Partitions: parts}
+}
+
+// parkedIn reports whether a fetch in session s is parked.
+func (b *Broker) parkedIn(s *fetchsession.Session) bool {
+	for _, df := range b.fetches {
+		if !df.done && df.ctx.Session() == s {
+			return true
+		}
+	}
+	return false
 }
 
 // answerFetch is the answer to req, served under ctx, from what the last

@@ -213,3 +213,18 @@ func TestSessionUpdate(t *testing.T) {
 		t.Errorf("forgetting every partition: kind %d, session cached %v", ctx.Kind, c.Get(id) != nil)
 	}
 }
+
+// TestDetachKeepsAParkedView checks that the partitions an incremental
+// context read stay as they were once the session is detached and
+// updated, while the session moves on.
+func TestDetachKeepsAParkedView(t *testing.T) {
+	c := NewCache(10, ids())
+	id := full(t, c, parts(2), true, 0)
+	_, view := c.NewContext(&model.FetchRequest{SessionID: id, SessionEpoch: 1}, true, 0)
+	c.Get(id).Detach()
+	moved := model.FetchPartition{TP: model.TP("t", 0), FetchOffset: 7}
+	_, now := c.NewContext(&model.FetchRequest{SessionID: id, SessionEpoch: 2, Partitions: []model.FetchPartition{moved}}, true, 0)
+	if view[0].FetchOffset != 0 || now[0].FetchOffset != 7 {
+		t.Errorf("the parked view reads offset %d, the session %d; want 0 and 7", view[0].FetchOffset, now[0].FetchOffset)
+	}
+}

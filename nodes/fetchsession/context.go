@@ -36,6 +36,9 @@ type Context struct {
 	privileged bool     // Full
 }
 
+// Session is the session of an incremental context, nil for the others.
+func (ctx Context) Session() *Session { return ctx.session }
+
 // NewContext decides how to serve m (FetchManager.newContext), updating
 // the session an incremental fetch names, and returns the partitions to
 // read: the fetch's own for a full or sessionless fetch, the whole
@@ -95,7 +98,7 @@ func (c *Cache) Respond(ctx Context, parts []model.FetchPartition, resp *model.F
 		}
 		k := 0
 		for i := range resp.Partitions {
-			if s.mustRespond(&resp.Partitions[i]) {
+			if s.mustRespond(i, &resp.Partitions[i]) {
 				resp.Partitions[k] = resp.Partitions[i]
 				k++
 			}

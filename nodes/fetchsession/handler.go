@@ -40,6 +40,9 @@ func (h *Handler) Build(want []model.FetchPartition, send []model.FetchPartition
 		}
 		return h.next, append(send, want...), forget
 	}
+	if send, ok := h.buildInOrder(want, send); ok {
+		return h.next, send, forget
+	}
 	h.wanted = h.wanted[:0]
 	for range h.session {
 		h.wanted = append(h.wanted, -1)
@@ -79,6 +82,28 @@ func (h *Handler) Build(want []model.FetchPartition, send []model.FetchPartition
 		}
 	}
 	return h.next, send, forget
+}
+
+// buildInOrder is Build's incremental case when want names exactly the
+// session's partitions in the session's order, the usual case: it lists
+// the altered ones without a lookup per partition. It reports false, and
+// changes nothing, otherwise.
+func (h *Handler) buildInOrder(want []model.FetchPartition, send []model.FetchPartition) ([]model.FetchPartition, bool) {
+	if len(want) != len(h.session) {
+		return send, false
+	}
+	for i := range want {
+		if want[i].TP != h.session[i].TP {
+			return send, false
+		}
+	}
+	for i := range want {
+		if want[i] != h.session[i] {
+			h.session[i] = want[i]
+			send = append(send, want[i])
+		}
+	}
+	return send, true
 }
 
 // HandleResponse is FetchSessionHandler.handleResponse: it moves the

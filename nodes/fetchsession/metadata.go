@@ -26,6 +26,10 @@ var Initial = Metadata{SessionID: InvalidSessionID, Epoch: InitialEpoch}
 // (FetchMetadata.isFull).
 func (m Metadata) IsFull() bool { return m.Epoch == InitialEpoch || m.Epoch == FinalEpoch }
 
+// IsFullEpoch reports whether a fetch with session epoch epoch is a full
+// one (FetchMetadata.isFull).
+func IsFullEpoch(epoch int32) bool { return Metadata{Epoch: epoch}.IsFull() }
+
 // NextEpoch is the epoch after prev (FetchMetadata.nextEpoch): the final
 // epoch stays final, and the epoch wraps from the largest int32 to 1.
 func NextEpoch(prev int32) int32 {

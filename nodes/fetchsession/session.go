@@ -26,13 +26,13 @@ type Session struct {
 	cachedSize          int
 	byPrivileged, byAll bool
 
-	// bufs are two arrays of the session's fetch parameters in the
-	// session's order; parts is the current one. An update writes the
-	// other, so that a fetch still parked on the current one (its wait
-	// not run out when the fetcher sent its next) keeps reading what it
-	// asked.
-	bufs  [2][]model.FetchPartition
-	cur   int
+	// parts are the session's fetch parameters in the session's order.
+	// An update changes them in place. A fetch parked on them (its wait
+	// not run out) is nearly always answered before its fetcher sends
+	// the next fetch in the session (a fetcher that gives up on a fetch
+	// starts over with a full one, which closes the session); when one is
+	// not, the broker detaches it first (Detach).
+	parts []model.FetchPartition
 	sent  []answered // what was last answered, by the index in parts
 	index map[model.TopicPartition]int
 }
@@ -45,17 +45,24 @@ type answered struct {
 // Partitions are the session's fetch parameters, in the session's order:
 // what an incremental fetch reads (IncrementalFetchContext.foreachPartition).
 // The caller must not change them.
-func (s *Session) Partitions() []model.FetchPartition { return s.bufs[s.cur] }
+func (s *Session) Partitions() []model.FetchPartition { return s.parts }
+
+// Detach gives the session a copy of its partitions, leaving the ones
+// Partitions returned so far to whoever reads them (a fetch still parked
+// on them) unchanged by later updates.
+func (s *Session) Detach() {
+	s.parts = append(make([]model.FetchPartition, 0, cap(s.parts)), s.parts...)
+}
 
 // Size is the number of partitions in the session.
-func (s *Session) Size() int { return len(s.bufs[s.cur]) }
+func (s *Session) Size() int { return len(s.parts) }
 
 // newSession is a session over parts, with the answer resp gave them
 // (the CachedPartition(part, reqData, respData) of FullFetchContext).
 func newSession(id int32, privileged bool, now time.Duration, parts []model.FetchPartition, resp []model.FetchPartitionResponse) *Session {
 	s := &Session{ID: id, Privileged: privileged, Epoch: NextEpoch(InitialEpoch), creation: now, lastUsed: now, cachedSize: -1,
 		index: make(map[model.TopicPartition]int, len(parts))}
-	s.bufs[0] = append(make([]model.FetchPartition, 0, len(parts)), parts...)
+	s.parts = append(make([]model.FetchPartition, 0, len(parts)), parts...)
 	s.sent = make([]answered, len(parts))
 	for i := range parts {
 		s.index[parts[i].TP] = i
@@ -73,30 +80,27 @@ func newSession(id int32, privileged bool, now time.Duration, parts []model.Fetc
 // it names is added, or has its parameters replaced (its last answer kept:
 // CachedPartition.updateRequestParams); a forgotten one leaves the session.
 func (s *Session) update(parts []model.FetchPartition, forgotten []model.TopicPartition) {
-	next := s.bufs[1-s.cur][:0]
-	next = append(next, s.bufs[s.cur]...)
 	for i := range parts {
 		if k, ok := s.index[parts[i].TP]; ok {
-			next[k] = parts[i]
+			s.parts[k] = parts[i]
 			continue
 		}
-		s.index[parts[i].TP] = len(next)
-		next = append(next, parts[i])
+		s.index[parts[i].TP] = len(s.parts)
+		s.parts = append(s.parts, parts[i])
 		s.sent = append(s.sent, answered{hw: model.NoOffset, logStart: model.NoOffset})
 	}
 	if removed := s.forget(forgotten); removed {
 		k := 0
-		for i := range next {
-			if _, ok := s.index[next[i].TP]; ok {
-				next[k], s.sent[k] = next[i], s.sent[i]
-				s.index[next[k].TP] = k
+		for i := range s.parts {
+			if _, ok := s.index[s.parts[i].TP]; ok {
+				s.parts[k], s.sent[k] = s.parts[i], s.sent[i]
+				s.index[s.parts[k].TP] = k
 				k++
 			}
 		}
-		next, s.sent = next[:k], s.sent[:k]
+		clear(s.parts[k:])
+		s.parts, s.sent = s.parts[:k], s.sent[:k]
 	}
-	s.bufs[1-s.cur] = next
-	s.cur = 1 - s.cur
 }
 
 // forget drops the forgotten partitions from the index, and reports
@@ -117,10 +121,15 @@ func (s *Session) forget(forgotten []model.TopicPartition) bool {
 // records, a high watermark or log start offset other than the last
 // answered, an error (which also forgets the high watermark, so that the
 // partition is answered again once the error clears) or a diverging epoch.
-func (s *Session) mustRespond(pr *model.FetchPartitionResponse) bool {
-	k, ok := s.index[pr.TP]
-	if !ok {
-		return true
+//
+// k is the partition's place in the session: an answer lists the
+// partitions read in the order read, which is the session's.
+func (s *Session) mustRespond(k int, pr *model.FetchPartitionResponse) bool {
+	if k >= len(s.parts) || s.parts[k].TP != pr.TP {
+		var ok bool
+		if k, ok = s.index[pr.TP]; !ok {
+			return true
+		}
 	}
 	a := &s.sent[k]
 	must := len(pr.Batches) > 0 || pr.HasDiverging
