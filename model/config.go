@@ -66,6 +66,10 @@ type BrokerConfig struct {
 	// the fetch itself then waits request.timeout.ms. Kafka requires it
 	// to be at least replica.fetch.wait.max.ms.
 	ReplicaSocketTimeout time.Duration `kafka:"replica.socket.timeout.ms" min:"1ms"`
+	// MaxIncrementalFetchSessionCacheSlots is how many fetch sessions
+	// (KIP-227) a broker keeps for its followers and consumers; 0 keeps
+	// none, and every fetch is then a full fetch naming every partition.
+	MaxIncrementalFetchSessionCacheSlots int32 `kafka:"max.incremental.fetch.session.cache.slots" min:"0"`
 	// HighWatermarkCheckpointInterval is how often a broker writes its high
 	// watermarks to disk. Before KIP-101 a restarting follower truncated to
 	// this checkpoint, which can lag the real high watermark.
@@ -303,23 +307,24 @@ const Never = time.Duration(math.MaxInt64)
 func DefaultConfig() Config {
 	return Config{
 		Broker: BrokerConfig{
-			DefaultReplicationFactor:          1,
-			ReplicaLagTimeMax:                 30 * time.Second,
-			ReplicaFetchWaitMax:               500 * time.Millisecond,
-			ReplicaFetchMaxBytes:              1 << 20,
-			ReplicaFetchMinBytes:              1,
-			ReplicaFetchBackoff:               time.Second,
-			ReplicaSocketTimeout:              30 * time.Second,
-			HighWatermarkCheckpointInterval:   5 * time.Second,
-			LogFlushIntervalMessages:          math.MaxInt64,
-			LogFlushInterval:                  Never,
-			LogSegmentBytes:                   1 << 30,
-			ProducerIDExpiration:              24 * time.Hour,
-			ProducerIDExpirationCheckInterval: 10 * time.Minute,
-			Truncation:                        TruncateLeaderEpoch,
-			HighWatermarkFreezeBelowMinISR:    true,
-			NetworkTCP:                        true,
-			ControlledShutdownEnable:          true,
+			DefaultReplicationFactor:             1,
+			ReplicaLagTimeMax:                    30 * time.Second,
+			ReplicaFetchWaitMax:                  500 * time.Millisecond,
+			ReplicaFetchMaxBytes:                 1 << 20,
+			ReplicaFetchMinBytes:                 1,
+			ReplicaFetchBackoff:                  time.Second,
+			ReplicaSocketTimeout:                 30 * time.Second,
+			MaxIncrementalFetchSessionCacheSlots: 1000,
+			HighWatermarkCheckpointInterval:      5 * time.Second,
+			LogFlushIntervalMessages:             math.MaxInt64,
+			LogFlushInterval:                     Never,
+			LogSegmentBytes:                      1 << 30,
+			ProducerIDExpiration:                 24 * time.Hour,
+			ProducerIDExpirationCheckInterval:    10 * time.Minute,
+			Truncation:                           TruncateLeaderEpoch,
+			HighWatermarkFreezeBelowMinISR:       true,
+			NetworkTCP:                           true,
+			ControlledShutdownEnable:             true,
 		},
 		Topic: TopicConfig{
 			MinInsyncReplicas:     1,

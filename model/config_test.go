@@ -41,6 +41,7 @@ func TestDefaultConfig(t *testing.T) {
 		"producer.id.expiration.check.interval.ms":      "10m0s",
 		"producer.id.expiration.ms":                     "24h0m0s",
 		"producer.snapshot.last.batch.only":             "false",
+		"max.incremental.fetch.session.cache.slots":     "1000",
 		"max.poll.interval.ms":                          "5m0s",
 		"max.poll.records":                              "500",
 		"metadata.max.age.ms":                           "5m0s",

@@ -45,6 +45,7 @@ var settingTexts = map[string]settingText{
 	"controlled.shutdown.enable":                    {what: "A clean stop first asks the controller to move the broker's leaderships and serves on until it is let go (at most 5 minutes); false stops at once and leaves the controller to notice at the session timeout."},
 	"reconnect.backoff.ms":                          {what: "A client's first wait before reconnecting to a broker; it doubles on each failure, with 20% jitter."},
 	"reconnect.backoff.max.ms":                      {what: "The cap of a client's reconnect backoff."},
+	"max.incremental.fetch.session.cache.slots":     {unit: "sessions", what: "Fetch sessions (KIP-227) a broker keeps; a fetcher in one sends only the partitions that changed and gets back only those with news. 0 turns sessions off: every fetch names every partition."},
 	"replica.socket.timeout.ms":                     {what: "A follower's fetch timeout on a connection the leader has not yet answered on; at least replica.fetch.wait.max.ms."},
 	"socket.connection.setup.timeout.ms":            {what: "How long a client waits for a connection to be set up before it gives up; it doubles on each failure."},
 	"socket.connection.setup.timeout.max.ms":        {what: "The cap of the connection set-up timeout."},

@@ -64,6 +64,8 @@ const (
 	UnknownProducerID            ErrorCode = 59
 	NonEmptyGroup                ErrorCode = 68
 	GroupIDNotFound              ErrorCode = 69
+	FetchSessionIDNotFound       ErrorCode = 70
+	InvalidFetchSessionEpoch     ErrorCode = 71
 	FencedLeaderEpoch            ErrorCode = 74
 	UnknownLeaderEpoch           ErrorCode = 75
 	StaleBrokerEpoch             ErrorCode = 77
@@ -143,6 +145,8 @@ var errorList = []errorInfo{
 	{UnknownProducerID, "UNKNOWN_PRODUCER_ID", false},
 	{NonEmptyGroup, "NON_EMPTY_GROUP", false},
 	{GroupIDNotFound, "GROUP_ID_NOT_FOUND", false},
+	{FetchSessionIDNotFound, "FETCH_SESSION_ID_NOT_FOUND", true},
+	{InvalidFetchSessionEpoch, "INVALID_FETCH_SESSION_EPOCH", true},
 	{FencedLeaderEpoch, "FENCED_LEADER_EPOCH", true},
 	{UnknownLeaderEpoch, "UNKNOWN_LEADER_EPOCH", true},
 	{StaleBrokerEpoch, "STALE_BROKER_EPOCH", false},

@@ -34,6 +34,7 @@ func (m *FetchRequest) Clone() any {
 	c := *m
 	c.room = nil
 	c.Partitions = slices.Clone(m.Partitions)
+	c.Forgotten = slices.Clone(m.Forgotten)
 	return &c
 }
 

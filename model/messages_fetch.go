@@ -24,8 +24,20 @@ type FetchRequest struct {
 	MaxWait  time.Duration
 	MinBytes int32
 	MaxBytes int32
-	// Partitions are sorted by topic-partition.
+	// Partitions are sorted by topic-partition. In an incremental fetch
+	// (KIP-227) they are only the partitions added to the session or whose
+	// fetch parameters changed.
 	Partitions []FetchPartition
+	// SessionID and SessionEpoch are the fetch session (KIP-227, Kafka's
+	// FetchMetadata): 0 and 0 ask for a full fetch and a new session, a
+	// session id with epoch 0 closes that session and starts a full fetch,
+	// epoch -1 (FinalEpoch) a full fetch without a session, and any other
+	// epoch is an incremental fetch in the session.
+	SessionID    int32
+	SessionEpoch int32
+	// Forgotten are the partitions an incremental fetch removes from its
+	// session (forgotten_topics_data).
+	Forgotten []TopicPartition
 
 	// room is the allocation NewFetchRequest made for the request and its
 	// answer, nil in a request built otherwise.
@@ -53,6 +65,10 @@ type FetchPartition struct {
 func (m FetchRequest) String() string {
 	var b strings.Builder
 	b.WriteString("Fetch")
+	if len(m.Partitions) == 0 {
+		// An incremental fetch with nothing changed (KIP-227).
+		word(&b, "(unchanged)")
+	}
 	for i := range m.Partitions {
 		p := &m.Partitions[i]
 		sep(&b, i)
@@ -67,6 +83,15 @@ func (m FetchRequest) String() string {
 	} else {
 		kvInt(&b, "brokerEpoch", int64(m.BrokerEpoch))
 	}
+	if m.SessionID != 0 || m.SessionEpoch != 0 || len(m.Forgotten) > 0 {
+		// Printed only for a session: a sessionless fetch reads as it
+		// always did.
+		kvInt(&b, "session", int64(m.SessionID))
+		kvInt(&b, "sessionEpoch", int64(m.SessionEpoch))
+		for _, tp := range m.Forgotten {
+			kv(&b, "forget", tp.String())
+		}
+	}
 	corr(&b, m.CorrelationID)
 	return b.String()
 }
@@ -79,6 +104,14 @@ func (m FetchRequest) Digest() uint64 {
 		p := &m.Partitions[i]
 		h = h.TP(p.TP).Offset(p.FetchOffset).Epoch(p.CurrentLeaderEpoch).
 			Epoch(p.LastFetchedEpoch).Offset(p.LogStartOffset).Int32(p.MaxBytes)
+	}
+	if m.SessionID != 0 || m.SessionEpoch != 0 || len(m.Forgotten) > 0 {
+		// Covered only for a session, so that a sessionless fetch
+		// digests as it always did.
+		h = h.Int32(m.SessionID).Int32(m.SessionEpoch).Int(len(m.Forgotten))
+		for _, tp := range m.Forgotten {
+			h = h.TP(tp)
+		}
 	}
 	return h.Sum()
 }
@@ -181,7 +214,12 @@ func (bx *fetchResponseBox) init(n int) *FetchResponse {
 type FetchResponse struct {
 	CorrelationID int32
 	// Error is a whole-request error; NoError when partitions carry theirs.
-	Error      ErrorCode
+	Error ErrorCode
+	// SessionID is the fetch session the answer belongs to (KIP-227): the
+	// one a full fetch created, or the incremental fetch's own; 0 for none.
+	SessionID int32
+	// Partitions are every partition asked, or in an incremental answer
+	// only those with something new (IncrementalFetchContext).
 	Partitions []FetchPartitionResponse
 }
 
@@ -229,6 +267,9 @@ func (m FetchResponse) String() string {
 		}
 		batchRanges(&b, p.Batches)
 	}
+	if m.SessionID != 0 {
+		kvInt(&b, "session", int64(m.SessionID))
+	}
 	corr(&b, m.CorrelationID)
 	return b.String()
 }
@@ -241,6 +282,9 @@ func (m FetchResponse) Digest() uint64 {
 		h = h.TP(p.TP).Error(p.Error).Offset(p.HighWatermark).Offset(p.LogStartOffset).
 			Bool(p.HasDiverging).Epoch(p.DivergingEpoch.Epoch).Offset(p.DivergingEpoch.EndOffset).
 			Batches(p.Batches)
+	}
+	if m.SessionID != 0 {
+		h = h.Int32(m.SessionID)
 	}
 	return h.Sum()
 }

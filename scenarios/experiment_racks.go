@@ -158,7 +158,7 @@ func targetMistake(sel faults.Selector, sc Scenario, brokers, controllers int) s
 			return fmt.Sprintf("no partition %v (topic t has partitions t/0 to t/%d)", sel.TP, sc.Partitions-1)
 		}
 	case faults.SelNode:
-		id, first := sel.Node, fixture.DefaultControllerID
+		id, first := sel.Node, fixture.FirstControllerID(brokers)
 		if !(id >= 1 && int(id) <= brokers) && !(id >= first && int(id-first) < controllers) {
 			return fmt.Sprintf("no node %v (brokers b1 to b%d, controllers %v to %v)", id, brokers, first, first+model.BrokerID(controllers-1))
 		}

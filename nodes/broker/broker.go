@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/nodes/fetchsession"
 	"kafkasim/nodes/raft"
 	"kafkasim/nodes/storage"
 	"kafkasim/sim"
@@ -101,6 +102,9 @@ type Broker struct {
 	parts partIndex
 
 	fetchers map[model.BrokerID]*fetcher
+	// sessions are the fetch sessions this broker serves as leader
+	// (sessions.go), lost with the process.
+	sessions *fetchsession.Cache
 
 	// Requests waiting in purgatory.
 	fetches     []*delayedFetch // parked fetches, in the order they were parked
@@ -390,7 +394,10 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 	if f := b.fetchers[p]; f != nil {
 		f.connected = false
 		if f.inflight {
+			// The fetch failed (ReplicaFetcherThread.fetchFromLeader's
+			// FetchSessionHandler.handleError): the next one is full.
 			f.inflight = false
+			f.session.HandleError()
 			b.fetcherBackoff(f)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/nodes/fetchsession"
 )
 
 // delayedFetch is a fetch parked until data arrives or its wait runs out
@@ -12,10 +13,14 @@ import (
 // idle follower costs two messages per replica.fetch.wait.max.ms rather
 // than a busy loop.
 type delayedFetch struct {
-	id       int64
-	from     model.BrokerID
-	req      *model.FetchRequest // shared with the sender: read only
-	deadline time.Duration       // when its wait runs out (node clock)
+	id   int64
+	from model.BrokerID
+	// req is the fetch as read: the request itself (shared with the
+	// sender: read only), or for an incremental fetch one over its whole
+	// session; ctx is its fetch session context.
+	req      *model.FetchRequest
+	ctx      fetchsession.Context
+	deadline time.Duration // when its wait runs out (node clock)
 	done     bool
 	// links counts the partitions' delayed lists that still hold it: a
 	// fetch answered by one partition's wake stays in the others' lists,
@@ -28,7 +33,12 @@ type delayedFetch struct {
 
 // handleFetch serves a follower's or a consumer's fetch as leader
 // (ReplicaManager.fetchMessages / Partition.fetchRecords).
-func (b *Broker) handleFetch(from model.BrokerID, m *model.FetchRequest) {
+func (b *Broker) handleFetch(from model.BrokerID, in *model.FetchRequest) {
+	ctx, m := b.fetchContext(in)
+	if ctx.Kind == fetchsession.SessionError {
+		b.sessionError(from, in, ctx)
+		return
+	}
 	follower := m.ReplicaID != model.NoBroker
 	if follower {
 		// Record where each follower is before building the answer: its
@@ -52,13 +62,16 @@ func (b *Broker) handleFetch(from model.BrokerID, m *model.FetchRequest) {
 			b.maybeIncrementHW(p)
 		}
 	}
-	if ready := b.readFetch(m); m.MaxWait <= 0 || ready {
-		b.send(from, b.fetchAnswer(m))
+	// A fetch of no partition (an incremental one that only forgets) is
+	// answered at once, as ReplicaManager.fetchMessages answers one with
+	// nothing to read.
+	if ready := b.readFetch(m); m.MaxWait <= 0 || ready || len(m.Partitions) == 0 {
+		b.send(from, b.answerFetch(ctx, m))
 		return
 	}
 	b.nextWaitID++
 	df := b.newDelayedFetch()
-	*df = delayedFetch{id: b.nextWaitID, from: from, req: m, deadline: b.now() + m.MaxWait}
+	*df = delayedFetch{id: b.nextWaitID, from: from, req: m, ctx: ctx, deadline: b.now() + m.MaxWait}
 	b.fetches = append(b.fetches, df)
 	for i := range m.Partitions {
 		if p := b.part(m.Partitions[i].TP); p != nil {
@@ -260,7 +273,7 @@ func (b *Broker) filterDelayed(p *partition, answer bool) {
 			continue
 		}
 		if answer && b.readFetch(df.req) {
-			b.finishFetch(df, b.fetchAnswer(df.req))
+			b.finishFetch(df, b.answerFetch(df.ctx, df.req))
 			b.unlinkFetch(df)
 			continue
 		}
@@ -308,7 +321,7 @@ func (b *Broker) expireFetches() {
 		}
 		req := first.req // finishing may free first
 		b.readFetch(req)
-		b.finishFetch(first, b.fetchAnswer(req))
+		b.finishFetch(first, b.answerFetch(first.ctx, req))
 		for i := range req.Partitions {
 			if p := b.part(req.Partitions[i].TP); p != nil {
 				b.sweepDelayed(p)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/nodes/fetchsession"
 	"kafkasim/sim"
 )
 
@@ -29,6 +30,11 @@ type fetcher struct {
 	// memory (model.ReuseFetchRequest).
 	last     *model.FetchRequest
 	reusable bool
+	// session is the fetcher's fetch session with the leader
+	// (ReplicaFetcherThread's FetchSessionHandler), and want the
+	// partitions the fetch being built would fetch (scratch).
+	session fetchsession.Handler
+	want    []model.FetchPartition
 }
 
 func (b *Broker) startFollowing(p *partition) {
@@ -76,18 +82,7 @@ func (b *Broker) sendFetch(f *fetcher) {
 		return
 	}
 	kc := &b.cfg.Kafka // not a copy: a fetch goes out every few milliseconds
-	var req *model.FetchRequest
-	if f.reusable {
-		req = model.ReuseFetchRequest(f.last, len(f.tps))
-	} else {
-		req = model.NewFetchRequest(len(f.tps))
-	}
-	f.last, f.reusable = req, true // until it is sent
-	req.ReplicaID = b.cfg.ID
-	req.BrokerEpoch = b.brokerEpoch
-	req.MaxWait = kc.Broker.ReplicaFetchWaitMax
-	req.MinBytes = kc.Broker.ReplicaFetchMinBytes
-	req.MaxBytes = kc.Broker.ReplicaFetchMaxBytes
+	want := f.want[:0]
 	for _, tp := range f.tps {
 		p := b.part(tp)
 		if p == nil || p.isLeader || p.leader != f.leader || p.needEpochQuery || p.fetchBlocked || p.fetchFailed {
@@ -99,7 +94,7 @@ func (b *Broker) sendFetch(f *fetcher) {
 			// that it ends where we think it does.
 			last, _ = p.log.Epochs().Latest()
 		}
-		req.Partitions = append(req.Partitions, model.FetchPartition{
+		want = append(want, model.FetchPartition{
 			TP:                 tp,
 			FetchOffset:        p.log.LEO(),
 			CurrentLeaderEpoch: p.leaderEpoch,
@@ -108,7 +103,9 @@ func (b *Broker) sendFetch(f *fetcher) {
 			MaxBytes:           kc.Broker.ReplicaFetchMaxBytes,
 		})
 	}
-	if len(req.Partitions) == 0 {
+	f.want = want
+	req := b.buildFetch(f, want)
+	if req == nil {
 		return
 	}
 	f.corr = b.nextCorr()
@@ -119,6 +116,34 @@ func (b *Broker) sendFetch(f *fetcher) {
 		f.timeout = b.env.After(b.fetchTimeout(f), timerFetcherTimeout, int64(f.leader))
 	}
 	b.send(f.leader, req)
+}
+
+// buildFetch makes the fetch request for want, the partitions ready to
+// fetch, through the fetcher's session (ReplicaFetcherThread.buildFetch):
+// a full fetch names them all, an incremental one only what changed. It
+// returns nil when there is nothing to send: no partition wanted and none
+// to forget.
+func (b *Broker) buildFetch(f *fetcher, want []model.FetchPartition) *model.FetchRequest {
+	kc := &b.cfg.Kafka
+	var req *model.FetchRequest
+	if f.reusable {
+		req = model.ReuseFetchRequest(f.last, len(want))
+	} else {
+		req = model.NewFetchRequest(len(want))
+	}
+	f.last, f.reusable = req, true // until it is sent
+	req.ReplicaID = b.cfg.ID
+	req.BrokerEpoch = b.brokerEpoch
+	req.MaxWait = kc.Broker.ReplicaFetchWaitMax
+	req.MinBytes = kc.Broker.ReplicaFetchMinBytes
+	req.MaxBytes = kc.Broker.ReplicaFetchMaxBytes
+	var md fetchsession.Metadata
+	md, req.Partitions, req.Forgotten = f.session.Build(want, req.Partitions, req.Forgotten)
+	req.SessionID, req.SessionEpoch = md.SessionID, md.Epoch
+	if len(want) == 0 && len(req.Forgotten) == 0 {
+		return nil
+	}
+	return req
 }
 
 func (b *Broker) fetcherBackoff(f *fetcher) {
@@ -185,6 +210,7 @@ func (b *Broker) fetcherTimeout(leader model.BrokerID) {
 	// by replica.fetch.backoff.ms (AbstractFetcherThread's
 	// handlePartitionsWithErrors) before it fetches on a new connection.
 	f.inflight, f.connected = false, false
+	f.session.HandleError()
 	b.env.Close(sim.NodeID(f.leader))
 	b.fetcherBackoff(f)
 }
@@ -197,6 +223,14 @@ func (b *Broker) handleFetchResponse(from model.BrokerID, m *model.FetchResponse
 		return // a late answer to a fetch we gave up on
 	}
 	f.inflight, f.connected = false, true
+	if !f.session.HandleResponse(m) {
+		// A session error: ReplicaFetcherThread.fetchFromLeader takes the
+		// answer as empty, and the next fetch, a full one, goes at once.
+		b.env.Trace("fetch-session", "leader "+itoa(int64(from))+" answered "+m.Error.String()+" in session "+itoa(int64(m.SessionID))+": full fetch next")
+		f.reusable = true
+		b.sendFetch(f)
+		return
+	}
 	failed := false
 	for i := range m.Partitions {
 		pr := &m.Partitions[i]

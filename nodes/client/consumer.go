@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/nodes/fetchsession"
 	"kafkasim/sim"
 )
 
@@ -53,6 +54,11 @@ type Consumer struct {
 	assignGen uint64
 	fetchFree []*model.FetchRequest
 	recFree   []*request
+	// sessions are the consumer's fetch sessions, one per broker
+	// (AbstractFetch's sessionHandlers), and fetchWant sendFetch's
+	// scratch list of the partitions it would fetch.
+	sessions  map[model.BrokerID]*fetchsession.Handler // lookup only, never iterated
+	fetchWant []model.FetchPartition
 
 	wake   wake
 	pollID sim.TimerID
@@ -410,13 +416,11 @@ func (c *Consumer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		}
 	case *model.FetchResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqFetch {
-			c.handleFetch(env, req, r)
-			c.fetchAnswered(req)
+			c.fetchAnswer(env, req, r)
 		}
 	case model.FetchResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqFetch {
-			c.handleFetch(env, req, &r)
-			c.fetchAnswered(req)
+			c.fetchAnswer(env, req, &r)
 		}
 	case model.ListOffsetsResponse:
 		if req := c.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqListOffsets {
@@ -495,6 +499,10 @@ func (c *Consumer) brokerFailed(env *sim.Env, broker model.BrokerID) {
 			if ps := c.parts[r.tp]; ps != nil && ps.gen == r.gen {
 				c.requestFailed(env, ps)
 			}
+		case reqFetch:
+			// FetchSessionHandler.handleError: the next fetch to this
+			// broker is a full one.
+			c.session(broker).HandleError()
 		default:
 			if c.grp != nil && isGroupRequest(r.kind) {
 				c.grp.requestFailed(env, r)

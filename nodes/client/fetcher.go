@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"kafkasim/model"
+	"kafkasim/nodes/fetchsession"
 	"kafkasim/sim"
 )
 
@@ -71,16 +72,24 @@ type fetchTarget struct {
 // The request and its record come from earlier fetches when they can be
 // reused (see fetchAnswered).
 func (c *Consumer) sendFetch(env *sim.Env, broker model.BrokerID, targets []fetchTarget) {
-	m := c.fetchRequest(len(targets))
 	r := c.fetchRecord()
 	asked := r.fetch[:0]
+	want := c.fetchWant[:0]
 	for _, t := range targets {
 		asked = append(asked, fetchedAt{tp: t.ps.tp, offset: t.ps.position})
-		m.Partitions = append(m.Partitions, model.FetchPartition{
+		want = append(want, model.FetchPartition{
 			TP: t.ps.tp, FetchOffset: t.ps.position, CurrentLeaderEpoch: t.epoch,
 			LastFetchedEpoch: model.NoEpoch, LogStartOffset: model.NoOffset, MaxBytes: partitionFetchMaxBytes,
 		})
 	}
+	c.fetchWant = want
+	// The fetch session (AbstractFetch.prepareFetchRequests through the
+	// broker's FetchSessionHandler): a full fetch names every partition,
+	// an incremental one what changed, and forgets what is not wanted.
+	m := c.fetchRequest(len(want))
+	var md fetchsession.Metadata
+	md, m.Partitions, m.Forgotten = c.session(broker).Build(want, m.Partitions, m.Forgotten)
+	m.SessionID, m.SessionEpoch = md.SessionID, md.Epoch
 	c.net.open(env, broker)
 	// A long poll may be held fetch.max.wait.ms before the broker
 	// answers, so the wait is not held against the request timeout.
@@ -89,6 +98,30 @@ func (c *Consumer) sendFetch(env *sim.Env, broker model.BrokerID, targets []fetc
 	m.CorrelationID, m.ReplicaID, m.BrokerEpoch = corr, model.NoBroker, model.NoEpoch
 	m.MaxWait, m.MinBytes, m.MaxBytes = c.cfg.FetchMaxWait, c.cfg.FetchMinBytes, fetchMaxBytes
 	env.Send(sim.NodeID(broker), m)
+}
+
+// session is the consumer's fetch session handler for broker.
+func (c *Consumer) session(broker model.BrokerID) *fetchsession.Handler {
+	h := c.sessions[broker]
+	if h == nil {
+		if c.sessions == nil {
+			c.sessions = map[model.BrokerID]*fetchsession.Handler{}
+		}
+		h = &fetchsession.Handler{}
+		c.sessions[broker] = h
+	}
+	return h
+}
+
+// fetchAnswer handles a fetch's answer: through the broker's fetch
+// session first, which may refuse it (AbstractFetch.handleFetchSuccess
+// returns without using an answer the FetchSessionHandler refused; the
+// next fetch to the broker, a full one, may go at once).
+func (c *Consumer) fetchAnswer(env *sim.Env, req *request, r *model.FetchResponse) {
+	if c.session(req.broker).HandleResponse(r) {
+		c.handleFetch(env, req, r)
+	}
+	c.fetchAnswered(req)
 }
 
 // fetchPoolMax bounds the fetch requests and records kept for reuse: a
@@ -142,12 +175,14 @@ func (c *Consumer) fetchAnswered(r *request) {
 // where a new leader epoch leads to validation.
 func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchResponse) {
 	data, errs := false, r.Error != model.NoError
+	next := 0 // where the next answered partition is looked for first
 	for i := range r.Partitions {
 		pr := &r.Partitions[i]
-		k := askedIndex(req.fetch, i, pr.TP)
+		k := askedIndex(req.fetch, next, pr.TP)
 		if k < 0 {
 			continue
 		}
+		next = k + 1
 		ps := c.parts[pr.TP]
 		if ps == nil || ps.state != stateFetching || ps.position != req.fetch[k].offset || len(ps.buf) > 0 {
 			continue
@@ -203,13 +238,19 @@ func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchRespons
 
 // askedIndex is where tp is in asked (-1 if absent). A leader answers the
 // partitions in the order they were asked (Kafka's FetchResponse keeps the
-// request's order), so the answer's i-th partition is looked for at i
-// first; a request asks each partition once, so that is the only match.
-func askedIndex(asked []fetchedAt, i int, tp model.TopicPartition) int {
-	if i < len(asked) && asked[i].tp == tp {
-		return i
+// request's order), or in an incremental fetch a subsequence of its
+// session's order, which is mostly the order asked: so tp is looked for
+// at from, just after the last partition found, and on from there first;
+// a request asks each partition once, so that is the only match.
+func askedIndex(asked []fetchedAt, from int, tp model.TopicPartition) int {
+	if from < len(asked) && asked[from].tp == tp {
+		return from
 	}
-	return slices.IndexFunc(asked, func(f fetchedAt) bool { return f.tp == tp })
+	from = min(from, len(asked))
+	if k := slices.IndexFunc(asked[from:], func(f fetchedAt) bool { return f.tp == tp }); k >= 0 {
+		return from + k
+	}
+	return slices.IndexFunc(asked[:from], func(f fetchedAt) bool { return f.tp == tp })
 }
 
 func (c *Consumer) fetchWaitUntil(b model.BrokerID) time.Duration {
