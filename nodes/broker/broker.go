@@ -122,8 +122,9 @@ type Broker struct {
 
 	producerIDs producerIDAllocator
 	corr        int32
-	coord       coordinatorHost // group coordinator shards (coordinator.go)
-	txn         txnHost         // transaction coordinator shards (txn_coordinator.go)
+	coord       coordinatorHost   // group coordinator shards (coordinator.go)
+	txn         txnHost           // transaction coordinator shards (txn_coordinator.go)
+	markerWaits []*pendingMarkers // WriteTxnMarkers waiting for their appends (txn_markers.go)
 	// serving: this incarnation has caught up once and takes client
 	// requests it forwards (forwarding.go); fwd is that channel.
 	serving bool
@@ -327,6 +328,8 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		b.handleAddOffsetsToTxn(src, m)
 	case model.EndTxnRequest:
 		b.handleEndTxn(src, m)
+	case model.WriteTxnMarkersRequest:
+		b.handleWriteTxnMarkers(src, m)
 	case model.WriteTxnMarkersResponse:
 		b.handleWriteTxnMarkersResponse(src, m)
 	default:
@@ -389,6 +392,8 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 		}
 	case timerTxnCoordinator, timerTxnCoordinatorLoad, timerTxnTopicCreate, timerTxnMarkerTimeout:
 		b.fireTxn(t)
+	case timerMarkerAppend:
+		b.checkMarkerWaits()
 	}
 }
 
@@ -417,6 +422,7 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 	b.dropRequestsFrom(p)
 	b.coordinatorPeerGone(p)
 	b.txnPeerGone(p)
+	b.markerPeerGone(p)
 	b.forwardingPeerGone(p)
 }
 

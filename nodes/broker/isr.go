@@ -97,6 +97,7 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 		b.wakeFetches(p)
 		b.completeCoordinatorWrites(p)
 		b.completeTxnWrites(p)
+		b.checkMarkerWaits()
 		b.observeOffsetsPartition(p)
 	}
 }

@@ -194,6 +194,7 @@ func (b *Broker) makeFollower(p *partition, ps model.PartitionState) {
 		b.wakeFetches(p) // parked fetches now answer NOT_LEADER_OR_FOLLOWER
 		b.coordinatorResigned(p)
 		b.txnCoordinatorResigned(p)
+		b.checkMarkerWaits()
 	}
 	b.stopFollowing(p)
 	// A new leader or epoch re-adds the partition to a fetcher, failed or

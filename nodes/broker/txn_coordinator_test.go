@@ -120,3 +120,80 @@ func TestTxnCoordinatorStateSurvivesFailoverByReplay(t *testing.T) {
 		t.Fatalf("InitProducerId at the new coordinator b%d: %v, want pid %d epoch %d", next, again, first.ProducerID, first.ProducerEpoch+1)
 	}
 }
+
+// controlBatches lists the control batches of tp's log on broker id.
+func (r *groupRig) controlBatches(id model.BrokerID, tp model.TopicPartition) []model.Batch {
+	r.t.Helper()
+	v, ok := r.c.Broker(id).Partition(tp)
+	if !ok {
+		r.t.Fatalf("b%d has no %v", id, tp)
+	}
+	var out []model.Batch
+	for off := v.Log.LogStartOffset(); off < v.Log.LEO(); {
+		bs := v.Log.Read(off, 1<<20)
+		if len(bs) == 0 {
+			break
+		}
+		for _, b := range bs {
+			if b.IsControl() {
+				out = append(out, *b)
+			}
+			off = b.NextOffset()
+		}
+	}
+	return out
+}
+
+// A committed transaction's markers land in every partition it added, as
+// control batches of the producer's bumped epoch (KIP-890 part 2) that
+// the high watermark covers, and the coordinator then completes it.
+func TestEndTxnWritesMarkersToEachPartitionLeader(t *testing.T) {
+	r := newGroupRig(t, 3, txnConfig())
+	coord, _ := r.findTxnCoordinator(1, "tx")
+	init := r.initTxn(coord, "tx")
+	tps := []model.TopicPartition{model.TP("t", 0), model.TP("t", 1)}
+	add := r.call(coord, model.AddPartitionsToTxnRequest{TransactionalID: "tx", ProducerID: init.ProducerID,
+		ProducerEpoch: init.ProducerEpoch, Partitions: tps}, 10*time.Second).(model.AddPartitionsToTxnResponse)
+	for _, res := range add.Results {
+		if res.Error != model.NoError {
+			t.Fatalf("AddPartitionsToTxn: %v", add)
+		}
+	}
+	end := r.call(coord, model.EndTxnRequest{TransactionalID: "tx", ProducerID: init.ProducerID,
+		ProducerEpoch: init.ProducerEpoch, Committed: true}, 10*time.Second).(model.EndTxnResponse)
+	if end.Error != model.NoError {
+		t.Fatalf("EndTxn: %v", end)
+	}
+	r.c.Sim.Run(r.c.Sim.Now() + 2*time.Second)
+	tsp := model.CoordinatorPartition("tx", 3)
+	if m := r.c.Broker(coord).TxnCoordinator(tsp).Metadata("tx"); m == nil || m.State != txn.CompleteCommit {
+		t.Fatalf("coordinator state after the markers: %+v, want CompleteCommit", m)
+	}
+	for _, tp := range tps {
+		leader := r.c.Leader(tp)
+		cs := r.controlBatches(leader, tp)
+		if len(cs) != 1 {
+			t.Fatalf("%v on b%d: %d control batches, want 1", tp, leader, len(cs))
+		}
+		commit, cepoch, ok := model.EndTxnMarker(&cs[0])
+		v, _ := r.c.Broker(leader).Partition(tp)
+		if !ok || !commit || cs[0].ProducerID != init.ProducerID || cs[0].ProducerEpoch != init.ProducerEpoch+1 || cs[0].NextOffset() > v.HW {
+			t.Fatalf("%v marker %v commit=%v coordEpoch=%d ok=%v hw=%d", tp, cs[0], commit, cepoch, ok, v.HW)
+		}
+		// The marker moved the partition's producer state to the bumped
+		// epoch: a marker of the old epoch is now refused.
+		stale := r.call(leader, model.WriteTxnMarkersRequest{Markers: []model.WritableTxnMarker{{ProducerID: init.ProducerID,
+			ProducerEpoch: init.ProducerEpoch, TransactionResult: false, Partitions: []model.TopicPartition{tp}, CoordinatorEpoch: cepoch}}},
+			time.Second).(model.WriteTxnMarkersResponse)
+		if got := stale.Markers[0].Partitions[0].Error; got != model.InvalidProducerEpoch {
+			t.Fatalf("%v stale marker: %v, want INVALID_PRODUCER_EPOCH", tp, stale)
+		}
+		other := leader%3 + 1
+		notLeader := r.call(other, model.WriteTxnMarkersRequest{Markers: []model.WritableTxnMarker{{ProducerID: init.ProducerID,
+			ProducerEpoch: init.ProducerEpoch + 1, TransactionResult: true, Partitions: []model.TopicPartition{tp}}}},
+			time.Second).(model.WriteTxnMarkersResponse)
+		if got := notLeader.Markers[0].Partitions[0].Error; got != model.NotLeaderOrFollower {
+			t.Fatalf("%v marker at follower b%d: %v", tp, other, notLeader)
+		}
+	}
+}

@@ -302,6 +302,7 @@ func (l *Log) framesChecked(b *model.Batch) bool {
 	c := &l.checkedAs
 	return c.BaseOffset == b.BaseOffset && c.LeaderEpoch == b.LeaderEpoch && c.CRC == b.CRC &&
 		c.ProducerID == b.ProducerID && c.ProducerEpoch == b.ProducerEpoch && c.BaseSequence == b.BaseSequence &&
+		c.Attributes == b.Attributes &&
 		len(c.Records) == len(b.Records) && (len(b.Records) == 0 || &c.Records[0] == &b.Records[0])
 }
 
