@@ -118,6 +118,7 @@ type Log struct {
 	checked   *model.Batch
 	checkedAs model.Batch
 	hdrs      headers // where Append keeps the headers of its batches
+	txns      txnIndex // the transactions in the log (txnindex.go)
 	recs      records // where AppendAsLeader keeps the records of its batches
 }
 
@@ -385,6 +386,9 @@ func (l *Log) write(b *model.Batch, now time.Duration) {
 	// again only if they are ever needed (see segment.AppendItems).
 	l.disk.AppendLazyRef(&s.ref, s.name, int(n), s, s.count()-1)
 	l.leo = b.NextOffset()
+	if b.Attributes != 0 {
+		l.txns.note(b)
+	}
 	if l.leo-l.producers.mapEnd >= foldAfter {
 		l.foldProducers()
 	}
