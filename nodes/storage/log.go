@@ -117,9 +117,9 @@ type Log struct {
 	// own bookkeeping.
 	checked   *model.Batch
 	checkedAs model.Batch
-	hdrs      headers // where Append keeps the headers of its batches
+	hdrs      headers  // where Append keeps the headers of its batches
 	txns      txnIndex // the transactions in the log (txnindex.go)
-	recs      records // where AppendAsLeader keeps the records of its batches
+	recs      records  // where AppendAsLeader keeps the records of its batches
 }
 
 // Dir is the log's folder on the disk, ending in "/".
