@@ -188,6 +188,20 @@ func TestEndTxnWritesMarkersToEachPartitionLeader(t *testing.T) {
 		if got := stale.Markers[0].Partitions[0].Error; got != model.InvalidProducerEpoch {
 			t.Fatalf("%v stale marker: %v, want INVALID_PRODUCER_EPOCH", tp, stale)
 		}
+		// A newer coordinator's marker is taken; one from the coordinator
+		// it deposed (an older coordinator epoch) is then refused.
+		marker := func(cepoch int32) model.ErrorCode {
+			resp := r.call(leader, model.WriteTxnMarkersRequest{Markers: []model.WritableTxnMarker{{ProducerID: init.ProducerID,
+				ProducerEpoch: init.ProducerEpoch + 1, TransactionResult: false, Partitions: []model.TopicPartition{tp}, CoordinatorEpoch: cepoch}}},
+				5*time.Second).(model.WriteTxnMarkersResponse)
+			return resp.Markers[0].Partitions[0].Error
+		}
+		if got := marker(cepoch + 2); got != model.NoError {
+			t.Fatalf("%v marker of a newer coordinator epoch: %v", tp, got)
+		}
+		if got := marker(cepoch + 1); got != model.TransactionCoordinatorFenced {
+			t.Fatalf("%v marker of coordinator epoch %d after %d: %v, want TRANSACTION_COORDINATOR_FENCED", tp, cepoch+1, cepoch+2, got)
+		}
 		other := leader%3 + 1
 		notLeader := r.call(other, model.WriteTxnMarkersRequest{Markers: []model.WritableTxnMarker{{ProducerID: init.ProducerID,
 			ProducerEpoch: init.ProducerEpoch + 1, TransactionResult: true, Partitions: []model.TopicPartition{tp}}}},

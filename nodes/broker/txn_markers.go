@@ -17,12 +17,11 @@ import (
 // NOT_ENOUGH_REPLICAS (Partition.appendRecordsToLeader), and a marker
 // whose producer epoch is older than the partition's producer state
 // INVALID_PRODUCER_EPOCH (ProducerAppendInfo.appendEndTxnMarker's
-// checkProducerEpoch).
-//
-// Not modelled yet: the coordinator-epoch check of appendEndTxnMarker
-// (TRANSACTION_COORDINATOR_FENCED; the producer state does not keep the
-// coordinator epoch), and the ongoing-transaction bookkeeping a marker
-// completes (first offset, last stable offset, aborted-transaction index).
+// checkProducerEpoch), and one whose coordinator epoch is older than that
+// of the producer's last marker in the partition
+// TRANSACTION_COORDINATOR_FENCED (checkCoordinatorEpoch). What a marker
+// completes (the open transaction, the last stable offset, the aborted
+// transactions) is the log's transaction index (storage/txnindex.go).
 
 // markerAppendTimeout bounds the wait for a marker's append to commit:
 // KafkaApis appends markers with timeout config.requestTimeoutMs.
@@ -79,6 +78,11 @@ func (b *Broker) appendMarker(pm *pendingMarkers, i, j int, tp model.TopicPartit
 	}
 	if e, ok := p.log.Producers().Lookup(w.ProducerID); ok && w.ProducerEpoch < e.ProducerEpoch {
 		return model.InvalidProducerEpoch
+	}
+	// checkCoordinatorEpoch: a marker from a coordinator older than the
+	// one that wrote the producer's last marker here is a deposed one's.
+	if e, ok := p.log.CoordinatorEpoch(w.ProducerID); ok && w.CoordinatorEpoch < e {
+		return model.TransactionCoordinatorFenced
 	}
 	batch := model.EndTxnMarkerBatch(w.ProducerID, w.ProducerEpoch, w.TransactionResult, w.CoordinatorEpoch, b.now())
 	stamped := p.log.AppendAsLeader(&batch, p.leaderEpoch, b.now())

@@ -44,6 +44,9 @@ type txnIndex struct {
 	ongoing   map[model.ProducerID]model.Offset
 	completed []completedTxn // by marker offset
 	aborted   []AbortedTxn   // by marker offset
+	// coordEpochs is each producer's latest marker's coordinator epoch
+	// (ProducerStateEntry.coordinatorEpoch).
+	coordEpochs map[model.ProducerID]int32
 	// seen: a transactional batch was noted, so a truncation must rebuild.
 	seen bool
 }
@@ -66,9 +69,16 @@ func (x *txnIndex) note(b *model.Batch) {
 		}
 		return
 	}
-	commit, _, ok := model.EndTxnMarker(b)
+	commit, coordEpoch, ok := model.EndTxnMarker(b)
+	if !ok {
+		return
+	}
+	if x.coordEpochs == nil {
+		x.coordEpochs = map[model.ProducerID]int32{}
+	}
+	x.coordEpochs[b.ProducerID] = coordEpoch
 	first, open := x.ongoing[b.ProducerID]
-	if !ok || !open {
+	if !open {
 		return // a marker of a transaction with nothing in this partition
 	}
 	delete(x.ongoing, b.ProducerID)
@@ -134,6 +144,14 @@ func (l *Log) LastStableOffset(hw model.Offset) model.Offset {
 		return f
 	}
 	return hw
+}
+
+// CoordinatorEpoch is the coordinator epoch of the producer's latest
+// marker in the log, which appendEndTxnMarker's checkCoordinatorEpoch
+// compares a new marker's against; ok is false when it has none.
+func (l *Log) CoordinatorEpoch(pid model.ProducerID) (int32, bool) {
+	e, ok := l.txns.coordEpochs[pid]
+	return e, ok
 }
 
 // CollectAbortedTransactions is UnifiedLog.collectAbortedTransactions
