@@ -27,6 +27,7 @@ type Config struct {
 	Topic      TopicConfig
 	Controller ControllerConfig
 	Group      GroupConfig
+	Txn        TransactionConfig
 	Producer   ProducerConfig
 	Consumer   ConsumerConfig
 	Client     ClientConfig
@@ -196,6 +197,31 @@ type GroupConfig struct {
 	OffsetCommitTimeout time.Duration `kafka:"offsets.commit.timeout.ms" min:"1ms"`
 }
 
+// TransactionConfig holds the transaction coordinator's settings (broker
+// side, Kafka's TransactionStateManagerConfig and TransactionLogConfig).
+type TransactionConfig struct {
+	// StateLogPartitions is the partition count of __transaction_state; a
+	// transactional id's coordinator leads partition hash(id) mod it.
+	StateLogPartitions int32 `kafka:"transaction.state.log.num.partitions" min:"1"`
+	// StateLogReplicationFactor is the replication factor of
+	// __transaction_state.
+	StateLogReplicationFactor int32 `kafka:"transaction.state.log.replication.factor" min:"1"`
+	// StateLogMinISR is the min.insync.replicas __transaction_state is
+	// created with: the coordinator's acks=all writes need it.
+	StateLogMinISR int32 `kafka:"transaction.state.log.min.isr" min:"1"`
+	// MaxTimeout is the largest transaction.timeout.ms a producer may ask
+	// for; above it InitProducerId fails with INVALID_TRANSACTION_TIMEOUT.
+	MaxTimeout time.Duration `kafka:"transaction.max.timeout.ms" min:"1ms"`
+	// IDExpiration is how long a transactional id with no transaction in
+	// flight and no update is kept.
+	IDExpiration time.Duration `kafka:"transactional.id.expiration.ms" min:"1ms"`
+	// AbortTimedOutInterval is how often the coordinator looks for
+	// transactions past their timeout, to abort them.
+	AbortTimedOutInterval time.Duration `kafka:"transaction.abort.timed.out.transaction.cleanup.interval.ms" min:"1ms"`
+	// RemoveExpiredInterval is how often it looks for expired ids.
+	RemoveExpiredInterval time.Duration `kafka:"transaction.remove.expired.transaction.cleanup.interval.ms" min:"1ms"`
+}
+
 // ProducerConfig holds the producer's settings.
 type ProducerConfig struct {
 	// Acks is how many replicas must have a write before it is
@@ -344,6 +370,15 @@ func DefaultConfig() Config {
 			OffsetsTopicPartitions:        50,
 			OffsetsTopicReplicationFactor: 3,
 			OffsetCommitTimeout:           5 * time.Second,
+		},
+		Txn: TransactionConfig{
+			StateLogPartitions:        50,
+			StateLogReplicationFactor: 3,
+			StateLogMinISR:            2,
+			MaxTimeout:                15 * time.Minute,
+			IDExpiration:              7 * 24 * time.Hour,
+			AbortTimedOutInterval:     10 * time.Second,
+			RemoveExpiredInterval:     time.Hour,
 		},
 		Producer: ProducerConfig{
 			Acks:            AcksAll,

@@ -71,6 +71,13 @@ func TestDefaultConfig(t *testing.T) {
 		"session.timeout.ms":                            "45s",
 		"truncation":                                    "leader-epoch",
 		"unclean.leader.election.enable":                "false",
+		"transaction.state.log.num.partitions":          "50",
+		"transaction.state.log.replication.factor":      "3",
+		"transaction.state.log.min.isr":                 "2",
+		"transaction.max.timeout.ms":                    "15m0s",
+		"transactional.id.expiration.ms":                "168h0m0s",
+		"transaction.abort.timed.out.transaction.cleanup.interval.ms": "10s",
+		"transaction.remove.expired.transaction.cleanup.interval.ms":  "1h0m0s",
 	}
 	c := DefaultConfig()
 	names := c.Names()

@@ -94,6 +94,13 @@ var settingTexts = map[string]settingText{
 	"retry.backoff.ms":                              {what: "First pause before a client retry; it grows exponentially up to retry.backoff.max.ms (KIP-580)."},
 	"retry.backoff.max.ms":                          {what: "Largest pause between client retries."},
 	"metadata.max.age.ms":                           {what: "How often a client refreshes metadata even without an error that calls for it."},
+	"transaction.state.log.num.partitions":          {unit: "partitions", what: "Partition count of __transaction_state, created when a transactional producer first looks for its coordinator; a transactional id's coordinator leads partition hash(id) mod it."},
+	"transaction.state.log.replication.factor":      {unit: "replicas", what: "Replication factor of __transaction_state."},
+	"transaction.state.log.min.isr":                 {unit: "replicas", what: "The min.insync.replicas __transaction_state is created with; the coordinator's writes need it."},
+	"transaction.max.timeout.ms":                    {what: "Largest transaction.timeout.ms a producer may ask for; above it InitProducerId fails with INVALID_TRANSACTION_TIMEOUT."},
+	"transactional.id.expiration.ms":                {what: "How long the coordinator keeps a transactional id with no transaction in flight and no update."},
+	"transaction.abort.timed.out.transaction.cleanup.interval.ms": {what: "How often the coordinator looks for transactions past their timeout and aborts them."},
+	"transaction.remove.expired.transaction.cleanup.interval.ms":  {what: "How often the coordinator looks for expired transactional ids."},
 }
 
 // SettingDocs describes every setting, sorted by name.

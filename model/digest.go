@@ -133,6 +133,9 @@ func (h Hash) Batch(b *Batch) Hash {
 	h = h.Offset(b.BaseOffset).Epoch(b.LeaderEpoch).
 		Int64(int64(b.ProducerID)).Epoch(b.ProducerEpoch).Int32(b.BaseSequence).
 		Uint64(uint64(b.CRC)).Int(len(b.Records))
+	if b.Attributes != 0 {
+		h = h.Int64(int64(b.Attributes)) // absent from older batches' digests
+	}
 	for i := range b.Records {
 		h = h.Record(b.Records[i])
 	}

@@ -14,8 +14,9 @@ func TestRoundTripMessageSizes(t *testing.T) {
 		name      string
 		got, want uintptr
 	}{
-		// A fetch request with one partition and the room for its answer;
-		// the fetch session's fields (KIP-227) moved it from 240 to 288.
+		// A fetch request with one partition and the room for its answer:
+		// the fetch session's fields (KIP-227) and a partition answer's
+		// read_committed part (FetchPartitionResponse.Txn) fit in 288 bytes.
 		{"fetch request box", unsafe.Sizeof(fetchRequestBox{}), 288},
 		// Boxed into a sim.Message for every produce request answered.
 		{"ProduceResponse", unsafe.Sizeof(ProduceResponse{}), 48},

@@ -19,6 +19,11 @@ type FetchRequest struct {
 	// the controller can refuse a replica that restarted meanwhile.
 	// NoEpoch for consumers.
 	BrokerEpoch Epoch
+	// IsolationLevel is a consumer's isolation.level (KIP-98):
+	// ReadUncommitted reads to the high watermark, ReadCommitted to the
+	// last stable offset and is told of the aborted transactions. It
+	// fills padding after BrokerEpoch, so it costs no bytes.
+	IsolationLevel IsolationLevel
 	// MaxWait and MinBytes make the fetch a long poll: the leader answers
 	// when MinBytes are available or MaxWait has passed.
 	MaxWait  time.Duration
@@ -42,6 +47,30 @@ type FetchRequest struct {
 	// room is the allocation NewFetchRequest made for the request and its
 	// answer, nil in a request built otherwise.
 	room *fetchRequestBox
+}
+
+// IsolationLevel is Kafka's IsolationLevel (FetchRequest isolation_level).
+type IsolationLevel int8
+
+const (
+	ReadUncommitted IsolationLevel = 0
+	ReadCommitted   IsolationLevel = 1
+)
+
+// AbortedTransaction is one entry of a read_committed fetch's
+// aborted_transactions: the producer, and the first offset of its
+// aborted transaction (FetchResponseData.AbortedTransaction).
+type AbortedTransaction struct {
+	ProducerID  ProducerID
+	FirstOffset Offset
+}
+
+// FetchTxnState is what a read_committed fetch adds to a partition's
+// answer: last_stable_offset and aborted_transactions. It is shared and
+// immutable once sent, as the batches are.
+type FetchTxnState struct {
+	LastStableOffset Offset
+	Aborted          []AbortedTransaction
 }
 
 // FetchPartition is one partition of a FetchRequest.
@@ -80,6 +109,9 @@ func (m FetchRequest) String() string {
 	b.WriteByte(';')
 	if m.ReplicaID == NoBroker {
 		word(&b, "consumer")
+		if m.IsolationLevel == ReadCommitted {
+			word(&b, "read_committed")
+		}
 	} else {
 		kvInt(&b, "brokerEpoch", int64(m.BrokerEpoch))
 	}
@@ -100,6 +132,9 @@ func (m FetchRequest) String() string {
 func (m FetchRequest) Digest() uint64 {
 	h := request(apiFetch).Int32(m.CorrelationID).Broker(m.ReplicaID).Epoch(m.BrokerEpoch).
 		Duration(m.MaxWait).Int32(m.MinBytes).Int32(m.MaxBytes).Int(len(m.Partitions))
+	if m.IsolationLevel != ReadUncommitted {
+		h = h.Int64(int64(m.IsolationLevel)) // absent from read_uncommitted digests, as before
+	}
 	for i := range m.Partitions {
 		p := &m.Partitions[i]
 		h = h.TP(p.TP).Offset(p.FetchOffset).Epoch(p.CurrentLeaderEpoch).
@@ -237,7 +272,8 @@ type FetchPartitionResponse struct {
 	// nobody may change them.
 	Batches []*Batch
 	// Error and HasDiverging come last, where they share one word: a
-	// request with the room for its answer then fits 240 bytes, not 256.
+	// request with the room for its answer then fits 248 bytes (the 256-byte
+	// size class with Txn), not 264.
 	Error ErrorCode
 	// HasDiverging says the follower's LastFetchedEpoch ends earlier on the
 	// leader, at DivergingEpoch: the follower must truncate before
@@ -245,6 +281,10 @@ type FetchPartitionResponse struct {
 	// so that a response built without it can never read as "truncate to
 	// offset 0".
 	HasDiverging bool
+	// Txn is the answer's transactional part, set only for a
+	// read_committed fetch (nil otherwise, so that the answers of other
+	// fetches stay as they were).
+	Txn *FetchTxnState
 }
 
 // String reads "FetchResponse t/0 NONE hw=17 logStart=0 [17..19]e3 corr=9",
@@ -265,6 +305,12 @@ func (m FetchResponse) String() string {
 		if p.HasDiverging {
 			kv(&b, "diverging", p.DivergingEpoch.String())
 		}
+		if p.Txn != nil {
+			kvInt(&b, "lso", int64(p.Txn.LastStableOffset))
+			for _, a := range p.Txn.Aborted {
+				kv(&b, "aborted", itoa(int64(a.ProducerID))+"@"+itoa(int64(a.FirstOffset)))
+			}
+		}
 		batchRanges(&b, p.Batches)
 	}
 	if m.SessionID != 0 {
@@ -282,6 +328,12 @@ func (m FetchResponse) Digest() uint64 {
 		h = h.TP(p.TP).Error(p.Error).Offset(p.HighWatermark).Offset(p.LogStartOffset).
 			Bool(p.HasDiverging).Epoch(p.DivergingEpoch.Epoch).Offset(p.DivergingEpoch.EndOffset).
 			Batches(p.Batches)
+		if p.Txn != nil {
+			h = h.Offset(p.Txn.LastStableOffset).Int(len(p.Txn.Aborted))
+			for _, a := range p.Txn.Aborted {
+				h = h.Int64(int64(a.ProducerID)).Offset(a.FirstOffset)
+			}
+		}
 	}
 	if m.SessionID != 0 {
 		h = h.Int32(m.SessionID)

@@ -12,24 +12,47 @@ import (
 // a static member (KIP-345) also by its group.instance.id, which lets a
 // restart take the old member's place without a rebalance.
 
-// FindCoordinatorRequest asks any broker for a group's coordinator.
+// CoordinatorType is FindCoordinator's key_type: which coordinator the
+// key names (Kafka's FindCoordinatorRequest.CoordinatorType).
+type CoordinatorType int8
+
+const (
+	// CoordinatorGroup: the key is a group id.
+	CoordinatorGroup CoordinatorType = 0
+	// CoordinatorTransaction: the key is a transactional id.
+	CoordinatorTransaction CoordinatorType = 1
+)
+
+// FindCoordinatorRequest asks any broker for a group's coordinator, or
+// (KeyType CoordinatorTransaction) for a transactional id's, whose key
+// GroupID then holds.
 type FindCoordinatorRequest struct {
 	CorrelationID int32
 	GroupID       string
+	KeyType       CoordinatorType
 }
 
-// String reads "FindCoordinator g corr=1".
+// String reads "FindCoordinator g corr=1", or "FindCoordinator txn tx
+// corr=1" for a transactional id.
 func (m FindCoordinatorRequest) String() string {
 	var b strings.Builder
 	b.WriteString("FindCoordinator ")
+	if m.KeyType == CoordinatorTransaction {
+		b.WriteString("txn ")
+	}
 	b.WriteString(m.GroupID)
 	corr(&b, m.CorrelationID)
 	return b.String()
 }
 
-// Digest covers every field.
+// Digest covers every field; a group's request (key type 0) digests as
+// it did before the key type existed.
 func (m FindCoordinatorRequest) Digest() uint64 {
-	return request(apiFindCoordinator).Int32(m.CorrelationID).Str(m.GroupID).Sum()
+	h := request(apiFindCoordinator).Int32(m.CorrelationID).Str(m.GroupID)
+	if m.KeyType != CoordinatorGroup {
+		h = h.Int64(int64(m.KeyType))
+	}
+	return h.Sum()
 }
 
 // FindCoordinatorResponse names the coordinator, or answers

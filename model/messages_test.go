@@ -50,9 +50,10 @@ func coreGoldenMessages() []golden {
 			"Fetch t/0 off=17 lastEpoch=3 curEpoch=4, t/1 off=5 lastEpoch=2 curEpoch=2; brokerEpoch=12 corr=9"},
 		{FetchResponse{CorrelationID: 9, Error: NotController, Partitions: []FetchPartitionResponse{
 			{TP: TP("t", 0), Error: NoError, HighWatermark: 17, LogStartOffset: 1, HasDiverging: true,
-				DivergingEpoch: EpochEndOffset{Epoch: 3, EndOffset: 15}, Batches: []*Batch{&batch, &rebased}},
+				DivergingEpoch: EpochEndOffset{Epoch: 3, EndOffset: 15}, Batches: []*Batch{&batch, &rebased},
+				Txn: &FetchTxnState{LastStableOffset: 16, Aborted: []AbortedTransaction{{ProducerID: 7, FirstOffset: 12}}}},
 		}},
-			"FetchResponse NOT_CONTROLLER t/0 NONE hw=17 logStart=1 diverging=3@15 [17..19]e3 [20..22]e4 corr=9"},
+			"FetchResponse NOT_CONTROLLER t/0 NONE hw=17 logStart=1 diverging=3@15 lso=16 aborted=7@12 [17..19]e3 [20..22]e4 corr=9"},
 		{OffsetsForLeaderEpochRequest{CorrelationID: 5, ReplicaID: 2, Partitions: []LeaderEpochQuery{
 			{TP: TP("t", 0), CurrentLeaderEpoch: 4, LeaderEpoch: 3},
 		}},

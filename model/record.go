@@ -59,7 +59,25 @@ type Batch struct {
 	ProducerEpoch Epoch
 	BaseSequence  int32
 	Records       []Record
+	// Attributes are Kafka's batch attribute bits that kafkasim models:
+	// AttrTransactional (the batch belongs to a transaction of its
+	// producer) and AttrControl (its one record is a commit or abort
+	// marker). Zero for every batch outside transactions.
+	Attributes int16
 }
+
+// Batch attribute bits, at Kafka's positions (DefaultRecordBatch:
+// TRANSACTIONAL_FLAG_MASK 0x10, CONTROL_FLAG_MASK 0x20).
+const (
+	AttrTransactional int16 = 0x10
+	AttrControl       int16 = 0x20
+)
+
+// IsTransactional is RecordBatch.isTransactional.
+func (b *Batch) IsTransactional() bool { return b.Attributes&AttrTransactional != 0 }
+
+// IsControl is RecordBatch.isControlBatch.
+func (b *Batch) IsControl() bool { return b.Attributes&AttrControl != 0 }
 
 // NewBatch builds a sealed batch as a producer does: records numbered from
 // offset 0 (the leader moves them with Rebase), no leader epoch yet, and the
@@ -261,6 +279,12 @@ func (b Batch) String() string {
 			strconv.FormatInt(int64(b.ProducerEpoch), 10) +
 			" seq=" + strconv.FormatInt(int64(b.BaseSequence), 10)
 	}
+	switch {
+	case b.IsControl():
+		s += " control"
+	case b.IsTransactional():
+		s += " txn"
+	}
 	return s
 }
 
@@ -284,6 +308,31 @@ const (
 	minRecordBytes   = 4                      // four one-byte varints
 	minFrameLength   = 4 + bodyFixedBytes + 1 // crc, fixed fields, count
 )
+
+// epochWord is the body's producerEpoch word. Kafka's producer epoch is an
+// int16 and its attributes another; kafkasim keeps the 32-bit word it
+// always wrote and puts the attributes in its upper half when there are
+// any, so that a batch outside transactions encodes (and sizes, and
+// CRCs) exactly as before. A batch with attributes has a producer epoch
+// of at least 0 (transactional and control batches always do), so its
+// word is above 0xFFFF and below 1<<31, which no plain epoch is: a plain
+// word is an epoch of at most 32767 (Short.MAX_VALUE) or -1.
+func epochWord(b *Batch) uint32 {
+	if b.Attributes == 0 {
+		return uint32(b.ProducerEpoch)
+	}
+	if b.ProducerEpoch < 0 || b.ProducerEpoch > 0x7FFF || b.Attributes < 0 {
+		panic("model: batch with attributes and producer epoch " + strconv.Itoa(int(b.ProducerEpoch)))
+	}
+	return uint32(b.Attributes)<<16 | uint32(b.ProducerEpoch)
+}
+
+func splitEpochWord(w uint32) (Epoch, int16) {
+	if int32(w) > 0xFFFF {
+		return Epoch(w & 0xFFFF), int16(w >> 16)
+	}
+	return Epoch(int32(w)), 0
+}
 
 // MaxBatchBytes bounds a frame's length. A length field above it cannot come
 // from a real batch, so it is reported as corrupt rather than trusted to size
@@ -367,7 +416,7 @@ func appendBody(dst []byte, b *Batch) []byte {
 	dst = binary.BigEndian.AppendUint64(dst, uint64(b.BaseOffset))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(b.LeaderEpoch))
 	dst = binary.BigEndian.AppendUint64(dst, uint64(b.ProducerID))
-	dst = binary.BigEndian.AppendUint32(dst, uint32(b.ProducerEpoch))
+	dst = binary.BigEndian.AppendUint32(dst, epochWord(b))
 	dst = binary.BigEndian.AppendUint32(dst, uint32(b.BaseSequence))
 	dst = binary.AppendUvarint(dst, uint64(len(b.Records)))
 	for i := range b.Records {
@@ -424,7 +473,7 @@ func parseBody(p []byte) (Batch, error) {
 	b.BaseOffset = Offset(binary.BigEndian.Uint64(p))
 	b.LeaderEpoch = Epoch(binary.BigEndian.Uint32(p[8:]))
 	b.ProducerID = ProducerID(binary.BigEndian.Uint64(p[12:]))
-	b.ProducerEpoch = Epoch(binary.BigEndian.Uint32(p[20:]))
+	b.ProducerEpoch, b.Attributes = splitEpochWord(binary.BigEndian.Uint32(p[20:]))
 	b.BaseSequence = int32(binary.BigEndian.Uint32(p[24:]))
 	p = p[bodyFixedBytes:]
 	count, k := binary.Uvarint(p)

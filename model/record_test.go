@@ -252,8 +252,13 @@ func batchFromBytes(data []byte) Batch {
 	b := Batch{
 		LeaderEpoch:   Epoch(next()),
 		ProducerID:    ProducerID(next()),
-		ProducerEpoch: Epoch(next()),
+		ProducerEpoch: Epoch(int16(next())), // Kafka's producer epoch is an int16
 		BaseSequence:  int32(next()),
+	}
+	// Every other generated batch is transactional or a control batch
+	// (whose epoch is never negative).
+	if a := next() & 3; a != 0 && b.ProducerEpoch >= 0 {
+		b.Attributes = [...]int16{0, AttrTransactional, AttrControl, AttrTransactional | AttrControl}[a]
 	}
 	base := Offset(next())
 	for len(data) > 0 && len(b.Records) < 20 {

@@ -126,7 +126,9 @@ type Broker struct {
 
 	producerIDs producerIDAllocator
 	corr        int32
-	coord       coordinatorHost // group coordinator shards (coordinator.go)
+	coord       coordinatorHost   // group coordinator shards (coordinator.go)
+	txn         txnHost           // transaction coordinator shards (txn_coordinator.go)
+	markerWaits []*pendingMarkers // WriteTxnMarkers waiting for their appends (txn_markers.go)
 	// serving: this incarnation has caught up once and takes client
 	// requests it forwards (forwarding.go); fwd is that channel.
 	serving bool
@@ -285,7 +287,11 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	case model.ApiVersionsRequest:
 		b.handleApiVersions(src, m)
 	case model.InitProducerIDRequest:
-		b.handleInitProducerID(src, m)
+		if m.TransactionalID != "" {
+			b.handleTxnInitProducerID(src, m)
+		} else {
+			b.handleInitProducerID(src, m)
+		}
 	case model.CreateTopicsRequest:
 		b.handleCreateTopics(src, m)
 	// The controller: answers to the broker's requests and to the ones it
@@ -302,7 +308,11 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		b.handleCreateTopicsResponse(src, m)
 	// Consumer groups (group_requests.go).
 	case model.FindCoordinatorRequest:
-		b.handleFindCoordinator(src, m)
+		if m.KeyType == model.CoordinatorTransaction {
+			b.handleFindTxnCoordinator(src, m)
+		} else {
+			b.handleFindCoordinator(src, m)
+		}
 	case model.JoinGroupRequest:
 		b.handleJoinGroup(src, m)
 	case model.SyncGroupRequest:
@@ -315,6 +325,17 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		b.handleOffsetCommit(src, m)
 	case model.OffsetFetchRequest:
 		b.handleOffsetFetch(src, m)
+	// Transactions (txn_requests.go).
+	case model.AddPartitionsToTxnRequest:
+		b.handleAddPartitionsToTxn(src, m)
+	case model.AddOffsetsToTxnRequest:
+		b.handleAddOffsetsToTxn(src, m)
+	case model.EndTxnRequest:
+		b.handleEndTxn(src, m)
+	case model.WriteTxnMarkersRequest:
+		b.handleWriteTxnMarkers(src, m)
+	case model.WriteTxnMarkersResponse:
+		b.handleWriteTxnMarkersResponse(src, m)
 	default:
 		env.Trace("unhandled", fmt.Sprintf("%T from %v", m, from))
 	}
@@ -373,6 +394,10 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 		if s := b.coord.shards[int32(t.Arg)]; t.Kind != timerOffsetsTopicCreate && s != nil {
 			b.observeShard(s)
 		}
+	case timerTxnCoordinator, timerTxnCoordinatorLoad, timerTxnTopicCreate, timerTxnMarkerTimeout:
+		b.fireTxn(t)
+	case timerMarkerAppend:
+		b.checkMarkerWaits()
 	}
 }
 
@@ -403,6 +428,8 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 	}
 	b.dropRequestsFrom(p)
 	b.coordinatorPeerGone(p)
+	b.txnPeerGone(p)
+	b.markerPeerGone(p)
 	b.forwardingPeerGone(p)
 }
 

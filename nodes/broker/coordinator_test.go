@@ -107,6 +107,18 @@ func withCorr(m sim.Message, corr int32) sim.Message {
 	case model.OffsetFetchRequest:
 		m.CorrelationID = corr
 		return m
+	case model.InitProducerIDRequest:
+		m.CorrelationID = corr
+		return m
+	case model.AddPartitionsToTxnRequest:
+		m.CorrelationID = corr
+		return m
+	case model.EndTxnRequest:
+		m.CorrelationID = corr
+		return m
+	case model.WriteTxnMarkersRequest:
+		m.CorrelationID = corr
+		return m
 	}
 	panic("withCorr: unexpected message")
 }
@@ -126,6 +138,14 @@ func corrOf(m sim.Message) int32 {
 	case model.OffsetCommitResponse:
 		return m.CorrelationID
 	case model.OffsetFetchResponse:
+		return m.CorrelationID
+	case model.InitProducerIDResponse:
+		return m.CorrelationID
+	case model.AddPartitionsToTxnResponse:
+		return m.CorrelationID
+	case model.EndTxnResponse:
+		return m.CorrelationID
+	case model.WriteTxnMarkersResponse:
 		return m.CorrelationID
 	}
 	return -1

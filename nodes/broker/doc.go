@@ -21,6 +21,16 @@
 // NOT_COORDINATOR). Any broker answers FindCoordinator, and asks the
 // controller to create __consumer_offsets on first use.
 //
+// A broker that leads a partition of __transaction_state hosts the
+// transaction coordinator (nodes/txn) of the transactional ids that hash
+// to it in the same way (txn_coordinator.go, txn_requests.go): load by
+// replay, acks=all writes, FindCoordinator with key type TRANSACTION
+// (which creates the topic on first use), and the marker channel that
+// sends WriteTxnMarkers to partition leaders until they are written. As a
+// partition leader it appends those markers as control batches
+// (txn_markers.go), and a read_committed consumer fetch reads to the last
+// stable offset with the aborted transactions listed (fetch.go).
+//
 // A client's CreateTopics is forwarded to the active controller and its
 // answer relayed (forwarding.go), with the retries of Kafka's forwarding
 // channel across controller changes.

@@ -175,6 +175,11 @@ func (b *Broker) readFetch(m *model.FetchRequest) bool {
 		end := p.hw
 		if follower {
 			end = p.log.LEO()
+		} else if m.IsolationLevel == model.ReadCommitted {
+			// read_committed: to the last stable offset
+			// (FetchIsolation.TXN_COMMITTED in UnifiedLog.read).
+			end = p.log.LastStableOffset(p.hw)
+			pr.Txn = &model.FetchTxnState{LastStableOffset: end}
 		}
 		if fp.FetchOffset < p.log.LogStartOffset() || fp.FetchOffset > p.log.LEO() {
 			pr.Error = model.OffsetOutOfRange
@@ -192,6 +197,9 @@ func (b *Broker) readFetch(m *model.FetchRequest) bool {
 				var n int64
 				pr.Batches, n = p.log.ReadUpToSized(fp.FetchOffset, max, end)
 				readable += n
+			}
+			if pr.Txn != nil && len(pr.Batches) > 0 {
+				pr.Txn.Aborted = abortedTransactions(p, fp.FetchOffset, pr.Batches[len(pr.Batches)-1].NextOffset())
 			}
 		}
 	}
@@ -335,4 +343,19 @@ func (b *Broker) expireFetches() {
 		}
 		b.armFetchWait(next)
 	}
+}
+
+// abortedTransactions is UnifiedLog.collectAbortedTransactions for a
+// read_committed fetch: the aborted transactions overlapping the offsets
+// read, as the response lists them (producer id and first offset).
+func abortedTransactions(p *partition, from, upTo model.Offset) []model.AbortedTransaction {
+	txns := p.log.CollectAbortedTransactions(from, upTo)
+	if len(txns) == 0 {
+		return nil
+	}
+	out := make([]model.AbortedTransaction, len(txns))
+	for i, t := range txns {
+		out[i] = model.AbortedTransaction{ProducerID: t.ProducerID, FirstOffset: t.FirstOffset}
+	}
+	return out
 }

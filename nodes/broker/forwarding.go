@@ -132,7 +132,9 @@ func forwardTimedOut(req model.CreateTopicsRequest) model.CreateTopicsResponse {
 func (b *Broker) handleCreateTopicsResponse(from model.BrokerID, m model.CreateTopicsResponse) {
 	f := &b.fwd
 	if !f.inflight || m.CorrelationID != f.corr {
-		b.offsetsTopicCreated(from, m)
+		if !b.txnStateTopicCreated(m) {
+			b.offsetsTopicCreated(from, m)
+		}
 		return
 	}
 	f.inflight = false

@@ -96,6 +96,8 @@ func (b *Broker) maybeIncrementHW(p *partition) {
 		b.completeProduces(p)
 		b.wakeFetches(p)
 		b.completeCoordinatorWrites(p)
+		b.completeTxnWrites(p)
+		b.checkMarkerWaits()
 		b.observeOffsetsPartition(p)
 	}
 }

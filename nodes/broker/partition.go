@@ -139,6 +139,7 @@ func (b *Broker) makeLeader(p *partition, ps model.PartitionState) {
 		}
 		b.env.Trace("become-leader", p.tp.String()+" epoch="+itoa(int64(ps.LeaderEpoch)))
 		b.coordinatorElected(p)
+		b.txnCoordinatorElected(p)
 		if o := b.cfg.Observer; o != nil {
 			o.BecameLeader(b.cfg.ID, p.tp, ps.LeaderEpoch)
 			o.LeaderHighWatermark(b.cfg.ID, p.tp, ps.LeaderEpoch, p.hw)
@@ -192,6 +193,8 @@ func (b *Broker) makeFollower(p *partition, ps model.PartitionState) {
 		b.failWaitingProduces(p, model.NotLeaderOrFollower)
 		b.wakeFetches(p) // parked fetches now answer NOT_LEADER_OR_FOLLOWER
 		b.coordinatorResigned(p)
+		b.txnCoordinatorResigned(p)
+		b.checkMarkerWaits()
 	}
 	b.stopFollowing(p)
 	// A new leader or epoch re-adds the partition to a fetcher, failed or

@@ -117,8 +117,9 @@ type Log struct {
 	// own bookkeeping.
 	checked   *model.Batch
 	checkedAs model.Batch
-	hdrs      headers // where Append keeps the headers of its batches
-	recs      records // where AppendAsLeader keeps the records of its batches
+	hdrs      headers  // where Append keeps the headers of its batches
+	txns      txnIndex // the transactions in the log (txnindex.go)
+	recs      records  // where AppendAsLeader keeps the records of its batches
 }
 
 // Dir is the log's folder on the disk, ending in "/".
@@ -302,6 +303,7 @@ func (l *Log) framesChecked(b *model.Batch) bool {
 	c := &l.checkedAs
 	return c.BaseOffset == b.BaseOffset && c.LeaderEpoch == b.LeaderEpoch && c.CRC == b.CRC &&
 		c.ProducerID == b.ProducerID && c.ProducerEpoch == b.ProducerEpoch && c.BaseSequence == b.BaseSequence &&
+		c.Attributes == b.Attributes &&
 		len(c.Records) == len(b.Records) && (len(b.Records) == 0 || &c.Records[0] == &b.Records[0])
 }
 
@@ -384,6 +386,9 @@ func (l *Log) write(b *model.Batch, now time.Duration) {
 	// again only if they are ever needed (see segment.AppendItems).
 	l.disk.AppendLazyRef(&s.ref, s.name, int(n), s, s.count()-1)
 	l.leo = b.NextOffset()
+	if b.Attributes != 0 {
+		l.txns.note(b)
+	}
 	if l.leo-l.producers.mapEnd >= foldAfter {
 		l.foldProducers()
 	}

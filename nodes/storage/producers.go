@@ -221,6 +221,13 @@ func (p *ProducerState) update(b *model.Batch) {
 		e.epoch = b.ProducerEpoch
 		e.head, e.n = 0, 0
 	}
+	if b.IsControl() {
+		// A transaction marker (ProducerAppendInfo.appendEndTxnMarker)
+		// moves the producer to its epoch (maybeUpdateProducerEpoch: a
+		// KIP-890 bumped one forgets the old epoch's batches) but is no
+		// batch of sequences to deduplicate against.
+		return
+	}
 	e.add(batchMeta(b))
 }
 
@@ -284,6 +291,9 @@ func (p *ProducerState) noteOlder(b *model.Batch) bool {
 	case r.cut || r.n == BatchesRetained:
 	case b.ProducerEpoch != r.epoch:
 		r.cut = true
+	case b.IsControl():
+		// A marker of the run's epoch: update keeps the epoch's
+		// batches and records nothing for it.
 	default:
 		r.newest[r.n] = b
 		r.n++

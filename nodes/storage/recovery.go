@@ -148,6 +148,7 @@ func open(disk *sim.Disk, dir string, cfg Config, now time.Duration, clean bool)
 	l.producers.removeStraySnapshots(bases)
 	rec.CheckpointErrs = append(rec.CheckpointErrs, l.rebuildProducerState(l.leo, clean)...)
 
+	l.rebuildTxnIndex()
 	for _, s := range l.segs {
 		rec.Batches += s.count()
 	}

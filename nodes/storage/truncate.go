@@ -68,6 +68,7 @@ func (l *Log) TruncateTo(off model.Offset) model.Offset {
 		l.writeLogStart()
 	}
 	l.rebuildProducerState(l.leo, false)
+	l.maybeRebuildTxnIndex()
 	return l.leo
 }
 
@@ -93,6 +94,7 @@ func (l *Log) TruncateFullyAndStartAt(off model.Offset) {
 	l.producers.truncateFullyAndStartAt(off)
 	l.writeLogStart()
 	l.rebuildProducerState(off, false)
+	l.maybeRebuildTxnIndex()
 }
 
 // logStartName is the log-start-offset checkpoint of a log folder.

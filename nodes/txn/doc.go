@@ -10,15 +10,14 @@
 // the partition's records (load.go). The records are model's
 // TransactionLogValue.
 //
-// It is not yet hosted: no broker creates __transaction_state or calls
-// this package, so no run's trace depends on it. A later step hosts it
-// the way nodes/broker hosts nodes/group. The host then builds a
-// Coordinator when it becomes leader of a __transaction_state partition
-// (PartitionFor maps a transactional.id to it), with its leader epoch as
-// the coordinator epoch and a Host giving producer ids and the metadata
-// cache's partition leaders; it replays the partition's records (Replay)
-// and calls Loaded; it hands the coordinator requests (Handle*), time
-// (Expire at NextDeadline), the outcomes of the writes it asked for
+// nodes/broker hosts it (txn_coordinator.go, txn_requests.go) the way it
+// hosts nodes/group: a broker builds a Coordinator when it becomes
+// leader of a __transaction_state partition (PartitionFor maps a
+// transactional.id to it), with its leader epoch as the coordinator epoch
+// and a Host giving producer ids and the metadata cache's partition
+// leaders; it replays the partition's records (Replay) and calls Loaded
+// once the high watermark covers them; it hands the coordinator requests
+// (Handle*), time (Expire at NextDeadline), the outcomes of its writes
 // (WriteDone, after an acks=all append to the partition) and the answers
 // to its WriteTxnMarkers requests (MarkersDone); it carries out the
 // Effects: replies, writes and marker requests. It Closes the
