@@ -79,10 +79,15 @@ func (b *Broker) afterQuorum() {
 		b.brokers = append(b.brokers, fenced...)
 		sortBrokers(b.brokers)
 	}
+	removed, configs := b.replay.img.TakeTopicChanges()
+	b.applyTopicChanges(removed)
 	for _, tp := range tps {
 		if ps, ok := b.replay.img.Partition(tp); ok {
 			b.applyPartitionState(ps)
 		}
+	}
+	for _, topic := range configs {
+		b.applyTopicConfig(topic)
 	}
 	if off := b.quorum.LastApplied(); off > b.metadataOffset {
 		before := b.metadataOffset

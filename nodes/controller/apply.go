@@ -190,6 +190,9 @@ func (s *metadataState) apply(offset int64, r Record) {
 		}
 		p.changedAt = offset
 
+	case RemoveTopicRecord, CreatePartitionsRecord, ConfigRecord:
+		s.applyTopicChange(offset, r)
+
 	default:
 		panic(fmt.Sprintf("controller: unknown record %T", r))
 	}

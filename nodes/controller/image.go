@@ -201,6 +201,10 @@ type MetadataImage struct {
 	changed []model.TopicPartition
 	brokers bool
 	all     bool
+	// removed lists the partitions of topics deleted, and configs the
+	// topics whose configuration changed, since TakeTopicChanges last ran.
+	removed []model.TopicPartition
+	configs []string
 	// OnAssignment, if set, is told of each record that sets a
 	// partition's replica set, as it is applied (for the checkers; it
 	// must not change the run).
@@ -215,6 +219,13 @@ func NewMetadataImage(cluster model.Config) *MetadataImage {
 // Apply replays one committed log entry at offset.
 func (m *MetadataImage) Apply(offset int64, data []byte) {
 	r := decodeRecord(data)
+	if rt, ok := r.(RemoveTopicRecord); ok {
+		if t := m.s.topics[rt.Name]; t != nil {
+			for _, p := range t.parts {
+				m.removed = append(m.removed, p.TP)
+			}
+		}
+	}
 	var before *partitionInfo
 	if c, ok := r.(PartitionChangeRecord); ok && c.Assignment != nil && m.OnAssignment != nil {
 		if p := m.s.partition(c.TP); p != nil {
@@ -232,6 +243,14 @@ func (m *MetadataImage) Apply(offset int64, data []byte) {
 		}
 	case PartitionChangeRecord:
 		m.changed = append(m.changed, r.TP)
+	case CreatePartitionsRecord:
+		for i := range r.Partitions {
+			m.changed = append(m.changed, r.Partitions[i].TP)
+		}
+	case ConfigRecord:
+		m.configs = append(m.configs, r.Topic)
+	case RemoveTopicRecord:
+		// the partitions were listed before the record applied
 	default:
 		m.brokers = true
 	}
@@ -252,6 +271,12 @@ func (m *MetadataImage) reportAssignments(r Record, before *partitionInfo) {
 				m.OnAssignment(observe(p))
 			}
 		}
+	case CreatePartitionsRecord:
+		for i := range r.Partitions {
+			if p := m.s.partition(r.Partitions[i].TP); p != nil {
+				m.OnAssignment(observe(p))
+			}
+		}
 	case PartitionChangeRecord:
 		if before == nil {
 			return
@@ -267,7 +292,18 @@ func (m *MetadataImage) Snapshot() []byte { return m.s.snapshot() }
 
 // Restore replaces the image with a snapshot's.
 func (m *MetadataImage) Restore(data []byte) {
+	old := m.s
 	m.s = restoreState(m.cluster, data)
+	// A snapshot taken after a deletion no longer names the topic: what
+	// the old state had and the new one lacks was deleted meanwhile.
+	old.eachPartition(func(_ *topicInfo, p *partitionInfo) {
+		if m.s.partition(p.TP) == nil {
+			m.removed = append(m.removed, p.TP)
+		}
+	})
+	for _, name := range m.s.topicNames {
+		m.configs = append(m.configs, name)
+	}
 	m.all, m.brokers, m.changed = true, true, nil
 }
 
@@ -286,6 +322,20 @@ func (m *MetadataImage) TakeChanged() (tps []model.TopicPartition, brokers, all 
 	brokers, all = m.brokers, m.all
 	m.changed, m.brokers, m.all = nil, false, false
 	return tps, brokers, all
+}
+
+// TakeTopicChanges returns what the topic operations changed since it
+// last ran: the partitions of deleted topics (sorted, each once) and the
+// topics whose configuration changed (sorted, each once). A restored
+// snapshot lists every partition the image lost and every topic.
+func (m *MetadataImage) TakeTopicChanges() (removed []model.TopicPartition, configs []string) {
+	removed, configs = m.removed, m.configs
+	slices.SortFunc(removed, model.TopicPartition.Compare)
+	removed = slices.Compact(removed)
+	slices.Sort(configs)
+	configs = slices.Compact(configs)
+	m.removed, m.configs = nil, nil
+	return removed, configs
 }
 
 // Partition is one partition's state.
