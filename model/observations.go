@@ -32,6 +32,19 @@ type Observations struct {
 	// replica set (its creation, each step of a reassignment), once per
 	// partition epoch, as the first broker to replay it reported it.
 	Assignments []AssignmentObservation `json:",omitempty"`
+	// Deletions: each committed RemoveTopicRecord, once, as the first
+	// broker to replay it reported it. The loss checks take a deleted
+	// topic's acknowledged writes as no longer promised
+	// (checkers.PromiseTopicDeleted).
+	Deletions []TopicDeletionObservation `json:",omitempty"`
+}
+
+// TopicDeletionObservation says the metadata record at Offset deleted
+// Topic; a broker replayed it at Time.
+type TopicDeletionObservation struct {
+	Time   time.Duration
+	Topic  string
+	Offset int64
 }
 
 // AssignmentObservation says a committed metadata record gave TP the

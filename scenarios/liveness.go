@@ -24,7 +24,7 @@ import (
 func (s *Scripted) liveness(bound time.Duration) string {
 	healedAt := s.Sim.Now()
 	stopped := false
-	progress := newPartitionProgress(healedAt, s.TPs, s.ProducedTPs())
+	progress := newPartitionProgress(healedAt, s.liveTPs(), s.ProducedTPs())
 	if stuck := progress.unproduced(); stuck != "" {
 		return stuck
 	}
@@ -51,6 +51,10 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// cluster is whole again: right after the heal a restarted
 		// quorum may not have elected yet, and would name none.
 		lost := s.diskLost()
+		// A deleted topic's records are asked of readers only while
+		// they are still in a leader's log, as a lost partition's are:
+		// once deleted, they are not.
+		lost = append(lost, s.deletedTPs()...)
 		acks.inLog = s.inLeaderLog(lost)
 		if stuck := acks.unreadAcked(lost); stuck != "" {
 			return false, stuck
@@ -66,7 +70,7 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// 95 batches in flight were acknowledged 0.4 s after the phase
 		// ended, while the group was rebalancing, and were judged
 		// unseen).
-		if stuck := acks.inFlight(s.processUp); stuck != "" {
+		if stuck := acks.inFlight(s.processUp, s.deletedTPs()...); stuck != "" {
 			return false, stuck
 		}
 		return true, ""
@@ -110,6 +114,8 @@ func (s *Scripted) clusterStuck() string {
 	for _, tp := range s.TPs {
 		ps, ok := s.Partition(tp)
 		switch {
+		case !ok && s.topicDeleted(tp.Topic):
+			continue // deleted on purpose (delete-topic): nothing to converge
 		case !ok:
 			return tp.String() + ": controller has no state (is it up?)"
 		case ps.Leader == model.NoBroker:
@@ -126,4 +132,39 @@ func (s *Scripted) clusterStuck() string {
 		}
 	}
 	return ""
+}
+
+// topicDeleted says whether a committed record deleted the topic during
+// the run (model.Observations.Deletions).
+func (s *Scripted) topicDeleted(topic string) bool {
+	for _, d := range s.Observed.Deletions {
+		if d.Topic == topic {
+			return true
+		}
+	}
+	return false
+}
+
+// liveTPs are the fixture's partitions less those of topics deleted
+// during the run that no topic of the same name has replaced: the
+// liveness phase asks nothing of a partition the operator deleted.
+func (s *Scripted) liveTPs() []model.TopicPartition {
+	var out []model.TopicPartition
+	for _, tp := range s.TPs {
+		if _, ok := s.Partition(tp); ok || !s.topicDeleted(tp.Topic) {
+			out = append(out, tp)
+		}
+	}
+	return out
+}
+
+// deletedTPs are the fixture's partitions of topics deleted during the run.
+func (s *Scripted) deletedTPs() []model.TopicPartition {
+	var out []model.TopicPartition
+	for _, tp := range s.TPs {
+		if s.topicDeleted(tp.Topic) {
+			out = append(out, tp)
+		}
+	}
+	return out
 }

@@ -209,6 +209,10 @@ type MetadataImage struct {
 	// partition's replica set, as it is applied (for the checkers; it
 	// must not change the run).
 	OnAssignment func(model.AssignmentObservation)
+	// OnTopicDeleted, if set, is told of each RemoveTopicRecord as it is
+	// applied, with its offset (for the checkers; it must not change the
+	// run).
+	OnTopicDeleted func(topic string, offset int64)
 }
 
 // NewMetadataImage is the empty metadata, before any record.
@@ -224,6 +228,9 @@ func (m *MetadataImage) Apply(offset int64, data []byte) {
 			for _, p := range t.parts {
 				m.removed = append(m.removed, p.TP)
 			}
+		}
+		if m.OnTopicDeleted != nil {
+			m.OnTopicDeleted(rt.Name, offset)
 		}
 	}
 	var before *partitionInfo
