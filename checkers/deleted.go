@@ -2,6 +2,7 @@ package checkers
 
 import (
 	"slices"
+	"time"
 
 	"kafkasim/model"
 )
@@ -58,4 +59,28 @@ func unpromiseDeleted(cs []PartitionCheck, deleted []string) {
 			cs[i].Unpromised = PromiseTopicDeleted
 		}
 	}
+}
+
+// incarnations tells a topic's lives apart: a topic deleted and created
+// again under its name starts its leader epochs (and its high
+// watermarks) over, as Kafka's new topic does under a new topic id, so
+// the leader-epoch and high-watermark checks judge each life on its own.
+// A life is the number of the topic's deletions observed at or before an
+// observation's time (the first broker's replay of the deletion). A broker
+// that replays the deletion later and reports an old life's leadership
+// in that gap has it counted in the next life: there, a split-brain of
+// the old life that straddles the deletion goes unseen, and an old epoch
+// reported late could meet the same epoch of the new life. Both need a
+// leadership change within the replay lag of a deletion.
+type incarnations []model.TopicDeletionObservation
+
+// of is the life of tp's topic at time t (0 for a topic never deleted).
+func (lives incarnations) of(tp model.TopicPartition, t time.Duration) int {
+	n := 0
+	for _, d := range lives {
+		if d.Topic == tp.Topic && d.Time <= t {
+			n++
+		}
+	}
+	return n
 }

@@ -63,3 +63,41 @@ func TestDeletedTopicExcusesOnlyItsOwnLoss(t *testing.T) {
 		t.Fatalf("a read of an unwritten value on a deleted topic must stay an error:\n%s", dump(r))
 	}
 }
+
+// TestRecreatedTopicStartsItsEpochsOver: a topic deleted and created
+// again leads epoch 0 again and its high watermark starts at 0: neither
+// is a split-brain or a regression once the deletion is observed between
+// them; without the deletion both are, and on a topic that was not
+// deleted, the same two leaders in one epoch stay a split-brain.
+func TestRecreatedTopicStartsItsEpochsOver(t *testing.T) {
+	s0 := model.TP("s", 0)
+	obs := model.Observations{
+		Leaders: []model.LeaderObservation{
+			{Time: 1, TP: s0, Epoch: 0, Leader: 1}, {Time: 10, TP: s0, Epoch: 0, Leader: 2},
+			{Time: 1, TP: t0, Epoch: 0, Leader: 1}, {Time: 10, TP: t0, Epoch: 0, Leader: 2},
+		},
+		HighWatermarks: []model.HWObservation{{Time: 2, TP: s0, Broker: 1, Epoch: 0, HW: 10}, {Time: 10, TP: s0, Broker: 1, Epoch: 0, HW: 0}},
+	}
+	count := func(r Result, anomaly string, tp model.TopicPartition) int {
+		n := 0
+		for _, v := range r.Violations {
+			if v.Anomaly == anomaly && v.Partition == tp && v.Error {
+				n++
+			}
+		}
+		return n
+	}
+	h := hist(sendOK(1, t0, "a", 0, 0, 1))
+	r := check(t, Input{History: h, Observations: obs}, Options{})
+	if count(r, SplitBrain, s0) != 1 || count(r, HWRegression, s0) != 1 || count(r, SplitBrain, t0) != 1 {
+		t.Fatalf("without a deletion, s/0 has a split-brain and a regression, t/0 a split-brain:\n%s", dump(r))
+	}
+	obs.Deletions = []model.TopicDeletionObservation{{Time: 5, Topic: "s", Offset: 30}}
+	r = check(t, Input{History: h, Observations: obs}, Options{})
+	if count(r, SplitBrain, s0) != 0 || count(r, HWRegression, s0) != 0 {
+		t.Fatalf("s was deleted at 5 and created again: its second life's epoch 0 is its own:\n%s", dump(r))
+	}
+	if count(r, SplitBrain, t0) != 1 {
+		t.Fatalf("t was never deleted: its split-brain stays:\n%s", dump(r))
+	}
+}

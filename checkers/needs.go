@@ -99,10 +99,10 @@ var clusterChecks = []clusterCheck{
 		func(a *analysis, in *Input, opts *Options) []Violation { return a.replicaLogs(in, opts) }},
 	{Requirement{Name: "high-watermark monotonicity", Anomalies: []string{HWRegression, ReadAboveHW}, Needs: []InputPart{PartHighWatermarks}},
 		func(a *analysis, in *Input, _ *Options) []Violation {
-			return a.highWatermarks(in.Observations.HighWatermarks)
+			return a.highWatermarks(in.Observations.HighWatermarks, incarnations(in.Observations.Deletions))
 		}},
 	{Requirement{Name: "leader-epoch uniqueness", Anomalies: []string{SplitBrain, EpochRegression}, Needs: []InputPart{PartLeaders}},
-		func(_ *analysis, in *Input, _ *Options) []Violation { return leaders(in.Observations.Leaders) }},
+		func(_ *analysis, in *Input, _ *Options) []Violation { return leaders(in.Observations.Leaders, incarnations(in.Observations.Deletions)) }},
 	{Requirement{Name: "partition ownership"},
 		func(a *analysis, in *Input, opts *Options) []Violation {
 			if !a.hasOther(model.FRebalance) {

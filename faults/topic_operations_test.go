@@ -1,8 +1,12 @@
 package faults
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"kafkasim/model"
 )
 
 func TestParseTopicOperationsRoundTrip(t *testing.T) {
@@ -77,5 +81,54 @@ func TestTopicOperationFieldsBelongToTopicOperations(t *testing.T) {
 	ok := Fault{At: 1, Kind: KindCreateTopic, Topic: "u", Count: 6, RF: 3}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("%v: %v", ok, err)
+	}
+}
+
+// Topic operations are drawn only when named, from their own streams:
+// the faults and partition operations of the same seed stay exactly as
+// they were, and every drawn topic operation is a valid line naming the
+// options' topics (create, delete) or those and the shape's (grow,
+// configure), never __consumer_offsets, and min.insync.replicas of at
+// least 2.
+func TestSwarmDrawsTopicOperationsOnlyWhenNamed(t *testing.T) {
+	if want := []Kind{KindCreateTopic, KindDeleteTopic, KindAddPartitions, KindAlterConfig}; !slices.Equal(SwarmTopicOperations(), want) {
+		t.Fatalf("SwarmTopicOperations %v, want %v", SwarmTopicOperations(), want)
+	}
+	shape := fiveBrokers
+	shape.Partitions = append(slices.Clone(shape.Partitions), model.TP("__consumer_offsets", 0))
+	drawn := map[Kind]int{}
+	for seed := uint64(1); seed <= 100; seed++ {
+		o := allSwarm()
+		o.Kinds = slices.Concat(SwarmKinds(), SwarmOperations())
+		before := Swarm(seed, o, shape)
+		o.Kinds = slices.Concat(o.Kinds, SwarmTopicOperations())
+		o.Topics = []string{"scratch", "fresh"}
+		with := Swarm(seed, o, shape)
+		if err := with.Validate(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		var rest Schedule
+		for _, f := range with {
+			if !isTopicArgs(specs[f.Kind].args) {
+				rest = append(rest, f)
+				continue
+			}
+			drawn[f.Kind]++
+			own := f.Topic == "scratch" || f.Topic == "fresh"
+			if (f.Kind == KindCreateTopic || f.Kind == KindDeleteTopic) && !own || f.Topic == "__consumer_offsets" {
+				t.Fatalf("seed %d: %v names a topic it may not", seed, f)
+			}
+			if f.Kind == KindAlterConfig && (f.Config.Value == "1" || f.Config.Name != "min.insync.replicas") {
+				t.Fatalf("seed %d: %v", seed, f)
+			}
+		}
+		if !reflect.DeepEqual(rest, before) {
+			t.Fatalf("seed %d: naming the topic operations changed the other draws", seed)
+		}
+	}
+	for _, k := range SwarmTopicOperations() {
+		if drawn[k] == 0 {
+			t.Errorf("%s never drawn in 100 seeds", k)
+		}
 	}
 }
