@@ -102,7 +102,9 @@ var clusterChecks = []clusterCheck{
 			return a.highWatermarks(in.Observations.HighWatermarks, incarnations(in.Observations.Deletions))
 		}},
 	{Requirement{Name: "leader-epoch uniqueness", Anomalies: []string{SplitBrain, EpochRegression}, Needs: []InputPart{PartLeaders}},
-		func(_ *analysis, in *Input, _ *Options) []Violation { return leaders(in.Observations.Leaders, incarnations(in.Observations.Deletions)) }},
+		func(_ *analysis, in *Input, _ *Options) []Violation {
+			return leaders(in.Observations.Leaders, incarnations(in.Observations.Deletions))
+		}},
 	{Requirement{Name: "partition ownership"},
 		func(a *analysis, in *Input, opts *Options) []Violation {
 			if !a.hasOther(model.FRebalance) {
