@@ -24,6 +24,12 @@ import (
 // leaders in one epoch) is judged as on any topic, and a loss on a topic
 // that was never deleted is an error as ever.
 
+// deletionConsequences are lossConsequences and commit-regression: kafkasim's
+// group coordinator keeps a deleted topic's committed offsets (Kafka's
+// GroupCoordinator.onPartitionsDeleted removes them), so a group reading
+// the topic created again resets below them and commits lower offsets.
+var deletionConsequences = append(slices.Clone(lossConsequences), CommitRegression)
+
 // PromiseTopicDeleted explains why such findings are allowed.
 const PromiseTopicDeleted = "none: the topic was deleted (DeleteTopics) during the run, and a deleted topic's records are not promised to survive"
 
@@ -44,7 +50,7 @@ func excuseDeleted(vs []Violation, deleted []string) {
 	}
 	for i := range vs {
 		v := &vs[i]
-		if v.Error && slices.Contains(deleted, v.Partition.Topic) && slices.Contains(lossConsequences, v.Anomaly) {
+		if v.Error && slices.Contains(deleted, v.Partition.Topic) && slices.Contains(deletionConsequences, v.Anomaly) {
 			v.Error = false
 			v.Promise = PromiseTopicDeleted
 		}
@@ -65,20 +71,20 @@ func unpromiseDeleted(cs []PartitionCheck, deleted []string) {
 // again under its name starts its leader epochs (and its high
 // watermarks) over, as Kafka's new topic does under a new topic id, so
 // the leader-epoch and high-watermark checks judge each life on its own.
-// A life is the number of the topic's deletions observed at or before an
-// observation's time (the first broker's replay of the deletion). A broker
-// that replays the deletion later and reports an old life's leadership
-// in that gap has it counted in the next life: there, a split-brain of
-// the old life that straddles the deletion goes unseen, and an old epoch
-// reported late could meet the same epoch of the new life. Both need a
-// leadership change within the replay lag of a deletion.
+// A broker's life of a topic at a time is the number of the topic's
+// deletions that broker had learnt by then (Deletions are per broker):
+// its leaderships and high watermarks are the broker's own reports, made
+// in the order it replayed the metadata, so each falls in the life it
+// belongs to. A broker that learnt of two deletions from one snapshot
+// counts one, which only merges two lives it never served.
 type incarnations []model.TopicDeletionObservation
 
-// of is the life of tp's topic at time t (0 for a topic never deleted).
-func (lives incarnations) of(tp model.TopicPartition, t time.Duration) int {
+// of is broker b's life of tp's topic at time t (0 for a topic never
+// deleted).
+func (lives incarnations) of(tp model.TopicPartition, b model.BrokerID, t time.Duration) int {
 	n := 0
 	for _, d := range lives {
-		if d.Topic == tp.Topic && d.Time <= t {
+		if d.Topic == tp.Topic && d.Broker == b && d.Time <= t {
 			n++
 		}
 	}

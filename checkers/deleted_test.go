@@ -92,7 +92,7 @@ func TestRecreatedTopicStartsItsEpochsOver(t *testing.T) {
 	if count(r, SplitBrain, s0) != 1 || count(r, HWRegression, s0) != 1 || count(r, SplitBrain, t0) != 1 {
 		t.Fatalf("without a deletion, s/0 has a split-brain and a regression, t/0 a split-brain:\n%s", dump(r))
 	}
-	obs.Deletions = []model.TopicDeletionObservation{{Time: 5, Topic: "s", Offset: 30}}
+	obs.Deletions = []model.TopicDeletionObservation{{Time: 5, Topic: "s", Offset: 30, Broker: 1}, {Time: 6, Topic: "s", Offset: 30, Broker: 2}}
 	r = check(t, Input{History: h, Observations: obs}, Options{})
 	if count(r, SplitBrain, s0) != 0 || count(r, HWRegression, s0) != 0 {
 		t.Fatalf("s was deleted at 5 and created again: its second life's epoch 0 is its own:\n%s", dump(r))

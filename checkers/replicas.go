@@ -246,7 +246,7 @@ func (a *analysis) highWatermarks(obs []model.HWObservation, lives incarnations)
 	}
 	maxHW := map[model.TopicPartition][]point{}
 	for _, o := range obs {
-		k := series{o.TP, lives.of(o.TP, o.Time), o.Broker, o.Epoch}
+		k := series{o.TP, lives.of(o.TP, o.Broker, o.Time), o.Broker, o.Epoch}
 		if prev, ok := last[k]; ok && o.HW < prev.HW {
 			out = append(out, Violation{
 				Checker: CheckerReplicas, Anomaly: HWRegression, Partition: o.TP,
@@ -325,7 +325,7 @@ func leaders(obs []model.LeaderObservation, lives incarnations) []Violation {
 	latest := map[brokerTP]model.LeaderObservation{}
 	var out []Violation
 	for _, o := range obs {
-		life := lives.of(o.TP, o.Time)
+		life := lives.of(o.TP, o.Leader, o.Time)
 		k := key{o.TP, life, o.Epoch}
 		if prev, ok := leaderOf[k]; !ok {
 			leaderOf[k] = o

@@ -308,6 +308,11 @@ func (m *MetadataImage) Restore(data []byte) {
 			m.removed = append(m.removed, p.TP)
 		}
 	})
+	for _, name := range old.topicNames {
+		if m.s.topics[name] == nil && m.OnTopicDeleted != nil {
+			m.OnTopicDeleted(name, m.s.offset)
+		}
+	}
 	for _, name := range m.s.topicNames {
 		m.configs = append(m.configs, name)
 	}
