@@ -203,20 +203,8 @@ func (m *metadata) apply(r model.MetadataResponse, now time.Duration) {
 		t := &r.Topics[i]
 		if t.Error != model.NoError {
 			// UNKNOWN_TOPIC_OR_PARTITION or LEADER_NOT_AVAILABLE for the
-			// whole topic: ask again later.
+			// whole topic: keep what we knew and ask again later.
 			m.needUpdate = true
-			if t.Error == model.UnknownTopicOrPartition {
-				// A broker serves clients only once it has caught up,
-				// so a topic it does not know was deleted: forget its
-				// partitions, leaders and epochs. Kafka's cache holds
-				// only what the last answer had, and its last seen
-				// leader epochs are reset when a topic id changes
-				// (Metadata.updateLatestMetadata); kafkasim has no
-				// topic ids, so a topic created again under the name,
-				// whose epochs start over at 0, would otherwise be
-				// taken for a stale view for good.
-				m.forgetTopic(t.Topic)
-			}
 			continue
 		}
 		m.counts[t.Topic] = int32(len(t.Partitions))
@@ -242,10 +230,4 @@ func (m *metadata) apply(r model.MetadataResponse, now time.Duration) {
 			}
 		}
 	}
-}
-
-// forgetTopic drops a deleted topic from the cache.
-func (m *metadata) forgetTopic(topic string) {
-	delete(m.counts, topic)
-	m.parts = slices.DeleteFunc(m.parts, func(p model.PartitionState) bool { return p.TP.Topic == topic })
 }
