@@ -20,6 +20,7 @@ func (s *metadataState) applyTopicChange(offset int64, r Record) {
 			panic(fmt.Sprintf("controller: %v: no such topic", r))
 		}
 		delete(s.topics, r.Name)
+		s.deleted[r.Name]++
 		if i, ok := slices.BinarySearch(s.topicNames, r.Name); ok {
 			s.topicNames = slices.Delete(slices.Clone(s.topicNames), i, i+1)
 		}

@@ -67,20 +67,35 @@ func (s *metadataState) snapshot() []byte {
 			moving = append(moving, p)
 		}
 	})
-	if len(racked) > 0 || len(moving) > 0 {
+	// The deletion counts trail those (then written even when empty),
+	// only when a topic was ever deleted.
+	lives := len(s.deleted) > 0
+	if len(racked) > 0 || len(moving) > 0 || lives {
 		b = binary.AppendUvarint(b, uint64(len(racked)))
 		for _, id := range racked {
 			b = binary.AppendVarint(b, int64(id))
 			b = appendString(b, s.brokers[id].Rack)
 		}
 	}
-	if len(moving) > 0 {
+	if len(moving) > 0 || lives {
 		b = binary.AppendUvarint(b, uint64(len(moving)))
 		for _, p := range moving {
 			b = appendString(b, p.TP.Topic)
 			b = binary.AppendVarint(b, int64(p.TP.Partition))
 			b = appendBrokers(b, p.Adding)
 			b = appendBrokers(b, p.Removing)
+		}
+	}
+	if lives {
+		names := make([]string, 0, len(s.deleted))
+		for name := range s.deleted {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		b = binary.AppendUvarint(b, uint64(len(names)))
+		for _, name := range names {
+			b = appendString(b, name)
+			b = binary.AppendVarint(b, int64(s.deleted[name]))
 		}
 	}
 	return b
@@ -169,6 +184,20 @@ func restoreState(cluster model.Config, data []byte) *metadataState {
 				break
 			}
 			p.Adding, p.Removing = d.brokers(), d.brokers()
+		}
+	}
+	if len(d.b) > 0 && d.err == nil {
+		nd := d.count()
+		for i := 0; i < nd && d.err == nil; i++ {
+			name, n := d.string(), d.int32()
+			if n <= 0 {
+				d.fail()
+				break
+			}
+			s.deleted[name] = n
+			if t := s.topics[name]; t != nil {
+				t.life = n
+			}
 		}
 	}
 	if d.err != nil || len(d.b) != 0 || !slices.IsSorted(s.brokerIDs) || !slices.IsSorted(s.topicNames) {
@@ -385,6 +414,16 @@ func (m *MetadataImage) BrokerEpoch(id model.BrokerID) (model.Epoch, bool) {
 func (m *MetadataImage) InControlledShutdown(id model.BrokerID) bool {
 	r := m.s.brokers[id]
 	return r != nil && r.InControlledShutdown
+}
+
+// TopicLife is the topic's life: how many topics of its name were deleted
+// before it was created (0 unless the name was reused), the stand-in for
+// Kafka's topic id a client tells a recreated topic by.
+func (m *MetadataImage) TopicLife(topic string) int32 {
+	if t := m.s.topics[topic]; t != nil {
+		return t.life
+	}
+	return 0
 }
 
 // Brokers lists the registered brokers, live (unfenced) and fenced, each
