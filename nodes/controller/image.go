@@ -342,9 +342,7 @@ func (m *MetadataImage) Restore(data []byte) {
 			m.OnTopicDeleted(name, m.s.offset)
 		}
 	}
-	for _, name := range m.s.topicNames {
-		m.configs = append(m.configs, name)
-	}
+	m.configs = append(m.configs, m.s.topicNames...)
 	m.all, m.brokers, m.changed = true, true, nil
 }
 
