@@ -85,6 +85,10 @@ func (c *cursor) count(what string) (int32, error) {
 	return int32(n), nil
 }
 
+// CheckTopicName applies Kafka's topic name rules, for a caller that takes
+// topic names from elsewhere than a schedule (an experiment's swarm).
+func CheckTopicName(name string) error { return checkTopicName(name) }
+
 // checkTopicName applies Kafka's topic name rules (Topic.validate): not
 // empty, "." or "..", at most 249 characters of [a-zA-Z0-9._-].
 func checkTopicName(name string) error {

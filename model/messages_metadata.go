@@ -97,6 +97,11 @@ func (m MetadataResponse) Digest() uint64 {
 	for i := range m.Topics {
 		t := &m.Topics[i]
 		h = h.Str(t.Topic).Error(t.Error).partitionStates(t.Partitions)
+		if t.Life != 0 {
+			// Only a reused name has a life: every answer before topics
+			// could be deleted digests as it did.
+			h = h.Int(int(t.Life))
+		}
 	}
 	return h.Sum()
 }
