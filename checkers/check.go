@@ -40,6 +40,9 @@ func Check(in Input, opts Options) Result {
 	r.Violations = append(r.Violations, a.runClusterChecks(&in, &opts)...)
 	excuseDiskLost(r.Violations, in.DiskLost)
 	unpromiseDiskLost(r.Linearizability, in.DiskLost)
+	deleted := deletedTopics(in.Observations.Deletions)
+	excuseDeleted(r.Violations, deleted)
+	unpromiseDeleted(r.Linearizability, deleted)
 	for _, c := range r.Linearizability {
 		if c.Result == "Unknown" && !c.unknownCounts() {
 			r.Notes = append(r.Notes, fmt.Sprintf("linearizability of %s: its unknown leaves the verdict as it is, since a finding there would be allowed (%s)", c.TP, c.Unpromised))

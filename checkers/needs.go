@@ -24,6 +24,7 @@ const (
 	PartCommitted                       // Observations.Committed
 	PartQuorum                          // Observations.Quorum
 	PartDiskLost                        // Input.DiskLost
+	PartDeletions                       // Observations.Deletions
 )
 
 // String says what the part is, for a person.
@@ -43,6 +44,8 @@ func (p InputPart) String() string {
 		return "the metadata quorum's reports"
 	case PartDiskLost:
 		return "the partitions where every ISR and ELR replica lost its disk"
+	case PartDeletions:
+		return "the topic deletions committed"
 	}
 	return "an unknown input part"
 }
@@ -67,6 +70,8 @@ func (in *Input) Has(p InputPart) bool {
 		return len(q.Leaders)+len(q.HighWatermarks)+len(q.Applied)+len(q.Snapshots) > 0
 	case PartDiskLost:
 		return len(in.DiskLost) > 0
+	case PartDeletions:
+		return len(o.Deletions) > 0
 	}
 	return false
 }
@@ -99,10 +104,12 @@ var clusterChecks = []clusterCheck{
 		func(a *analysis, in *Input, opts *Options) []Violation { return a.replicaLogs(in, opts) }},
 	{Requirement{Name: "high-watermark monotonicity", Anomalies: []string{HWRegression, ReadAboveHW}, Needs: []InputPart{PartHighWatermarks}},
 		func(a *analysis, in *Input, _ *Options) []Violation {
-			return a.highWatermarks(in.Observations.HighWatermarks)
+			return a.highWatermarks(in.Observations.HighWatermarks, incarnations(in.Observations.Deletions))
 		}},
 	{Requirement{Name: "leader-epoch uniqueness", Anomalies: []string{SplitBrain, EpochRegression}, Needs: []InputPart{PartLeaders}},
-		func(_ *analysis, in *Input, _ *Options) []Violation { return leaders(in.Observations.Leaders) }},
+		func(_ *analysis, in *Input, _ *Options) []Violation {
+			return leaders(in.Observations.Leaders, incarnations(in.Observations.Deletions))
+		}},
 	{Requirement{Name: "partition ownership"},
 		func(a *analysis, in *Input, opts *Options) []Violation {
 			if !a.hasOther(model.FRebalance) {
@@ -135,6 +142,7 @@ var clusterChecks = []clusterCheck{
 var excuses = []Requirement{
 	{Name: "records retention deleted are not lost", Anomalies: []string{LostWrite, Unseen, GroupUnseen}, Needs: []InputPart{PartReplicas}, Excuse: true},
 	{Name: "acknowledged writes are not promised where every ISR and ELR replica lost its disk", Anomalies: lossConsequences, Needs: []InputPart{PartDiskLost}, Excuse: true},
+	{Name: "a deleted topic's acknowledged writes are not promised", Anomalies: deletionConsequences, Needs: []InputPart{PartDeletions}, Excuse: true},
 }
 
 // runClusterChecks runs the table in order, each check whose input is

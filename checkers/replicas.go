@@ -220,7 +220,7 @@ func (s replicaSet) holds(o model.Offset, value string) bool {
 // leader epoch, model.HWObservation) never moves back, and that no poll returned a record at or
 // above the highest high watermark any broker had reached by the poll's
 // return.
-func (a *analysis) highWatermarks(obs []model.HWObservation) []Violation {
+func (a *analysis) highWatermarks(obs []model.HWObservation, lives incarnations) []Violation {
 	if len(obs) == 0 {
 		return nil
 	}
@@ -234,6 +234,7 @@ func (a *analysis) highWatermarks(obs []model.HWObservation) []Violation {
 	var out []Violation
 	type series struct {
 		tp     model.TopicPartition
+		life   int
 		broker model.BrokerID
 		epoch  model.Epoch
 	}
@@ -245,7 +246,7 @@ func (a *analysis) highWatermarks(obs []model.HWObservation) []Violation {
 	}
 	maxHW := map[model.TopicPartition][]point{}
 	for _, o := range obs {
-		k := series{o.TP, o.Broker, o.Epoch}
+		k := series{o.TP, lives.of(o.TP, o.Broker, o.Time), o.Broker, o.Epoch}
 		if prev, ok := last[k]; ok && o.HW < prev.HW {
 			out = append(out, Violation{
 				Checker: CheckerReplicas, Anomaly: HWRegression, Partition: o.TP,
@@ -298,7 +299,7 @@ func (a *analysis) highWatermarks(obs []model.HWObservation) []Violation {
 
 // leaders checks one leader per partition per epoch, and epochs that only
 // grow over time.
-func leaders(obs []model.LeaderObservation) []Violation {
+func leaders(obs []model.LeaderObservation, lives incarnations) []Violation {
 	if len(obs) == 0 {
 		return nil
 	}
@@ -311,18 +312,21 @@ func leaders(obs []model.LeaderObservation) []Violation {
 	})
 	type key struct {
 		tp    model.TopicPartition
+		life  int
 		epoch model.Epoch
 	}
 	leaderOf := map[key]model.LeaderObservation{}
 	reported := map[key]bool{}
 	type brokerTP struct {
-		tp model.TopicPartition
-		b  model.BrokerID
+		tp   model.TopicPartition
+		life int
+		b    model.BrokerID
 	}
 	latest := map[brokerTP]model.LeaderObservation{}
 	var out []Violation
 	for _, o := range obs {
-		k := key{o.TP, o.Epoch}
+		life := lives.of(o.TP, o.Leader, o.Time)
+		k := key{o.TP, life, o.Epoch}
 		if prev, ok := leaderOf[k]; !ok {
 			leaderOf[k] = o
 		} else if prev.Leader != o.Leader && !reported[k] {
@@ -339,7 +343,7 @@ func leaders(obs []model.LeaderObservation) []Violation {
 		// leader); Kafka tolerates that by design, because followers and
 		// clients fence the old epoch, so it is not a regression. A
 		// broker taking an epoch older than one it already led is.
-		bk := brokerTP{o.TP, o.Leader}
+		bk := brokerTP{o.TP, life, o.Leader}
 		if l, ok := latest[bk]; ok && o.Epoch < l.Epoch {
 			out = append(out, Violation{
 				Checker: CheckerReplicas, Anomaly: EpochRegression, Partition: o.TP,

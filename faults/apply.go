@@ -123,9 +123,13 @@ func Apply(w World, s Schedule) (*Nemesis, error) {
 		known[model.BrokerID(id)] = true
 	}
 	_, operates := w.(Operator)
+	_, topicOps := w.(TopicOperator)
 	for i, f := range s {
 		if f.Kind.IsOperation() && !operates {
 			return nil, fmt.Errorf("fault %d (%s): this world runs no operations", i+1, f)
+		}
+		if isTopicArgs(specs[f.Kind].args) && !topicOps {
+			return nil, fmt.Errorf("fault %d (%s): this world runs no topic operations", i+1, f)
 		}
 		if f.At < k.Now() {
 			return nil, fmt.Errorf("fault %d (%s): at %v, before the run's clock (%v)", i+1, f, f.At, k.Now())

@@ -48,6 +48,8 @@ func (f Fault) What() string {
 		b.WriteString(" " + f.TP.String())
 	case argsReassign:
 		b.WriteString(" " + f.TP.String() + " to " + replicaList(f.Replicas))
+	case argsCreateTopic, argsTopic, argsAddPartitions, argsAlterConfig:
+		b.WriteString(f.topicWhat(spec))
 	case argsGroups:
 		for i, g := range f.Groups {
 			if i > 0 {

@@ -36,6 +36,14 @@ const (
 	KindElectUnclean   Kind = "elect-unclean"   // ElectLeaders UNCLEAN for T/P
 	KindReassign       Kind = "reassign"        // AlterPartitionReassignments T/P to b1,b2,b4
 	KindCancelReassign Kind = "cancel-reassign" // AlterPartitionReassignments T/P with no target: cancel
+
+	// Topic operations: at only, an admin request to the active
+	// controller (topic_operations.go). Swarm draws them only when named
+	// (SwarmTopicOperations).
+	KindCreateTopic   Kind = "create-topic"   // CreateTopics: create-topic u 6 3
+	KindDeleteTopic   Kind = "delete-topic"   // DeleteTopics: delete-topic u
+	KindAddPartitions Kind = "add-partitions" // CreatePartitions: add-partitions t 12 (the new total)
+	KindAlterConfig   Kind = "alter-config"   // IncrementalAlterConfigs: alter-config t min.insync.replicas=3
 )
 
 // args says what a kind's text takes after its name.
@@ -48,6 +56,11 @@ const (
 	argsGroups               // partition b1, b2 | b3
 	argsTP                   // elect-preferred t/0, cancel-reassign t/0
 	argsReassign             // reassign t/0 to b1,b2,b4
+
+	argsCreateTopic   // create-topic u 6 3
+	argsTopic         // delete-topic u
+	argsAddPartitions // add-partitions t 12
+	argsAlterConfig   // alter-config t min.insync.replicas=3
 )
 
 // amount says which number a kind carries and how it is written.
@@ -81,6 +94,10 @@ type kindSpec struct {
 	// so that what every existing swarm draws stays as it was.
 	swarmOp bool
 	scope   bool // takes an optional "from brokers|servers|all" (isolate)
+	// swarmTopic: a topic operation Swarm may draw when the options name
+	// it (SwarmTopicOperations); apart from swarmOp so that the swarms
+	// that draw every SwarmOperations kind draw what they drew before.
+	swarmTopic bool
 }
 
 // specs describes every kind. Parse, Format, Validate and Swarm all read
@@ -111,6 +128,11 @@ var specs = map[Kind]kindSpec{
 	KindElectUnclean:   {args: argsTP, when: whenAtOnly},
 	KindReassign:       {args: argsReassign, when: whenAtOnly, swarmOp: true},
 	KindCancelReassign: {args: argsTP, when: whenAtOnly, swarmOp: true},
+
+	KindCreateTopic:   {args: argsCreateTopic, when: whenAtOnly, swarmTopic: true},
+	KindDeleteTopic:   {args: argsTopic, when: whenAtOnly, swarmTopic: true},
+	KindAddPartitions: {args: argsAddPartitions, when: whenAtOnly, swarmTopic: true},
+	KindAlterConfig:   {args: argsAlterConfig, when: whenAtOnly, swarmTopic: true},
 }
 
 // kindOrder is the one fixed order of the kinds: Swarm draws them in it,
@@ -121,6 +143,7 @@ var kindOrder = []Kind{
 	KindIsolate, KindHalves, KindBridge, KindRing, KindOneWay, KindSplit, KindHeal,
 	KindReset, KindClog, KindLatency, KindSkew, KindDrift, KindResync, KindSyncLat,
 	KindElectPreferred, KindElectUnclean, KindReassign, KindCancelReassign,
+	KindCreateTopic, KindDeleteTopic, KindAddPartitions, KindAlterConfig,
 }
 
 // AllKinds lists every fault kind in a fixed order.
@@ -166,7 +189,21 @@ func (k Kind) String() string { return string(k) }
 // than a fault.
 func (k Kind) IsOperation() bool {
 	a := specs[k].args
-	return a == argsTP || a == argsReassign
+	return a == argsTP || a == argsReassign || isTopicArgs(a)
+}
+
+// SwarmTopicOperations lists the topic operations Swarm can draw beside
+// the faults, in the fixed order: create-topic, delete-topic,
+// add-partitions, alter-config. A swarm draws them only when its Kinds
+// name them.
+func SwarmTopicOperations() []Kind {
+	var out []Kind
+	for _, k := range kindOrder {
+		if specs[k].swarmTopic {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // isPartition reports whether k cuts links (and so heals by removing them).

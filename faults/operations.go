@@ -77,6 +77,9 @@ func parseBrokerID(t string) (model.BrokerID, bool) {
 // validateOperation checks an operation's fields, and that a fault has
 // none of them.
 func (f Fault) validateOperation(spec kindSpec) error {
+	if err := f.validateTopicOperation(spec); err != nil || isTopicArgs(spec.args) {
+		return err
+	}
 	if !f.Kind.IsOperation() {
 		if f.TP != (model.TopicPartition{}) || f.Replicas != nil {
 			return fmt.Errorf("%s takes no partition or replicas", f.Kind)
@@ -123,6 +126,8 @@ func (n *Nemesis) operate(a *armed, edge Edge) {
 		ctrl, code = op.Reassign(f.TP, slices.Clone(f.Replicas))
 	case KindCancelReassign:
 		ctrl, code = op.Reassign(f.TP, nil)
+	default:
+		ctrl, code = n.operateTopic(f)
 	}
 	if ctrl == model.NoBroker || code != model.NoError {
 		a.noop = true

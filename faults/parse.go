@@ -303,6 +303,8 @@ func (c *cursor) rest(f *Fault, spec kindSpec) error {
 		}
 	case argsTP, argsReassign:
 		err = c.operation(f, spec)
+	case argsCreateTopic, argsTopic, argsAddPartitions, argsAlterConfig:
+		err = c.topicOperation(f, spec)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", f.Kind, err)

@@ -44,6 +44,13 @@ type Fault struct {
 	TP model.TopicPartition
 	// Replicas is a reassignment's target, in preference order.
 	Replicas []model.BrokerID
+	// Topic, Count, RF and Config are a topic operation's arguments: the
+	// topic; create-topic's partitions and add-partitions' new total;
+	// create-topic's replication factor; alter-config's name=value.
+	Topic  string
+	Count  int32
+	RF     int32
+	Config model.ConfigEntry
 }
 
 // The events a fault can wait for (Trigger.Event).

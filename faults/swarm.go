@@ -66,7 +66,12 @@ type SwarmOptions struct {
 	// MaxPerKind bounds the faults of one kind in one schedule (0: the
 	// swarm's own bound, 1000).
 	MaxPerKind int
-	_          struct{}
+	// Topics are the topics the topic operations (SwarmTopicOperations)
+	// create and delete; add-partitions and alter-config name these and
+	// the shape's topics. Without any, create-topic and delete-topic are
+	// not drawn.
+	Topics []string
+	_      struct{}
 }
 
 // Shape is what Swarm may aim at: the world's servers and the names its
@@ -115,7 +120,7 @@ func (o SwarmOptions) withDefaults() SwarmOptions {
 // phase. Swarm panics on a kind it cannot draw (a programmer's error).
 func Swarm(seed uint64, opts SwarmOptions, shape Shape) Schedule {
 	for _, k := range opts.Kinds {
-		if !specs[k].swarm && !specs[k].swarmOp {
+		if !specs[k].swarm && !specs[k].swarmOp && !specs[k].swarmTopic {
 			panic(fmt.Sprintf("faults: Swarm cannot draw kind %q (see SwarmKinds and SwarmOperations)", string(k)))
 		}
 	}
@@ -186,6 +191,10 @@ func (d *drawer) kind(k Kind) Schedule {
 			f.Peer = d.peer(f.Target)
 		case argsTP, argsReassign:
 			if !d.operation(&f, spec) {
+				return out
+			}
+		case argsCreateTopic, argsTopic, argsAddPartitions, argsAlterConfig:
+			if !d.topicOperation(&f, spec) {
 				return out
 			}
 		}

@@ -57,6 +57,10 @@ type TopicMetadata struct {
 	// no ELR (DescribeTopicPartitions does); here it does, so that a test
 	// client sees the whole state.
 	Partitions []PartitionState
+	// Life tells a topic created again under a deleted topic's name from
+	// the one before (0 unless the name was reused): the stand-in for
+	// Kafka's topic id, which kafkasim's topics do not have.
+	Life int32
 }
 
 // String reads "MetadataResponse controller=b0 brokers=[b1 b2] t/0
@@ -93,6 +97,11 @@ func (m MetadataResponse) Digest() uint64 {
 	for i := range m.Topics {
 		t := &m.Topics[i]
 		h = h.Str(t.Topic).Error(t.Error).partitionStates(t.Partitions)
+		if t.Life != 0 {
+			// Only a reused name has a life: every answer before topics
+			// could be deleted digests as it did.
+			h = h.Int(int(t.Life))
+		}
 	}
 	return h.Sum()
 }

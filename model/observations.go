@@ -32,6 +32,22 @@ type Observations struct {
 	// replica set (its creation, each step of a reassignment), once per
 	// partition epoch, as the first broker to replay it reported it.
 	Assignments []AssignmentObservation `json:",omitempty"`
+	// Deletions: each committed RemoveTopicRecord, once per broker that
+	// replayed it (or restored a snapshot without the topic). The loss
+	// checks take a deleted topic's acknowledged writes as no longer
+	// promised (checkers.PromiseTopicDeleted), and the leader and high
+	// watermark checks tell a recreated topic's lives apart by them.
+	Deletions []TopicDeletionObservation `json:",omitempty"`
+}
+
+// TopicDeletionObservation says Broker learnt at Time that Topic was
+// deleted: it replayed the RemoveTopicRecord at Offset, or restored a
+// snapshot at Offset in which the topic it had is gone.
+type TopicDeletionObservation struct {
+	Time   time.Duration
+	Topic  string
+	Offset int64
+	Broker BrokerID
 }
 
 // AssignmentObservation says a committed metadata record gave TP the

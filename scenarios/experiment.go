@@ -179,6 +179,10 @@ type ExperimentSwarm struct {
 	// in the schedule format's selector words ("rack r1", "member-of g",
 	// "follower-of t/0 #1", "out-of-isr t/0", "leader-of t/0", "b2").
 	Targets []string `toml:"targets,omitempty"`
+	// Topics are the topics the topic operations (create-topic,
+	// delete-topic) name, beside the cluster's for add-partitions and
+	// alter-config (faults.SwarmOptions.Topics).
+	Topics []string `toml:"topics,omitempty"`
 	// Triggers are events a drawn fault may wait for (ack, election,
 	// alter-partition), each fault with probability trigger_prob.
 	Triggers    []string `toml:"triggers,omitempty"`

@@ -171,6 +171,7 @@ func swarmOf(name string, o *faults.SwarmOptions) (*ExperimentSwarm, error) {
 		sw.Targets = append(sw.Targets, t.String())
 	}
 	sw.Triggers, sw.TriggerProb, sw.MaxPerKind = slices.Clone(o.Triggers), o.TriggerProb, o.MaxPerKind
+	sw.Topics = slices.Clone(o.Topics)
 	if o.Start != 0 || o.End != 0 {
 		return nil, fmt.Errorf("scenario %s fixes its swarm's window, which the run sets", name)
 	}

@@ -390,6 +390,12 @@ func (e Experiment) mapSwarm(sc *Scenario, brokers int, fail failFunc) error {
 		return err
 	}
 	o.Kinds = kinds
+	for _, t := range sw.Topics {
+		if faults.CheckTopicName(t) != nil {
+			return fail(fmt.Sprintf("swarm topic %q: not a topic name Kafka accepts", t), "faults", "swarm", "topics")
+		}
+	}
+	o.Topics = slices.Clone(sw.Topics)
 	if sw.MeanInterval < 0 || sw.WindowMin < 0 || sw.WindowMax < 0 || sw.SkewMax < 0 || sw.DelayMax < 0 || sw.SyncLatencyMax < 0 {
 		return fail("swarm: a bound cannot be never", "faults", "swarm")
 	}
@@ -413,7 +419,7 @@ func swarmKinds(given []string, fail failFunc) ([]faults.Kind, error) {
 	if len(given) == 0 {
 		return nil, fail("swarm: give kinds (\"all\", or fault kinds)", "faults", "swarm", "kinds")
 	}
-	drawable := slices.Concat(faults.SwarmKinds(), faults.SwarmOperations())
+	drawable := slices.Concat(faults.SwarmKinds(), faults.SwarmOperations(), faults.SwarmTopicOperations())
 	var kinds []faults.Kind
 	for _, k := range given {
 		switch {

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"kafkasim/faults"
@@ -24,7 +25,7 @@ import (
 func (s *Scripted) liveness(bound time.Duration) string {
 	healedAt := s.Sim.Now()
 	stopped := false
-	progress := newPartitionProgress(healedAt, s.TPs, s.ProducedTPs())
+	progress := newPartitionProgress(healedAt, s.liveTPs(), s.ProducedTPs())
 	if stuck := progress.unproduced(); stuck != "" {
 		return stuck
 	}
@@ -51,6 +52,11 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// cluster is whole again: right after the heal a restarted
 		// quorum may not have elected yet, and would name none.
 		lost := s.diskLost()
+		deleted := s.deletedTPs()
+		// A deleted topic's records are asked of readers only while
+		// they are still in a leader's log, as a lost partition's are:
+		// once deleted, they are not.
+		lost = append(lost, deleted...)
 		acks.inLog = s.inLeaderLog(lost)
 		if stuck := acks.unreadAcked(lost); stuck != "" {
 			return false, stuck
@@ -66,7 +72,7 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// 95 batches in flight were acknowledged 0.4 s after the phase
 		// ended, while the group was rebalancing, and were judged
 		// unseen).
-		if stuck := acks.inFlight(s.processUp); stuck != "" {
+		if stuck := acks.inFlight(s.processUp, s.absent(deleted)...); stuck != "" {
 			return false, stuck
 		}
 		return true, ""
@@ -110,6 +116,8 @@ func (s *Scripted) clusterStuck() string {
 	for _, tp := range s.TPs {
 		ps, ok := s.Partition(tp)
 		switch {
+		case !ok && s.topicDeleted(tp.Topic):
+			continue // deleted on purpose (delete-topic): nothing to converge
 		case !ok:
 			return tp.String() + ": controller has no state (is it up?)"
 		case ps.Leader == model.NoBroker:
@@ -126,4 +134,61 @@ func (s *Scripted) clusterStuck() string {
 		}
 	}
 	return ""
+}
+
+// topicDeleted says whether a committed record deleted the topic during
+// the run (model.Observations.Deletions).
+func (s *Scripted) topicDeleted(topic string) bool {
+	for _, d := range s.Observed.Deletions {
+		if d.Topic == topic {
+			return true
+		}
+	}
+	return false
+}
+
+// liveTPs are the fixture's partitions less those of topics deleted
+// during the run that no topic of the same name has replaced: the
+// liveness phase asks nothing of a partition the operator deleted.
+func (s *Scripted) liveTPs() []model.TopicPartition {
+	var out []model.TopicPartition
+	for _, tp := range s.TPs {
+		if _, ok := s.Partition(tp); ok || !s.topicDeleted(tp.Topic) {
+			out = append(out, tp)
+		}
+	}
+	return out
+}
+
+// deletedTPs are the partitions of topics deleted during the run that
+// the fixture has or the history wrote to (a deleted topic's later
+// partitions, added or created again, are the history's).
+func (s *Scripted) deletedTPs() []model.TopicPartition {
+	if len(s.Observed.Deletions) == 0 {
+		return nil
+	}
+	var out []model.TopicPartition
+	for _, tp := range s.TPs {
+		if s.topicDeleted(tp.Topic) {
+			out = append(out, tp)
+		}
+	}
+	for _, op := range s.History.History() {
+		if op.F == model.FSend && s.topicDeleted(op.TP.Topic) && !slices.Contains(out, op.TP) {
+			out = append(out, op.TP)
+		}
+	}
+	return out
+}
+
+// absent are those of tps the controller does not have now: a send to
+// one settles only at delivery.timeout.ms.
+func (s *Scripted) absent(tps []model.TopicPartition) []model.TopicPartition {
+	var out []model.TopicPartition
+	for _, tp := range tps {
+		if _, ok := s.Partition(tp); !ok {
+			out = append(out, tp)
+		}
+	}
+	return out
 }

@@ -132,13 +132,14 @@ type observationLine struct {
 	QuorumApplied  *model.QuorumAppliedObservation  `json:"quorum_applied,omitempty"`
 	QuorumSnapshot *model.QuorumSnapshotObservation `json:"quorum_snapshot,omitempty"`
 	Assignment     *model.AssignmentObservation     `json:"assignment,omitempty"`
+	Deletion       *model.TopicDeletionObservation  `json:"deletion,omitempty"`
 }
 
 // set counts the fields a line sets.
 func (l *observationLine) set() int {
 	n := 0
 	for _, ok := range []bool{l.Leader != nil, l.ISR != nil, l.HighWatermark != nil, l.Generation != nil, l.Committed != nil,
-		l.QuorumVoters != nil, l.QuorumLeader != nil, l.QuorumHW != nil, l.QuorumApplied != nil, l.QuorumSnapshot != nil, l.Assignment != nil} {
+		l.QuorumVoters != nil, l.QuorumLeader != nil, l.QuorumHW != nil, l.QuorumApplied != nil, l.QuorumSnapshot != nil, l.Assignment != nil, l.Deletion != nil} {
 		if ok {
 			n++
 		}
@@ -235,6 +236,9 @@ func writeObservations(w io.Writer, o *model.Observations) error {
 	}
 	for i := range o.Assignments {
 		lines = append(lines, observationLine{Assignment: &o.Assignments[i]})
+	}
+	for i := range o.Deletions {
+		lines = append(lines, observationLine{Deletion: &o.Deletions[i]})
 	}
 	for i := range lines {
 		if err := enc.Encode(&lines[i]); err != nil {
@@ -368,6 +372,8 @@ func (l *observationLine) addTo(o *model.Observations) error {
 		o.Quorum.Snapshots = append(o.Quorum.Snapshots, *l.QuorumSnapshot)
 	case l.Assignment != nil:
 		o.Assignments = append(o.Assignments, *l.Assignment)
+	case l.Deletion != nil:
+		o.Deletions = append(o.Deletions, *l.Deletion)
 	}
 	return nil
 }

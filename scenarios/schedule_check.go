@@ -98,8 +98,11 @@ func CheckSchedule(sc Scenario, seed uint64, set []string, file ScheduleFile) (w
 // faultSelectors lists every selector of a fault.
 func faultSelectors(f faults.Fault) []faults.Selector {
 	out := []faults.Selector{f.Target, f.Peer}
-	if f.Kind.IsOperation() {
-		out = append(out, faults.LeaderOf(f.TP)) // the partition must exist
+	if f.Kind.IsOperation() && f.TP.Topic != "" {
+		// The partition must exist. A topic operation names a topic that
+		// may come and go during the run: the controller answers
+		// UNKNOWN_TOPIC_OR_PARTITION when it fires if there is none.
+		out = append(out, faults.LeaderOf(f.TP))
 	}
 	for _, g := range f.Groups {
 		out = append(out, g...)

@@ -15,3 +15,11 @@ type AssignmentObserver interface {
 	Observer
 	ReplicaSetChanged(broker model.BrokerID, a model.AssignmentObservation)
 }
+
+// DeletionObserver is an Observer that also wants the topic deletions the
+// metadata log commits, as this broker replays them (the record's offset
+// tells the copies from several brokers apart).
+type DeletionObserver interface {
+	Observer
+	TopicDeleted(broker model.BrokerID, topic string, offset int64)
+}

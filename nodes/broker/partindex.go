@@ -106,3 +106,13 @@ func (x *partIndex) add(p *partition) {
 		x.hitParts = ps
 	}
 }
+
+// remove makes tp unfindable (a deleted topic's replica). The slot is
+// cleared in place, which the hit sees too.
+func (x *partIndex) remove(topic string, n int32) {
+	i := x.topic(topic)
+	if i < 0 || n < 0 || int(n) >= len(x.byNum[i]) {
+		return
+	}
+	x.byNum[i][n] = nil
+}

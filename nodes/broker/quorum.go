@@ -51,6 +51,10 @@ func (b *Broker) startQuorum(env *sim.Env) {
 		id := b.cfg.ID
 		b.replay.img.OnAssignment = func(a model.AssignmentObservation) { o.ReplicaSetChanged(id, a) }
 	}
+	if o, ok := b.cfg.Observer.(DeletionObserver); ok {
+		id := b.cfg.ID
+		b.replay.img.OnTopicDeleted = func(topic string, offset int64) { o.TopicDeleted(id, topic, offset) }
+	}
 	b.quorum = raft.New(raft.Config{ID: b.cfg.ID, Voters: b.cfg.Voters, Observer: true, Dir: controller.QuorumDir,
 		SnapshotEvery: b.cfg.SnapshotEvery, Watch: b.cfg.QuorumWatch}, b.replay)
 	b.quorum.Start(env)
@@ -79,10 +83,15 @@ func (b *Broker) afterQuorum() {
 		b.brokers = append(b.brokers, fenced...)
 		sortBrokers(b.brokers)
 	}
+	removed, configs := b.replay.img.TakeTopicChanges()
+	b.applyTopicChanges(removed)
 	for _, tp := range tps {
 		if ps, ok := b.replay.img.Partition(tp); ok {
 			b.applyPartitionState(ps)
 		}
+	}
+	for _, topic := range configs {
+		b.applyTopicConfig(topic)
 	}
 	if off := b.quorum.LastApplied(); off > b.metadataOffset {
 		before := b.metadataOffset

@@ -114,6 +114,9 @@ func (b *Broker) handleMetadata(from model.BrokerID, m model.MetadataRequest) {
 	}
 	for _, t := range topics {
 		tm := model.TopicMetadata{Topic: t}
+		if b.replay != nil {
+			tm.Life = b.replay.img.TopicLife(t)
+		}
 		tps := b.topicsOf[t]
 		if len(tps) == 0 {
 			tm.Error = model.UnknownTopicOrPartition

@@ -36,6 +36,7 @@ type metadata struct {
 	listed int
 
 	counts map[string]int32 // partition count of each known topic
+	lives  map[string]int32 // each topic's life (TopicMetadata.Life), absent for 0
 	// parts is every known partition's state, sorted by partition: a
 	// producer asks for leaders after every event, and a binary search of
 	// a few entries is cheaper than hashing a topic name.
@@ -207,6 +208,22 @@ func (m *metadata) apply(r model.MetadataResponse, now time.Duration) {
 			m.needUpdate = true
 			continue
 		}
+		switch life := m.lives[t.Topic]; {
+		case t.Life < life:
+			// A broker that has not replayed the deletion yet: a stale
+			// view of a topic gone.
+			m.needUpdate = true
+			continue
+		case t.Life > life:
+			// The topic was deleted and created again: its partitions
+			// start over, epochs from 0 (Kafka's Metadata resets the
+			// last seen epochs when a topic id changes).
+			m.forgetTopic(t.Topic)
+			if m.lives == nil {
+				m.lives = map[string]int32{}
+			}
+			m.lives[t.Topic] = t.Life
+		}
 		m.counts[t.Topic] = int32(len(t.Partitions))
 		for _, p := range t.Partitions {
 			j, had := m.find(p.TP)
@@ -230,4 +247,10 @@ func (m *metadata) apply(r model.MetadataResponse, now time.Duration) {
 			}
 		}
 	}
+}
+
+// forgetTopic drops a topic's partitions from the cache.
+func (m *metadata) forgetTopic(topic string) {
+	delete(m.counts, topic)
+	m.parts = slices.DeleteFunc(m.parts, func(p model.PartitionState) bool { return p.TP.Topic == topic })
 }

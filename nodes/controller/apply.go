@@ -30,6 +30,10 @@ type metadataState struct {
 
 	topics     map[string]*topicInfo
 	topicNames []string // sorted
+	// deleted counts each topic name's deletions (RemoveTopicRecord): a
+	// topic created under a name deleted n times is its life n, which
+	// stands in for Kafka's topic id where a name is reused.
+	deleted map[string]int32
 
 	// cluster is the cluster configuration, the base that topic-level
 	// overrides in CreateTopicRecord apply to.
@@ -64,6 +68,9 @@ type topicInfo struct {
 	// here is before capping at the replication factor.
 	config model.TopicConfig
 	parts  []*partitionInfo
+	// life is how many topics of this name were deleted before it was
+	// created (metadataState.deleted): 0 unless the name was reused.
+	life int32
 }
 
 // partitionInfo is one partition: what brokers and clients see, plus the
@@ -96,6 +103,7 @@ func newMetadataState(cluster model.Config) *metadataState {
 		controllerID: model.NoBroker,
 		brokers:      map[model.BrokerID]*brokerRegistration{},
 		topics:       map[string]*topicInfo{},
+		deleted:      map[string]int32{},
 		cluster:      cluster,
 	}
 }
@@ -148,7 +156,7 @@ func (s *metadataState) apply(offset int64, r Record) {
 		if err != nil {
 			panic(fmt.Sprintf("controller: %v: %v", r, err))
 		}
-		t := &topicInfo{name: r.Name, configs: r.Configs, config: config}
+		t := &topicInfo{name: r.Name, configs: r.Configs, config: config, life: s.deleted[r.Name]}
 		for i := range r.Partitions {
 			p := r.Partitions[i]
 			if p.TP != model.TP(r.Name, int32(i)) {
@@ -189,6 +197,9 @@ func (s *metadataState) apply(offset int64, r Record) {
 			p.Replicas, p.Adding, p.Removing = a.Replicas, a.Adding, a.Removing
 		}
 		p.changedAt = offset
+
+	case RemoveTopicRecord, CreatePartitionsRecord, ConfigRecord:
+		s.applyTopicChange(offset, r)
 
 	default:
 		panic(fmt.Sprintf("controller: unknown record %T", r))

@@ -67,20 +67,35 @@ func (s *metadataState) snapshot() []byte {
 			moving = append(moving, p)
 		}
 	})
-	if len(racked) > 0 || len(moving) > 0 {
+	// The deletion counts trail those (then written even when empty),
+	// only when a topic was ever deleted.
+	lives := len(s.deleted) > 0
+	if len(racked) > 0 || len(moving) > 0 || lives {
 		b = binary.AppendUvarint(b, uint64(len(racked)))
 		for _, id := range racked {
 			b = binary.AppendVarint(b, int64(id))
 			b = appendString(b, s.brokers[id].Rack)
 		}
 	}
-	if len(moving) > 0 {
+	if len(moving) > 0 || lives {
 		b = binary.AppendUvarint(b, uint64(len(moving)))
 		for _, p := range moving {
 			b = appendString(b, p.TP.Topic)
 			b = binary.AppendVarint(b, int64(p.TP.Partition))
 			b = appendBrokers(b, p.Adding)
 			b = appendBrokers(b, p.Removing)
+		}
+	}
+	if lives {
+		names := make([]string, 0, len(s.deleted))
+		for name := range s.deleted {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		b = binary.AppendUvarint(b, uint64(len(names)))
+		for _, name := range names {
+			b = appendString(b, name)
+			b = binary.AppendVarint(b, int64(s.deleted[name]))
 		}
 	}
 	return b
@@ -171,6 +186,20 @@ func restoreState(cluster model.Config, data []byte) *metadataState {
 			p.Adding, p.Removing = d.brokers(), d.brokers()
 		}
 	}
+	if len(d.b) > 0 && d.err == nil {
+		nd := d.count()
+		for i := 0; i < nd && d.err == nil; i++ {
+			name, n := d.string(), d.int32()
+			if n <= 0 {
+				d.fail()
+				break
+			}
+			s.deleted[name] = n
+			if t := s.topics[name]; t != nil {
+				t.life = n
+			}
+		}
+	}
 	if d.err != nil || len(d.b) != 0 || !slices.IsSorted(s.brokerIDs) || !slices.IsSorted(s.topicNames) {
 		panic(fmt.Sprintf("controller: a metadata snapshot of %d bytes does not decode", len(data)))
 	}
@@ -201,10 +230,18 @@ type MetadataImage struct {
 	changed []model.TopicPartition
 	brokers bool
 	all     bool
+	// removed lists the partitions of topics deleted, and configs the
+	// topics whose configuration changed, since TakeTopicChanges last ran.
+	removed []model.TopicPartition
+	configs []string
 	// OnAssignment, if set, is told of each record that sets a
 	// partition's replica set, as it is applied (for the checkers; it
 	// must not change the run).
 	OnAssignment func(model.AssignmentObservation)
+	// OnTopicDeleted, if set, is told of each RemoveTopicRecord as it is
+	// applied, with its offset (for the checkers; it must not change the
+	// run).
+	OnTopicDeleted func(topic string, offset int64)
 }
 
 // NewMetadataImage is the empty metadata, before any record.
@@ -215,6 +252,16 @@ func NewMetadataImage(cluster model.Config) *MetadataImage {
 // Apply replays one committed log entry at offset.
 func (m *MetadataImage) Apply(offset int64, data []byte) {
 	r := decodeRecord(data)
+	if rt, ok := r.(RemoveTopicRecord); ok {
+		if t := m.s.topics[rt.Name]; t != nil {
+			for _, p := range t.parts {
+				m.removed = append(m.removed, p.TP)
+			}
+		}
+		if m.OnTopicDeleted != nil {
+			m.OnTopicDeleted(rt.Name, offset)
+		}
+	}
 	var before *partitionInfo
 	if c, ok := r.(PartitionChangeRecord); ok && c.Assignment != nil && m.OnAssignment != nil {
 		if p := m.s.partition(c.TP); p != nil {
@@ -232,6 +279,14 @@ func (m *MetadataImage) Apply(offset int64, data []byte) {
 		}
 	case PartitionChangeRecord:
 		m.changed = append(m.changed, r.TP)
+	case CreatePartitionsRecord:
+		for i := range r.Partitions {
+			m.changed = append(m.changed, r.Partitions[i].TP)
+		}
+	case ConfigRecord:
+		m.configs = append(m.configs, r.Topic)
+	case RemoveTopicRecord:
+		// the partitions were listed before the record applied
 	default:
 		m.brokers = true
 	}
@@ -252,6 +307,12 @@ func (m *MetadataImage) reportAssignments(r Record, before *partitionInfo) {
 				m.OnAssignment(observe(p))
 			}
 		}
+	case CreatePartitionsRecord:
+		for i := range r.Partitions {
+			if p := m.s.partition(r.Partitions[i].TP); p != nil {
+				m.OnAssignment(observe(p))
+			}
+		}
 	case PartitionChangeRecord:
 		if before == nil {
 			return
@@ -267,7 +328,21 @@ func (m *MetadataImage) Snapshot() []byte { return m.s.snapshot() }
 
 // Restore replaces the image with a snapshot's.
 func (m *MetadataImage) Restore(data []byte) {
+	old := m.s
 	m.s = restoreState(m.cluster, data)
+	// A snapshot taken after a deletion no longer names the topic: what
+	// the old state had and the new one lacks was deleted meanwhile.
+	old.eachPartition(func(_ *topicInfo, p *partitionInfo) {
+		if m.s.partition(p.TP) == nil {
+			m.removed = append(m.removed, p.TP)
+		}
+	})
+	for _, name := range old.topicNames {
+		if m.s.topics[name] == nil && m.OnTopicDeleted != nil {
+			m.OnTopicDeleted(name, m.s.offset)
+		}
+	}
+	m.configs = append(m.configs, m.s.topicNames...)
 	m.all, m.brokers, m.changed = true, true, nil
 }
 
@@ -286,6 +361,20 @@ func (m *MetadataImage) TakeChanged() (tps []model.TopicPartition, brokers, all 
 	brokers, all = m.brokers, m.all
 	m.changed, m.brokers, m.all = nil, false, false
 	return tps, brokers, all
+}
+
+// TakeTopicChanges returns what the topic operations changed since it
+// last ran: the partitions of deleted topics (sorted, each once) and the
+// topics whose configuration changed (sorted, each once). A restored
+// snapshot lists every partition the image lost and every topic.
+func (m *MetadataImage) TakeTopicChanges() (removed []model.TopicPartition, configs []string) {
+	removed, configs = m.removed, m.configs
+	slices.SortFunc(removed, model.TopicPartition.Compare)
+	removed = slices.Compact(removed)
+	slices.Sort(configs)
+	configs = slices.Compact(configs)
+	m.removed, m.configs = nil, nil
+	return removed, configs
 }
 
 // Partition is one partition's state.
@@ -323,6 +412,16 @@ func (m *MetadataImage) BrokerEpoch(id model.BrokerID) (model.Epoch, bool) {
 func (m *MetadataImage) InControlledShutdown(id model.BrokerID) bool {
 	r := m.s.brokers[id]
 	return r != nil && r.InControlledShutdown
+}
+
+// TopicLife is the topic's life: how many topics of its name were deleted
+// before it was created (0 unless the name was reused), the stand-in for
+// Kafka's topic id a client tells a recreated topic by.
+func (m *MetadataImage) TopicLife(topic string) int32 {
+	if t := m.s.topics[topic]; t != nil {
+		return t.life
+	}
+	return 0
 }
 
 // Brokers lists the registered brokers, live (unfenced) and fenced, each

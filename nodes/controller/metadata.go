@@ -26,7 +26,7 @@ func (c *Controller) handleMetadata(env *sim.Env, from sim.NodeID, m model.Metad
 			resp.Topics = append(resp.Topics, model.TopicMetadata{Topic: name, Error: model.UnknownTopicOrPartition})
 			continue
 		}
-		tm := model.TopicMetadata{Topic: name}
+		tm := model.TopicMetadata{Topic: name, Life: t.life}
 		for _, p := range t.parts {
 			tm.Partitions = append(tm.Partitions, p.PartitionState)
 		}

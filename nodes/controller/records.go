@@ -484,6 +484,9 @@ func (d *decoder) record() Record {
 		}
 		return r
 	}
+	if r, ok := d.topicRecord(k); ok {
+		return r
+	}
 	d.fail()
 	return nil
 }
