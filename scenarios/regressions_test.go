@@ -34,6 +34,49 @@ at 10.444s reassign orders/0 to b4,b5,b3
 		why: "simulation bug: a broker's partition index remembered a topic's replica slice at a lookup; a reassignment then opened a replica past the slice's end (a new array) and another in a hole below it, which the remembered slice did not see, so the broker took orders/0 for a replica it did not host, opened it again and panicked ('partition orders/0 opened twice'). The index now keeps the remembered slice current (found by the session-12 sweep of reassign-under-chaos from 99500000 on 54d4e80)",
 	},
 	{
+		name:     "a-hold-behind-the-acknowledged-sequence-outlives-an-epoch-bump-elsewhere",
+		scenario: "reassign-under-chaos",
+		seed:     99506733,
+		schedule: `
+from 459ms to 5.35s partition bridge
+from 5.131s to 10.3s partition halves
+from 5.636s to 6.1s pause random-broker
+from 6.546s to 14.55s partition isolate controller from all
+from 11.929s to 21.1s pause random-broker
+from 12.5s to 14.32s partition bridge
+from 14.667s to 14.7s pause random-broker
+from 14.786s to 15.58s partition bridge
+at 17.162s reset isr-follower orders/3 b2
+from 17.249s to 20.38s partition bridge
+from 20.887s to 25.079s partition halves
+from 21.933s to 26.616s partition oneway isr-follower t/0 b2
+at 24.995s reset random-broker b5
+from 25.134s to 29.881s pause controller
+from 26.834s to 36.76s partition bridge
+from 27.273s to 30.403s partition bridge
+from 27.981s to 31.711s partition isolate controller from all
+from 28.383s to 30.829s partition halves
+at 31.27s reset controller b102
+from 32.335s to 39.684s pause random-broker
+from 36.705s to 40.908s pause b4
+from 38.557s to 41.68s partition bridge
+from 39.637s to 42.516s partition bridge
+from 42.277s to 45.192s partition bridge
+from 45.036s to 52.638s partition isolate random-broker
+from 45.327s to 54.302s partition oneway controller b3
+from 48.287s to 50.888s partition bridge
+from 51.706s to 56.146s partition halves
+from 51.903s to 54.662s partition bridge
+from 52.173s to 59.65s partition bridge
+from 52.297s to 56.729s partition bridge
+from 55.492s to 59.249s partition bridge
+from 57.497s to 1m0.21s partition bridge
+from 57.805s to 1m0.21s partition bridge
+from 58.199s to 1m0.21s partition bridge
+`,
+		why: "liveness-check bug: a producer's batches 0 and 1 on orders/1 went to a deposed leader while batch 2-3 went to the new one, which knew no state for the producer and took it; the retries of 0 and 1 were then behind the acknowledged sequence and held orders/1 until delivery.timeout.ms, as Kafka's TransactionManager.canRetry and RecordAccumulator.shouldStopDrainBatchesForPartition do. Meanwhile an epoch bump for events/1 moved the producer to a new epoch, and the hold was judged against the producer's epoch instead of the partition's own, which stays on the old one while its batches are in flight (TransactionManager.hasStaleProducerIdAndEpoch), so the check gave the partition no extra time and reported 190 sends in flight. The hold is now judged under the partition's identity (found by the session-12 sweep of reassign-under-chaos from 99500000 on 54d4e80)",
+	},
+	{
 		name:     "a-hold-behind-the-acknowledged-sequence-lasts-until-what-waited-is-read",
 		scenario: "chaos-config",
 		seed:     97003027,
