@@ -24,6 +24,7 @@ const (
 	PartCommitted                       // Observations.Committed
 	PartQuorum                          // Observations.Quorum
 	PartDiskLost                        // Input.DiskLost
+	PartStranded                        // Input.Stranded
 )
 
 // String says what the part is, for a person.
@@ -43,6 +44,8 @@ func (p InputPart) String() string {
 		return "the metadata quorum's reports"
 	case PartDiskLost:
 		return "the partitions where every ISR and ELR replica lost its disk"
+	case PartStranded:
+		return "the partitions Kafka's controller left without a leader it may elect"
 	}
 	return "an unknown input part"
 }
@@ -67,6 +70,8 @@ func (in *Input) Has(p InputPart) bool {
 		return len(q.Leaders)+len(q.HighWatermarks)+len(q.Applied)+len(q.Snapshots) > 0
 	case PartDiskLost:
 		return len(in.DiskLost) > 0
+	case PartStranded:
+		return len(in.Stranded) > 0
 	}
 	return false
 }
@@ -131,10 +136,12 @@ var clusterChecks = []clusterCheck{
 
 // excuses are the rules that allow findings given what the input says.
 // The retention excuse is applied inside lostAndUnseen and groupUnseen
-// (each reads the replicas' log starts); the disk-loss excuse by Check.
+// (each reads the replicas' log starts); the disk-loss and stranded
+// excuses by Check.
 var excuses = []Requirement{
 	{Name: "records retention deleted are not lost", Anomalies: []string{LostWrite, Unseen, GroupUnseen}, Needs: []InputPart{PartReplicas}, Excuse: true},
 	{Name: "acknowledged writes are not promised where every ISR and ELR replica lost its disk", Anomalies: lossConsequences, Needs: []InputPart{PartDiskLost}, Excuse: true},
+	{Name: "a partition Kafka's controller left without an electable leader is not promised to recover", Anomalies: strandedConsequences, Needs: []InputPart{PartStranded}, Excuse: true},
 }
 
 // runClusterChecks runs the table in order, each check whose input is

@@ -46,6 +46,8 @@ func TestEveryRequirementIsWhatItsCheckReads(t *testing.T) {
 		{"records retention deleted are not lost", Input{History: retained, Replicas: []ReplicaLog{
 			{Broker: 1, TP: t0, LogStart: 1, HW: 2, Records: ovs(1, "b")}}}, PartReplicas, LostWrite, true},
 		{"acknowledged writes are not promised where every ISR and ELR replica lost its disk", Input{History: twice, DiskLost: []model.TopicPartition{t0}}, PartDiskLost, InconsistentOffsets, true},
+		{"a partition Kafka's controller left without an electable leader is not promised to recover", Input{History: acked(), Replicas: []ReplicaLog{
+			{Broker: 1, TP: t0, HW: 0, OutOfSync: true, NeverRejoined: true}}, Stranded: []model.TopicPartition{t0}}, PartStranded, ReplicaNotRejoined, true},
 	}
 	opts := Options{Idempotent: true, LinearizabilityBudget: -1}
 	isError := func(r Result, anomaly string) bool {
@@ -79,6 +81,8 @@ func TestEveryRequirementIsWhatItsCheckReads(t *testing.T) {
 			without.Observations.Quorum = model.QuorumObservations{}
 		case PartDiskLost:
 			without.DiskLost = nil
+		case PartStranded:
+			without.Stranded = nil
 		}
 		rWith, rWithout := check(t, with, opts), check(t, without, opts)
 		if got, want := isError(rWith, c.anomaly), !c.excuse; got != want {

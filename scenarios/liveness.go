@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"kafkasim/faults"
@@ -35,12 +36,15 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		if stuck := s.quorumStuck(); stuck != "" {
 			return false, stuck
 		}
-		if stuck := s.clusterStuck(); stuck != "" {
+		// A partition Kafka's controller itself left without an electable
+		// leader (stranded.go) is not waited for.
+		stranded := s.stranded()
+		if stuck := s.clusterStuck(stranded...); stuck != "" {
 			return false, stuck
 		}
 		acks.advance()
 		if !stopped {
-			if stuck := progress.unacked(); stuck != "" {
+			if stuck := progress.unacked(stranded...); stuck != "" {
 				return false, stuck
 			}
 			s.StopProducing()
@@ -52,13 +56,16 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// quorum may not have elected yet, and would name none.
 		lost := s.diskLost()
 		acks.inLog = s.inLeaderLog(lost)
-		if stuck := acks.unreadAcked(lost); stuck != "" {
+		// A stranded partition has no leader to read from: nothing of it
+		// is in a leader's log, so every send on it is excused.
+		unreadable := append(slices.Clone(lost), stranded...)
+		if stuck := acks.unreadAcked(unreadable); stuck != "" {
 			return false, stuck
 		}
-		if stuck := acks.unreadByGroups(lost); stuck != "" {
+		if stuck := acks.unreadByGroups(unreadable); stuck != "" {
 			return false, stuck
 		}
-		if stuck := progress.unread(acks.all.read); stuck != "" {
+		if stuck := progress.unread(acks.all.read, stranded...); stuck != "" {
 			return false, stuck
 		}
 		// A send acknowledged after this look would otherwise go
@@ -66,7 +73,7 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// 95 batches in flight were acknowledged 0.4 s after the phase
 		// ended, while the group was rebalancing, and were judged
 		// unseen).
-		if stuck := acks.inFlight(s.processUp); stuck != "" {
+		if stuck := acks.inFlight(s.processUp, stranded); stuck != "" {
 			return false, stuck
 		}
 		return true, ""
@@ -105,9 +112,15 @@ func (s *Scripted) inLeaderLog(lost []model.TopicPartition) func(ackedSend) bool
 	}
 }
 
-func (s *Scripted) clusterStuck() string {
+// clusterStuck says what keeps the cluster from being whole: a partition
+// without a leader, with its leader down, or with a replica outside its
+// ISR; "" if nothing does. The partitions in skip are not looked at.
+func (s *Scripted) clusterStuck(skip ...model.TopicPartition) string {
 	min := s.Config.Topic.MinInsyncReplicas
 	for _, tp := range s.TPs {
+		if slices.Contains(skip, tp) {
+			continue
+		}
 		ps, ok := s.Partition(tp)
 		switch {
 		case !ok:

@@ -155,12 +155,13 @@ func (r *reader) missing(lost []model.TopicPartition, inLog func(ackedSend) bool
 // within delivery.timeout.ms; if it is acknowledged, its record must be
 // read like any other, so the liveness phase cannot end while it runs. A
 // send left running by a producer that went down stays so for good and is
-// not waited for.
-func (w *ackWatch) inFlight(up func(process int) bool) string {
+// not waited for, nor is one to a partition in skip (stranded.go), which
+// has no leader to answer it.
+func (w *ackWatch) inFlight(up func(process int) bool, skip []model.TopicPartition) string {
 	n, first := 0, -1
 	for _, i := range w.open {
 		op := w.rec.Op(i)
-		if op.F != model.FSend || !up(op.Process) {
+		if op.F != model.FSend || !up(op.Process) || slices.Contains(skip, op.TP) {
 			continue
 		}
 		if n == 0 {
