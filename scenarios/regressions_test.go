@@ -34,6 +34,36 @@ at 10.444s reassign orders/0 to b4,b5,b3
 		why: "simulation bug: a broker's partition index remembered a topic's replica slice at a lookup; a reassignment then opened a replica past the slice's end (a new array) and another in a hole below it, which the remembered slice did not see, so the broker took orders/0 for a replica it did not host, opened it again and panicked ('partition orders/0 opened twice'). The index now keeps the remembered slice current (found by the session-12 sweep of reassign-under-chaos from 99500000 on 54d4e80)",
 	},
 	{
+		name:     "a-close-pending-from-a-dead-process-does-not-outlive-the-connection",
+		scenario: "reassign-under-chaos",
+		seed:     99702610,
+		schedule: `
+from 1.063s to 8.85s partition bridge
+at 1.345s reassign orders/2 to b1,b5,b3
+from 2.325s to 2.34s drift b4 -0.0476
+at 2.385s reassign events/1 to b4,b1,b5
+at 3.978s reassign orders/0 to b2,b3,b5
+from 5.062s to 6.65s partition bridge
+from 7.404s to 13.9s partition bridge
+from 7.446s to 7.47s partition ring
+from 8.22s to 11.65s partition halves
+from 11.266s to 18s partition halves
+from 12.845s to 14.63s partition ring
+from 18.33s to 18.7s partition bridge
+from 18.53s to 18.55s drift b4 -0.0062
+from 19.159s to 20.64s partition halves
+from 19.232s to 19.24s partition bridge
+from 19.512s to 21.28s partition halves
+from 20.38s to 22.25s crash controller
+from 24.017s to 24.1s drift controller +0.0137
+from 30.193s to 30.68s partition ring
+from 30.658s to 35.6s crash controller
+from 31.994s to 33.9s partition ring
+from 38.727s to 41s partition halves
+`,
+		why: "simulation bug: controller b100 crashed while its answers to b102 waited behind a cut, and its kernel kept the close pending on that connection's retransmission timer; b102 then closed its socket to b100, which ended the connection and the timer, but the pending close stayed. After b100 restarted, a later cut queued its messages to b102 behind that close, which no timer served, so nothing b100 (or b101, the same way) sent reached b102 again: every pre-vote went unanswered and no quorum leader was elected after the heal. A close now drops a pending close of the far end's dead process (found by the session-12 sweep of reassign-under-chaos from 99700000)",
+	},
+	{
 		name:     "a-cancel-that-leaves-only-a-foreign-broker-in-the-elr-strands-the-partition",
 		scenario: "reassign-under-chaos",
 		seed:     99508220,
