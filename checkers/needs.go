@@ -141,7 +141,7 @@ var clusterChecks = []clusterCheck{
 var excuses = []Requirement{
 	{Name: "records retention deleted are not lost", Anomalies: []string{LostWrite, Unseen, GroupUnseen}, Needs: []InputPart{PartReplicas}, Excuse: true},
 	{Name: "acknowledged writes are not promised where every ISR and ELR replica lost its disk", Anomalies: lossConsequences, Needs: []InputPart{PartDiskLost}, Excuse: true},
-	{Name: "a partition Kafka's controller left without an electable leader is not promised to recover", Anomalies: strandedConsequences, Needs: []InputPart{PartStranded}, Excuse: true},
+	{Name: "no recovery is promised where Kafka left no electable leader", Anomalies: strandedConsequences, Needs: []InputPart{PartStranded}, Excuse: true},
 }
 
 // runClusterChecks runs the table in order, each check whose input is

@@ -46,7 +46,7 @@ func TestEveryRequirementIsWhatItsCheckReads(t *testing.T) {
 		{"records retention deleted are not lost", Input{History: retained, Replicas: []ReplicaLog{
 			{Broker: 1, TP: t0, LogStart: 1, HW: 2, Records: ovs(1, "b")}}}, PartReplicas, LostWrite, true},
 		{"acknowledged writes are not promised where every ISR and ELR replica lost its disk", Input{History: twice, DiskLost: []model.TopicPartition{t0}}, PartDiskLost, InconsistentOffsets, true},
-		{"a partition Kafka's controller left without an electable leader is not promised to recover", Input{History: acked(), Replicas: []ReplicaLog{
+		{"no recovery is promised where Kafka left no electable leader", Input{History: acked(), Replicas: []ReplicaLog{
 			{Broker: 1, TP: t0, HW: 0, OutOfSync: true, NeverRejoined: true}}, Stranded: []model.TopicPartition{t0}}, PartStranded, ReplicaNotRejoined, true},
 	}
 	opts := Options{Idempotent: true, LinearizabilityBudget: -1}
