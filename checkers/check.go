@@ -39,6 +39,7 @@ func Check(in Input, opts Options) Result {
 	// holds what it reads (needs.go says what that is).
 	r.Violations = append(r.Violations, a.runClusterChecks(&in, &opts)...)
 	excuseDiskLost(r.Violations, in.DiskLost)
+	excuseStranded(r.Violations, in.Stranded)
 	unpromiseDiskLost(r.Linearizability, in.DiskLost)
 	deleted := deletedTopics(in.Observations.Deletions)
 	excuseDeleted(r.Violations, deleted)

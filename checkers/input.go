@@ -27,6 +27,13 @@ type Input struct {
 	// every partition.
 	DiskLost []model.TopicPartition
 
+	// Stranded lists partitions that Kafka's own controller left without
+	// a leader it may elect at the end of the run (an empty ISR and an ELR
+	// of brokers that are no longer replicas, PromiseStrandedByELR): that
+	// they stayed leaderless, with their replicas outside the ISR and
+	// their records unread, is allowed there.
+	Stranded []model.TopicPartition
+
 	_ struct{}
 }
 

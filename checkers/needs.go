@@ -25,6 +25,7 @@ const (
 	PartQuorum                          // Observations.Quorum
 	PartDiskLost                        // Input.DiskLost
 	PartDeletions                       // Observations.Deletions
+	PartStranded                        // Input.Stranded
 )
 
 // String says what the part is, for a person.
@@ -46,6 +47,8 @@ func (p InputPart) String() string {
 		return "the partitions where every ISR and ELR replica lost its disk"
 	case PartDeletions:
 		return "the topic deletions committed"
+	case PartStranded:
+		return "the partitions Kafka's controller left without a leader it may elect"
 	}
 	return "an unknown input part"
 }
@@ -72,6 +75,8 @@ func (in *Input) Has(p InputPart) bool {
 		return len(in.DiskLost) > 0
 	case PartDeletions:
 		return len(o.Deletions) > 0
+	case PartStranded:
+		return len(in.Stranded) > 0
 	}
 	return false
 }
@@ -138,11 +143,13 @@ var clusterChecks = []clusterCheck{
 
 // excuses are the rules that allow findings given what the input says.
 // The retention excuse is applied inside lostAndUnseen and groupUnseen
-// (each reads the replicas' log starts); the disk-loss excuse by Check.
+// (each reads the replicas' log starts); the disk-loss and stranded
+// excuses by Check.
 var excuses = []Requirement{
 	{Name: "records retention deleted are not lost", Anomalies: []string{LostWrite, Unseen, GroupUnseen}, Needs: []InputPart{PartReplicas}, Excuse: true},
 	{Name: "acknowledged writes are not promised where every ISR and ELR replica lost its disk", Anomalies: lossConsequences, Needs: []InputPart{PartDiskLost}, Excuse: true},
 	{Name: "a deleted topic's acknowledged writes are not promised", Anomalies: deletionConsequences, Needs: []InputPart{PartDeletions}, Excuse: true},
+	{Name: "no recovery is promised where Kafka left no electable leader", Anomalies: strandedConsequences, Needs: []InputPart{PartStranded}, Excuse: true},
 }
 
 // runClusterChecks runs the table in order, each check whose input is

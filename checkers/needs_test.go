@@ -48,6 +48,8 @@ func TestEveryRequirementIsWhatItsCheckReads(t *testing.T) {
 		{"acknowledged writes are not promised where every ISR and ELR replica lost its disk", Input{History: twice, DiskLost: []model.TopicPartition{t0}}, PartDiskLost, InconsistentOffsets, true},
 		{"a deleted topic's acknowledged writes are not promised", Input{History: twice, Observations: model.Observations{
 			Deletions: []model.TopicDeletionObservation{{Time: 1, Topic: t0.Topic, Offset: 9}}}}, PartDeletions, InconsistentOffsets, true},
+		{"no recovery is promised where Kafka left no electable leader", Input{History: acked(), Replicas: []ReplicaLog{
+			{Broker: 1, TP: t0, HW: 0, OutOfSync: true, NeverRejoined: true}}, Stranded: []model.TopicPartition{t0}}, PartStranded, ReplicaNotRejoined, true},
 	}
 	opts := Options{Idempotent: true, LinearizabilityBudget: -1}
 	isError := func(r Result, anomaly string) bool {
@@ -83,6 +85,8 @@ func TestEveryRequirementIsWhatItsCheckReads(t *testing.T) {
 			without.DiskLost = nil
 		case PartDeletions:
 			without.Observations.Deletions = nil
+		case PartStranded:
+			without.Stranded = nil
 		}
 		rWith, rWithout := check(t, with, opts), check(t, without, opts)
 		if got, want := isError(rWith, c.anomaly), !c.excuse; got != want {

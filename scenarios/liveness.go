@@ -36,12 +36,15 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		if stuck := s.quorumStuck(); stuck != "" {
 			return false, stuck
 		}
-		if stuck := s.clusterStuck(); stuck != "" {
+		// A partition Kafka's controller itself left without an electable
+		// leader (stranded.go) is not waited for.
+		stranded := s.stranded()
+		if stuck := s.clusterStuck(stranded...); stuck != "" {
 			return false, stuck
 		}
 		acks.advance()
 		if !stopped {
-			if stuck := progress.unacked(); stuck != "" {
+			if stuck := progress.unacked(stranded...); stuck != "" {
 				return false, stuck
 			}
 			s.StopProducing()
@@ -58,13 +61,16 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// once deleted, they are not.
 		lost = append(lost, deleted...)
 		acks.inLog = s.inLeaderLog(lost)
-		if stuck := acks.unreadAcked(lost); stuck != "" {
+		// A stranded partition has no leader to read from: nothing of it
+		// is in a leader's log, so every send on it is excused.
+		unreadable := append(slices.Clone(lost), stranded...)
+		if stuck := acks.unreadAcked(unreadable); stuck != "" {
 			return false, stuck
 		}
-		if stuck := acks.unreadByGroups(lost); stuck != "" {
+		if stuck := acks.unreadByGroups(unreadable); stuck != "" {
 			return false, stuck
 		}
-		if stuck := progress.unread(acks.all.read); stuck != "" {
+		if stuck := progress.unread(acks.all.read, stranded...); stuck != "" {
 			return false, stuck
 		}
 		// A send acknowledged after this look would otherwise go
@@ -72,7 +78,7 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// 95 batches in flight were acknowledged 0.4 s after the phase
 		// ended, while the group was rebalancing, and were judged
 		// unseen).
-		if stuck := acks.inFlight(s.processUp, s.absent(deleted)...); stuck != "" {
+		if stuck := acks.inFlight(s.processUp, append(s.absent(deleted), stranded...)...); stuck != "" {
 			return false, stuck
 		}
 		return true, ""
@@ -111,9 +117,15 @@ func (s *Scripted) inLeaderLog(lost []model.TopicPartition) func(ackedSend) bool
 	}
 }
 
-func (s *Scripted) clusterStuck() string {
+// clusterStuck says what keeps the cluster from being whole: a partition
+// without a leader, with its leader down, or with a replica outside its
+// ISR; "" if nothing does. The partitions in skip are not looked at.
+func (s *Scripted) clusterStuck(skip ...model.TopicPartition) string {
 	min := s.Config.Topic.MinInsyncReplicas
 	for _, tp := range s.TPs {
+		if slices.Contains(skip, tp) {
+			continue
+		}
 		ps, ok := s.Partition(tp)
 		switch {
 		case !ok && s.topicDeleted(tp.Topic):

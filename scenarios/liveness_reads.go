@@ -155,8 +155,9 @@ func (r *reader) missing(lost []model.TopicPartition, inLog func(ackedSend) bool
 // within delivery.timeout.ms; if it is acknowledged, its record must be
 // read like any other, so the liveness phase cannot end while it runs. A
 // send left running by a producer that went down stays so for good and is
-// not waited for, nor is one to a partition in skip (a deleted topic's:
-// it settles only at delivery.timeout.ms, and is judged as it stands).
+// not waited for, nor is one to a partition in skip: a deleted topic's,
+// which settles only at delivery.timeout.ms and is judged as it stands,
+// or a stranded one (stranded.go), which has no leader to answer it.
 func (w *ackWatch) inFlight(up func(process int) bool, skip ...model.TopicPartition) string {
 	n, first := 0, -1
 	for _, i := range w.open {

@@ -111,7 +111,8 @@ func (s *Scripted) stuckOnlyWhereHeld(acks *ackWatch, progress *partitionProgres
 	if !s.Config.Producer.Idempotence {
 		return nil, nil, false
 	}
-	if s.quorumStuck() != "" || s.clusterStuck() != "" {
+	stranded := s.stranded() // not waited for (stranded.go)
+	if s.quorumStuck() != "" || s.clusterStuck(stranded...) != "" {
 		return nil, nil, false
 	}
 	lost = s.diskLost()
@@ -123,7 +124,7 @@ func (s *Scripted) stuckOnlyWhereHeld(acks *ackWatch, progress *partitionProgres
 	if len(lost) == 0 && len(held) == 0 {
 		return nil, nil, false
 	}
-	all := append(slices.Clone(lost), held...)
+	all := append(append(slices.Clone(lost), held...), stranded...)
 	acks.advance()
 	if progress.unacked(all...) != "" || progress.unread(acks.all.read, all...) != "" {
 		return nil, nil, false

@@ -118,6 +118,7 @@ type Result struct {
 	CheckOptions  checkers.Options       `json:"-"`
 	Replicas      []checkers.ReplicaLog  `json:"-"`
 	DiskLost      []model.TopicPartition `json:"-"`
+	Stranded      []model.TopicPartition `json:"-"`
 }
 
 // ConfigFor applies a scenario's configuration and the -set overrides,
@@ -189,7 +190,7 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 		}
 	}
 	res.History = in.History // the checkers only read it, and the run is over
-	res.DiskLost = in.DiskLost
+	res.DiskLost, res.Stranded = in.DiskLost, in.Stranded
 	res.Schedule = s.schedule.String()
 	for _, e := range s.nemesis.Log() {
 		res.FaultLog = append(res.FaultLog, e.String())

@@ -65,6 +65,9 @@ type RunManifest struct {
 	// DiskLost are the partitions whose every ISR and ELR replica lost its
 	// unflushed data (checkers.Input.DiskLost).
 	DiskLost []model.TopicPartition `json:"disk_lost"`
+	// Stranded are the partitions Kafka's controller left without a
+	// leader it may elect (checkers.Input.Stranded); absent when none.
+	Stranded []model.TopicPartition `json:"stranded,omitempty"`
 	// Liveness is what was stuck when the liveness phase ended ("" when the
 	// cluster converged or the phase was skipped). It was judged on the
 	// live cluster and is recorded, not judged again.
@@ -158,6 +161,7 @@ func SaveRun(dir string, res Result) error {
 		Config:                map[string]string{},
 		LinearizabilityBudget: res.CheckOptions.LinearizabilityBudget.String(),
 		DiskLost:              res.DiskLost,
+		Stranded:              res.Stranded,
 		Liveness:              res.Liveness,
 		Valid:                 res.Valid,
 		Violations:            FindingsOf(res.Violations),
@@ -294,6 +298,7 @@ func (s *SavedRun) loadManifest(path string) error {
 	if len(s.Input.DiskLost) == 0 {
 		s.Input.DiskLost = nil // as the run gave it: no partition lost its disks
 	}
+	s.Input.Stranded = s.Manifest.Stranded
 	return nil
 }
 

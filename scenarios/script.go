@@ -122,7 +122,7 @@ func (s *Scripted) Diverged(tp model.TopicPartition) model.Offset {
 // CheckInput is what the checkers get from this run: the history, what the
 // nodes reported as the cluster recorded it, and every replica's final log.
 func (s *Scripted) CheckInput() checkers.Input {
-	in := checkers.Input{History: s.History.History(), Observations: s.Observed.Final(), DiskLost: s.diskLost()}
+	in := checkers.Input{History: s.History.History(), Observations: s.Observed.Final(), DiskLost: s.diskLost(), Stranded: s.stranded()}
 	// After the liveness phase every replica must have rejoined its ISR
 	// (clusterStuck): one still outside it is judged, not left out.
 	healed := s.nemesis != nil && s.nemesis.Healed()

@@ -286,7 +286,7 @@ func (c *sweepCollector) report(oc sweepOutcome) {
 	}
 	oc.res.History = nil // a sweep keeps results, not every history
 	oc.res.Observed, oc.res.Faults = model.Observations{}, nil
-	oc.res.Replicas, oc.res.DiskLost = nil, nil
+	oc.res.Replicas, oc.res.DiskLost, oc.res.Stranded = nil, nil, nil
 	if oc.nondet != "" {
 		c.out.Nondeterminism = append(c.out.Nondeterminism, oc.nondet)
 	}

@@ -445,6 +445,13 @@ func (s *Sim) closeFrom(a, b int32) {
 	ab.conn++
 	ba.conn = ab.conn
 	ab.used, ba.used = false, false
+	// A close that b's dead process left pending was for the connection
+	// a just closed: a's kernel no longer knows it and would answer it
+	// with a reset, so nobody learns anything from it. Left pending, it
+	// would wait for a retransmission timer of the old generation, which
+	// no longer acts, and everything b's next incarnation sends would
+	// queue behind it for good (reassign-under-chaos seed 99702610).
+	ba.finPending = false
 	peer := s.nodes[b]
 	switch {
 	case peer.off || peer.status == statusDown:

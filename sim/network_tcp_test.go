@@ -336,3 +336,28 @@ func TestClosingBehindACutLeavesTheFarEndRetransmittingIntoAReset(t *testing.T) 
 	mustContain(t, *log, "1.001s n0 recv msg(3) from n1")
 	mustNotContain(t, *log, "msg(2)")
 }
+
+func TestCloseWhileAnOrphanedCloseIsPendingLeavesNoQueueWithoutATimer(t *testing.T) {
+	// n1's answer waits behind a cut when n1 crashes: its kernel keeps
+	// the close pending on the answer's timer. n0 then closes its socket
+	// to n1 (a request timeout), which ends that connection and its
+	// timer. n1 restarts, a second cut holds what it sends, and the cut
+	// heals: msg(3) must go out on the next retransmission, not wait
+	// behind a pending close that no timer serves (reassign-under-chaos
+	// seed 99702610, where three controllers' answers so waited and no
+	// quorum leader could be elected).
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(0)); sendNow(s, 1, 0, msg(1)) })
+	s.At(10*ms, "cut", func() { s.Cut(1, 0) })
+	s.At(20*ms, "queue", func() { sendNow(s, 1, 0, msg(2)) })
+	s.At(30*ms, "crash", func() { s.Crash(1) })
+	s.At(40*ms, "close", func() { s.nodes[0].env.Close(1) })
+	s.At(100*ms, "restart", func() { s.Start(1) })
+	s.At(200*ms, "send behind a cut", func() { sendNow(s, 1, 0, msg(3)) })
+	s.At(300*ms, "heal", func() { s.HealAll() })
+	s.Run(time.Minute)
+	// The retransmission timer armed at 200 ms fires at 400 ms, after the
+	// heal.
+	mustContain(t, *log, "401ms n0 recv msg(3) from n1")
+	mustNotContain(t, *log, "msg(2)")
+}

@@ -25,6 +25,13 @@ import (
 // keeps every batch behind it waiting: the partition takes no write from
 // this producer until the batch reaches delivery.timeout.ms. The liveness
 // check reads this to allow that time (scenarios/liveness_sequences.go).
+//
+// The hold is judged under the partition's own identity (its
+// TxnPartitionEntry's producer id and epoch, with which lastAcked goes),
+// not the producer's current one: an epoch bump for another partition
+// leaves this partition's entry and in-flight batches on the old epoch
+// until they complete (TransactionManager.hasStaleProducerIdAndEpoch), and
+// the retry is held all the same (reassign-under-chaos seed 99506733).
 func (p *Producer) HeldBehindAcknowledged(since time.Duration) []model.TopicPartition {
 	if !p.idem.on || !p.idem.ready() {
 		return nil
@@ -40,7 +47,7 @@ func (p *Producer) HeldBehindAcknowledged(since time.Duration) []model.TopicPart
 			continue
 		}
 		for _, b := range st.inflight {
-			if b.heldBehind(st.lastAcked, p.idem.pid, p.idem.epoch) {
+			if b.heldBehind(st.lastAcked, st.pid, st.epoch) {
 				out = append(out, tp)
 				break
 			}

@@ -14,7 +14,8 @@ import (
 // nearby cases are not held: the same retry before the broker refused it
 // as out of order, the batch right after the last acknowledged one (a real
 // gap, which bumps the epoch), a batch whose sequence a bump rewrote, and
-// a producer without idempotence.
+// a producer without idempotence. A bump for another partition leaves the
+// hold in place.
 func TestHeldBehindAcknowledged(t *testing.T) {
 	tp := model.TP("t", 0)
 	newBatch := func(n int) *batch {
@@ -98,6 +99,25 @@ func TestHeldBehindAcknowledged(t *testing.T) {
 		answer(t, s, s.b, model.OutOfOrderSequenceNumber)
 		if got := s.p.HeldBehindAcknowledged(0); got != nil {
 			t.Fatalf("held %v after the bump rewrote the sequence", got)
+		}
+	})
+	t.Run("after an epoch bump for another partition", func(t *testing.T) {
+		// Another partition asks for a bump while 0-1 is still in
+		// flight here: this partition's entry and batch stay on epoch
+		// 0 (TransactionManager.hasStaleProducerIdAndEpoch), and the
+		// retry behind its acknowledged sequence holds it all the same
+		// (reassign-under-chaos seed 99506733).
+		s := start()
+		s.p.idem.completed(s.b, 12)
+		s.p.idem.requestBump(model.TP("t", 1))
+		s.p.idem.bumpIfNeeded()
+		if s.p.idem.epoch != 1 || s.a.epoch != 0 {
+			t.Fatalf("epochs: producer %d, batch %d; want 1 and 0", s.p.idem.epoch, s.a.epoch)
+		}
+		answer(t, s, s.a, model.NotLeaderOrFollower)
+		answer(t, s, s.a, model.OutOfOrderSequenceNumber)
+		if got := s.p.HeldBehindAcknowledged(0); !slices.Equal(got, []model.TopicPartition{tp}) {
+			t.Fatalf("held %v, want [t/0]", got)
 		}
 	})
 	t.Run("not idempotent", func(t *testing.T) {

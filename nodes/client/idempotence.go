@@ -359,7 +359,11 @@ func (s *idempotence) canRetry(b *batch, err model.ErrorCode, logStart model.Off
 		if !unresolved && (b.seqReset || !isNext) {
 			// An earlier batch is still being retried, or this one is
 			// behind what was acknowledged and holds the partition.
-			p.held = p.held || b.heldBehind(p.lastAcked, s.pid, s.epoch)
+			// lastAcked is the partition's own (TxnPartitionEntry's), under
+			// the partition's identity, which stays stale while batches of
+			// the old epoch are in flight after a bump for another
+			// partition: the hold is judged against that identity.
+			p.held = p.held || b.heldBehind(p.lastAcked, p.pid, p.epoch)
 			return true
 		}
 		if !unresolved || s.unresolved[b.tp] == b.seq {
