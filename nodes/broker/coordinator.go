@@ -106,21 +106,7 @@ func (b *Broker) coordinatorElected(p *partition) {
 		MemberIDPrefix: "b" + itoa(int64(b.cfg.ID)) + "-e" + itoa(int64(p.leaderEpoch)) + "-p" + itoa(int64(p.tp.Partition)) + "-",
 	})
 	s := &coordShard{p: p, epoch: p.leaderEpoch, c: c, loading: true, loadEnd: p.log.LEO()}
-	for from := p.log.LogStartOffset(); from < s.loadEnd; {
-		batches := p.log.Read(from, 1<<20)
-		if len(batches) == 0 {
-			break
-		}
-		for _, batch := range batches {
-			for _, r := range batch.Records {
-				if err := c.Replay(r); err != nil {
-					b.env.Trace("coordinator-bad-record", p.tp.String()+" offset "+itoa(int64(r.Offset))+": "+err.Error())
-				}
-				s.loadRecord++
-			}
-			from = batch.NextOffset()
-		}
-	}
+	s.loadRecord = b.replayLog(p, s.loadEnd, c.Replay, "coordinator-bad-record")
 	b.coord.shards[p.tp.Partition] = s
 	b.env.Trace("coordinator-load-start", p.tp.String()+" epoch="+itoa(int64(p.leaderEpoch))+" records="+itoa(int64(s.loadRecord))+" end="+itoa(int64(s.loadEnd)))
 	d := coordinatorLoadBase + time.Duration(s.loadRecord)*coordinatorLoadPerRecord
@@ -190,21 +176,49 @@ func (b *Broker) appendCoordinatorWrite(s *coordShard, w group.Write) {
 	if b.coord.shards[s.p.tp.Partition] != s {
 		return // dropped while its effects were applied
 	}
-	p := s.p
-	if !p.isLeader {
-		b.applyEffects(s, s.c.WriteDone(b.now(), w.ID, model.NotLeaderOrFollower))
+	next, code := b.coordinatorAppend(s.p, w.Records)
+	if code != model.NoError {
+		b.applyEffects(s, s.c.WriteDone(b.now(), w.ID, code))
 		return
+	}
+	s.lastWritten = next
+	s.writes = append(s.writes, &coordWrite{id: w.ID, required: next, deadline: b.now() + b.cfg.Kafka.Group.OffsetCommitTimeout})
+	b.wakeFetches(s.p)
+	b.maybeIncrementHW(s.p)
+}
+
+// coordinatorAppend appends a coordinator's records to its partition as
+// the leader appends an acks=all produce, and returns the offset past
+// them; or, without appending, why it may not: NOT_LEADER_OR_FOLLOWER, or
+// NOT_ENOUGH_REPLICAS below min.insync.replicas. Shared by the group and
+// the transaction coordinators, which Kafka also writes through one path
+// (ReplicaManager.appendRecords with acks=-1).
+func (b *Broker) coordinatorAppend(p *partition, records []model.Record) (model.Offset, model.ErrorCode) {
+	if !p.isLeader {
+		return 0, model.NotLeaderOrFollower
 	}
 	if p.underMinISR() {
-		b.applyEffects(s, s.c.WriteDone(b.now(), w.ID, model.NotEnoughReplicas))
-		return
+		return 0, model.NotEnoughReplicas
 	}
-	batch := model.NewBatchOf(model.NoProducerID, model.NoEpoch, model.NoSequence, w.Records).Rebase(p.log.LEO(), p.leaderEpoch)
+	batch := model.NewBatchOf(model.NoProducerID, model.NoEpoch, model.NoSequence, records).Rebase(p.log.LEO(), p.leaderEpoch)
 	p.log.Append(batch, b.now())
-	s.lastWritten = batch.NextOffset()
-	s.writes = append(s.writes, &coordWrite{id: w.ID, required: batch.NextOffset(), deadline: b.now() + b.cfg.Kafka.Group.OffsetCommitTimeout})
-	b.wakeFetches(p)
-	b.maybeIncrementHW(p)
+	return batch.NextOffset(), model.NoError
+}
+
+// nextCoveredWrite takes the first of a coordinator's pending writes if
+// p's high watermark covers it, with the code its writer gets: committed,
+// or NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below the minimum
+// meanwhile, as for a produce.
+func nextCoveredWrite(p *partition, writes *[]*coordWrite) (*coordWrite, model.ErrorCode, bool) {
+	ws := *writes
+	if len(ws) == 0 || ws[0].required > p.hw {
+		return nil, model.NoError, false
+	}
+	*writes = ws[1:]
+	if p.underMinISR() {
+		return ws[0], model.NotEnoughReplicasAfterAppend, true
+	}
+	return ws[0], model.NoError, true
 }
 
 // completeCoordinatorWrites runs when a leader's high watermark moves: a
@@ -220,12 +234,10 @@ func (b *Broker) completeCoordinatorWrites(p *partition) {
 		return
 	}
 	b.maybeFinishLoad(s)
-	for len(s.writes) > 0 && s.writes[0].required <= p.hw && b.coord.shards[p.tp.Partition] == s {
-		w := s.writes[0]
-		s.writes = s.writes[1:]
-		code := model.NoError
-		if p.underMinISR() {
-			code = model.NotEnoughReplicasAfterAppend
+	for b.coord.shards[p.tp.Partition] == s {
+		w, code, ok := nextCoveredWrite(p, &s.writes)
+		if !ok {
+			break
 		}
 		b.applyEffects(s, s.c.WriteDone(b.now(), w.id, code))
 	}
@@ -241,27 +253,59 @@ func (b *Broker) armShard(s *coordShard) {
 		return
 	}
 	at, ok := s.c.NextDeadline()
-	for _, w := range s.writes {
-		if !ok || w.deadline < at {
-			at, ok = w.deadline, true
-		}
-	}
+	at, ok = earliestWriteDeadline(at, ok, s.writes)
 	for _, d := range s.deferred {
 		if !ok || d.deadline < at {
 			at, ok = d.deadline, true
 		}
 	}
+	b.armShardTimer(&s.timer, &s.timerAt, at, ok, timerCoordinator, s.p.tp.Partition)
+}
+
+// earliestWriteDeadline lowers a coordinator's next deadline (at, when
+// ok) to the earliest of its pending writes'.
+func earliestWriteDeadline(at time.Duration, ok bool, writes []*coordWrite) (time.Duration, bool) {
+	for _, w := range writes {
+		if !ok || w.deadline < at {
+			at, ok = w.deadline, true
+		}
+	}
+	return at, ok
+}
+
+// armShardTimer sets a coordinator shard's one timer to at (cancels it
+// when !ok), leaving it alone when it is already set there.
+func (b *Broker) armShardTimer(timer *sim.TimerID, timerAt *time.Duration, at time.Duration, ok bool, kind string, partition int32) {
 	if !ok {
-		b.env.Cancel(s.timer)
-		s.timer = 0
+		b.env.Cancel(*timer)
+		*timer = 0
 		return
 	}
-	if s.timer != 0 && s.timerAt == at {
+	if *timer != 0 && *timerAt == at {
 		return
 	}
-	b.env.Cancel(s.timer)
-	s.timerAt = at
-	s.timer = b.env.After(max(at-b.now(), 0), timerCoordinator, int64(s.p.tp.Partition))
+	b.env.Cancel(*timer)
+	*timerAt = at
+	*timer = b.env.After(max(at-b.now(), 0), kind, int64(partition))
+}
+
+// takeExpiredWrites removes from writes those whose deadline has passed
+// at now, and returns them in order.
+func takeExpiredWrites(writes *[]*coordWrite, now time.Duration) []*coordWrite {
+	var expired []*coordWrite
+	ws := *writes
+	k := 0
+	for _, w := range ws {
+		if w.deadline <= now {
+			expired = append(expired, w)
+			continue
+		}
+		ws[k] = w
+		k++
+	}
+	clear(ws[k:])
+	*writes = ws[:k]
+	return expired
 }
 
 // fireCoordinator handles the coordinator host's timers.
@@ -283,19 +327,7 @@ func (b *Broker) fireCoordinator(t sim.Timer) {
 		return
 	}
 	now := b.now()
-	k := 0
-	var expired []*coordWrite
-	for _, w := range s.writes {
-		if w.deadline <= now {
-			expired = append(expired, w)
-			continue
-		}
-		s.writes[k] = w
-		k++
-	}
-	clear(s.writes[k:])
-	s.writes = s.writes[:k]
-	for _, w := range expired {
+	for _, w := range takeExpiredWrites(&s.writes, now) {
 		// The write may still commit later; Kafka's coordinator answers
 		// the timeout as it would a failed append.
 		b.applyEffects(s, s.c.WriteDone(now, w.id, model.RequestTimedOut))
@@ -327,4 +359,29 @@ func (b *Broker) Coordinator(partition int32) *group.Coordinator {
 		return nil
 	}
 	return s.c
+}
+
+// replayLog hands every record of p's log below end to replay, in offset
+// order, and returns how many it handed: how a coordinator (of groups or
+// of transactions) loads the state its partition holds. A record replay
+// refuses is traced under badRecord and skipped, as Kafka's loaders log
+// and skip what they cannot read.
+func (b *Broker) replayLog(p *partition, end model.Offset, replay func(model.Record) error, badRecord string) int {
+	n := 0
+	for from := p.log.LogStartOffset(); from < end; {
+		batches := p.log.Read(from, 1<<20)
+		if len(batches) == 0 {
+			break
+		}
+		for _, batch := range batches {
+			for _, r := range batch.Records {
+				if err := replay(r); err != nil {
+					b.env.Trace(badRecord, p.tp.String()+" offset "+itoa(int64(r.Offset))+": "+err.Error())
+				}
+				n++
+			}
+			from = batch.NextOffset()
+		}
+	}
+	return n
 }

@@ -116,21 +116,7 @@ func (b *Broker) txnCoordinatorElected(p *partition) {
 	}
 	c := txn.NewCoordinator(b.txnConfig(), b.txnHostFor(), p.tp.Partition, int32(p.leaderEpoch))
 	s := &txnShard{p: p, epoch: p.leaderEpoch, c: c, loading: true, loadEnd: p.log.LEO()}
-	for from := p.log.LogStartOffset(); from < s.loadEnd; {
-		batches := p.log.Read(from, 1<<20)
-		if len(batches) == 0 {
-			break
-		}
-		for _, batch := range batches {
-			for _, r := range batch.Records {
-				if err := c.Replay(r); err != nil {
-					b.env.Trace("txn-coordinator-bad-record", p.tp.String()+" offset "+itoa(int64(r.Offset))+": "+err.Error())
-				}
-				s.records++
-			}
-			from = batch.NextOffset()
-		}
-	}
+	s.records = b.replayLog(p, s.loadEnd, c.Replay, "txn-coordinator-bad-record")
 	b.txn.shards[p.tp.Partition] = s
 	b.env.Trace("txn-coordinator-load-start", p.tp.String()+" epoch="+itoa(int64(p.leaderEpoch))+" records="+itoa(int64(s.records))+" end="+itoa(int64(s.loadEnd)))
 	d := coordinatorLoadBase + time.Duration(s.records)*coordinatorLoadPerRecord
@@ -195,20 +181,14 @@ func (b *Broker) appendTxnWrite(s *txnShard, w txn.Write) {
 	if b.txn.shards[s.p.tp.Partition] != s {
 		return
 	}
-	p := s.p
-	if !p.isLeader {
-		b.applyTxnEffects(s, s.c.WriteDone(b.now(), w.ID, model.NotLeaderOrFollower))
+	next, code := b.coordinatorAppend(s.p, w.Records)
+	if code != model.NoError {
+		b.applyTxnEffects(s, s.c.WriteDone(b.now(), w.ID, code))
 		return
 	}
-	if p.underMinISR() {
-		b.applyTxnEffects(s, s.c.WriteDone(b.now(), w.ID, model.NotEnoughReplicas))
-		return
-	}
-	batch := model.NewBatchOf(model.NoProducerID, model.NoEpoch, model.NoSequence, w.Records).Rebase(p.log.LEO(), p.leaderEpoch)
-	p.log.Append(batch, b.now())
-	s.writes = append(s.writes, &coordWrite{id: w.ID, required: batch.NextOffset(), deadline: b.now() + txnWriteTimeout})
-	b.wakeFetches(p)
-	b.maybeIncrementHW(p)
+	s.writes = append(s.writes, &coordWrite{id: w.ID, required: next, deadline: b.now() + txnWriteTimeout})
+	b.wakeFetches(s.p)
+	b.maybeIncrementHW(s.p)
 }
 
 // completeTxnWrites runs when a __transaction_state leader's high
@@ -224,12 +204,10 @@ func (b *Broker) completeTxnWrites(p *partition) {
 		return
 	}
 	b.maybeFinishTxnLoad(s)
-	for len(s.writes) > 0 && s.writes[0].required <= p.hw && b.txn.shards[p.tp.Partition] == s {
-		w := s.writes[0]
-		s.writes = s.writes[1:]
-		code := model.NoError
-		if p.underMinISR() {
-			code = model.NotEnoughReplicasAfterAppend
+	for b.txn.shards[p.tp.Partition] == s {
+		w, code, ok := nextCoveredWrite(p, &s.writes)
+		if !ok {
+			break
 		}
 		b.applyTxnEffects(s, s.c.WriteDone(b.now(), w.id, code))
 	}
@@ -241,22 +219,8 @@ func (b *Broker) armTxnShard(s *txnShard) {
 		return
 	}
 	at, ok := s.c.NextDeadline()
-	for _, w := range s.writes {
-		if !ok || w.deadline < at {
-			at, ok = w.deadline, true
-		}
-	}
-	if !ok {
-		b.env.Cancel(s.timer)
-		s.timer = 0
-		return
-	}
-	if s.timer != 0 && s.timerAt == at {
-		return
-	}
-	b.env.Cancel(s.timer)
-	s.timerAt = at
-	s.timer = b.env.After(max(at-b.now(), 0), timerTxnCoordinator, int64(s.p.tp.Partition))
+	at, ok = earliestWriteDeadline(at, ok, s.writes)
+	b.armShardTimer(&s.timer, &s.timerAt, at, ok, timerTxnCoordinator, s.p.tp.Partition)
 }
 
 // fireTxn handles the transaction coordinator host's timers.
@@ -282,19 +246,7 @@ func (b *Broker) fireTxn(t sim.Timer) {
 		return
 	}
 	now := b.now()
-	var expired []*coordWrite
-	k := 0
-	for _, w := range s.writes {
-		if w.deadline <= now {
-			expired = append(expired, w)
-			continue
-		}
-		s.writes[k] = w
-		k++
-	}
-	clear(s.writes[k:])
-	s.writes = s.writes[:k]
-	for _, w := range expired {
+	for _, w := range takeExpiredWrites(&s.writes, now) {
 		b.applyTxnEffects(s, s.c.WriteDone(now, w.id, model.RequestTimedOut))
 	}
 	if b.txn.shards[int32(t.Arg)] == s {
