@@ -217,15 +217,21 @@ func (r CreateTopicRecord) String() string {
 	for _, c := range r.Configs {
 		b.WriteString(" " + c.Name + "=" + c.Value)
 	}
+	writePartitionList(&b, r.Partitions)
+	return b.String()
+}
+
+// writePartitionList writes " [t/0 ..., t/1 ...]": the partitions a
+// topic's record carries, in its one-line form.
+func writePartitionList(b *strings.Builder, parts []model.PartitionState) {
 	b.WriteString(" [")
-	for i := range r.Partitions {
+	for i := range parts {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(r.Partitions[i].String())
+		b.WriteString(parts[i].String())
 	}
 	b.WriteString("]")
-	return b.String()
 }
 
 // String reads "PartitionChange t/0 leader=b2 epoch=4 pe=9 isr=[b2] elr=[b1]

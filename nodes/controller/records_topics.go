@@ -54,14 +54,8 @@ func (r RemoveTopicRecord) String() string { return "RemoveTopic " + r.Name }
 // String reads "CreatePartitions t [t/3 leader=b1 ..., t/4 ...]".
 func (r CreatePartitionsRecord) String() string {
 	var b strings.Builder
-	b.WriteString("CreatePartitions " + r.Topic + " [")
-	for i := range r.Partitions {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(r.Partitions[i].String())
-	}
-	b.WriteString("]")
+	b.WriteString("CreatePartitions " + r.Topic)
+	writePartitionList(&b, r.Partitions)
 	return b.String()
 }
 
