@@ -130,9 +130,18 @@ func (s *Sim) kill(id NodeID, how string) {
 			// The kernel says goodbye into the cut, and keeps
 			// saying it until the cut heals.
 			s.orphanClose(n.idx, int32(p))
-		case how == "shutdown":
+		case how == "shutdown" && !(s.cfg.TCP && s.link(n.idx, int32(p)).holdsUnsent()):
 			s.closeConn(n.idx, int32(p))
 		default:
+			// A crash on an open path; or a shutdown while its kernel
+			// still held data for a path that healed but had not been
+			// retransmitted on yet. Linux would send that data on the
+			// old connection ahead of the close, and the answers would
+			// meet a closed socket; the simulator has one connection a
+			// pair, which the next incarnation would inherit with that
+			// queue and the answers to it, so the old connection is
+			// reset and its data dropped, as for a crash into a cut
+			// (orphanClose).
 			s.resetConn(n.idx, int32(p))
 		}
 	}

@@ -386,6 +386,11 @@ func (s *Sim) refuse(l *link, from, to int32, at time.Duration) {
 	l.unacked, l.caught = nil, 0
 }
 
+// holdsUnsent reports whether the sending kernel still holds something
+// for this connection that the path has not carried: messages waiting
+// for a retransmission, or the close of a process that died behind a cut.
+func (l *link) holdsUnsent() bool { return len(l.unacked) > 0 || l.finPending }
+
 // breakHalf ends the connection from a's side only: a is told now, b, which
 // did not hear of it, keeps believing in it until it sends and is reset or
 // its own timeouts fire.
