@@ -231,3 +231,32 @@ func TestBalanceStopsAtTheBatchLimit(t *testing.T) {
 		t.Fatalf("imbalanced partitions after each check: %v, want [%d 0]", after, before-maxElectionsPerImbalance)
 	}
 }
+
+// A controller that becomes active arms its own check, an interval from
+// its activation (QuorumController.completeActivation reschedules the
+// balance): the check of the controller before it died with it.
+func TestBalanceNewActiveControllerArmsItsOwnCheck(t *testing.T) {
+	c, tp, pref, left := failedOver(t, true)
+	c.rejoin(tp, pref)
+	c.runUntil(left + testBalanceInterval/2)
+	c.s.Crash(ctrlID)
+	c.s.Restart(ctrlID)
+	var activated time.Duration
+	for i := 0; i < 1000 && activated == 0; i++ {
+		c.runFor(10 * time.Millisecond)
+		if c.ctrl().Active() {
+			activated = c.s.Now()
+		}
+	}
+	if activated == 0 {
+		t.Fatal("the restarted controller never became active")
+	}
+	c.runUntil(left + testBalanceInterval + 500*time.Millisecond)
+	if l := c.partition(tp).Leader; l == pref {
+		t.Fatalf("%v leads at the dead controller's check time", pref)
+	}
+	c.runUntil(activated + testBalanceInterval + 500*time.Millisecond)
+	if l := c.partition(tp).Leader; l != pref {
+		t.Fatalf("an interval after the new activation %v leads, want %v", l, pref)
+	}
+}
