@@ -173,6 +173,15 @@ type ControllerConfig struct {
 	// since 4.1, kafka.version's default); false, as in 4.0 and older,
 	// brings back the KIP-966 bug.
 	EligibleLeaderReplicas bool `kafka:"eligible.leader.replicas.enable"`
+	// AutoLeaderRebalance lets the active controller move leadership back
+	// to each partition's preferred replica (the first of its assignment)
+	// once it is in the ISR and unfenced, checking every
+	// LeaderImbalanceCheckIntervalSeconds.
+	AutoLeaderRebalance bool `kafka:"auto.leader.rebalance.enable"`
+	// LeaderImbalanceCheckIntervalSeconds is how long after a partition's
+	// leader stops being its preferred replica the controller checks
+	// (Kafka's unit, seconds; at least 1 as Kafka's ConfigDef says).
+	LeaderImbalanceCheckIntervalSeconds int64 `kafka:"leader.imbalance.check.interval.seconds" min:"1"`
 }
 
 // GroupConfig holds the group coordinator's settings (broker side).
@@ -362,6 +371,10 @@ func DefaultConfig() Config {
 			BrokerHeartbeatInterval: 2 * time.Second,
 			BrokerSessionTimeout:    9 * time.Second,
 			EligibleLeaderReplicas:  true,
+			// ReplicationConfigs: AUTO_LEADER_REBALANCE_ENABLE_DEFAULT and
+			// LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS_DEFAULT.
+			AutoLeaderRebalance:                 true,
+			LeaderImbalanceCheckIntervalSeconds: 300,
 		},
 		Group: GroupConfig{
 			InitialRebalanceDelay:         3 * time.Second,

@@ -14,6 +14,7 @@ func TestDefaultConfig(t *testing.T) {
 	want := map[string]string{
 		"acks":                                          "all",
 		"auto.commit.interval.ms":                       "5s",
+		"auto.leader.rebalance.enable":                  "true",
 		"auto.offset.reset":                             "latest",
 		"batch.size":                                    "16384",
 		"broker.heartbeat.interval.ms":                  "2s",
@@ -33,6 +34,7 @@ func TestDefaultConfig(t *testing.T) {
 		"heartbeat.interval.ms":                         "3s",
 		"high.watermark.freeze.below.min.isr":           "true",
 		"kafka.version":                                 "4.1",
+		"leader.imbalance.check.interval.seconds":       "300",
 		"linger.ms":                                     "5ms",
 		"log.flush.interval.messages":                   "9223372036854775807",
 		"log.flush.interval.ms":                         "never",
@@ -135,14 +137,16 @@ func TestConfigSetGetRoundTrip(t *testing.T) {
 		t.Error("Set(name, Get(name)) changed the config")
 	}
 	changed := map[string]string{
-		"acks":                            "1",
-		"truncation":                      "high-watermark",
-		"auto.offset.reset":               "earliest",
-		"partition.assignment.strategy":   "cooperative-sticky",
-		"eligible.leader.replicas.enable": "false",
-		"min.insync.replicas":             "2",
-		"log.flush.interval.messages":     "1",
-		"replica.lag.time.max.ms":         "10s",
+		"acks":                                    "1",
+		"truncation":                              "high-watermark",
+		"auto.offset.reset":                       "earliest",
+		"partition.assignment.strategy":           "cooperative-sticky",
+		"eligible.leader.replicas.enable":         "false",
+		"min.insync.replicas":                     "2",
+		"log.flush.interval.messages":             "1",
+		"replica.lag.time.max.ms":                 "10s",
+		"auto.leader.rebalance.enable":            "false",
+		"leader.imbalance.check.interval.seconds": "30",
 	}
 	for n, v := range changed {
 		if err := c.Set(n, v); err != nil {
@@ -153,7 +157,8 @@ func TestConfigSetGetRoundTrip(t *testing.T) {
 		}
 	}
 	if c.Producer.Acks != AcksLeader || c.Broker.Truncation != TruncateHighWatermark ||
-		c.Topic.MinInsyncReplicas != 2 || c.Controller.EligibleLeaderReplicas {
+		c.Topic.MinInsyncReplicas != 2 || c.Controller.EligibleLeaderReplicas ||
+		c.Controller.AutoLeaderRebalance || c.Controller.LeaderImbalanceCheckIntervalSeconds != 30 {
 		t.Errorf("typed fields not set: %+v", c)
 	}
 	nd := c.NonDefault()
@@ -287,6 +292,10 @@ func TestConfigValidate(t *testing.T) {
 			[]string{"retention.bytes=-1"},
 			[]string{"retention.bytes=-2"},
 			[]string{"retention.bytes=-2", "at least -1"}},
+		{"leader imbalance check interval at least one second (Kafka's atLeast(1))",
+			[]string{"leader.imbalance.check.interval.seconds=1"},
+			[]string{"leader.imbalance.check.interval.seconds=0"},
+			[]string{"leader.imbalance.check.interval.seconds=0", "at least 1"}},
 		{"timer intervals must be positive",
 			[]string{"broker.heartbeat.interval.ms=1ms"},
 			[]string{"broker.heartbeat.interval.ms=0"},

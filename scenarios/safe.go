@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kafkasim/faults"
+	"kafkasim/model"
 	"kafkasim/scenarios/fixture"
 )
 
@@ -67,6 +68,16 @@ func crashScenarios() []Scenario {
 			Spec:          fixture.Spec{Shape: realistic(), Groups: readersGroup},
 			Writer:        &ScheduleWriter{Kind: WriterRollingRestart},
 			Safety:        60 * time.Second,
+			LivenessBound: 60 * time.Second,
+		},
+		{
+			Name:        "rolling-upgrade",
+			Description: "each broker in turn stopped cleanly, restarted, back in the ISR and given its leaderships back by the controller's leader balance, with light faults between",
+			Config:      rollingUpgradeConfig,
+			Spec:        fixture.Spec{Shape: realistic(), Groups: readersGroup},
+			Writer:      &ScheduleWriter{Kind: WriterRollingUpgrade, Stream: "rolling-upgrade"},
+			// Every broker twice: three brokers, 30 s each.
+			Safety:        185 * time.Second,
 			LivenessBound: 60 * time.Second,
 		},
 		{
@@ -172,4 +183,46 @@ func rollingRestart(s *Scripted) faults.Schedule {
 		}
 	}
 	return faults.MustParse("rolling-restart", b.String())
+}
+
+// rollingUpgradeConfig is shaped with the leader balance checked every 10
+// s rather than Kafka's 300 s, so that a restarted broker gets its
+// leaderships back within the 30 s before the next broker stops.
+func rollingUpgradeConfig() model.Config {
+	kc := shaped()
+	kc.Controller.LeaderImbalanceCheckIntervalSeconds = 10
+	return kc
+}
+
+// rollingUpgrade writes WriterRollingUpgrade's schedule: each broker in
+// turn shut down cleanly for 5 s (a window restarts it once it is down),
+// the next 30 s later; between them, one light fault window of 1 to 4 s,
+// drawn from the stream: extra latency on a broker, or a clogged link
+// between two brokers. Both leave the ISR alone (300 ms is far below
+// replica.lag.time.max.ms), so every restarted broker rejoins.
+func rollingUpgrade(stream string) func(s *Scripted) faults.Schedule {
+	return func(s *Scripted) faults.Schedule {
+		r := s.Sim.Rand("scenario/" + stream)
+		var b strings.Builder
+		t := s.ready + 5*time.Second
+		for t+30*time.Second <= s.safety {
+			for _, id := range s.Brokers {
+				if t+30*time.Second > s.safety {
+					break
+				}
+				fmt.Fprintf(&b, "from %v to %v shutdown %v\n", t, t+5*time.Second, id)
+				at := t + 12*time.Second + time.Duration(r.IntN(10_000))*time.Millisecond
+				end := at + time.Second + time.Duration(r.IntN(3_000))*time.Millisecond
+				a := s.Brokers[r.IntN(len(s.Brokers))]
+				if r.IntN(2) == 0 {
+					fmt.Fprintf(&b, "from %v to %v latency %v +%dms\n", at, end, a, 50+r.IntN(250))
+				} else {
+					o := s.Brokers[(slices.Index(s.Brokers, a)+1+r.IntN(len(s.Brokers)-1))%len(s.Brokers)]
+					fmt.Fprintf(&b, "from %v to %v clog %v %v +%dms\n", at, end, a, o, 50+r.IntN(250))
+				}
+				t += 30 * time.Second
+			}
+		}
+		return faults.MustParse(stream, b.String())
+	}
 }

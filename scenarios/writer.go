@@ -26,6 +26,12 @@ const (
 	// WriterRollingRestart: every broker shut down cleanly in turn, 5 s
 	// each, 10 s apart.
 	WriterRollingRestart = "rolling-restart"
+	// WriterRollingUpgrade: every broker shut down cleanly in turn, 5 s
+	// each, 30 s apart, so that it is back in the ISR and the controller's
+	// leader balance has given its leaderships back before the next stops;
+	// between stops, light faults (a few hundred milliseconds of latency
+	// on a broker or a clogged link) drawn from the seed.
+	WriterRollingUpgrade = "rolling-upgrade"
 	// WriterScript: a historical bug's scripted faults (Script names the
 	// bug), written against the fixture's leaders and followers at the
 	// moment it is ready: code, not data, because the moment a bug needs
@@ -40,7 +46,7 @@ const (
 
 // WriterKinds lists the ScheduleWriter kinds.
 func WriterKinds() []string {
-	return []string{WriterSpaced, WriterMembers, WriterZombie, WriterRollingRestart, WriterScript, WriterOnce}
+	return []string{WriterSpaced, WriterMembers, WriterZombie, WriterRollingRestart, WriterRollingUpgrade, WriterScript, WriterOnce}
 }
 
 // ScheduleWriter is a schedule writer and its parameters. Stream names the
@@ -128,6 +134,8 @@ func (w ScheduleWriter) write(s *Scripted) faults.Schedule {
 		return zombieFaults(w.Stream)(s)
 	case WriterRollingRestart:
 		return rollingRestart(s)
+	case WriterRollingUpgrade:
+		return rollingUpgrade(w.Stream)(s)
 	case WriterOnce:
 		return w.once(s, fill(spacedPlaceholders)[0])
 	case WriterScript:

@@ -69,6 +69,11 @@ type Controller struct {
 	// can expire (0 when none is armed), sessionTimerAt that moment.
 	sessionTimer   sim.TimerID
 	sessionTimerAt time.Duration
+
+	// balance says whether the preferred-leader check is armed
+	// (balanceTimer) or how soon the next is due (rebalance.go).
+	balance      balanceSchedule
+	balanceTimer sim.TimerID
 }
 
 // Timer kinds.
@@ -122,7 +127,8 @@ func (c *Controller) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	}
 }
 
-// Fire handles the quorum's timers and the session-expiry timer.
+// Fire handles the quorum's timers, the session-expiry timer and the
+// preferred-leader check.
 func (c *Controller) Fire(env *sim.Env, t sim.Timer) {
 	if c.raft.Fire(env, t) {
 		c.afterQuorum(env)
@@ -132,6 +138,9 @@ func (c *Controller) Fire(env *sim.Env, t sim.Timer) {
 		c.sessionTimer = 0
 		c.fenceExpired(env)
 		c.armSessionTimer(env)
+	}
+	if t.Kind == timerBalance && t.ID == c.balanceTimer {
+		c.fireBalance(env, t.ID)
 	}
 }
 

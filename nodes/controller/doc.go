@@ -3,8 +3,9 @@
 // the quorum leader, registers brokers and fences the silent ones, creates
 // topics and places their replicas, elects partition leaders (clean, from
 // the ELR, the last known leader, unclean) and commits the ISR changes
-// leaders ask for. Brokers learn every change by replaying the quorum's
-// log as observers.
+// leaders ask for; with auto.leader.rebalance.enable it moves leadership
+// back to each partition's preferred replica (rebalance.go). Brokers learn
+// every change by replaying the quorum's log as observers.
 //
 // # State
 //

@@ -10,9 +10,10 @@ import (
 // The cases of Kafka's PartitionChangeBuilderTest, run through buildChange
 // with Kafka's inputs: partitions at leader epoch 100 and partition epoch
 // 200, the test's acceptable-leader predicate, min ISR and ELR setting.
-// Kafka's builder takes an Election (PREFERRED, ANY or UNCLEAN); kafkasim
-// elects as ANY, or as UNCLEAN when the topic allows unclean election, and
-// has no PREFERRED mode (no ElectLeaders API, no auto leader rebalance).
+// Kafka's builder takes an Election (PREFERRED, ANY or UNCLEAN); these
+// cases run kafkasim's as ANY, or as UNCLEAN when the topic allows unclean
+// election (PREFERRED, which ElectLeaders and the automatic leader balance
+// use, is tested in reassignment_test.go and rebalance_test.go).
 // Kafka's record leaves out the fields that do not change; buildChange's
 // has every field, so "not set" reads here as "the same as before".
 // Kafka's leaderRecoveryState RECOVERING on an election is kafkasim's

@@ -81,6 +81,9 @@ func (c *Controller) activate() {
 	}
 	c.env.Trace("controller-active", "epoch="+itoa(int64(c.raft.Epoch()))+" offset="+itoa(c.state.offset))
 	c.armSessionTimer(c.env)
+	// QuorumController.completeActivation reschedules the periodic tasks,
+	// the leader balance among them.
+	c.maybeScheduleBalance(c.env)
 }
 
 // deactivate stops being the active controller: the proposal in flight
@@ -97,12 +100,15 @@ func (c *Controller) deactivate() {
 	c.sessions = nil
 	c.env.Cancel(c.sessionTimer)
 	c.sessionTimer = 0
+	c.cancelBalance(c.env)
 	c.env.Trace("controller-inactive", "")
 }
 
 // afterQuorum runs after every event the quorum handled: a deactivation
 // fails the proposal in flight, an applied proposal completes, and the
-// next operations run.
+// next operations run. After a proposal is applied the leader balance may
+// be due: Kafka arms it after every write event, and only the records of a
+// write can make a partition imbalanced.
 func (c *Controller) afterQuorum(env *sim.Env) {
 	if p := c.inflight; p != nil {
 		switch {
@@ -112,6 +118,7 @@ func (c *Controller) afterQuorum(env *sim.Env) {
 		case c.raft.LastApplied() >= p.last:
 			c.inflight = nil
 			p.done(true)
+			c.maybeScheduleBalance(env)
 		}
 	}
 	c.pump(env)
