@@ -362,34 +362,45 @@ func TestEligibleLeaderReplicas_ElectLastKnownLeaderShouldFail(t *testing.T) {
 	expectNoChange(t, p, kspec(nil, notBroker(3), 3, true))
 }
 
-// TestElectLeaderWithoutPreferred checks the assertions of Kafka's
-// testElectLeader that kafkasim can state: every one but the PREFERRED
-// elections and the one with a reassignment's target replicas, which is why
-// that method is listed as not expressible. Kafka's ANY and UNCLEAN
-// elections of FOO and BAZ, by target ISR.
-func TestElectLeaderWithoutPreferred(t *testing.T) {
+// Kafka: PartitionChangeBuilderTest.testElectLeader
+//
+// TestElectLeader is Kafka's testElectLeader (PartitionChangeBuilderTest),
+// every assertion: FOO and BAZ under the online, PREFERRED and UNCLEAN
+// elections, by target ISR, and an unclean election whose target replicas
+// (a reassignment's) add broker 4, which is then elected cleanly from the
+// target ISR. Kafka runs it for every PartitionChangeRecord version, with
+// and without ELR; so does this.
+func TestElectLeader(t *testing.T) {
 	cases := []struct {
-		p       *partitionInfo
-		target  []model.BrokerID
-		accept  func(model.BrokerID) bool
-		unclean bool
-		leader  model.BrokerID
-		dirty   bool
+		p        *partitionInfo
+		replicas []model.BrokerID // nil: the partition's own
+		target   []model.BrokerID
+		accept   func(model.BrokerID) bool
+		election election
+		leader   model.BrokerID
+		dirty    bool
 	}{
-		{foo(), ids(2, 1, 3), notBroker(3), false, 1, false},
-		{foo(), ids(2, 1, 3), notBroker(3), true, 1, false},
-		{foo(), ids(1, 3), notBroker(3), false, 1, false},
-		{foo(), ids(1, 3), notBroker(3), true, 1, false},
-		{foo(), ids(3), notBroker(3), false, none, false},
-		{foo(), ids(3), notBroker(3), true, 2, true},
-		{bazPart(), ids(1, 3), anyBroker, false, 3, false},
-		{bazPart(), ids(1, 3), anyBroker, true, 3, false},
+		{foo(), nil, ids(2, 1, 3), notBroker(3), electPreferred, 2, false},
+		{foo(), nil, ids(2, 1, 3), notBroker(3), electOnline, 1, false},
+		{foo(), nil, ids(2, 1, 3), notBroker(3), electUnclean, 1, false},
+		{foo(), nil, ids(1, 3), notBroker(3), electOnline, 1, false},
+		{foo(), nil, ids(1, 3), notBroker(3), electUnclean, 1, false},
+		{foo(), nil, ids(3), notBroker(3), electOnline, none, false},
+		{foo(), nil, ids(3), notBroker(3), electUnclean, 2, true},
+		{foo(), ids(2, 1, 3, 4), ids(4), notBroker(3), electUnclean, 4, false},
+		{bazPart(), nil, ids(1, 3), anyBroker, electPreferred, 3, false},
+		{bazPart(), nil, ids(1, 3), anyBroker, electOnline, 3, false},
+		{bazPart(), nil, ids(1, 3), anyBroker, electUnclean, 3, false},
 	}
 	for _, elr := range []bool{false, true} {
 		for i, c := range cases {
 			s := kspec(c.target, c.accept, 2, elr)
-			s.unclean = c.unclean
-			got, dirty := electLeader(c.p, c.p.Replicas, c.target, nil, s)
+			s.election = c.election
+			replicas := c.replicas
+			if replicas == nil {
+				replicas = c.p.Replicas
+			}
+			got, dirty := electLeader(c.p, replicas, c.target, nil, s)
 			if got != c.leader || dirty != c.dirty {
 				t.Errorf("elr=%v case %d: leader %v unclean %v, want %v unclean %v", elr, i, got, dirty, c.leader, c.dirty)
 			}
