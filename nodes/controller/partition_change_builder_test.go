@@ -407,3 +407,106 @@ func TestElectLeader(t *testing.T) {
 		}
 	}
 }
+
+// barPart is Kafka's BAR: replicas [1 2 3 4], ISR [1 2 3], leader 1, a
+// reassignment in progress removing 1 and adding 4.
+func barPart() *partitionInfo {
+	p := kpart(ids(1, 2, 3, 4), 1, ids(1, 2, 3), nil, none)
+	p.Removing, p.Adding = ids(1), ids(4)
+	return p
+}
+
+// expectAssignment checks a change's leader, leader epoch, ISR and new
+// assignment (Kafka's record replicas, addingReplicas, removingReplicas).
+func expectAssignment(t *testing.T, r PartitionChangeRecord, leader model.BrokerID, leaderEpoch model.Epoch, isr []model.BrokerID, a Assignment) {
+	t.Helper()
+	if r.Assignment == nil {
+		t.Fatalf("got %v: no new assignment, want %v", r, a)
+	}
+	got := *r.Assignment
+	if r.Leader != leader || r.LeaderEpoch != leaderEpoch || !slices.Equal(r.ISR, isr) ||
+		!slices.Equal(got.Replicas, a.Replicas) || len(got.Adding) != len(a.Adding) || !slices.Equal(got.Adding, a.Adding) ||
+		len(got.Removing) != len(a.Removing) || !slices.Equal(got.Removing, a.Removing) {
+		t.Fatalf("got %v\nwant leader=%v leaderEpoch=%d isr=%v %v", r, leader, leaderEpoch, isr, a)
+	}
+}
+
+// Kafka: PartitionChangeBuilderTest.testRemovingReplicaReassignment
+//
+// TestRemovingReplicaReassignment: FOO reassigned to [1 2] removes 3; its
+// other replicas are in the ISR, so the same change completes it: replicas
+// [1 2], ISR [2 1], and the leader epoch bumps because a replica left.
+func TestRemovingReplicaReassignment(t *testing.T) {
+	elrVersions(t, func(t *testing.T, elr bool) {
+		a := reassignTarget(foo().Replicas, ids(1, 2))
+		if !slices.Equal(a.Removing, ids(3)) || len(a.Adding) != 0 || !slices.Equal(a.Replicas, ids(1, 2, 3)) {
+			t.Fatalf("reassignment %v, want replicas [1 2 3] removing [3] adding []", a)
+		}
+		s := fooSpec(elr)
+		s.assignment = &a
+		r, ok := buildChange(foo(), s)
+		if !ok {
+			t.Fatal("no change")
+		}
+		expectAssignment(t, r, 1, 101, ids(2, 1), Assignment{Replicas: ids(1, 2)})
+	})
+}
+
+// Kafka: PartitionChangeBuilderTest.testAddingReplicaReassignment
+//
+// TestAddingReplicaReassignment: FOO reassigned to [1 2 3 4] adds 4; the
+// change only records the new replicas with 4 adding, and the leader and
+// its epoch stay.
+func TestAddingReplicaReassignment(t *testing.T) {
+	elrVersions(t, func(t *testing.T, elr bool) {
+		a := reassignTarget(foo().Replicas, ids(1, 2, 3, 4))
+		if len(a.Removing) != 0 || !slices.Equal(a.Adding, ids(4)) || !slices.Equal(a.Replicas, ids(1, 2, 3, 4)) {
+			t.Fatalf("reassignment %v, want replicas [1 2 3 4] removing [] adding [4]", a)
+		}
+		s := fooSpec(elr)
+		s.assignment = &a
+		r, ok := buildChange(foo(), s)
+		if !ok {
+			t.Fatal("no change")
+		}
+		expectAssignment(t, r, 1, 100, ids(2, 1, 3), Assignment{Replicas: ids(1, 2, 3, 4), Adding: ids(4)})
+	})
+}
+
+// Kafka: PartitionChangeBuilderTest.testIsrEnlargementCompletesReassignment
+//
+// TestIsrEnlargementCompletesReassignment: BAR's ISR grows to [1 2 3 4],
+// so its reassignment completes in the same change: 1 is removed from the
+// replicas and the ISR, and 2 is elected in its place.
+func TestIsrEnlargementCompletesReassignment(t *testing.T) {
+	elrVersions(t, func(t *testing.T, elr bool) {
+		s := kspec(ids(1, 2, 3, 4), notBroker(3), 2, elr)
+		r, ok := buildChange(barPart(), s)
+		if !ok {
+			t.Fatal("no change")
+		}
+		expectAssignment(t, r, 2, 101, ids(2, 3, 4), Assignment{Replicas: ids(2, 3, 4)})
+	})
+}
+
+// Kafka: PartitionChangeBuilderTest.testRevertReassignment
+//
+// TestRevertReassignmentOfBar: cancelling BAR's reassignment
+// (PartitionReassignmentRevert) gives replicas [1 2 3] and ISR [1 2 3];
+// the change drops 4 and the adding and removing lists, and bumps the
+// leader epoch with leader 1 kept.
+func TestRevertReassignmentOfBar(t *testing.T) {
+	elrVersions(t, func(t *testing.T, elr bool) {
+		replicas, isr, unclean := revertReassignment(barPart())
+		if !slices.Equal(replicas, ids(1, 2, 3)) || !slices.Equal(isr, ids(1, 2, 3)) || unclean {
+			t.Fatalf("revert: replicas %v isr %v unclean %v, want [1 2 3] [1 2 3] false", replicas, isr, unclean)
+		}
+		s := kspec(isr, notBroker(3), 2, elr)
+		s.assignment = &Assignment{Replicas: replicas}
+		r, ok := buildChange(barPart(), s)
+		if !ok {
+			t.Fatal("no change")
+		}
+		expectAssignment(t, r, 1, 101, ids(1, 2, 3), Assignment{Replicas: ids(1, 2, 3)})
+	})
+}
