@@ -40,8 +40,14 @@ func (s *Scripted) liveness(bound time.Duration) string {
 			return false, stuck
 		}
 		acks.advance()
+		// A deletion the controller committed only after the heal (a
+		// delete-topic just before it) takes its partitions out of the
+		// per-partition condition from then on, as liveTPs does for
+		// those deleted before.
+		deleted := s.deletedTPs()
+		gone := s.absent(deleted)
 		if !stopped {
-			if stuck := progress.unacked(); stuck != "" {
+			if stuck := progress.unacked(gone...); stuck != "" {
 				return false, stuck
 			}
 			s.StopProducing()
@@ -52,19 +58,19 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// cluster is whole again: right after the heal a restarted
 		// quorum may not have elected yet, and would name none.
 		lost := s.diskLost()
-		deleted := s.deletedTPs()
 		// A deleted topic's records are asked of readers only while
 		// they are still in a leader's log, as a lost partition's are:
 		// once deleted, they are not.
 		lost = append(lost, deleted...)
 		acks.inLog = s.inLeaderLog(lost)
+		acks.watchDeleted(s.deletedTopics())
 		if stuck := acks.unreadAcked(lost); stuck != "" {
 			return false, stuck
 		}
 		if stuck := acks.unreadByGroups(lost); stuck != "" {
 			return false, stuck
 		}
-		if stuck := progress.unread(acks.all.read); stuck != "" {
+		if stuck := progress.unread(acks.all.read, gone...); stuck != "" {
 			return false, stuck
 		}
 		// A send acknowledged after this look would otherwise go
@@ -145,6 +151,17 @@ func (s *Scripted) topicDeleted(topic string) bool {
 		}
 	}
 	return false
+}
+
+// deletedTopics are the topics a committed record deleted during the
+// run, sorted, each once.
+func (s *Scripted) deletedTopics() []string {
+	var out []string
+	for _, d := range s.Observed.Deletions {
+		out = append(out, d.Topic)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // liveTPs are the fixture's partitions less those of topics deleted

@@ -36,6 +36,9 @@ type ackWatch struct {
 	// progress, when set, is told of every acknowledged send, for the
 	// per-partition condition (liveness_partitions.go).
 	progress *partitionProgress
+	// deleted are the topics deleted during the run (watchDeleted), whose
+	// reads each reader keeps by partition (liveness_recreated.go).
+	deleted []string
 }
 
 // reader is one reader's progress: the values it has read, and the
@@ -44,6 +47,8 @@ type reader struct {
 	name   string
 	read   map[string]bool
 	unread []ackedSend
+	// onDeleted are the records read on partitions of deleted topics.
+	onDeleted map[model.TopicPartition][]ackedSend
 }
 
 // ackedSend is one acknowledged send: its op index, value, partition and
@@ -110,6 +115,7 @@ func (w *ackWatch) settled(op *model.Op) {
 				}
 			}
 		}
+		w.readDeleted(op, op.Process)
 		return
 	}
 	w.lastAcked = max(w.lastAcked, op.Time)
@@ -139,13 +145,18 @@ func (r *reader) acked(s ackedSend) {
 // set, a send on a lost partition that is still in the log is not
 // excused: a consumer stuck on such a partition must not pass for one
 // whose records vanished.
-func (r *reader) missing(lost []model.TopicPartition, inLog func(ackedSend) bool) []string {
+func (r *reader) missing(lost []model.TopicPartition, inLog func(ackedSend) bool, deleted []string) []string {
 	r.unread = slices.DeleteFunc(r.unread, func(s ackedSend) bool { return r.read[s.value] })
 	var out []string
+	firstRead := map[model.TopicPartition]model.Offset{}
 	for _, s := range r.unread {
-		if !slices.Contains(lost, s.tp) || (inLog != nil && inLog(s)) {
-			out = append(out, s.value)
+		if slices.Contains(lost, s.tp) && (inLog == nil || !inLog(s)) {
+			continue
 		}
+		if inLog != nil && slices.Contains(deleted, s.tp.Topic) && r.carriedPast(s, inLog, firstRead) {
+			continue
+		}
+		out = append(out, s.value)
 	}
 	return out
 }
@@ -183,7 +194,7 @@ func (w *ackWatch) sendAckedSince(t time.Duration) bool { return w.lastAcked >= 
 // unreadAcked names acknowledged values no consumer has read, except on
 // the lost partitions.
 func (w *ackWatch) unreadAcked(lost []model.TopicPartition) string {
-	missing := w.all.missing(lost, w.inLog)
+	missing := w.all.missing(lost, w.inLog, w.deleted)
 	switch {
 	case len(missing) == 0:
 		return ""
@@ -197,7 +208,7 @@ func (w *ackWatch) unreadAcked(lost []model.TopicPartition) string {
 // values no member of the group has read, except on the lost partitions.
 func (w *ackWatch) unreadByGroups(lost []model.TopicPartition) string {
 	for _, g := range w.groups {
-		missing := g.missing(lost, w.inLog)
+		missing := g.missing(lost, w.inLog, w.deleted)
 		if len(missing) > 5 {
 			return fmt.Sprintf("group %s has not read %d acknowledged records (%s, ...)", g.name, len(missing), strings.Join(missing[:5], ", "))
 		}
