@@ -63,7 +63,7 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// once deleted, they are not.
 		lost = append(lost, deleted...)
 		acks.inLog = s.inLeaderLog(lost)
-		acks.watchDeleted(s.deletedTopics())
+		acks.watchDeleted(s.Observed.Deletions)
 		if stuck := acks.unreadAcked(lost); stuck != "" {
 			return false, stuck
 		}
@@ -151,17 +151,6 @@ func (s *Scripted) topicDeleted(topic string) bool {
 		}
 	}
 	return false
-}
-
-// deletedTopics are the topics a committed record deleted during the
-// run, sorted, each once.
-func (s *Scripted) deletedTopics() []string {
-	var out []string
-	for _, d := range s.Observed.Deletions {
-		out = append(out, d.Topic)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 // liveTPs are the fixture's partitions less those of topics deleted
