@@ -24,13 +24,15 @@ import (
 // the new topic above its first offsets, and never reads those. So a
 // reader is not asked for the records of a deleted topic's partition
 // below where it entered the partition's current log: the lowest offset
-// it read of that log (the leader's now), or, if it read none, where its
-// last reset put it once every broker had replayed the topic's last
-// deletion (a reset it never read from, its partition revoked, is no
-// entry: chaos seed 99300109, a member validated to 0 and lost the
-// partition at once, and the next owner entered at 103 from the old
-// position the first had committed into the new topic). A gap above that is still a finding,
-// and so is a current log the reader neither read nor reset into.
+// it read of that log (the leader's now), or the highest a reset put it
+// at once every broker had replayed the topic's last deletion, whichever
+// is higher (chaos seeds 99300109 and 99400302: a member committed its old
+// position into the recreated topic before it learnt of it, validated to
+// 0 and read some, lost the partition with its next commit failed, and
+// the next owner, validating the old committed position, entered at 103
+// and 160). A gap above that is still a finding, and so is a current log
+// the reader neither read nor reset into; what the rule gives up is a
+// genuine skip below a reset on a recreated topic.
 
 // resetTo is a position a reader reset to, and when.
 type resetTo struct {
@@ -154,13 +156,14 @@ func (r *reader) carriedPast(s ackedSend, inLog func(ackedSend) bool, lifeStart 
 				low = a.offset
 			}
 		}
-		if low == model.NoOffset {
-			// Nothing read of the current log: the reader is where its
-			// last reset into it put it.
-			for _, to := range r.resets[s.tp] {
-				if to.at >= lifeStart {
-					low = to.offset
-				}
+		// A reset after the last deletion moved the reader within the
+		// current log, wherever the position it moved from came from: a
+		// position carried over, or a committed one a member carried into
+		// the new topic, lands where the new log's epochs put it, and the
+		// records below are not asked of it.
+		for _, to := range r.resets[s.tp] {
+			if to.at >= lifeStart && to.offset > low {
+				low = to.offset
 			}
 		}
 		first[s.tp] = low

@@ -78,3 +78,37 @@ func TestAFailedTombstoneWriteKeepsTheOffsets(t *testing.T) {
 		t.Fatalf("after a failed tombstone write: %v %v", o, ok)
 	}
 }
+
+// KafkaApis.handleOffsetCommitRequest refuses a partition the broker's
+// metadata does not have UNKNOWN_TOPIC_OR_PARTITION before the
+// coordinator sees it: a member's position in a deleted topic is not
+// committed for it. The known partitions of the same request commit, and
+// a request of unknown partitions only is answered without the group
+// being asked (no generation check, no write).
+func TestOffsetCommitRefusesUnknownPartitions(t *testing.T) {
+	h := newHarness(t)
+	gone, known := model.TP("u", 0), model.TP("t", 0)
+	h.c = NewCoordinator(Config{Group: testGroupConfig(), MemberIDPrefix: "m",
+		PartitionExists: func(tp model.TopicPartition) bool { return tp != gone }})
+	h.commitOffsets(1, "a", -1, "", model.CommitOffset{TP: gone, Offset: 40}, model.CommitOffset{TP: known, Offset: 7})
+	h.commit()
+	r := one[model.OffsetCommitResponse](h, 1)
+	if r.Results[0].Error != model.UnknownTopicOrPartition || r.Results[1].Error != model.NoError {
+		t.Fatalf("results %+v", r.Results)
+	}
+	if _, ok := h.c.Offset("a", gone); ok {
+		t.Fatal("the unknown partition's offset was committed")
+	}
+	if o, ok := h.c.Offset("a", known); !ok || o.Offset != 7 {
+		t.Fatalf("the known partition's offset: %v %v", o, ok)
+	}
+	// Unknown only, with a generation the group would refuse: the topic
+	// check answers first.
+	h.commitOffsets(1, "a", 5, "nobody", model.CommitOffset{TP: gone, Offset: 41})
+	if len(h.writes) != 0 {
+		t.Fatalf("a commit of unknown partitions only wrote %+v", h.writes)
+	}
+	if r := one[model.OffsetCommitResponse](h, 1); r.Results[0].Error != model.UnknownTopicOrPartition {
+		t.Fatalf("results %+v", r.Results)
+	}
+}
