@@ -242,7 +242,7 @@ at 59.112s create-topic scratch 1 3
 at 35.89s delete-topic scratch
 at 36.187s create-topic scratch 1 3
 `,
-		why: "liveness-check rule too strict, Kafka's behaviour: a member committed its old position 366 into the recreated scratch/0, validated it to 0 and lost the partition in the same instant (an eager rebalance); the next owner fetched 366 and validation put it at 103. The check took the first member's reset to 0 as the group's entry into the new log and asked for 0-102; a reset counts now only for a reader that read nothing of the current log (found by the issue-23 sweep, seed 99300109)",
+		why: "liveness-check rule too strict, Kafka's behaviour: a member committed its old position 366 into the recreated scratch/0, validated it to 0 and lost the partition in the same instant (an eager rebalance); the next owner fetched 366 and validation put it at 103. The check took the first member's reset to 0 as the group's entry into the new log and asked for 0-102; the entry is now the highest a reset after the last deletion put the reader at, or its lowest read of the current log if higher (found by the issue-23 sweep, seed 99300109)",
 	},
 	{
 		name:     "a-deletion-committed-after-the-heal-leaves-the-per-partition-condition",
