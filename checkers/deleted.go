@@ -24,10 +24,13 @@ import (
 // leaders in one epoch) is judged as on any topic, and a loss on a topic
 // that was never deleted is an error as ever.
 
-// deletionConsequences are lossConsequences and commit-regression: kafkasim's
-// group coordinator keeps a deleted topic's committed offsets (Kafka's
-// GroupCoordinator.onPartitionsDeleted removes them), so a group reading
-// the topic created again resets below them and commits lower offsets.
+// deletionConsequences are lossConsequences and commit-regression: the
+// group coordinator removes a deleted topic's committed offsets
+// (GroupCoordinator.onPartitionsDeleted), but a member that kept its
+// position across the deletion commits it into the topic created again
+// (ConsumerCoordinator.onJoinPrepare commits allConsumed), as Kafka's
+// does, and the group's later commits in the new topic's offsets are
+// lower.
 var deletionConsequences = append(slices.Clone(lossConsequences), CommitRegression)
 
 // PromiseTopicDeleted explains why such findings are allowed.

@@ -43,8 +43,17 @@ func (s *Scripted) liveness(bound time.Duration) string {
 			return false, stuck
 		}
 		acks.advance()
+		// A deletion the controller committed only after the heal (a
+		// delete-topic just before it) takes its partitions out of the
+		// per-partition condition from then on, as liveTPs does for
+		// those deleted before.
+		deleted := s.deletedTPs()
+		gone := s.absent(deleted)
+		// Neither a partition gone with its topic nor a stranded one
+		// can take a write or be read.
+		skip := append(slices.Clone(gone), stranded...)
 		if !stopped {
-			if stuck := progress.unacked(stranded...); stuck != "" {
+			if stuck := progress.unacked(skip...); stuck != "" {
 				return false, stuck
 			}
 			s.StopProducing()
@@ -55,7 +64,6 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// cluster is whole again: right after the heal a restarted
 		// quorum may not have elected yet, and would name none.
 		lost := s.diskLost()
-		deleted := s.deletedTPs()
 		// A deleted topic's records are asked of readers only while
 		// they are still in a leader's log, as a lost partition's are:
 		// once deleted, they are not.
@@ -64,13 +72,14 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// A stranded partition has no leader to read from: nothing of it
 		// is in a leader's log, so every send on it is excused.
 		unreadable := append(slices.Clone(lost), stranded...)
+		acks.watchDeleted(s.Observed.Deletions)
 		if stuck := acks.unreadAcked(unreadable); stuck != "" {
 			return false, stuck
 		}
 		if stuck := acks.unreadByGroups(unreadable); stuck != "" {
 			return false, stuck
 		}
-		if stuck := progress.unread(acks.all.read, stranded...); stuck != "" {
+		if stuck := progress.unread(acks.all.read, skip...); stuck != "" {
 			return false, stuck
 		}
 		// A send acknowledged after this look would otherwise go
@@ -78,7 +87,7 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		// 95 batches in flight were acknowledged 0.4 s after the phase
 		// ended, while the group was rebalancing, and were judged
 		// unseen).
-		if stuck := acks.inFlight(s.processUp, append(s.absent(deleted), stranded...)...); stuck != "" {
+		if stuck := acks.inFlight(s.processUp, skip...); stuck != "" {
 			return false, stuck
 		}
 		return true, ""

@@ -36,6 +36,12 @@ type ackWatch struct {
 	// progress, when set, is told of every acknowledged send, for the
 	// per-partition condition (liveness_partitions.go).
 	progress *partitionProgress
+	// deleted are the topics deleted during the run (watchDeleted), whose
+	// reads and resets each reader keeps by partition, and lifeStart when
+	// the last broker learnt of each one's last deletion
+	// (liveness_recreated.go).
+	deleted   []string
+	lifeStart map[string]time.Duration
 }
 
 // reader is one reader's progress: the values it has read, and the
@@ -44,6 +50,10 @@ type reader struct {
 	name   string
 	read   map[string]bool
 	unread []ackedSend
+	// onDeleted are the records read on partitions of deleted topics;
+	// resets, the positions the reader reset to on them, and when.
+	onDeleted map[model.TopicPartition][]ackedSend
+	resets    map[model.TopicPartition][]resetTo
 }
 
 // ackedSend is one acknowledged send: its op index, value, partition and
@@ -86,6 +96,8 @@ func (w *ackWatch) advance() {
 	for n := w.rec.Len(); w.next < n; w.next++ {
 		op := w.rec.Op(w.next)
 		switch {
+		case op.F == model.FReset:
+			w.resetDeleted(&op)
 		case op.F != model.FSend && op.F != model.FPoll:
 		case op.Type == model.OpInvoke:
 			w.open = append(w.open, w.next)
@@ -110,6 +122,7 @@ func (w *ackWatch) settled(op *model.Op) {
 				}
 			}
 		}
+		w.readDeleted(op)
 		return
 	}
 	w.lastAcked = max(w.lastAcked, op.Time)
@@ -139,13 +152,18 @@ func (r *reader) acked(s ackedSend) {
 // set, a send on a lost partition that is still in the log is not
 // excused: a consumer stuck on such a partition must not pass for one
 // whose records vanished.
-func (r *reader) missing(lost []model.TopicPartition, inLog func(ackedSend) bool) []string {
+func (r *reader) missing(lost []model.TopicPartition, inLog func(ackedSend) bool, deleted []string, lifeStart map[string]time.Duration) []string {
 	r.unread = slices.DeleteFunc(r.unread, func(s ackedSend) bool { return r.read[s.value] })
 	var out []string
+	firstRead := map[model.TopicPartition]model.Offset{}
 	for _, s := range r.unread {
-		if !slices.Contains(lost, s.tp) || (inLog != nil && inLog(s)) {
-			out = append(out, s.value)
+		if slices.Contains(lost, s.tp) && (inLog == nil || !inLog(s)) {
+			continue
 		}
+		if inLog != nil && slices.Contains(deleted, s.tp.Topic) && r.carriedPast(s, inLog, lifeStart[s.tp.Topic], firstRead) {
+			continue
+		}
+		out = append(out, s.value)
 	}
 	return out
 }
@@ -184,7 +202,7 @@ func (w *ackWatch) sendAckedSince(t time.Duration) bool { return w.lastAcked >= 
 // unreadAcked names acknowledged values no consumer has read, except on
 // the lost partitions.
 func (w *ackWatch) unreadAcked(lost []model.TopicPartition) string {
-	missing := w.all.missing(lost, w.inLog)
+	missing := w.all.missing(lost, w.inLog, w.deleted, w.lifeStart)
 	switch {
 	case len(missing) == 0:
 		return ""
@@ -198,7 +216,7 @@ func (w *ackWatch) unreadAcked(lost []model.TopicPartition) string {
 // values no member of the group has read, except on the lost partitions.
 func (w *ackWatch) unreadByGroups(lost []model.TopicPartition) string {
 	for _, g := range w.groups {
-		missing := g.missing(lost, w.inLog)
+		missing := g.missing(lost, w.inLog, w.deleted, w.lifeStart)
 		if len(missing) > 5 {
 			return fmt.Sprintf("group %s has not read %d acknowledged records (%s, ...)", g.name, len(missing), strings.Join(missing[:5], ", "))
 		}

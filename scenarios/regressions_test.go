@@ -379,6 +379,52 @@ from 57.15s to 1m6.35s partition b1002 | coordinator-of g
 		seed:     90001446,
 		why:      "checker rule too strict, Kafka's behaviour: on events/0 process 1003's e0 s498-s502 waited on the isolated b2 while e0 s503 (keyless-1007 on) went to the new leader b1 at offset 803; the retried s498 was no longer among b1's five retained batches (OUT_OF_ORDER_SEQUENCE_NUMBER), the bump re-sequenced s498-s503 to e1 s0-s5, s503's first attempt answered at 803, and keyless-1005, resent as e1 s4, landed again at 1151 (an allowed duplicate) after it: nonmonotonic-send, allowed now as for chaos seed 90001531 (found by issue #18's final campaign)",
 	},
+	{
+		name:     "a-recreated-topic-is-read-from-where-the-carried-position-entered-it",
+		scenario: "topics-under-chaos",
+		seed:     99300029,
+		schedule: `
+at 59.11s delete-topic scratch
+at 59.112s create-topic scratch 1 3
+`,
+		why: "liveness-check rule too strict, Kafka's behaviour: scratch was deleted and created again 2 ms later; the manual consumer and the group member kept their positions (1558, 1564) across it, as Kafka's SubscriptionState does (a fetch's UNKNOWN_TOPIC_OR_PARTITION only asks for metadata, FetchCollector.handleInitializeErrors), the member committed its old position into the new topic (ConsumerCoordinator.onJoinPrepare commits allConsumed), and KIP-320 validation against the new log's epochs moved them to 5 and 35 (SubscriptionState.maybeCompleteValidation), so scratch/0's first records were never read. The check asked for them; it now asks a reader only for what lies above where it entered the partition's current log (found by the issue-23 sweep of topics-under-chaos from 99300000, seeds 99300010, 99300029, 99300233, 99300445 and others)",
+	},
+	{
+		name:     "a-reset-a-reader-never-read-from-is-no-entry-into-a-recreated-topic",
+		scenario: "topics-under-chaos",
+		seed:     99300109,
+		schedule: `
+at 35.89s delete-topic scratch
+at 36.187s create-topic scratch 1 3
+`,
+		why: "liveness-check rule too strict, Kafka's behaviour: a member committed its old position 366 into the recreated scratch/0, validated it to 0 and lost the partition in the same instant (an eager rebalance); the next owner fetched 366 and validation put it at 103. The check took the first member's reset to 0 as the group's entry into the new log and asked for 0-102; the entry is now the highest a reset after the last deletion put the reader at, or its lowest read of the current log if higher (found by the issue-23 sweep, seed 99300109)",
+	},
+	{
+		name:     "a-deletion-committed-after-the-heal-leaves-the-per-partition-condition",
+		scenario: "topics-under-chaos",
+		seed:     99300457,
+		schedule: `
+from 19.599s to 19.6s partition halves
+from 41.199s to 41.2s partition halves
+from 42.159s to 42.16s partition halves
+from 53.3s to 57.83s partition isolate random-broker from all
+from 58.82s to 59.83s partition halves
+at 59.95s delete-topic scratch
+`,
+		why: "liveness-check bug: a delete-topic 0.26 s before the heal was committed by the controller only after it (60.34 s), and the check, which had taken the partitions to expect a write and a read on at the heal, kept asking for a send acknowledged on scratch/0 and scratch/1, which no longer existed. Partitions of a topic deleted and absent from the controller are left out at every look now (found by the issue-23 sweep, seed 99300457)",
+	},
+	{
+		name:     "a-commit-for-a-deleted-topic-is-refused-and-a-carried-commit-re-enters",
+		scenario: "topics-under-chaos",
+		seed:     99400302,
+		schedule: `
+from 39.488s to 46.3s partition isolate isr-follower t/0 from all
+at 40.2s delete-topic scratch
+at 55.1s create-topic scratch 4 3
+from 55.3s to 58.33s partition isolate b2 from brokers
+`,
+		why: "simulation deviation and liveness rule: the coordinator took a member's commit of its position in scratch while scratch did not exist (Kafka's KafkaApis.handleOffsetCommitRequest answers UNKNOWN_TOPIC_OR_PARTITION, metadataCache.contains); now refused. Once scratch existed again the member's retried commit carried its old position in, as Kafka's does (its position was still the old one, the new metadata not yet seen); it then validated to 0 and read, its next commit failed, and the next owner validated the carried commit to a higher offset, leaving a gap. A reset after the last deletion now counts as an entry into the current log wherever it lands (found by the issue-23 sweep from 99400000, seed 99400302)",
+	},
 }
 
 func TestRegressions(t *testing.T) {

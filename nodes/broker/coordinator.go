@@ -104,6 +104,10 @@ func (b *Broker) coordinatorElected(p *partition) {
 	c := group.NewCoordinator(group.Config{
 		Group:          b.cfg.Kafka.Group,
 		MemberIDPrefix: "b" + itoa(int64(b.cfg.ID)) + "-e" + itoa(int64(p.leaderEpoch)) + "-p" + itoa(int64(p.tp.Partition)) + "-",
+		PartitionExists: func(tp model.TopicPartition) bool {
+			_, ok := b.meta[tp]
+			return ok
+		},
 	})
 	s := &coordShard{p: p, epoch: p.leaderEpoch, c: c, loading: true, loadEnd: p.log.LEO()}
 	s.loadRecord = b.replayLog(p, s.loadEnd, c.Replay, "coordinator-bad-record")

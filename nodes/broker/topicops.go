@@ -31,6 +31,25 @@ func (b *Broker) applyTopicChanges(removed []model.TopicPartition) {
 	for _, tp := range removed {
 		b.deleteReplica(tp)
 	}
+	b.offsetsOfDeleted(removed)
+}
+
+// offsetsOfDeleted has every coordinator shard this broker serves remove
+// its groups' committed offsets of the deleted partitions, after the
+// replicas stopped, as BrokerMetadataPublisher calls
+// GroupCoordinator.onPartitionsDeleted after ReplicaManager.applyDelta.
+// Only a loaded shard writes (the new coordinator's
+// scheduleWriteAllOperation runs on active shards); one still loading
+// keeps them, as Kafka's does.
+func (b *Broker) offsetsOfDeleted(removed []model.TopicPartition) {
+	if len(removed) == 0 {
+		return
+	}
+	for _, tp := range b.topicsOf[OffsetsTopic] {
+		if s := b.coord.shards[tp.Partition]; s != nil && !s.loading {
+			b.applyEffects(s, s.c.PartitionsDeleted(b.now(), removed))
+		}
+	}
 }
 
 // deleteReplica forgets a deleted topic's partition and, if this broker

@@ -14,12 +14,23 @@ import (
 // returns an offset a coordinator failover could lose.
 func (c *Coordinator) HandleOffsetCommit(now time.Duration, from model.BrokerID, r model.OffsetCommitRequest) Effects {
 	c.begin(now)
+	all := r.Offsets
+	r.Offsets = c.knownOffsets(all)
 	answer := func(code model.ErrorCode) {
-		resp := model.OffsetCommitResponse{CorrelationID: r.CorrelationID, Results: make([]model.PartitionResult, len(r.Offsets))}
-		for i, o := range r.Offsets {
+		resp := model.OffsetCommitResponse{CorrelationID: r.CorrelationID, Results: make([]model.PartitionResult, len(all))}
+		for i, o := range all {
 			resp.Results[i] = model.PartitionResult{TP: o.TP, Error: code}
+			if c.cfg.PartitionExists != nil && !c.cfg.PartitionExists(o.TP) {
+				resp.Results[i].Error = model.UnknownTopicOrPartition
+			}
 		}
 		c.reply(from, resp)
+	}
+	if len(all) > 0 && len(r.Offsets) == 0 {
+		// Every partition is unknown: KafkaApis answers without asking
+		// the coordinator.
+		answer(model.NoError)
+		return c.end()
 	}
 	if code := c.validateOffsetCommit(r); code != model.NoError {
 		answer(code)
@@ -51,6 +62,22 @@ func (c *Coordinator) HandleOffsetCommit(now time.Duration, from model.BrokerID,
 		answer(model.CoordinatorAppendError(code))
 	})
 	return c.end()
+}
+
+// knownOffsets are the offsets of partitions the broker's metadata has
+// (KafkaApis.handleOffsetCommitRequest refuses the others, so that a
+// member's position in a deleted topic is not committed for it).
+func (c *Coordinator) knownOffsets(offsets []model.CommitOffset) []model.CommitOffset {
+	if c.cfg.PartitionExists == nil {
+		return offsets
+	}
+	var out []model.CommitOffset
+	for _, o := range offsets {
+		if c.cfg.PartitionExists(o.TP) {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // validateOffsetCommit is ClassicGroup.validateOffsetCommit, with

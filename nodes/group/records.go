@@ -42,6 +42,14 @@ func offsetCommitRecord(group string, o model.CommitOffset, now time.Duration) m
 	return model.Record{Key: string(k), Value: string(v)}
 }
 
+// offsetTombstone is an OffsetCommitKey with no value: it deletes the
+// group's committed offset of tp.
+func offsetTombstone(group string, tp model.TopicPartition) model.Record {
+	var k enc
+	k.i16(keyOffsetCommit).str(group).str(tp.Topic).i32(tp.Partition)
+	return model.Record{Key: string(k)}
+}
+
 // groupMetadataRecord persists a group with its members' current
 // assignments.
 func groupMetadataRecord(g *classicGroup) model.Record {
