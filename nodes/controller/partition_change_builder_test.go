@@ -510,3 +510,38 @@ func TestRevertReassignmentOfBar(t *testing.T) {
 		expectAssignment(t, r, 1, 101, ids(1, 2, 3), Assignment{Replicas: ids(1, 2, 3)})
 	})
 }
+
+// Kafka: PartitionChangeBuilderTest.testReassignmentRearrangesReplicas
+//
+// TestReassignmentRearrangesReplicas: FOO's replicas set to [3 2 1], the
+// same brokers in another order: only the replicas change, with no
+// adding or removing, and the leader and its epoch stay.
+func TestReassignmentRearrangesReplicas(t *testing.T) {
+	elrVersions(t, func(t *testing.T, elr bool) {
+		s := fooSpec(elr)
+		s.assignment = &Assignment{Replicas: ids(3, 2, 1)}
+		r, ok := buildChange(foo(), s)
+		if !ok {
+			t.Fatal("no change")
+		}
+		expectAssignment(t, r, 1, 100, ids(2, 1, 3), Assignment{Replicas: ids(3, 2, 1)})
+	})
+}
+
+// Kafka: PartitionChangeBuilderTest.testStoppedLeaderIsDemotedAfterReassignmentCompletesEvenIfNoNewEligibleLeaders
+//
+// TestStoppedLeaderIsDemotedAfterReassignmentCompletes: a reassignment
+// from [0 1] to [2 3] with leader 0 completes when the ISR grows to
+// [0 1 2 3]; no remaining replica may lead, and the removed leader must
+// not stay leader: the partition is left without one.
+func TestStoppedLeaderIsDemotedAfterReassignmentCompletes(t *testing.T) {
+	p := kpart(ids(2, 3, 0, 1), 0, ids(0, 1), nil, none)
+	p.LeaderEpoch, p.PartitionEpoch = 0, 0
+	p.Removing, p.Adding = ids(0, 1), ids(2, 3)
+	s := kspec(ids(0, 1, 2, 3), noBroker, 2, false)
+	r, ok := buildChange(p, s)
+	if !ok {
+		t.Fatal("no change")
+	}
+	expectAssignment(t, r, none, 1, ids(2, 3), Assignment{Replicas: ids(2, 3)})
+}
