@@ -338,7 +338,8 @@ type ClientConfig struct {
 const Never = time.Duration(math.MaxInt64)
 
 // DefaultConfig returns Kafka's defaults, with kafkasim's own switches at
-// their fixed behaviour (epoch-based truncation, ELR on).
+// their fixed behaviour (epoch-based truncation, ELR on). It stays one long
+// literal: a table of defaults reads best as the table.
 func DefaultConfig() Config {
 	return Config{
 		Broker: BrokerConfig{

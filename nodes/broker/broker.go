@@ -252,7 +252,8 @@ func (b *Broker) Stop(env *sim.Env) {
 // every other by its type to its handler, as KafkaApis.handle does by API
 // key. Every handler has the one form handleX(from, m): the sender and the
 // message as it arrived (produce and fetch messages, which can be large,
-// by pointer, whichever way they were sent).
+// by pointer, whichever way they were sent). It stays one switch of one
+// line a message type, the broker's table of what it answers.
 func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	if b.quorum != nil && b.quorum.Receive(env, from, m) {
 		b.afterQuorum()

@@ -14,7 +14,8 @@ import (
 // that the state after restoring a snapshot taken at offset o equals the
 // state after replaying the log up to o.
 
-// snapshot encodes the state.
+// snapshot encodes the state, field after field in one walk (restoreState
+// reads them back in the same order, which is why neither is split).
 func (s *metadataState) snapshot() []byte {
 	b := binary.AppendVarint(nil, s.offset)
 	b = binary.AppendVarint(b, int64(s.controllerEpoch))
@@ -119,7 +120,9 @@ func (d *decoder) bool() bool {
 }
 
 // restoreState decodes a snapshot. The quorum checksums what it stores
-// and sends, so a snapshot that does not decode is a programmer error.
+// and sends, so a snapshot that does not decode is a programmer error. It
+// reads the fields in snapshot's order, one after another, and stays as
+// long as snapshot so that the two can be read side by side.
 func restoreState(cluster model.Config, data []byte) *metadataState {
 	s := newMetadataState(cluster)
 	d := decoder{b: data}
