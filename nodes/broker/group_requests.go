@@ -100,14 +100,23 @@ func groupErrorResponse(req sim.Message, code model.ErrorCode) sim.Message {
 // exist yet, the broker asks the controller to create it, one request at a
 // time, and answers COORDINATOR_NOT_AVAILABLE until it has a leader.
 func (b *Broker) handleFindCoordinator(from model.BrokerID, m model.FindCoordinatorRequest) {
+	b.answerFindCoordinator(from, m, OffsetsTopic, b.offsetsPartitions, b.createOffsetsTopic)
+}
+
+// answerFindCoordinator names the leader of the coordinator topic's
+// partition the key hashes to among partitions(), for groups and for
+// transactions alike (KafkaApis.getCoordinator). While the topic does not
+// exist, create asks for it and the answer is COORDINATOR_NOT_AVAILABLE,
+// as it is while the partition has no leader.
+func (b *Broker) answerFindCoordinator(from model.BrokerID, m model.FindCoordinatorRequest, topic string, partitions func() int32, create func()) {
 	resp := model.FindCoordinatorResponse{CorrelationID: m.CorrelationID, Coordinator: model.NoBroker}
-	if len(b.topicsOf[OffsetsTopic]) == 0 {
-		b.createOffsetsTopic()
+	if len(b.topicsOf[topic]) == 0 {
+		create()
 		resp.Error = model.CoordinatorNotAvailable
 		b.send(from, resp)
 		return
 	}
-	ps := b.meta[model.TP(OffsetsTopic, PartitionFor(m.GroupID, b.offsetsPartitions()))]
+	ps := b.meta[model.TP(topic, PartitionFor(m.GroupID, partitions()))]
 	if ps.Leader == model.NoBroker {
 		resp.Error = model.CoordinatorNotAvailable
 	} else {

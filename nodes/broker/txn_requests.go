@@ -72,20 +72,7 @@ func txnErrorResponse(req sim.Message, code model.ErrorCode) sim.Message {
 // Kafka's AutoTopicCreationManager creates internal topics, and the
 // answer is COORDINATOR_NOT_AVAILABLE until its partition has a leader.
 func (b *Broker) handleFindTxnCoordinator(from model.BrokerID, m model.FindCoordinatorRequest) {
-	resp := model.FindCoordinatorResponse{CorrelationID: m.CorrelationID, Coordinator: model.NoBroker}
-	if len(b.topicsOf[TransactionStateTopic]) == 0 {
-		b.createTxnStateTopic()
-		resp.Error = model.CoordinatorNotAvailable
-		b.send(from, resp)
-		return
-	}
-	ps := b.meta[model.TP(TransactionStateTopic, model.CoordinatorPartition(m.GroupID, b.txnPartitions()))]
-	if ps.Leader == model.NoBroker {
-		resp.Error = model.CoordinatorNotAvailable
-	} else {
-		resp.Coordinator = ps.Leader
-	}
-	b.send(from, resp)
+	b.answerFindCoordinator(from, m, TransactionStateTopic, b.txnPartitions, b.createTxnStateTopic)
 }
 
 // createTxnStateTopic asks the controller for __transaction_state with
