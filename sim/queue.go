@@ -66,9 +66,21 @@ type queue struct {
 	slab  []event
 	free  []int32
 	seq   uint64
+	// handling is set while the event at the root of order is being
+	// handled (take): it stays there until the handler's first push
+	// replaces it, or until done removes it. Most handlers schedule at
+	// least one event, so most events leave the heap in the same pass
+	// that places the next one.
+	handling bool
 }
 
-func (q *queue) len() int { return q.order.len() }
+// len counts the events waiting, leaving out the one being handled.
+func (q *queue) len() int {
+	if q.handling {
+		return q.order.len() - 1
+	}
+	return q.order.len()
+}
 
 // push schedules ev at time at and returns its sequence number.
 func (q *queue) push(at time.Duration, ev event) uint64 {
@@ -82,11 +94,18 @@ func (q *queue) push(at time.Duration, ev event) uint64 {
 		q.slab = append(q.slab, ev)
 	}
 	q.seq++
-	q.order.push(key{at: at, seq: q.seq, idx: idx})
+	k := key{at: at, seq: q.seq, idx: idx}
+	if q.handling {
+		q.handling = false
+		q.order.replaceTop(k)
+	} else {
+		q.order.push(k)
+	}
 	return q.seq
 }
 
-// peek returns the time of the earliest event; ok is false when empty.
+// peek returns the time of the earliest event; ok is false when empty. It
+// is not called while an event is being handled.
 func (q *queue) peek() (time.Duration, bool) {
 	if len(q.order) == 0 {
 		return 0, false
@@ -94,16 +113,24 @@ func (q *queue) peek() (time.Duration, bool) {
 	return q.order[0].at, true
 }
 
-// pop removes the earliest event from the order and returns its key. The
-// event stays in its slot, q.slab[k.idx], until release: the dispatcher
+// take returns the key of the earliest event, which is to be handled now,
+// and leaves it at the root of the order until the first push or done.
+// The event stays in its slot, q.slab[k.idx], until done: the dispatcher
 // reads it there rather than copying a hundred-odd bytes out and passing
 // them down by value, once per event. Events pushed meanwhile cannot take
 // the slot, and should the slab grow, the old array still holds it.
-func (q *queue) pop() key { return q.order.pop() }
+func (q *queue) take() key {
+	q.handling = true
+	return q.order[0]
+}
 
-// release recycles the slot of an event that pop returned and that has
-// been handled.
-func (q *queue) release(idx int32) {
+// done ends the handling of the event take returned: it leaves the order
+// if no push replaced it, and its slot is recycled.
+func (q *queue) done(idx int32) {
+	if q.handling {
+		q.handling = false
+		q.order.pop()
+	}
 	q.slab[idx] = event{} // drop references for the garbage collector
 	q.free = append(q.free, idx)
 }

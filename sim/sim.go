@@ -253,11 +253,11 @@ func (s *Sim) Run(deadline time.Duration) (reason StopReason) {
 			s.now = deadline
 			return StopTimeLimit
 		}
-		k := s.q.pop()
+		k := s.q.take()
 		s.now = k.at
 		s.stats.Events++
 		s.dispatch(&s.q.slab[k.idx])
-		s.q.release(k.idx)
+		s.q.done(k.idx)
 	}
 }
 
