@@ -3,8 +3,10 @@ package checkers
 import (
 	"cmp"
 	"hash/maphash"
+	"math"
 	"slices"
 	"sort"
+	"time"
 
 	"kafkasim/model"
 )
@@ -49,6 +51,47 @@ type analysis struct {
 	// sentTo: value → the first send of it, for explaining a phantom read
 	// in the wrong partition; built only when a phantom is found.
 	sentTo map[string]int32
+	// hasTxn: some entry has a Txn (the transactional analyses run only
+	// then).
+	hasTxn bool
+	// procs is what summarize learned of the processes, for byProcess.
+	procs procSummary
+	// touched sums the table slots addWriters read ahead, so that the
+	// reads are not optimised away; it means nothing.
+	touched uint32
+}
+
+// procSummary is each process's entries counted, and whether they
+// complete in history order, by process number; valid only while small
+// holds (every process number below smallProcs).
+type procSummary struct {
+	small      bool
+	count      []int32
+	endOrdered []bool
+	lastEnd    []time.Duration
+}
+
+// smallProcs bounds the process numbers procSummary counts by number:
+// Jepsen's grow by the concurrency each time a client crashes, so a few
+// times the history's length is far more than any history has. Above
+// it, byProcess groups the entries with a map.
+func smallProcs(n int) int { return min(4*n+64, math.MaxInt32) }
+
+// add counts entry op of process p.
+func (s *procSummary) add(p int, op *model.Op, limit int) {
+	if !s.small || p >= limit {
+		s.small = false
+		return
+	}
+	for len(s.count) <= p {
+		s.count = append(s.count, 0)
+		s.endOrdered = append(s.endOrdered, true)
+		s.lastEnd = append(s.lastEnd, math.MinInt64)
+	}
+	end := completion(op)
+	s.count[p]++
+	s.endOrdered[p] = s.endOrdered[p] && end >= s.lastEnd[p]
+	s.lastEnd[p] = end
 }
 
 // valueKey is a record's identity.
@@ -112,8 +155,12 @@ type valueInfo struct {
 	// lowest and highest offset it was seen at in the version order;
 	// NoOffset when it is in none.
 	first, last model.Offset
-	multi       bool // seen at more than one offset
 }
+
+// multi reports whether the record was seen at more than one offset: its
+// lowest and highest differ exactly then. (A flag would make the record
+// eight bytes longer, and there are a million of them.)
+func (v *valueInfo) multi() bool { return v.first != v.last }
 
 // opEnd returns one past the last micro-op of the operation starting at i.
 func (a *analysis) opEnd(i int) int {
@@ -137,26 +184,44 @@ func analyze(h model.History) *analysis {
 	return a
 }
 
-// summarize starts the entries' summary and counts, for sizing, each
-// partition's sends and every poll's records (a.polled).
-func (a *analysis) summarize() map[*partition]int {
+// summarize is the first pass: it sums up every entry (entries.go)
+// but a send's record, sums up the processes (a.procs), and counts, for
+// sizing, each partition's sends (by creation index) and every poll's
+// records (a.polled).
+func (a *analysis) summarize() []int {
 	h := a.h
-	sends := map[*partition]int{}
+	var sends []int
 	records := 0
 	a.entries = make([]entry, len(h))
-	ops := int32(-1)
+	a.procs.small = true
+	limit := smallProcs(len(h))
+	ops, txn := int32(-1), 0
 	for i := range h {
 		op := &h[i]
-		if op.Txn == 0 || i == 0 || h[i-1].Txn != op.Txn {
+		if op.Txn == 0 || i == 0 || txn != op.Txn {
 			ops++
 		}
-		a.entries[i] = entry{op: ops, sent: -1, kind: kindOf(op.F), outcome: outcomeOf(op.Type)}
-		if a.entries[i].kind == kindOther {
-			a.others = append(a.others, int32(i))
+		txn = op.Txn
+		a.hasTxn = a.hasTxn || txn > 0
+		e := &a.entries[i]
+		*e = entry{op: ops, sent: -1, offset: model.NoOffset, kind: kindOf(op.F), outcome: outcomeOf(op.Type)}
+		a.procs.add(op.Process, op, limit)
+		if a.procs.small {
+			e.proc = int32(op.Process)
 		}
-		if op.F == model.FSend && op.TP.Topic != "" {
-			sends[a.part(op.TP)]++
-		} else if op.F == model.FPoll {
+		switch e.kind {
+		case kindOther:
+			a.others = append(a.others, int32(i))
+		case kindSend:
+			e.offset = op.Offset
+			if op.TP.Topic != "" {
+				p := a.part(op.TP)
+				for len(sends) <= int(p.seq) {
+					sends = append(sends, 0)
+				}
+				sends[p.seq]++
+			}
+		case kindPoll:
 			for _, pr := range op.Records {
 				records += len(pr.Records)
 			}
@@ -166,11 +231,15 @@ func (a *analysis) summarize() map[*partition]int {
 	return sends
 }
 
-// presize sizes each partition's records for its sends, so that the
-// tables do not grow a record at a time.
-func (a *analysis) presize(sends map[*partition]int) {
+// presize sizes each partition's records for its sends (by creation
+// index), so that the tables do not grow a record at a time.
+func (a *analysis) presize(sends []int) {
 	n := 0
-	for p, k := range sends {
+	for seq, k := range sends {
+		if k == 0 {
+			continue
+		}
+		p := a.parts[seq]
 		p.ids = newRecordIDs(a.seed, k)
 		p.sentAt = make([]int32, 0, k)
 		p.at.dense = make([]seen, 0, k)
@@ -183,13 +252,43 @@ func (a *analysis) presize(sends map[*partition]int) {
 
 // addWriters gives each send's record an id and its first writer, and
 // notes which record the first send acknowledged at each offset wrote.
+//
+// The sends are taken a batch at a time: their values are hashed, then
+// the table slots they hash to read in one tight loop, then their ids
+// found. A slot is a cache miss (a partition's table of a hundred
+// thousand records is megabytes, and values hash all over it); reads
+// independent of each other, with little between them, let the
+// processor wait for many misses at once, where finding each id before
+// hashing the next waits for them one by one. The ids come out the
+// same, in send order.
 func (a *analysis) addWriters() {
-	for i := range a.h {
-		op := &a.h[i]
+	const batch = 32
+	type pending struct {
+		i    int32
+		p    *partition
+		hash uint64
+	}
+	var queue [batch]pending
+	n := 0
+	flush := func() {
+		touched := uint32(0)
+		for _, q := range queue[:n] {
+			touched += q.p.ids.touch(q.hash)
+		}
+		a.touched += touched
+		for _, q := range queue[:n] {
+			a.addWriter(int(q.i), q.p, q.hash)
+		}
+		n = 0
+	}
+	for i := range a.entries {
 		if a.entries[i].kind != kindSend {
 			continue
 		}
+		op := &a.h[i]
 		if op.TP.Topic == "" {
+			// Such sends get no id: their order among the others
+			// does not matter.
 			if a.untargeted == nil {
 				a.untargeted = map[string]*untargetedSend{}
 			}
@@ -199,18 +298,28 @@ func (a *analysis) addWriters() {
 			continue
 		}
 		p := a.part(op.TP)
-		id := a.id(p, op.Value)
-		a.entries[i].sent = id
-		if v := &a.vals[id]; v.writer < 0 {
-			v.writer = int32(i)
+		queue[n] = pending{int32(i), p, p.ids.hash(op.Value)}
+		if n++; n == batch {
+			flush()
 		}
-		if o := op.Offset; o >= 0 && o < model.Offset(2*len(p.sentAt)+denseSlack) {
-			for model.Offset(len(p.sentAt)) <= o {
-				p.sentAt = append(p.sentAt, -1)
-			}
-			if p.sentAt[o] < 0 {
-				p.sentAt[o] = id
-			}
+	}
+	flush()
+}
+
+// addWriter gives send i to p, whose value hashes to h, its record.
+func (a *analysis) addWriter(i int, p *partition, h uint64) {
+	op := &a.h[i]
+	id := a.idHashed(p, op.Value, h)
+	a.entries[i].sent = id
+	if v := &a.vals[id]; v.writer < 0 {
+		v.writer = int32(i)
+	}
+	if o := a.entries[i].offset; o >= 0 && o < model.Offset(2*len(p.sentAt)+denseSlack) {
+		for model.Offset(len(p.sentAt)) <= o {
+			p.sentAt = append(p.sentAt, -1)
+		}
+		if p.sentAt[o] < 0 {
+			p.sentAt[o] = id
 		}
 	}
 }
@@ -219,11 +328,12 @@ func (a *analysis) addWriters() {
 // and gives each record its first readers.
 func (a *analysis) addReaders() {
 	a.polledRecs = make([]polledRecord, 0, a.polled)
-	for i := range a.h {
-		op := &a.h[i]
+	for i := range a.entries {
 		if a.entries[i].kind != kindPoll {
 			continue
 		}
+		op := &a.h[i]
+		ok := a.entries[i].outcome == outcomeOK
 		a.entries[i].recs = int32(len(a.polledRecs))
 		for _, pr := range op.Records {
 			p := a.part(pr.TP)
@@ -239,7 +349,7 @@ func (a *analysis) addReaders() {
 				if v.reader < 0 {
 					v.reader = int32(i)
 				}
-				if v.okReader < 0 && op.Type == model.OpOK {
+				if v.okReader < 0 && ok {
 					v.okReader = int32(i)
 				}
 			}
@@ -255,7 +365,7 @@ func (a *analysis) addReaders() {
 // (a consumer must never return bad data, even inside a transaction that
 // aborts; kafka.clj version-orders).
 func (a *analysis) commitAndOrder() {
-	for i := 0; i < len(a.h); {
+	for i := 0; i < len(a.entries); {
 		j := a.opEnd(i)
 		c := a.entries[i].outcome == outcomeOK
 		if a.entries[i].indeterminate() {
@@ -300,20 +410,21 @@ func (a *analysis) sortParts() {
 }
 
 // place adds op k to the version order and the position resets.
+// Records still name their partition by its creation index; a send with
+// an offset has a partition (model.History.Validate), so a record.
 func (a *analysis) place(k int) {
-	op, e := &a.h[k], &a.entries[k]
-	switch op.F {
-	case model.FSend:
-		if e.committed && op.Offset != model.NoOffset {
-			a.observe(a.part(op.TP), op.Offset, op.Value, int32(k), e.sent)
+	e := &a.entries[k]
+	switch e.kind {
+	case kindSend:
+		if e.committed && e.offset != model.NoOffset {
+			a.observe(a.parts[a.vals[e.sent].part], e.offset, a.names[e.sent], int32(k), e.sent)
 		}
-	case model.FPoll:
-		// Records still name their partition by its creation index.
+	case kindPoll:
 		for _, r := range a.polledRecs[e.recs : e.recs+e.nrecs] {
 			a.observe(a.parts[r.part], r.offset, a.names[r.id], int32(k), r.id)
 		}
-	case model.FReset:
-		if op.Type == model.OpOK {
+	default:
+		if op := &a.h[k]; op.F == model.FReset && op.Type == model.OpOK {
 			for _, po := range op.Offsets {
 				from := max(po.From, 0)
 				if po.Offset > from {
@@ -349,51 +460,42 @@ func (a *analysis) sendRead(i int) bool {
 // sent is the record send i wrote, or nil when no one observed it and its
 // partition is unknown.
 func (a *analysis) sent(i int) *valueInfo {
-	op := &a.h[i]
-	if op.TP.Topic == "" {
-		if u := a.untargeted[op.Value]; u != nil && u.op == int32(i) && u.id >= 0 {
-			return &a.vals[u.id]
-		}
-		return nil
+	if id := a.entries[i].sent; id >= 0 {
+		return &a.vals[id]
 	}
-	return &a.vals[a.entries[i].sent]
-}
-
-// sendTP is the partition send i went to: the one it names, or, for a
-// send that names none (a keyed send left indeterminate, whose partition
-// the producer chose and never reported), the one a read found its record
-// in; ok is false when neither says.
-func (a *analysis) sendTP(i int) (model.TopicPartition, bool) {
-	if tp := a.h[i].TP; tp.Topic != "" {
-		return tp, true
+	// A send without a partition has no record of its own.
+	if u := a.untargeted[a.h[i].Value]; u != nil && u.op == int32(i) && u.id >= 0 {
+		return &a.vals[u.id]
 	}
-	if v := a.sent(i); v != nil {
-		return a.parts[v.part].tp, true
-	}
-	return model.TopicPartition{}, false
+	return nil
 }
 
 // acked reports whether op i is a send acknowledged at a known offset: the
 // sends whose offsets are facts whatever else the history says.
 func (a *analysis) acked(i int) bool {
-	op := &a.h[i]
-	return op.F == model.FSend && op.Type == model.OpOK && op.Offset != model.NoOffset
+	e := &a.entries[i]
+	return e.kind == kindSend && e.outcome == outcomeOK && e.offset != model.NoOffset
 }
 
 // known reports whether send i committed at a known offset: acknowledged,
 // or indeterminate with a read proving its operation took effect.
 func (a *analysis) known(i int) bool {
-	op := &a.h[i]
-	return op.F == model.FSend && a.entries[i].committed && op.Offset != model.NoOffset
+	e := &a.entries[i]
+	return e.kind == kindSend && e.committed && e.offset != model.NoOffset
 }
 
 // id is record (p, v)'s index into vals, added when new.
 func (a *analysis) id(p *partition, v string) int32 {
+	return a.idHashed(p, v, p.ids.hash(v))
+}
+
+// idHashed is id for a value whose hash in p's table is h.
+func (a *analysis) idHashed(p *partition, v string, h uint64) int32 {
 	next := int32(len(a.vals))
 	// v is named as next before the table sees it, which a table that
 	// grows needs; taken back if v already has an id.
 	a.names = append(a.names, v)
-	id, added := p.ids.getOrAdd(v, next, a.names)
+	id, added := p.ids.getOrAdd(v, h, next, a.names)
 	if !added {
 		a.names = a.names[:next]
 		return id
@@ -466,11 +568,9 @@ func (a *analysis) observe(p *partition, o model.Offset, value string, op, id in
 	case v.first == model.NoOffset:
 		v.first, v.last = o, o
 	case o < v.first:
-		v.first, v.multi = o, true
+		v.first = o
 	case o > v.last:
-		v.last, v.multi = o, true
-	case o != v.first && o != v.last:
-		v.multi = true
+		v.last = o
 	}
 }
 
@@ -479,7 +579,7 @@ func (a *analysis) observe(p *partition, o model.Offset, value string, op, id in
 // offset a poll saw its record at; false when neither is known.
 func (a *analysis) position(i int) (model.Offset, bool) {
 	if a.known(i) {
-		return a.h[i].Offset, true
+		return a.entries[i].offset, true
 	}
 	if v := a.sent(i); v != nil && v.last != model.NoOffset {
 		return v.last, true

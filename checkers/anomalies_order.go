@@ -42,9 +42,10 @@ type polled struct {
 func (a *analysis) pollOrder(opts *Options, procs *processes) []Violation {
 	walks := make([]pollWalk, len(procs.ops))
 	var cur []polled // the current operation's partitions; few, so a slice
+	dense := len(a.parts)*len(walks) <= densePartMaps
 	for p, ops := range procs.ops {
 		w := &walks[p]
-		w.ops, w.last, w.rebalanced = ops, map[*partition]polled{}, map[*partition]time.Duration{}
+		w.ops, w.last, w.rebalanced = ops, newPartMap[polled](len(a.parts), dense), map[*partition]time.Duration{}
 		// A process's ops usually complete in history order already, and
 		// its walk is then a part of the one walk of the history below.
 		// Otherwise it walks its ops on its own, in completion order.
@@ -86,23 +87,21 @@ func (w *processWalk) waiting() int32 {
 // completion order.
 type pollWalk struct {
 	processWalk
-	last       map[*partition]polled        // partition → where the last ok operation left it
+	last       partMap[polled]              // partition → where the last ok operation left it
 	rebalanced map[*partition]time.Duration // partition → latest rebalance touching it
 }
 
 // keep forgets where the consumer was in every partition not ok.
-func (w *pollWalk) keep(ok func(tp model.TopicPartition) bool) {
-	for p := range w.last {
-		if !ok(p.tp) {
-			delete(w.last, p)
-		}
-	}
+func (w *pollWalk) keep(a *analysis, ok func(tp model.TopicPartition) bool) {
+	w.last.keep(func(k int32) bool { return ok(a.parts[k].tp) })
 }
 
 // forget forgets where the consumer was in tps.
 func (w *pollWalk) forget(a *analysis, tps ...model.TopicPartition) {
 	for _, tp := range tps {
-		delete(w.last, a.byTP[tp])
+		if p := a.byTP[tp]; p != nil {
+			w.last.del(int32(p.order))
+		}
 	}
 }
 
@@ -124,9 +123,9 @@ func (a *analysis) pollStep(opts *Options, w *pollWalk, cur []polled) []polled {
 		op := &a.h[i]
 		switch op.F {
 		case model.FAssign:
-			w.keep(func(tp model.TopicPartition) bool { return slices.Contains(op.Partitions, tp) })
+			w.keep(a, func(tp model.TopicPartition) bool { return slices.Contains(op.Partitions, tp) })
 		case model.FSubscribe:
-			w.keep(func(tp model.TopicPartition) bool {
+			w.keep(a, func(tp model.TopicPartition) bool {
 				return slices.Contains(op.Topics, tp.Topic) || slices.Contains(op.Partitions, tp)
 			})
 		case model.FRebalance:
@@ -155,7 +154,7 @@ func (a *analysis) pollStep(opts *Options, w *pollWalk, cur []polled) []polled {
 	}
 	w.k = k + 1
 	for _, c := range cur {
-		if prev, ok := w.last[c.p]; ok {
+		if prev, ok := w.last.get(int32(c.p.order)); ok {
 			if v, bad := a.pollGap(opts, prev, c); bad {
 				w.out = append(w.out, v)
 			}
@@ -163,7 +162,7 @@ func (a *analysis) pollStep(opts *Options, w *pollWalk, cur []polled) []polled {
 	}
 	if e.outcome == outcomeOK {
 		for _, c := range cur {
-			w.last[c.p] = c
+			w.last.put(int32(c.p.order), c)
 		}
 	}
 	return cur
@@ -275,6 +274,7 @@ func (a *analysis) intPoll(p *partition, op1, op2 int32, r1, r2 polledRecord) (V
 // the version order.
 type sentSpan struct {
 	tp          model.TopicPartition
+	part        int32 // tp's order in analysis.parts
 	first, last int32 // the sends
 	firstAt     model.Offset
 	lastAt      model.Offset
@@ -292,8 +292,9 @@ type sentSpan struct {
 // Jepsen's does.
 func (a *analysis) sendOrder(opts *Options, procs *processes) []Violation {
 	walks := make([]sendWalk, len(procs.ops))
+	dense := len(a.parts)*len(walks) <= densePartMaps
 	for p, ops := range procs.ops {
-		walks[p] = sendWalk{processWalk: processWalk{ops: ops}, last: map[model.TopicPartition]sentSpan{}}
+		walks[p] = sendWalk{processWalk: processWalk{ops: ops}, last: newPartMap[sentSpan](len(a.parts), dense)}
 	}
 	var cur []sentSpan // the current operation's partitions; few, so a slice
 	procs.inHistoryOrder(func(p int) int32 { return walks[p].waiting() },
@@ -309,7 +310,7 @@ func (a *analysis) sendOrder(opts *Options, procs *processes) []Violation {
 // order.
 type sendWalk struct {
 	processWalk
-	last map[model.TopicPartition]sentSpan // partition → the last operation placed there
+	last partMap[sentSpan] // partition → the last operation placed there
 }
 
 // sendStep judges the producer's next entry, with the other micro-ops of
@@ -329,11 +330,10 @@ func (a *analysis) sendStep(opts *Options, w *sendWalk, cur []sentSpan) []sentSp
 		if !e.completed() {
 			return cur
 		}
-		for tp := range w.last {
-			if !slices.Contains(op.Partitions, tp) && !slices.Contains(op.Topics, tp.Topic) {
-				delete(w.last, tp)
-			}
-		}
+		w.last.keep(func(k int32) bool {
+			tp := a.parts[k].tp
+			return slices.Contains(op.Partitions, tp) || slices.Contains(op.Topics, tp.Topic)
+		})
 		return cur
 	default:
 		return cur
@@ -345,12 +345,13 @@ func (a *analysis) sendStep(opts *Options, w *sendWalk, cur []sentSpan) []sentSp
 			if at, ok := a.position(int(i)); ok {
 				// Offsets compare only within a partition: an
 				// indeterminate keyed send names none, and is placed in
-				// the one its record was read from.
-				tp, _ := a.sendTP(int(i))
-				if c := slices.IndexFunc(cur, func(s sentSpan) bool { return s.tp == tp }); c >= 0 {
+				// the one its record was read from (a placed send has a
+				// record).
+				part := a.sent(int(i)).part
+				if c := slices.IndexFunc(cur, func(s sentSpan) bool { return s.part == part }); c >= 0 {
 					cur[c].last, cur[c].lastAt = i, at
 				} else {
-					cur = append(cur, sentSpan{tp: tp, first: i, last: i, firstAt: at, lastAt: at})
+					cur = append(cur, sentSpan{tp: a.parts[part].tp, part: part, first: i, last: i, firstAt: at, lastAt: at})
 				}
 			}
 		}
@@ -360,10 +361,10 @@ func (a *analysis) sendStep(opts *Options, w *sendWalk, cur []sentSpan) []sentSp
 	}
 	w.k = k + 1
 	for _, c := range cur {
-		if prev, ok := w.last[c.tp]; ok && c.firstAt <= prev.lastAt {
+		if prev, ok := w.last.get(c.part); ok && c.firstAt <= prev.lastAt {
 			w.out = append(w.out, a.sendInversion(opts, prev, c))
 		}
-		w.last[c.tp] = c
+		w.last.put(c.part, c)
 	}
 	return cur
 }

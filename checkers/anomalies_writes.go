@@ -53,10 +53,15 @@ func (a *analysis) duplicates(opts *Options) []Violation {
 		id   int32
 		offs []model.Offset
 	}
+	// Nearly every history has none: one pass over the records says so
+	// without visiting every offset of every partition.
+	if !slices.ContainsFunc(a.vals, func(v valueInfo) bool { return v.multi() }) {
+		return nil
+	}
 	var dups []dup
 	where := map[int32]int{} // record id → index in dups
 	add := func(o model.Offset, id int32) {
-		if !a.vals[id].multi {
+		if !a.vals[id].multi() {
 			return
 		}
 		k, ok := where[id]
@@ -152,7 +157,7 @@ func (a *analysis) visibility() []Violation {
 		// Most records were read and sent by a send that did not fail:
 		// decide that before building anything, since this runs once a
 		// record.
-		if vi.reader < 0 || vi.writer >= 0 && (a.h[vi.writer].Type != model.OpFail || vi.okReader < 0) {
+		if vi.reader < 0 || vi.writer >= 0 && (a.entries[vi.writer].outcome != outcomeFail || vi.okReader < 0) {
 			continue
 		}
 		v := a.valueOf(int32(id))
@@ -232,11 +237,11 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 	durable, why := opts.readsEverything()
 	unseen := map[*partition][]int32{}
 	var out []Violation
-	for i := range a.h {
-		if e := &a.entries[i]; e.kind != kindSend || !e.committed {
+	for i := range a.entries {
+		e := &a.entries[i]
+		if e.kind != kindSend || !e.committed {
 			continue
 		}
-		op := &a.h[i]
 		vi := a.sent(i)
 		if vi == nil {
 			continue // never observed, partition unknown: nothing to judge
@@ -244,7 +249,7 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 		if vi.writer != int32(i) || vi.okReader >= 0 {
 			continue
 		}
-		offset := op.Offset
+		offset := e.offset
 		if !a.known(i) {
 			offset = vi.last
 		}
@@ -255,14 +260,14 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 		if s, ok := logStart[p.tp]; ok && offset != model.NoOffset && offset < s {
 			continue
 		}
-		b, read := bounds[p]
-		if !read || vi.last == model.NoOffset || vi.last > b.offset {
-			if op.Type == model.OpOK {
+		b := bounds[p.order]
+		if b.reader < 0 || vi.last == model.NoOffset || vi.last > b.offset {
+			if e.outcome == outcomeOK {
 				unseen[p] = append(unseen[p], int32(i))
 			}
 			continue
 		}
-		v := lostWrite(op, i, p, offset, b)
+		v := lostWrite(&a.h[i], i, p, offset, b)
 		v.Error, v.Promise = promise(durable, PromiseDurability, why)
 		out = append(out, v)
 	}
@@ -277,23 +282,26 @@ func (a *analysis) lostAndUnseen(opts *Options, replicas []ReplicaLog) []Violati
 }
 
 // readBound is a partition's bound for lost-write: the highest offset
-// at which a record an ok poll returned was first seen, and that poll.
+// at which a record an ok poll returned was first seen, and that poll;
+// reader is -1 when no ok poll read the partition.
 type readBound struct {
 	offset model.Offset
 	reader int32
 }
 
-// readBounds is each partition's readBound; a partition no ok poll read
-// has none.
-func (a *analysis) readBounds() map[*partition]readBound {
-	bounds := map[*partition]readBound{}
+// readBounds is each partition's readBound, by its order in a.parts.
+func (a *analysis) readBounds() []readBound {
+	bounds := make([]readBound, len(a.parts))
+	for k := range bounds {
+		bounds[k].reader = -1
+	}
 	for id := range a.vals {
 		vi := &a.vals[id]
 		if vi.okReader < 0 || vi.first == model.NoOffset {
 			continue
 		}
-		if b, ok := bounds[a.partOf(vi)]; !ok || vi.first > b.offset {
-			bounds[a.partOf(vi)] = readBound{vi.first, vi.okReader}
+		if b := &bounds[vi.part]; b.reader < 0 || vi.first > b.offset {
+			*b = readBound{vi.first, vi.okReader}
 		}
 	}
 	return bounds

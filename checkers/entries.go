@@ -8,12 +8,16 @@ import "kafkasim/model"
 //
 // It exists for speed. A model.Op is 352 bytes, and the fields a check
 // reads to decide whether an entry concerns it (what it did, its outcome,
-// its transaction, its records) are spread over four of its cache lines,
-// with a poll's records behind two more pointers. The checks walk the
-// history a dozen times, some of them per process, and on a history of a
-// million operations those walks were most of the checking time. Twenty
-// bytes an entry, and the records of every poll in one flat slice,
-// bring a walk down to the memory it needs.
+// its transaction, its process, a send's offset, a poll's records) are
+// spread over five of its cache lines, with a poll's records behind two
+// more pointers. The checks walk the history a dozen times, some of them
+// per process, and on a history of a million operations those walks were
+// most of the checking time. Thirty-two bytes an entry, which hold every
+// field those walks read (a send's partition is its record's, and its
+// value its record's name), and the records of every poll in one flat
+// slice, bring a walk down to the memory it needs: after analyze's three
+// passes (summarize, addWriters, addReaders) no check reads a send's or a
+// poll's model.Op unless it has found something to report.
 type entry struct {
 	// op is the client operation the entry belongs to, numbered in
 	// history order: the micro-ops of one Txn share one.
@@ -23,7 +27,12 @@ type entry struct {
 	recs, nrecs int32
 	// sent is the record a send with a known partition wrote, an index
 	// into analysis.vals; -1 for other entries.
-	sent    int32
+	sent int32
+	// offset is a send's model.Op.Offset; NoOffset for other entries.
+	offset model.Offset
+	// proc is model.Op.Process when every process number of the history
+	// is small (analysis.smallProcs), else 0.
+	proc    int32
 	kind    entryKind
 	outcome entryOutcome
 	// committed: the entry's operation must have taken effect (see

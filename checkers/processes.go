@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"kafkasim/model"
 )
 
 // processes is the history's entries grouped by the client (process) that
@@ -30,10 +32,10 @@ type processes struct {
 	endOrdered []bool
 }
 
-// completion is when entry i completed, for ordering a process's
-// entries by it; an entry that never did comes after all.
-func (a *analysis) completion(i int32) time.Duration {
-	if op := &a.h[i]; op.Completed() {
+// completion is when op completed, for ordering a process's entries by
+// it; an entry that never did comes after all.
+func completion(op *model.Op) time.Duration {
+	if op.Completed() {
 		return op.End
 	}
 	return math.MaxInt64
@@ -43,46 +45,26 @@ func (a *analysis) completion(i int32) time.Duration {
 // invocation order.
 func (a *analysis) byProcess() *processes {
 	// Process numbers are usually small (Jepsen's grow by the concurrency
-	// each time a client crashes): then count each process's ops, and
-	// fill slices of the right size, in process order, with no map.
-	// One walk finds the highest process number and counts each
-	// process's entries while that number stays small.
-	top, small := -1, 4*len(a.h)+64
-	var count []int32
-	for i := range a.h {
-		p := a.h[i].Process
-		top = max(top, p)
-		if top >= small {
-			continue
-		}
-		for len(count) <= p {
-			count = append(count, 0)
-		}
-		count[p]++
-	}
-	if top < small {
-		ps := &processes{of: make([]int32, len(a.h))}
-		each := make([][]int32, top+1)
-		slot := make([]int32, top+1) // process number → index into ops
-		for p, n := range count {
+	// each time a client crashes): then summarize has counted each
+	// process's entries and noted whether they complete in order, and
+	// slices of the right size are filled, in process order, from the
+	// entries' process numbers, with no map and no walk of the history.
+	if s := &a.procs; s.small {
+		ps := &processes{of: make([]int32, len(a.entries))}
+		each := make([][]int32, len(s.count))
+		slot := make([]int32, len(s.count)) // process number → index into ops
+		for p, n := range s.count {
 			if n > 0 {
 				each[p] = make([]int32, 0, n)
 				slot[p] = int32(len(ps.ops))
 				ps.ops = append(ps.ops, nil)
+				ps.endOrdered = append(ps.endOrdered, s.endOrdered[p])
 			}
 		}
-		ps.endOrdered = make([]bool, len(ps.ops))
-		lastEnd := make([]time.Duration, len(ps.ops))
-		for k := range ps.endOrdered {
-			ps.endOrdered[k], lastEnd[k] = true, math.MinInt64
-		}
-		for i := range a.h {
-			p := a.h[i].Process
+		for i := range a.entries {
+			p := a.entries[i].proc
 			each[p] = append(each[p], int32(i))
-			k, end := slot[p], a.completion(int32(i))
-			ps.of[i] = k
-			ps.endOrdered[k] = ps.endOrdered[k] && end >= lastEnd[k]
-			lastEnd[k] = end
+			ps.of[i] = slot[p]
 		}
 		for p, ops := range each {
 			if len(ops) > 0 {
@@ -113,7 +95,9 @@ func (a *analysis) byProcess() *processes {
 }
 
 // byCompletion orders entries by completion.
-func (a *analysis) byCompletion(x, y int32) int { return cmp.Compare(a.completion(x), a.completion(y)) }
+func (a *analysis) byCompletion(x, y int32) int {
+	return cmp.Compare(completion(&a.h[x]), completion(&a.h[y]))
+}
 
 // inHistoryOrder walks the history's entries once and hands entry i to step(p, i)
 // when process p's walk waits for it (waiting(p) is i; -1 when that walk

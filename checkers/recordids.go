@@ -38,9 +38,21 @@ func newRecordIDs(seed maphash.Seed, n int) recordIDs {
 	return recordIDs{seed: seed, slots: make([]idSlot, size)}
 }
 
-// find is v's id, or where to put it: the slot index and the tag.
-func (t *recordIDs) find(v string, names []string) (id int32, slot int, tag uint32, ok bool) {
-	h := maphash.String(t.seed, v)
+// hash is v's hash, what getOrAdd takes.
+func (t *recordIDs) hash(v string) uint64 { return maphash.String(t.seed, v) }
+
+// touch reads the slot a value of hash h is looked for first, so that
+// it is in the cache when getOrAdd looks; what it returns means nothing.
+func (t *recordIDs) touch(h uint64) uint32 {
+	if len(t.slots) == 0 {
+		return 0
+	}
+	return t.slots[int(h)&(len(t.slots)-1)].tag
+}
+
+// find is v's id, or where to put it: the slot index and the tag; h is
+// v's hash.
+func (t *recordIDs) find(v string, h uint64, names []string) (id int32, slot int, tag uint32, ok bool) {
 	tag, mask := uint32(h>>32), len(t.slots)-1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		s := t.slots[i]
@@ -58,17 +70,17 @@ func (t *recordIDs) get(v string, names []string) (int32, bool) {
 	if len(t.slots) == 0 {
 		return 0, false
 	}
-	id, _, _, ok := t.find(v, names)
+	id, _, _, ok := t.find(v, t.hash(v), names)
 	return id, ok
 }
 
 // getOrAdd is v's id; when v has none, it gets next, and added says so.
-// names must already name next as v when the table grows.
-func (t *recordIDs) getOrAdd(v string, next int32, names []string) (id int32, added bool) {
+// h is v's hash. names must already name next as v when the table grows.
+func (t *recordIDs) getOrAdd(v string, h uint64, next int32, names []string) (id int32, added bool) {
 	if len(t.slots) == 0 {
 		*t = newRecordIDs(t.seed, 8)
 	}
-	id, slot, tag, ok := t.find(v, names)
+	id, slot, tag, ok := t.find(v, h, names)
 	if ok {
 		return id, false
 	}

@@ -16,7 +16,7 @@ func TestRecordIDs(t *testing.T) {
 		add := func(v string) (int32, bool) {
 			next := int32(len(names))
 			names = append(names, v)
-			id, added := tab.getOrAdd(v, next, names)
+			id, added := tab.getOrAdd(v, tab.hash(v), next, names)
 			if !added {
 				names = names[:next]
 			}

@@ -90,14 +90,7 @@ type Step struct {
 // transactions runs the transactional analyses, or nothing at all when
 // the history has no multi-op operation.
 func (a *analysis) transactions(opts *Options) []Violation {
-	multi := false
-	for i := range a.h {
-		if a.h[i].Txn > 0 {
-			multi = true
-			break
-		}
-	}
-	if !multi {
+	if !a.hasTxn {
 		return nil
 	}
 	x := newTxnIndex(a)
@@ -167,22 +160,22 @@ func newTxnIndex(a *analysis) *txnIndex {
 		}
 		x.parts = append(x.parts, xp)
 	}
-	for i := range a.h {
-		if e := &a.entries[i]; e.kind != kindSend || !e.completed() {
+	for i := range a.entries {
+		e := &a.entries[i]
+		if e.kind != kindSend || !e.completed() {
 			continue
 		}
-		op := &a.h[i]
 		// A send with its partition known has its record's id, and the
 		// id its partition; the others are looked for by value.
 		xp, j, ok := (*txnPart)(nil), int32(0), false
-		if id := a.entries[i].sent; id >= 0 {
+		if id := e.sent; id >= 0 {
 			xp = x.parts[a.vals[id].part]
-			j, ok = xp.atID(id, op.Offset)
-		} else if xp = x.part(op.TP); xp != nil {
-			j, ok = xp.at(op.Value, op.Offset)
+			j, ok = xp.atID(id, e.offset)
+		} else if xp = x.part(a.h[i].TP); xp != nil {
+			j, ok = xp.at(a.h[i].Value, e.offset)
 		}
 		if ok {
-			xp.writers[j] = a.entries[i].op // a later send of the value wins, as in writer-of
+			xp.writers[j] = e.op // a later send of the value wins, as in writer-of
 		}
 	}
 	// Positions no send's offset explains (info sends, duplicates,
@@ -275,6 +268,15 @@ func (xp *txnPart) position(value string, o model.Offset) (int32, bool) {
 		return xp.at(value, o)
 	}
 	j, ok := xp.byValue[value]
+	return j, ok
+}
+
+// positionOf is position for a record of this partition known by its id.
+func (xp *txnPart) positionOf(id int32, o model.Offset) (int32, bool) {
+	if xp.exact {
+		return xp.atID(id, o)
+	}
+	j, ok := xp.byValue[xp.names[id]]
 	return j, ok
 }
 

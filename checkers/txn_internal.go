@@ -18,11 +18,14 @@ import (
 // isolate writes); the second landing at or before the first is
 // int-nonmonotonic-send. A send whose value no one observed has no
 // position and is taken to be in order, as Jepsen does.
+//
+// It reads the entries only (a send's partition and value are its
+// record's), and a model.Op only for what it reports.
 func (x *txnIndex) internalSends(opts *Options) []Violation {
 	var out []Violation
 	type last struct {
-		tp     model.TopicPartition
-		value  string
+		part   int32 // the partition, by its order in a.parts
+		id     int32 // the record sent
 		offset model.Offset
 		mop    int
 	}
@@ -32,44 +35,42 @@ func (x *txnIndex) internalSends(opts *Options) []Violation {
 			continue
 		}
 		prev = prev[:0]
-		mops := x.micro(int32(k))
-		first := int(x.ops[k].first)
-		for m := range mops {
-			if x.a.entries[first+m].sent < 0 {
+		first, end := int(x.ops[k].first), int(x.ops[k].end)
+		for m := range end - first {
+			e := &x.a.entries[first+m]
+			if e.sent < 0 {
 				continue // not a send, or one whose partition is unknown
 			}
-			op := &mops[m]
+			part := x.a.vals[e.sent].part
 			seen := false
 			for j := range prev {
-				if prev[j].tp != op.TP {
+				if prev[j].part != part {
 					continue
 				}
-				if v, bad := x.sendPair(opts, int32(k), op.TP, prev[j].value, op.Value, prev[j].offset, op.Offset, prev[j].mop, m); bad {
+				if v, bad := x.sendPair(opts, int32(k), x.parts[part], prev[j].id, e.sent, prev[j].offset, e.offset, prev[j].mop, m); bad {
 					out = append(out, v)
 				}
-				prev[j].value, prev[j].offset, prev[j].mop, seen = op.Value, op.Offset, m, true
+				prev[j].id, prev[j].offset, prev[j].mop, seen = e.sent, e.offset, m, true
 			}
 			if !seen {
-				prev = append(prev, last{op.TP, op.Value, op.Offset, m})
+				prev = append(prev, last{part, e.sent, e.offset, m})
 			}
 		}
 	}
 	return out
 }
 
-// sendPair judges operation k's sends of v1 then v2 to tp (micro-ops m1,
-// m2), which reported offsets o1 and o2 (NoOffset when unknown).
-func (x *txnIndex) sendPair(opts *Options, k int32, tp model.TopicPartition, v1, v2 string, o1, o2 model.Offset, m1, m2 int) (Violation, bool) {
-	xp := x.part(tp)
-	if xp == nil {
-		return Violation{}, false
-	}
-	i1, ok1 := xp.position(v1, o1)
-	i2, ok2 := xp.position(v2, o2)
+// sendPair judges operation k's sends of records id1 then id2 to xp's
+// partition (micro-ops m1, m2), which reported offsets o1 and o2
+// (NoOffset when unknown).
+func (x *txnIndex) sendPair(opts *Options, k int32, xp *txnPart, id1, id2 int32, o1, o2 model.Offset, m1, m2 int) (Violation, bool) {
+	i1, ok1 := xp.positionOf(id1, o1)
+	i2, ok2 := xp.positionOf(id2, o2)
 	if !ok1 || !ok2 || i2-i1 == 1 {
 		return Violation{}, false
 	}
 	p, head := xp.p, x.head(k)
+	tp, v1, v2 := p.tp, xp.names[id1], xp.names[id2]
 	o1, o2 = p.offsets[i1], p.offsets[i2]
 	delta := int(i2 - i1)
 	v := Violation{

@@ -46,7 +46,7 @@ func TestTxnAnalysesSkipSingleOps(t *testing.T) {
 	// The same history with the sends tied into one operation each is
 	// judged: the cycle is there.
 	h[0].Txn, h[1].Txn = 1, 2
-	if got := a.transactions(&Options{}); len(got) != 1 || got[0].Anomaly != G0 {
+	if got := analyze(h).transactions(&Options{}); len(got) != 1 || got[0].Anomaly != G0 {
 		t.Fatalf("with Txn set: %v", got)
 	}
 }

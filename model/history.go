@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"time"
 )
 
@@ -273,23 +274,35 @@ type TxnCheck struct {
 	// ascending order, which is the common case (a recorder numbers
 	// transactions as they begin): a sorted slice then answers, where a
 	// set would cost a map insertion per transaction, the most of
-	// validating a history of a million. done takes over for good once a
-	// Txn ends below one ended before it.
-	ended []int
+	// validating a history of a million. It holds them as ranges of
+	// consecutive Txns, since a recorder numbering them as they begin
+	// makes one range of them all, where a Txn each grew a slice of
+	// millions. done takes over for good once a Txn ends below one ended
+	// before it.
+	ended []txnRange
 	done  map[int]bool
 }
+
+// txnRange is the Txns from through to.
+type txnRange struct{ from, to int }
 
 // end records that Txn t's run of ops has ended.
 func (c *TxnCheck) end(t int) {
 	switch {
 	case c.done != nil:
 		c.done[t] = true
-	case len(c.ended) == 0 || t > c.ended[len(c.ended)-1]:
-		c.ended = append(c.ended, t)
+	case len(c.ended) == 0 || t > c.ended[len(c.ended)-1].to:
+		if last := len(c.ended) - 1; last >= 0 && c.ended[last].to+1 == t {
+			c.ended[last].to = t
+		} else {
+			c.ended = append(c.ended, txnRange{t, t})
+		}
 	default:
-		c.done = make(map[int]bool, len(c.ended)+1)
-		for _, e := range c.ended {
-			c.done[e] = true
+		c.done = map[int]bool{}
+		for _, r := range c.ended {
+			for e := r.from; e <= r.to; e++ {
+				c.done[e] = true
+			}
 		}
 		c.done[t], c.ended = true, nil
 	}
@@ -300,11 +313,11 @@ func (c *TxnCheck) ran(t int) bool {
 	if c.done != nil {
 		return c.done[t]
 	}
-	if len(c.ended) == 0 || t > c.ended[len(c.ended)-1] {
+	if len(c.ended) == 0 || t > c.ended[len(c.ended)-1].to {
 		return false
 	}
-	_, found := slices.BinarySearch(c.ended, t)
-	return found
+	k := sort.Search(len(c.ended), func(k int) bool { return c.ended[k].to >= t })
+	return c.ended[k].from <= t
 }
 
 // Next checks h[i] against h[i-1].
