@@ -171,25 +171,44 @@ func (a *analysis) opEnd(i int) int {
 	return j
 }
 
-// analyze builds the shared index of h.
+// analyze builds the shared index of h, which must be valid.
 func analyze(h model.History) *analysis {
+	a, _ := build(h, false)
+	return a
+}
+
+// analyzeValid is analyze for a history not yet validated: it validates
+// it in the same first pass (model.History.ValidateOp), so that Check
+// walks the history's 352-byte entries once less, and returns
+// model.History.Validate's error, with no index, when it is invalid.
+func analyzeValid(h model.History) (*analysis, error) {
+	return build(h, true)
+}
+
+func build(h model.History, validate bool) (*analysis, error) {
 	a := &analysis{h: h, byTP: map[model.TopicPartition]*partition{}, seed: maphash.MakeSeed()}
-	a.presize(a.summarize())
+	sends, err := a.summarize(validate)
+	if err != nil {
+		return nil, err
+	}
+	a.presize(sends)
 	// Pass 1: writers, then readers, so that a poll that returns a value
 	// before its send's index still finds the writer.
 	a.addWriters()
 	a.addReaders()
 	a.commitAndOrder()
 	a.sortParts()
-	return a
+	return a, nil
 }
 
 // summarize is the first pass: it sums up every entry (entries.go)
 // but a send's record, sums up the processes (a.procs), and counts, for
 // sizing, each partition's sends (by creation index) and every poll's
-// records (a.polled).
-func (a *analysis) summarize() []int {
+// records (a.polled). With validate, it validates each entry first, and
+// stops at the first that is not.
+func (a *analysis) summarize(validate bool) ([]int, error) {
 	h := a.h
+	var txns model.TxnCheck
 	var sends []int
 	records := 0
 	a.entries = make([]entry, len(h))
@@ -197,6 +216,11 @@ func (a *analysis) summarize() []int {
 	limit := smallProcs(len(h))
 	ops, txn := int32(-1), 0
 	for i := range h {
+		if validate {
+			if err := h.ValidateOp(i, &txns); err != nil {
+				return nil, err
+			}
+		}
 		op := &h[i]
 		if op.Txn == 0 || i == 0 || txn != op.Txn {
 			ops++
@@ -228,7 +252,7 @@ func (a *analysis) summarize() []int {
 		}
 	}
 	a.polled = records
-	return sends
+	return sends, nil
 }
 
 // presize sizes each partition's records for its sends (by creation
@@ -326,36 +350,80 @@ func (a *analysis) addWriter(i int, p *partition, h uint64) {
 
 // addReaders lays out the records each poll returned, in history order,
 // and gives each record its first readers.
+//
+// A poll's records are two pointers away from its entry (its partitions,
+// then each partition's records), each a cache miss; as addWriters does
+// with its table slots, the polls are taken a batch at a time, and each
+// level of pointers read for the whole batch in a tight loop
+// (touchRecords) before any poll is laid out.
 func (a *analysis) addReaders() {
 	a.polledRecs = make([]polledRecord, 0, a.polled)
+	const batch = 16
+	var queue [batch]int32
+	n := 0
 	for i := range a.entries {
 		if a.entries[i].kind != kindPoll {
 			continue
 		}
-		op := &a.h[i]
-		ok := a.entries[i].outcome == outcomeOK
-		a.entries[i].recs = int32(len(a.polledRecs))
-		for _, pr := range op.Records {
-			p := a.part(pr.TP)
-			for _, r := range pr.Records {
-				id := a.polledID(p, r)
-				a.polledRecs = append(a.polledRecs, polledRecord{offset: r.Offset, id: id, part: p.seq})
-				v := &a.vals[id]
-				if v.writer < 0 && a.untargeted != nil {
-					if u := a.untargeted[r.Value]; u != nil && u.id < 0 {
-						v.writer, u.id = u.op, id
-					}
-				}
-				if v.reader < 0 {
-					v.reader = int32(i)
-				}
-				if v.okReader < 0 && ok {
-					v.okReader = int32(i)
-				}
+		queue[n] = int32(i)
+		if n++; n == batch {
+			a.touched += touchRecords(a.h, queue[:n])
+			for _, k := range queue[:n] {
+				a.addReader(int(k))
+			}
+			n = 0
+		}
+	}
+	for _, k := range queue[:n] {
+		a.addReader(int(k))
+	}
+}
+
+// touchRecords reads the first partition of each of polls, then the
+// first record of each partition, so that they are in the cache when
+// they are needed; what it returns means nothing.
+func touchRecords(h model.History, polls []int32) uint32 {
+	sum := uint32(0)
+	for _, i := range polls {
+		if rs := h[i].Records; len(rs) > 0 {
+			sum += uint32(len(rs[0].Records))
+		}
+	}
+	for _, i := range polls {
+		for k := range h[i].Records {
+			if rs := h[i].Records[k].Records; len(rs) > 0 {
+				sum += uint32(rs[0].Offset)
 			}
 		}
-		a.entries[i].nrecs = int32(len(a.polledRecs)) - a.entries[i].recs
 	}
+	return sum
+}
+
+// addReader lays out poll i's records.
+func (a *analysis) addReader(i int) {
+	op := &a.h[i]
+	ok := a.entries[i].outcome == outcomeOK
+	a.entries[i].recs = int32(len(a.polledRecs))
+	for _, pr := range op.Records {
+		p := a.part(pr.TP)
+		for _, r := range pr.Records {
+			id := a.polledID(p, r)
+			a.polledRecs = append(a.polledRecs, polledRecord{offset: r.Offset, id: id, part: p.seq})
+			v := &a.vals[id]
+			if v.writer < 0 && a.untargeted != nil {
+				if u := a.untargeted[r.Value]; u != nil && u.id < 0 {
+					v.writer, u.id = u.op, id
+				}
+			}
+			if v.reader < 0 {
+				v.reader = int32(i)
+			}
+			if v.okReader < 0 && ok {
+				v.okReader = int32(i)
+			}
+		}
+	}
+	a.entries[i].nrecs = int32(len(a.polledRecs)) - a.entries[i].recs
 }
 
 // commitAndOrder is passes 2 and 3, one operation at a time, in one walk

@@ -154,7 +154,8 @@ func (a *analysis) pollStep(opts *Options, w *pollWalk, cur []polled) []polled {
 	}
 	w.k = k + 1
 	for _, c := range cur {
-		if prev, ok := w.last.get(int32(c.p.order)); ok {
+		// As in intPolls: adjacent offsets need no call.
+		if prev, ok := w.last.get(int32(c.p.order)); ok && c.first.offset != prev.last.offset+1 {
 			if v, bad := a.pollGap(opts, prev, c); bad {
 				w.out = append(w.out, v)
 			}
@@ -191,7 +192,10 @@ func (a *analysis) intPolls(cur []polled, i int32, rebalanced map[*partition]tim
 			}
 		}
 		c := &cur[k]
-		if judge {
+		// Adjacent offsets (the common case) are in order; intPoll
+		// says so too, but returning its Violation costs more than
+		// this test.
+		if judge && r.offset != c.last.offset+1 {
 			if v, bad := a.intPoll(p, c.lastOp, i, c.last, r); bad {
 				*out = append(*out, v)
 			}

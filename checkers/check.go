@@ -17,13 +17,14 @@ import (
 // result is Unknown with a note saying why.
 func Check(in Input, opts Options) Result {
 	var r Result
-	if err := in.History.Validate(); err != nil {
+	// analyzeValid validates the history in its first pass over it.
+	a, err := analyzeValid(in.History)
+	if err != nil {
 		r.Notes = append(r.Notes, fmt.Sprintf("history not judged: %v", err))
 		r.finish()
 		r.Valid = ValidUnknown
 		return r
 	}
-	a := analyze(in.History)
 	procs := a.byProcess()
 	r.Violations = append(r.Violations, a.inconsistentOffsets()...)
 	r.Violations = append(r.Violations, a.duplicates(&opts)...)

@@ -200,11 +200,11 @@ func (x *txnIndex) cycles() []Violation {
 	for _, s := range searches {
 		switch s.kind {
 		case cycleWW:
-			out = append(out, x.cycleViolation(G0, g, g.cycleThrough(s.start, relWW, relWW, s.comp, sc), cycleWW))
+			out = append(out, x.cycleViolation(G0, g, g.cycleThrough(s.start, relWW, relWW, cs.ww, sc), cycleWW))
 		case cycleWR:
-			out = append(out, x.cycleViolation(G1c, g, g.cycleThrough(s.start, relWR, relWR, s.comp, sc), cycleWR))
+			out = append(out, x.cycleViolation(G1c, g, g.cycleThrough(s.start, relWR, relWR, cs.wr, sc), cycleWR))
 		default:
-			out = append(out, x.cycleViolation(G1c, g, g.cycleThrough(s.start, relWR, relWW|relWR, s.comp, sc), cycleMixed))
+			out = append(out, x.cycleViolation(G1c, g, g.cycleThrough(s.start, relWR, relWW|relWR, cs.full, sc), cycleMixed))
 		}
 	}
 	return out
@@ -268,11 +268,13 @@ func (x *txnIndex) pickStarts(g *depGraph, cs *cycleComponents) {
 }
 
 // cycleSearch is one search for a cycle: from start, of a kind, inside
-// a component of comp.
+// a component of the components the kind names (cycles: cycleWW inside
+// those of ww edges, cycleWR of wr edges, cycleMixed of the whole
+// graph). It holds no pointer, so that sorting tens of thousands of them
+// moves no pointers the garbage collector must hear about.
 type cycleSearch struct {
 	start int32
 	kind  int
-	comp  []int32
 }
 
 // searches are the cycle searches to run, in the order of the operations
@@ -296,14 +298,14 @@ func (cs *cycleComponents) searches() []cycleSearch {
 	for c, s := range cs.from {
 		switch {
 		case s.g0 >= 0:
-			searches = append(searches, cycleSearch{s.g0, cycleWW, cs.ww})
+			searches = append(searches, cycleSearch{s.g0, cycleWW})
 		case !cs.pure[c] && s.wrFirst >= 0:
-			searches = append(searches, cycleSearch{s.wrFirst, cycleMixed, cs.full})
+			searches = append(searches, cycleSearch{s.wrFirst, cycleMixed})
 		}
 	}
 	for _, s := range cs.pureFrom {
 		if s >= 0 {
-			searches = append(searches, cycleSearch{s, cycleWR, cs.wr})
+			searches = append(searches, cycleSearch{s, cycleWR})
 		}
 	}
 	slices.SortStableFunc(searches, func(a, b cycleSearch) int { return cmp.Compare(a.start, b.start) })

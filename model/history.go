@@ -255,12 +255,23 @@ func (op *Op) String() string {
 func (h History) Validate() error {
 	var txns TxnCheck
 	for i := range h {
-		if err := h[i].validate(i); err != nil {
-			return fmt.Errorf("op %d: %w", i, err)
+		if err := h.ValidateOp(i, &txns); err != nil {
+			return err
 		}
-		if err := txns.Next(h, i); err != nil {
-			return fmt.Errorf("op %d: %w", i, err)
-		}
+	}
+	return nil
+}
+
+// ValidateOp is Validate's check of op i, for a reader that walks the
+// history anyway and would rather not walk it twice: Validate is
+// ValidateOp on every op in order, with one TxnCheck, stopping at the
+// first error.
+func (h History) ValidateOp(i int, txns *TxnCheck) error {
+	if err := h[i].validate(i); err != nil {
+		return fmt.Errorf("op %d: %w", i, err)
+	}
+	if err := txns.Next(h, i); err != nil {
+		return fmt.Errorf("op %d: %w", i, err)
 	}
 	return nil
 }
