@@ -109,7 +109,8 @@ type untargetedSend struct {
 type partition struct {
 	tp    model.TopicPartition
 	order int // its place in analysis.parts, once analyze has sorted them
-	// seq: while analyze runs, its creation index (what valueInfo.part
+	// seq: while analyze runs, its index in analysis.parts when its
+	// records were made (what valueInfo.part
 	// holds until the sort); then equal to order.
 	seq int32
 	// at is the first value seen at each offset and the op that saw it.
@@ -191,7 +192,7 @@ func build(h model.History, validate bool) (*analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.presize(sends)
+	a.presize(a.orderParts(sends))
 	// Pass 1: writers, then readers, so that a poll that returns a value
 	// before its send's index still finds the writer.
 	a.addWriters()
@@ -449,25 +450,51 @@ func (a *analysis) commitAndOrder() {
 	}
 }
 
+// inOrder sorts partitions by topic and number.
+func inOrder(x, y *partition) int {
+	if x.tp.Less(y.tp) {
+		return -1
+	}
+	return 1
+}
+
+// orderParts puts the partitions the sends named in order, before any
+// record names one, and returns sends (each partition's sends, by
+// creation index) by the new indices. Records created from here on name
+// their partition by its place in that order, which sortParts keeps
+// unless a poll or a reset names a partition no send did.
+func (a *analysis) orderParts(sends []int) []int {
+	slices.SortFunc(a.parts, inOrder)
+	ordered := make([]int, len(a.parts))
+	for k, p := range a.parts {
+		if int(p.seq) < len(sends) {
+			ordered[k] = sends[p.seq]
+		}
+		p.seq = int32(k)
+	}
+	return ordered
+}
+
 // sortParts puts the partitions in order and sorts each one's version
 // order and resets.
 func (a *analysis) sortParts() {
-	slices.SortFunc(a.parts, func(x, y *partition) int {
-		if x.tp.Less(y.tp) {
-			return -1
-		}
-		return 1
-	})
-	// Records name their partition by its creation index until the sort;
-	// from here on by its place in the sorted parts.
+	slices.SortFunc(a.parts, inOrder)
+	// Records name their partition by its index in a.parts when they
+	// were made; from here on by its place in the sorted parts. These
+	// are the same unless partitions were added after orderParts.
 	order := make([]int32, len(a.parts))
+	moved := false
 	for k, p := range a.parts {
 		order[p.seq] = int32(k)
+		moved = moved || p.seq != int32(k)
 		p.seq = int32(k)
 		p.order = k
 		p.sentAt = nil
 		slices.Sort(p.offsets)
 		p.resets = mergeSpans(p.resets)
+	}
+	if !moved {
+		return
 	}
 	for i := range a.vals {
 		a.vals[i].part = order[a.vals[i].part]
