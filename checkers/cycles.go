@@ -323,7 +323,7 @@ func (x *txnIndex) cycleViolation(anomaly string, g *depGraph, cyc []int32, kind
 	if len(cyc) < 2 {
 		panic("checkers: a component with a cycle start has no cycle")
 	}
-	v := Violation{Checker: CheckerAnomalies, Anomaly: anomaly, Txn: &TxnDetail{}}
+	v := Violation{Checker: CheckerAnomalies, Anomaly: anomaly, Ops: make([]int, 0, len(cyc)), Txn: &TxnDetail{Steps: make([]Step, 0, len(cyc))}}
 	for i, a := range cyc {
 		b := cyc[(i+1)%len(cyc)]
 		rel := relWR
