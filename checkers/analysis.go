@@ -351,53 +351,13 @@ func (a *analysis) addWriter(i int, p *partition, h uint64) {
 
 // addReaders lays out the records each poll returned, in history order,
 // and gives each record its first readers.
-//
-// A poll's records are two pointers away from its entry (its partitions,
-// then each partition's records), each a cache miss; as addWriters does
-// with its table slots, the polls are taken a batch at a time, and each
-// level of pointers read for the whole batch in a tight loop
-// (touchRecords) before any poll is laid out.
 func (a *analysis) addReaders() {
 	a.polledRecs = make([]polledRecord, 0, a.polled)
-	const batch = 16
-	var queue [batch]int32
-	n := 0
 	for i := range a.entries {
-		if a.entries[i].kind != kindPoll {
-			continue
-		}
-		queue[n] = int32(i)
-		if n++; n == batch {
-			a.touched += touchRecords(a.h, queue[:n])
-			for _, k := range queue[:n] {
-				a.addReader(int(k))
-			}
-			n = 0
+		if a.entries[i].kind == kindPoll {
+			a.addReader(i)
 		}
 	}
-	for _, k := range queue[:n] {
-		a.addReader(int(k))
-	}
-}
-
-// touchRecords reads the first partition of each of polls, then the
-// first record of each partition, so that they are in the cache when
-// they are needed; what it returns means nothing.
-func touchRecords(h model.History, polls []int32) uint32 {
-	sum := uint32(0)
-	for _, i := range polls {
-		if rs := h[i].Records; len(rs) > 0 {
-			sum += uint32(len(rs[0].Records))
-		}
-	}
-	for _, i := range polls {
-		for k := range h[i].Records {
-			if rs := h[i].Records[k].Records; len(rs) > 0 {
-				sum += uint32(rs[0].Offset)
-			}
-		}
-	}
-	return sum
 }
 
 // addReader lays out poll i's records.

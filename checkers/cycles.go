@@ -48,16 +48,15 @@ func (g *depGraph) sccs(mask uint8, within, withinSize []int32, sc *sccScratch) 
 	order, low, onStack := sc.order, sc.low, sc.onStack
 	comp = make([]int32, n)
 	size = make([]int32, 0, n)
-	stack := make([]int32, 0, 64)
-	type frame struct{ u, e int32 } // a node and its next out-edge
-	call := make([]frame, 0, 64)
+	stack, call := sc.stack[:0], sc.call[:0]
+	defer func() { sc.stack, sc.call = stack, call }()
 	next := int32(1)
 	visit := func(u int32) {
 		order[u], low[u] = next, next
 		next++
 		stack = append(stack, u)
 		onStack[u] = true
-		call = append(call, frame{u, g.start[u]})
+		call = append(call, sccFrame{u, g.start[u]})
 	}
 	for s := int32(0); s < int32(n); s++ {
 		if order[s] != 0 {
@@ -115,11 +114,17 @@ func (g *depGraph) sccs(mask uint8, within, withinSize []int32, sc *sccScratch) 
 
 // sccScratch is what one search for components lends the next: order
 // (visit order, from 1; 0 is unvisited), low and onStack are Tarjan's, by
-// node.
+// node; stack and call are its stacks (empty between searches), which
+// grow to a component's size.
 type sccScratch struct {
 	order, low []int32
 	onStack    []bool
+	stack      []int32
+	call       []sccFrame
 }
+
+// sccFrame is a node of Tarjan's call stack and its next out-edge.
+type sccFrame struct{ u, e int32 }
 
 // cycleThrough is a shortest cycle through s whose first edge carries a
 // relation in first and whose other edges each carry one in rest, inside
