@@ -54,6 +54,8 @@ type analysis struct {
 	// hasTxn: some entry has a Txn (the transactional analyses run only
 	// then).
 	hasTxn bool
+	// numbered finds partitions by number when they are of one topic.
+	numbered numberedParts
 	// procs is what summarize learned of the processes, for byProcess.
 	procs procSummary
 	// touched sums the table slots addWriters read ahead, so that the
@@ -578,8 +580,41 @@ func (a *analysis) part(tp model.TopicPartition) *partition {
 		p = &partition{tp: tp, ids: recordIDs{seed: a.seed}, seq: int32(len(a.parts)), at: sightings{names: &a.names}}
 		a.byTP[tp] = p
 		a.parts = append(a.parts, p)
+		a.numbered.add(p)
 	}
 	return p
+}
+
+// numberedParts finds the partitions of a history whose partitions are
+// all of one topic (the common case, Jepsen's included) by number, with
+// no comparison but the topic's. It holds while ok; started once the
+// first partition is added.
+type numberedParts struct {
+	started, ok bool
+	topic       string
+	parts       []*partition // by partition number; nil where none
+}
+
+// maxNumbered bounds the partition numbers numberedParts holds.
+const maxNumbered = 1 << 16
+
+// add adds p, a partition not added before.
+func (n *numberedParts) add(p *partition) {
+	if !n.started {
+		n.started, n.ok, n.topic = true, true, p.tp.Topic
+	}
+	if !n.ok {
+		return
+	}
+	k := p.tp.Partition
+	if p.tp.Topic != n.topic || k < 0 || k >= maxNumbered {
+		n.ok, n.parts = false, nil
+		return
+	}
+	for int32(len(n.parts)) <= k {
+		n.parts = append(n.parts, nil)
+	}
+	n.parts[k] = p
 }
 
 // lookup is tp's partition, nil if no one observed it. A history usually
@@ -587,6 +622,13 @@ func (a *analysis) part(tp model.TopicPartition) *partition {
 // hashing a topic's name once per record: lookup runs for every send and
 // every partition of every poll.
 func (a *analysis) lookup(tp model.TopicPartition) *partition {
+	if n := &a.numbered; n.ok {
+		// Every partition is of n.topic and in n.parts.
+		if k := tp.Partition; k >= 0 && k < int32(len(n.parts)) && tp.Topic == n.topic {
+			return n.parts[k]
+		}
+		return nil
+	}
 	const scan = 16
 	if len(a.parts) <= scan {
 		for _, p := range a.parts {
