@@ -96,7 +96,7 @@ type partState struct {
 	resetFrom   model.Offset
 	staleMeta   bool // not fetched until the next metadata answer
 
-	buf     []bufRecord // fetched, not yet returned by poll
+	buf []bufRecord // fetched, not yet returned by poll
 	// skipTo is where the position goes once buf is returned: past the
 	// batches the fetch held after its last record that poll does not
 	// return (control batches, and aborted transactions' batches under
@@ -105,7 +105,7 @@ type partState struct {
 	// leader epoch of the last such batch.
 	skipTo    model.Offset
 	skipEpoch model.Epoch
-	errNext string      // an error the next poll raises (auto.offset.reset=none)
+	errNext   string // an error the next poll raises (auto.offset.reset=none)
 }
 
 // partLeader is md.leader of a partition as metadata version ver gave it;
