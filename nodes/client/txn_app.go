@@ -279,10 +279,14 @@ func (p *Producer) txnTick(env *sim.Env, w TxnWorkload) bool {
 		return true
 	}
 	if p.cur != nil || p.txn.state != txnReady {
-		return true // blocked in initTransactions, commit or abort
+		// Blocked in initTransactions, commit or abort; the tick runs
+		// the sender all the same (the wake timer leaves it to the tick).
+		p.run(env)
+		return true
 	}
 	msgs, commit, ok := w.NextTxn(env)
 	if !ok {
+		p.run(env)
 		return false
 	}
 	p.BeginTransaction()
