@@ -178,6 +178,14 @@ func (p *Producer) Send(env *sim.Env, m Message) int {
 		p.md.addTopic(m.Topic)
 		p.waiting = append(p.waiting, waitingSend{m: m, op: op, deadline: satAdd(now, p.opts.MaxBlock)})
 	}
+	if p.txn != nil {
+		// A transaction's sends are made within one event and reach the
+		// sender together, at the commit, the abort or the event's end
+		// (txnTick): one AddPartitionsToTxn then asks for every new
+		// partition of them, where a pass per send would ask for the
+		// first partition alone and the rest after its answer.
+		return op
+	}
 	p.run(env)
 	return op
 }
