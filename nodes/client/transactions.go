@@ -294,11 +294,6 @@ func (t *transactions) completeTransaction(pid model.ProducerID, epoch model.Epo
 	t.newParts, t.pendingParts, t.parts = t.newParts[:0], t.pendingParts[:0], t.parts[:0]
 }
 
-// idle says there is nothing to send or wait for.
-func (t *transactions) idle() bool {
-	return t.inFlight == nil && len(t.pending) == 0 && len(t.newParts) == 0
-}
-
 func containsTP(tps []model.TopicPartition, tp model.TopicPartition) bool {
 	_, ok := slices.BinarySearchFunc(tps, tp, model.TopicPartition.Compare)
 	return ok

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"slices"
 	"time"
 
 	"kafkasim/model"
@@ -129,9 +130,13 @@ func (p *Producer) envOr(env *sim.Env) *sim.Env {
 	return env
 }
 
-// beginAbort is TransactionManager.beginAbort.
+// beginAbort is TransactionManager.beginAbort. An EndTxn(commit) still
+// queued is dropped first: the application aborts because its commit
+// failed, which Kafka's nextRequest does when it dequeues that EndTxn in
+// an error state (maybeTerminateRequestWithError).
 func (p *Producer) beginAbort() {
 	t := p.txn
+	t.pending = slices.DeleteFunc(t.pending, func(r *txnRequest) bool { return r.isEndTxn() })
 	t.transition(txnAborting)
 	t.newParts = t.newParts[:0]
 	p.beginCompleting(false)
