@@ -65,8 +65,14 @@ func TestTransactionOrder(t *testing.T) {
 	if i := c.index(func(m sim.Message) bool { r, ok := m.(model.EndTxnRequest); return ok && !r.Committed }); i >= 0 {
 		t.Errorf("an abort of a transaction that sent nothing went to the coordinator")
 	}
-	find := c.index(func(m sim.Message) bool { r, ok := m.(model.FindCoordinatorRequest); return ok && r.KeyType == model.CoordinatorTransaction })
-	init := c.index(func(m sim.Message) bool { r, ok := m.(model.InitProducerIDRequest); return ok && r.TransactionalID == "tx" })
+	find := c.index(func(m sim.Message) bool {
+		r, ok := m.(model.FindCoordinatorRequest)
+		return ok && r.KeyType == model.CoordinatorTransaction
+	})
+	init := c.index(func(m sim.Message) bool {
+		r, ok := m.(model.InitProducerIDRequest)
+		return ok && r.TransactionalID == "tx"
+	})
 	add := c.index(func(m sim.Message) bool { _, ok := m.(model.AddPartitionsToTxnRequest); return ok })
 	produce := c.index(func(m sim.Message) bool { _, ok := m.(model.ProduceRequest); return ok })
 	end := c.index(func(m sim.Message) bool { r, ok := m.(model.EndTxnRequest); return ok && r.Committed })
