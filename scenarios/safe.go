@@ -170,13 +170,19 @@ func txnChaosKinds() []faults.Kind {
 	return slices.DeleteFunc(faults.SwarmKinds(), func(k faults.Kind) bool { return k == faults.KindPowerLoss })
 }
 
-// txnConfig is shaped with read_committed consumers and a
+// txnConfig is shaped with read_committed consumers, a
 // __transaction_state of 3 partitions (Kafka's 50 would replicate 50
-// partitions for one transactional id).
+// partitions for one transactional id) and transaction.timeout.ms of 10 s,
+// Kafka Streams' exactly-once default (StreamsConfig sets it for its
+// producers) rather than the producer's 60 s: a transaction stuck behind
+// a fault is then aborted by its coordinator within the safety phase, and
+// the producer is fenced and starts again, which the swarm would seldom
+// reach in 60 s.
 func txnConfig() model.Config {
 	kc := shaped()
 	kc.Consumer.IsolationLevel = model.ReadCommitted
 	kc.Txn.StateLogPartitions = 3
+	kc.Producer.TransactionTimeout = 10 * time.Second
 	return kc
 }
 
