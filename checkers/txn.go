@@ -17,7 +17,8 @@ import (
 // precommitted-read-cases, writer-of, ww-graph, wr-graph and cycles!.
 //
 // A history in which every operation is a single send or poll (Txn 0
-// everywhere, as in every kafkasim run today) gives them nothing to find:
+// everywhere, as in every kafkasim run without a transactional producer)
+// gives them nothing to find:
 // no operation sends twice, none both sends and polls, and a dependency
 // cycle needs an operation that both is read (or overwritten) and reads
 // (or overwrites). They cost one scan of the history then.

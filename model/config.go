@@ -255,6 +255,13 @@ type ProducerConfig struct {
 	// included; after it the write is reported failed, although it may
 	// still have been appended (an indeterminate outcome).
 	DeliveryTimeout time.Duration `kafka:"delivery.timeout.ms" min:"1ms"`
+	// TransactionTimeout is how long the transaction coordinator lets a
+	// transaction of this producer stay open before it aborts it
+	// (ProducerConfig's transaction.timeout.ms, 60 s). It is sent with
+	// InitProducerId and read only by a producer with a transactional id
+	// (client.ProducerOptions.TransactionalID: an id names one producer,
+	// so it is not a cluster-wide setting here).
+	TransactionTimeout time.Duration `kafka:"transaction.timeout.ms" min:"1ms"`
 }
 
 // ConsumerConfig holds the consumer's settings.
@@ -284,6 +291,11 @@ type ConsumerConfig struct {
 	// [range, cooperative-sticky], which settles on range while any member
 	// lacks cooperative-sticky; kafkasim runs one assignor per group.
 	AssignmentStrategy Assignor `kafka:"partition.assignment.strategy"`
+	// IsolationLevel is isolation.level (KIP-98): read_uncommitted (the
+	// default) reads up to the high watermark; read_committed reads up
+	// to the last stable offset and drops the records of aborted
+	// transactions.
+	IsolationLevel IsolationLevel `kafka:"isolation.level"`
 	// SelfFencing is kafkasim's own switch (not a Kafka setting), off by
 	// default as in Kafka. Neither of Kafka's consumers gives up its
 	// partitions on its own when its coordinator stops answering: the
@@ -402,6 +414,8 @@ func DefaultConfig() Config {
 			Linger:          5 * time.Millisecond,
 			BatchSize:       16384,
 			DeliveryTimeout: 120 * time.Second,
+			// ProducerConfig.TRANSACTION_TIMEOUT_CONFIG's default.
+			TransactionTimeout: 60 * time.Second,
 		},
 		Consumer: ConsumerConfig{
 			SessionTimeout:     45 * time.Second,

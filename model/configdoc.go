@@ -81,6 +81,7 @@ var settingTexts = map[string]settingText{
 	"linger.ms":                                     {what: "How long a batch waits for more records before it is sent (5 ms since Kafka 4.0, KIP-1030)."},
 	"batch.size":                                    {unit: "bytes", what: "Bytes a batch may reach before it is sent."},
 	"delivery.timeout.ms":                           {what: "Bound on the time from send() to its outcome, retries included; after it the write is reported failed, though it may have been appended."},
+	"transaction.timeout.ms":                        {what: "How long the transaction coordinator lets a transactional producer's transaction stay open before it fences the producer and aborts it; sent with InitProducerId, used only by producers with a transactional.id."},
 	"session.timeout.ms":                            {what: "How long the coordinator waits for a member's heartbeat before removing it and rebalancing."},
 	"heartbeat.interval.ms":                         {what: "How often a group member heartbeats its coordinator."},
 	"max.poll.interval.ms":                          {what: "Bound on the time between polls, and the rebalance timeout a member sends with JoinGroup."},
@@ -91,6 +92,7 @@ var settingTexts = map[string]settingText{
 	"fetch.max.wait.ms":                             {what: "How long the leader holds a consumer's fetch when fewer than fetch.min.bytes are available."},
 	"fetch.min.bytes":                               {unit: "bytes", what: "Bytes a consumer's fetch waits for."},
 	"partition.assignment.strategy":                 {what: "The group's partition assignor (kafkasim runs one per group): range, roundrobin, sticky or cooperative-sticky."},
+	"isolation.level":                               {what: "read_uncommitted reads up to the high watermark; read_committed reads up to the last stable offset and drops the records of aborted transactions (KIP-98)."},
 	"consumer.self.fencing":                         {own: true, what: "A kafkasim extension, off by default as in Kafka: true makes a member cut off from its coordinator for session.timeout.ms stop fetching its partitions; false is what both of Kafka's consumers (classic and KIP-848) do, keep fetching until the coordinator answers (the zombie consumer)."},
 	"request.timeout.ms":                            {what: "How long a client waits for a response before giving up on the request (a write's fate is then unknown); it then closes the connection, and a follower's fetch on an answered connection times out after it too."},
 	"retry.backoff.ms":                              {what: "First pause before a client retry; it grows exponentially up to retry.backoff.max.ms (KIP-580)."},
@@ -144,6 +146,8 @@ func settingUnit(t reflect.Type, counts string) string {
 		return strings.Join([]string{string(ResetEarliest), string(ResetLatest), string(ResetNone)}, ", ")
 	case t == reflect.TypeFor[KafkaVersion]():
 		return kafkaVersionList()
+	case t == reflect.TypeFor[IsolationLevel]():
+		return "read_uncommitted, read_committed"
 	case t == reflect.TypeFor[Assignor]():
 		return strings.Join([]string{string(AssignRange), string(AssignRoundRobin), string(AssignSticky), string(AssignCooperativeSticky)}, ", ")
 	}

@@ -196,7 +196,8 @@ type Op struct {
 	// operation, stored as consecutive Ops in micro-operation order, with
 	// the operation's Process, Type, Time and End; its outcome is theirs
 	// together (an aborted transaction is fail for all its parts). Txn 0
-	// (every op of a kafkasim run today) is an operation of its own.
+	// (every op but a transactional producer's sends) is an operation of
+	// its own.
 	Txn int
 }
 

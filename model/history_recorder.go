@@ -29,6 +29,17 @@ type Recorder struct {
 
 	// onSendOK, if set, is told of every acknowledged send (NotifySendOK).
 	onSendOK func(TopicPartition)
+
+	txns int // the last Txn number NewTxn handed out
+}
+
+// NewTxn returns a Txn number (Op.Txn) that no op of the history has yet,
+// for the micro-operations of one client operation: a transactional
+// producer's transaction. The recorder outlives the nodes, so numbers stay
+// distinct across every client and every restart.
+func (r *Recorder) NewTxn() int {
+	r.txns++
+	return r.txns
 }
 
 // NotifySendOK makes r call fn with the partition of every send completed

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"strings"
 	"time"
 )
@@ -56,6 +57,29 @@ const (
 	ReadUncommitted IsolationLevel = 0
 	ReadCommitted   IsolationLevel = 1
 )
+
+// String is the consumer setting's value: read_uncommitted or
+// read_committed (Kafka's IsolationLevel.toString, lower case).
+func (l IsolationLevel) String() string {
+	if l == ReadCommitted {
+		return "read_committed"
+	}
+	return "read_uncommitted"
+}
+
+// UnmarshalText accepts read_uncommitted or read_committed, the values of
+// Kafka's isolation.level.
+func (l *IsolationLevel) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "read_uncommitted":
+		*l = ReadUncommitted
+	case "read_committed":
+		*l = ReadCommitted
+	default:
+		return fmt.Errorf("%q is not one of read_uncommitted, read_committed", b)
+	}
+	return nil
+}
 
 // AbortedTransaction is one entry of a read_committed fetch's
 // aborted_transactions: the producer, and the first offset of its

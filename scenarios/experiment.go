@@ -102,6 +102,21 @@ type ExperimentWorkload struct {
 	AssignConsumer *bool                `toml:"assign_consumer,omitempty"`
 	Producers      []ExperimentProducer `toml:"producers,omitempty"`
 	Groups         []ExperimentGroup    `toml:"groups,omitempty"`
+	// Transactions, if given, adds the transactional workload
+	// (fixture.TxnSpec); its zero keys are the defaults.
+	Transactions *ExperimentTransactions `toml:"transactions,omitempty"`
+}
+
+// ExperimentTransactions is a fixture.TxnSpec: producers transactional
+// producers writing transactions of records records over the partitions
+// of topic, every abort_every-th aborted, one every interval.
+type ExperimentTransactions struct {
+	Topic      string   `toml:"topic,omitempty"`
+	Partitions int32    `toml:"partitions,omitzero"`
+	Producers  int      `toml:"producers,omitzero"`
+	Records    int      `toml:"records,omitzero"`
+	AbortEvery int      `toml:"abort_every,omitzero"`
+	Interval   Duration `toml:"interval,omitzero"`
 }
 
 // ExperimentProducer is a ProducerShape: count producers writing topics

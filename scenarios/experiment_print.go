@@ -138,6 +138,11 @@ func workloadOf(sc Scenario) ExperimentWorkload {
 	for _, g := range sc.Groups {
 		w.Groups = append(w.Groups, ExperimentGroup{Name: g.Name, Members: g.Members, Assignor: string(g.Assignor), Start: Duration(g.Start), Stop: Duration(g.Stop)})
 	}
+	if t := sc.Txn; t != nil {
+		d := t.WithDefaults()
+		w.Transactions = &ExperimentTransactions{Topic: d.Topic, Partitions: d.Partitions, Producers: d.Producers,
+			Records: d.Records, AbortEvery: d.AbortEvery, Interval: Duration(d.Interval)}
+	}
 	return w
 }
 

@@ -204,6 +204,44 @@ func (e Experiment) mapWorkload(sc *Scenario, kc model.Config, fail failFunc) er
 	if sc.NoAssignConsumer && len(sc.Groups) == 0 {
 		return fail("assign_consumer = false and no groups: nothing would read", "workload", "assign_consumer")
 	}
+	return e.mapTransactions(sc, fail)
+}
+
+// Bounds of [workload.transactions].
+const (
+	experimentTxnPartitionsMax = 64
+	experimentTxnProducersMax  = 8
+	experimentTxnRecordsMax    = 1000
+)
+
+// mapTransactions checks [workload.transactions] and sets sc's Txn.
+func (e Experiment) mapTransactions(sc *Scenario, fail failFunc) error {
+	x := e.Workload.Transactions
+	if x == nil {
+		return nil
+	}
+	at := func(k string) []string { return []string{"workload", "transactions", k} }
+	spec := fixture.TxnSpec{Topic: x.Topic, Partitions: x.Partitions, Producers: x.Producers, Records: x.Records,
+		AbortEvery: x.AbortEvery, Interval: time.Duration(x.Interval)}
+	d := spec.WithDefaults()
+	taken := d.Topic == "t" || (sc.Shape != nil && slices.ContainsFunc(sc.Shape.Topics, func(t fixture.TopicShape) bool { return t.Name == d.Topic }))
+	switch {
+	case x.Topic != "" && !experimentNamePattern.MatchString(x.Topic):
+		return fail(fmt.Sprintf("topic %q: want 1 to 64 of a-z, 0-9, '.', '_', '-'", x.Topic), at("topic")...)
+	case taken:
+		return fail(fmt.Sprintf("topic %q is another workload's: the transactional producers write a topic of their own", d.Topic), at("topic")...)
+	case x.Partitions < 0 || x.Partitions > experimentTxnPartitionsMax:
+		return fail(fmt.Sprintf("partitions = %d: want 1 to %d", x.Partitions, experimentTxnPartitionsMax), at("partitions")...)
+	case x.Producers < 0 || x.Producers > experimentTxnProducersMax:
+		return fail(fmt.Sprintf("producers = %d: want 1 to %d", x.Producers, experimentTxnProducersMax), at("producers")...)
+	case x.Records < 0 || x.Records > experimentTxnRecordsMax || (x.Records > 0 && x.Records < int(d.Partitions)):
+		return fail(fmt.Sprintf("records = %d: want %d (the partitions, so that every transaction writes each) to %d", x.Records, d.Partitions, experimentTxnRecordsMax), at("records")...)
+	case x.AbortEvery < 0:
+		return fail(fmt.Sprintf("abort_every = %d: want 1 or more", x.AbortEvery), at("abort_every")...)
+	case x.Interval < 0:
+		return fail("interval cannot be never", at("interval")...)
+	}
+	sc.Txn = &spec
 	return nil
 }
 

@@ -90,6 +90,9 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		if stuck := acks.inFlight(s.processUp, skip...); stuck != "" {
 			return false, stuck
 		}
+		if stuck := s.hangingTxn(skip...); stuck != "" {
+			return false, stuck
+		}
 		return true, ""
 	}
 	_, err := faults.Converge(world{s}, bound, converged)

@@ -425,6 +425,49 @@ from 55.3s to 58.33s partition isolate b2 from brokers
 `,
 		why: "simulation deviation and liveness rule: the coordinator took a member's commit of its position in scratch while scratch did not exist (Kafka's KafkaApis.handleOffsetCommitRequest answers UNKNOWN_TOPIC_OR_PARTITION, metadataCache.contains); now refused. Once scratch existed again the member's retried commit carried its old position in, as Kafka's does (its position was still the old one, the new metadata not yet seen); it then validated to 0 and read, its next commit failed, and the next owner validated the carried commit to a higher offset, leaving a gap. A reset after the last deletion now counts as an entry into the current log wherever it lands (found by the issue-23 sweep from 99400000, seed 99400302)",
 	},
+	{
+		name:     "a-transaction-started-on-a-clock-skewed-below-0-completes-after-a-reload",
+		scenario: "txn-chaos",
+		seed:     92100107,
+		schedule: `
+from 5.69s to 6.01s skew random-broker -5.913s
+from 5.699s to 5.7s skew random-broker -4.536s
+from 6.014s to 13.05s pause b3
+`,
+		why: "simulation bug: a broker whose clock a skew took below 0 (a simulated clock starts at 0, Kafka's counts from 1970) started a transaction at a negative time, which the coordinator wrote into __transaction_state as -1, Kafka's 'no start'; the next coordinator loaded it so and panicked completing the transaction (its start must be set). A negative start is written as one now (found by the first txn-chaos sweep from 92100000)",
+	},
+	{
+		name:     "a-restarted-leader-fences-a-late-batch-after-a-bumped-abort-marker",
+		scenario: "txn-chaos",
+		seed:     92100237,
+		schedule: `
+from 1.371s to 4.53s partition bridge
+from 1.419s to 4.73s partition bridge
+from 2.174s to 6.13s partition isolate isr-follower txn/0
+from 3.863s to 5.6s crash isr-follower orders/1
+from 10.464s to 11.21s latency controller +401ms
+from 12.908s to 12.95s shutdown random-broker
+from 13.48s to 16.2s pause leader-of orders/1
+from 13.624s to 16.45s partition bridge
+from 14.203s to 21.95s pause controller
+from 18.184s to 18.99s crash controller
+from 18.981s to 25.05s latency controller +334ms
+from 20.251s to 23.33s latency b3 +216ms
+from 23.185s to 25.98s crash leader-of events/1
+from 25.045s to 25.46s latency leader-of orders/0 +453ms
+from 25.289s to 32.05s latency random-broker +15ms
+from 25.801s to 31.25s latency leader-of txn/0 +382ms
+from 27.358s to 28.802s partition bridge
+from 31.277s to 40.48s partition bridge
+from 32.164s to 32.823s crash leader-of orders/2
+from 33.003s to 41.8s partition bridge
+from 39.56s to 48.08s partition bridge
+from 48.943s to 56.707s latency controller +264ms
+from 54.403s to 57.941s shutdown random-broker
+from 54.545s to 59.786s crash random-broker
+`,
+		why: "simulation bug: the coordinator aborted a timed-out transaction with a marker of a bumped epoch, which left the producer in txn/0's state with that epoch and no batch; producer-state snapshots skipped such producers, so the partition's next leader, restarted from a snapshot, did not know it and took the fenced producer's retried batch (the old epoch) after the abort marker; the producer's next transaction then committed it, and a read_committed consumer read the aborted records (aborted-read). Kafka's writeSnapshot keeps every entry; so do kafkasim's snapshots now (found by the txn-chaos sweep from 92100000 with transaction.timeout.ms=10s)",
+	},
 }
 
 func TestRegressions(t *testing.T) {

@@ -205,7 +205,7 @@ func TestABrokenRunDirectoryIsNamedByFileAndLine(t *testing.T) {
 func TestCheckSettingsAreWhatCheckOptionsReads(t *testing.T) {
 	base := model.DefaultConfig()
 	base.Topic.MinInsyncReplicas = 2
-	candidates := []string{"true", "false", "0", "1", "3", "7", "all", "earliest", "none", "high-watermark", "roundrobin", "2s", "never", "3.6"}
+	candidates := []string{"true", "false", "0", "1", "3", "7", "all", "earliest", "none", "high-watermark", "roundrobin", "2s", "never", "3.6", "read_committed"}
 	listed := CheckSettings()
 	for _, name := range base.Names() {
 		kc := base

@@ -137,7 +137,13 @@ func (s *Scripted) isrChanged(tp model.TopicPartition) bool {
 
 // shape describes the cluster to the swarm generator.
 func (s *Scripted) shape() faults.Shape {
-	return faults.Shape{Brokers: s.Brokers, Controllers: s.Cluster.Controllers, Partitions: s.TPs,
+	// The transaction coordinators' partitions too, where there are
+	// transactional producers: their leaders are the coordinators.
+	tps := s.TPs
+	if coord := s.TxnCoordinatorTPs(); len(coord) > 0 {
+		tps = append(slices.Clone(s.TPs), coord...)
+	}
+	return faults.Shape{Brokers: s.Brokers, Controllers: s.Cluster.Controllers, Partitions: tps,
 		ReplicationFactor: int(s.Config.Broker.DefaultReplicationFactor)}
 }
 

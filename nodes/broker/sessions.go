@@ -35,8 +35,10 @@ func (b *Broker) fetchContext(m *model.FetchRequest) (fetchsession.Context, *mod
 	if ctx.Kind != fetchsession.Incremental {
 		return ctx, m
 	}
+	// The isolation level is the request's, not the session's: an
+	// incremental read_committed fetch reads to the last stable offset too.
 	return ctx, &model.FetchRequest{CorrelationID: m.CorrelationID, ReplicaID: m.ReplicaID, BrokerEpoch: m.BrokerEpoch,
-		MaxWait: m.MaxWait, MinBytes: m.MinBytes, MaxBytes: m.MaxBytes, Partitions: parts}
+		IsolationLevel: m.IsolationLevel, MaxWait: m.MaxWait, MinBytes: m.MinBytes, MaxBytes: m.MaxBytes, Partitions: parts}
 }
 
 // parkedIn reports whether a fetch in session s is parked.

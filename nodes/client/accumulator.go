@@ -64,6 +64,9 @@ type batch struct {
 	epoch    model.Epoch
 	seq      int32
 	seqReset bool // ProducerBatch.sequenceHasBeenReset
+	// transactional: the batch belongs to a transaction (the
+	// transactional attribute, set when it is drained).
+	transactional bool
 	// sentPID, sentEpoch and sentSeq are the identity the attempt in
 	// flight carried: an epoch bump may rewrite epoch and seq while it
 	// flies, and its answer still completes the batch
@@ -110,6 +113,9 @@ func (b *batch) wire(buf *[]byte) model.Batch {
 	if b.seq != model.NoSequence {
 		w.ProducerID, w.ProducerEpoch, w.BaseSequence = b.pid, b.epoch, b.seq
 	}
+	if b.transactional {
+		w.Attributes |= model.AttrTransactional
+	}
 	if len(b.recs) > 0 {
 		w.Records = b.recs[:len(b.recs):len(b.recs)]
 	}
@@ -148,6 +154,11 @@ type accumulator struct {
 	// recsReused counts the batches that took a released batch's record
 	// arrays (for tests).
 	recsReused int
+	// completing says a transaction is being committed or aborted: every
+	// batch is ready at once, linger or not (RecordAccumulator.ready's
+	// transactionCompleting, which Sender sets from
+	// TransactionManager.isCompleting).
+	completing bool
 }
 
 // freeMax bounds the batches kept for reuse, so that a burst does not
@@ -321,7 +332,7 @@ func (a *accumulator) readyAt(q []*batch, leaderEpoch model.Epoch) time.Duration
 		}
 		return b.lastAttempt + b.backoff
 	}
-	if b.full || len(q) > 1 {
+	if b.full || len(q) > 1 || a.completing {
 		return 0
 	}
 	return b.created + a.linger

@@ -96,8 +96,16 @@ type partState struct {
 	resetFrom   model.Offset
 	staleMeta   bool // not fetched until the next metadata answer
 
-	buf     []bufRecord // fetched, not yet returned by poll
-	errNext string      // an error the next poll raises (auto.offset.reset=none)
+	buf []bufRecord // fetched, not yet returned by poll
+	// skipTo is where the position goes once buf is returned: past the
+	// batches the fetch held after its last record that poll does not
+	// return (control batches, and aborted transactions' batches under
+	// read_committed), as FetchCollector moves the position to
+	// CompletedFetch.nextFetchOffset. NoOffset: none. skipEpoch is the
+	// leader epoch of the last such batch.
+	skipTo    model.Offset
+	skipEpoch model.Epoch
+	errNext   string // an error the next poll raises (auto.offset.reset=none)
 }
 
 // partLeader is md.leader of a partition as metadata version ver gave it;
@@ -225,7 +233,7 @@ func (c *Consumer) setAssignment(env *sim.Env, tps []model.TopicPartition) {
 		if c.parts[tp] == nil {
 			c.parts[tp] = &partState{
 				tp: tp, state: stateInit, position: model.NoOffset, positionEpoch: model.NoEpoch,
-				leader: model.NoBroker, leaderEpoch: model.NoEpoch, resetFrom: model.NoOffset,
+				leader: model.NoBroker, leaderEpoch: model.NoEpoch, resetFrom: model.NoOffset, skipTo: model.NoOffset,
 			}
 		}
 	}
@@ -305,7 +313,7 @@ func (c *Consumer) setPosition(ps *partState, offset model.Offset, epoch model.E
 	ps.leader, ps.leaderEpoch = leader, leaderEpoch
 	ps.state = stateFetching
 	ps.gen++
-	ps.buf = nil
+	ps.buf, ps.skipTo = nil, model.NoOffset
 	ps.reqPending = false
 	ps.errNext = ""
 	ps.failures = 0
@@ -378,6 +386,9 @@ func (c *Consumer) poll(env *sim.Env) {
 			last := ps.buf[take-1]
 			ps.position, ps.positionEpoch = last.offset+1, last.epoch
 			ps.buf = slices.Delete(ps.buf, 0, take)
+			if len(ps.buf) == 0 {
+				ps.skipPast()
+			}
 			out = append(out, model.PartitionRecords{TP: ps.tp, Records: recs})
 		}
 	}

@@ -21,6 +21,15 @@
 //     delivery.timeout.ms (KIP-91), outcomes (Sender).
 //   - idempotence.go: producer ids, sequences, epoch bumps (KIP-98, KIP-360;
 //     TransactionManager without transactions).
+//   - transactions.go, txn_sender.go, txn_app.go: the transactional
+//     producer (a transactional.id): TransactionManager's states and
+//     request queue, the coordinator's requests and their handlers
+//     (Sender.maybeSendAndPollTransactionalRequest), and the application's
+//     begin, send, commit and abort, each transaction one :txn operation of
+//     the history (ok when committed, fail when aborted, info when unknown).
+//   - fetch_isolation.go: what a fetch's batches give poll, control batches
+//     skipped and, under isolation.level=read_committed, the aborted
+//     transactions' batches dropped (CompletedFetch).
 //   - consumer.go, fetcher.go, positions.go: assignment, poll, fetch,
 //     auto.offset.reset, KIP-320 position validation (KafkaConsumer,
 //     AbstractFetch, FetchCollector, SubscriptionState, OffsetFetcher).

@@ -97,6 +97,7 @@ func (c *Consumer) sendFetch(env *sim.Env, broker model.BrokerID, targets []fetc
 	r.fetch, r.fetchMsg = asked, m
 	m.CorrelationID, m.ReplicaID, m.BrokerEpoch = corr, model.NoBroker, model.NoEpoch
 	m.MaxWait, m.MinBytes, m.MaxBytes = c.cfg.FetchMaxWait, c.cfg.FetchMinBytes, fetchMaxBytes
+	m.IsolationLevel = c.cfg.IsolationLevel
 	env.Send(sim.NodeID(broker), m)
 }
 
@@ -200,16 +201,8 @@ func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchRespons
 			ps.state = stateValidating
 			c.completeValidation(env, ps, pr.DivergingEpoch.EndOffset, true, pr.DivergingEpoch.Epoch)
 		case err == model.NoError:
-			for j := range pr.Batches {
-				b := pr.Batches[j]
-				for _, rec := range b.Records {
-					if rec.Offset < ps.position {
-						continue
-					}
-					ps.buf = append(ps.buf, bufRecord{offset: rec.Offset, value: rec.Value, epoch: b.LeaderEpoch})
-				}
-			}
-			data = data || len(ps.buf) > 0
+			skipped := c.buffer(ps, pr)
+			data = data || len(ps.buf) > 0 || skipped
 		case err == model.OffsetOutOfRange:
 			errs = true
 			reason := ResetOutOfRange

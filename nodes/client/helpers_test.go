@@ -138,6 +138,10 @@ type fakeCluster struct {
 	requestObjects map[*model.ProduceRequest]bool
 	// fetchObjects are the distinct fetch request objects received.
 	fetchObjects map[*model.FetchRequest]bool
+	// txnErr, if set, is what broker 1, the transaction coordinator,
+	// answers a transactional request with (NONE otherwise); EndTxn
+	// answers NONE with the epoch bumped, as transaction version 2 does.
+	txnErr func(m sim.Message) model.ErrorCode
 }
 
 func newFakeCluster(brokers ...model.BrokerID) *fakeCluster {
@@ -276,9 +280,15 @@ func (b *fakeBroker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		}
 		env.Send(from, resp)
 	case model.InitProducerIDRequest:
+		if r.TransactionalID != "" {
+			b.txnAnswer(env, from, m)
+			return
+		}
 		pid := c.nextPID
 		c.nextPID++
 		env.Send(from, model.InitProducerIDResponse{CorrelationID: r.CorrelationID, ProducerID: pid, ProducerEpoch: 0})
+	case model.FindCoordinatorRequest, model.AddPartitionsToTxnRequest, model.EndTxnRequest:
+		b.txnAnswer(env, from, m)
 	case model.ProduceRequest:
 		b.produce(env, from, r)
 	case model.FetchRequest:
@@ -328,6 +338,44 @@ func (b *fakeBroker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 				a.LeaderEpoch, a.EndOffset = p.endOffsetFor(q.LeaderEpoch)
 			}
 			resp.Partitions = append(resp.Partitions, a)
+		}
+		env.Send(from, resp)
+	}
+}
+
+// txnAnswer is a fake transaction coordinator on broker 1: one producer
+// id, 7, whose epoch InitProducerId and every EndTxn bump.
+func (b *fakeBroker) txnAnswer(env *sim.Env, from sim.NodeID, m sim.Message) {
+	c := b.c
+	code := model.NoError
+	if c.txnErr != nil {
+		code = c.txnErr(m)
+	}
+	if _, ok := m.(model.FindCoordinatorRequest); !ok && b.id != 1 && code == model.NoError {
+		code = model.NotCoordinator
+	}
+	switch r := m.(type) {
+	case model.FindCoordinatorRequest:
+		env.Send(from, model.FindCoordinatorResponse{CorrelationID: r.CorrelationID, Error: code, Coordinator: 1})
+	case model.InitProducerIDRequest:
+		resp := model.InitProducerIDResponse{CorrelationID: r.CorrelationID, Error: code, ProducerID: model.NoProducerID, ProducerEpoch: model.NoEpoch}
+		if code == model.NoError {
+			resp.ProducerID, resp.ProducerEpoch = 7, r.ProducerEpoch+1
+			if r.ProducerEpoch == model.NoEpoch {
+				resp.ProducerEpoch = 0
+			}
+		}
+		env.Send(from, resp)
+	case model.AddPartitionsToTxnRequest:
+		resp := model.AddPartitionsToTxnResponse{CorrelationID: r.CorrelationID}
+		for _, tp := range r.Partitions {
+			resp.Results = append(resp.Results, model.TxnPartitionResult{TP: tp, Error: code})
+		}
+		env.Send(from, resp)
+	case model.EndTxnRequest:
+		resp := model.EndTxnResponse{CorrelationID: r.CorrelationID, Error: code, ProducerID: model.NoProducerID, ProducerEpoch: model.NoEpoch}
+		if code == model.NoError {
+			resp.ProducerID, resp.ProducerEpoch = r.ProducerID, r.ProducerEpoch+1
 		}
 		env.Send(from, resp)
 	}

@@ -38,7 +38,11 @@ import (
 // complete, and if they do not account for the expired one, the epoch is
 // bumped then (TransactionManager.maybeResolveSequences).
 type idempotence struct {
-	on    bool
+	on bool
+	// txn says the producer is transactional: sequence trouble then fails
+	// the batch and makes the transaction abortable, instead of a local
+	// epoch bump (TransactionManager.canRetry, handleFailedBatch).
+	txn   bool
 	state idemState
 	pid   model.ProducerID
 	epoch model.Epoch
@@ -227,6 +231,20 @@ func (s *idempotence) completed(b *batch, base model.Offset) {
 // without transactions bumps its epoch for that.
 func (s *idempotence) failed(b *batch, err model.ErrorCode, adjust bool) {
 	s.removeInflight(b)
+	if s.txn {
+		// handleFailedBatch for a transactional producer: the abort that
+		// follows bumps the epoch and starts every sequence over, so only
+		// UNKNOWN_PRODUCER_ID's reset is done here. (Kafka also lowers the
+		// later sequences of a batch refused definitely,
+		// adjustSequencesDueToFailedBatch, which matters only when the
+		// epoch cannot be bumped.)
+		if err == model.UnknownProducerID {
+			delete(s.parts, b.tp)
+			s.last = nil
+			s.resolve(b.tp)
+		}
+		return
+	}
 	switch {
 	case err == model.OutOfOrderSequenceNumber:
 		s.requestBump(b.tp)
@@ -274,6 +292,35 @@ func (s *idempotence) resolveSequences() {
 		}
 		s.resolve(tp)
 	}
+}
+
+// resolveUnknown is maybeResolveSequences for a transactional producer:
+// it settles the unresolved partitions that have nothing in flight, and
+// reports whether one of them lost a sequence (its expired batches were
+// not acknowledged after all), which makes the transaction abortable.
+func (s *idempotence) resolveUnknown() bool {
+	lost := false
+	for _, tp := range slices.Clone(s.unresolvedTP) {
+		if s.hasInflight(tp) {
+			continue
+		}
+		p := s.part(tp)
+		if p.nextSeq != model.IncrementSequence(p.lastAcked, 1) {
+			lost = true
+		}
+		s.resolve(tp)
+	}
+	return lost
+}
+
+// resetSequences is resetSequenceNumbers: a new identity (an epoch bump,
+// or the one an EndTxn answer gave) starts every partition's sequences
+// from 0.
+func (s *idempotence) resetSequences() {
+	clear(s.parts)
+	s.last = nil
+	clear(s.unresolved)
+	s.unresolvedTP, s.rewrite, s.bumpRequired = nil, nil, false
 }
 
 // resolvable says whether a pass would settle a sequence now: some
@@ -352,6 +399,16 @@ func (s *idempotence) canRetry(b *batch, err model.ErrorCode, logStart model.Off
 		if logStart < 0 || b.seqReset {
 			return true
 		}
+		if s.txn {
+			// Retention removed the producer's state: start the
+			// partition's sequences over, so that the transaction need
+			// not be aborted; otherwise the batch fails.
+			if p.lastAckedOff < logStart {
+				s.startAtZero(b.tp)
+				return true
+			}
+			return false
+		}
 		s.requestBump(b.tp) // retention removed our state, or it was lost
 		return true
 	case model.OutOfOrderSequenceNumber:
@@ -365,6 +422,9 @@ func (s *idempotence) canRetry(b *batch, err model.ErrorCode, logStart model.Off
 			// partition: the hold is judged against that identity.
 			p.held = p.held || b.heldBehind(p.lastAcked, p.pid, p.epoch)
 			return true
+		}
+		if s.txn {
+			return false // a real gap: the transaction must be aborted
 		}
 		if !unresolved || s.unresolved[b.tp] == b.seq {
 			s.requestBump(b.tp) // a real gap

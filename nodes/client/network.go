@@ -20,6 +20,7 @@ const (
 	reqListOffsets
 	reqOffsetsForEpoch
 	reqCreateTopics
+	reqTxn // a transactional producer's request to its coordinator (or FindCoordinator)
 )
 
 // request is one request sent and not yet answered: Kafka's
@@ -38,6 +39,7 @@ type request struct {
 	fetchMsg *model.FetchRequest   // reqFetch: the request's message
 	tp       model.TopicPartition  // reqListOffsets, reqOffsetsForEpoch
 	gen      uint64                // the partition's generation when sent
+	txn      *txnRequest           // reqTxn: the handler it was sent for
 }
 
 // fetchedAt is one partition of an in-flight fetch and the offset asked, so

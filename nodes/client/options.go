@@ -70,6 +70,19 @@ type ProducerOptions struct {
 	// not carry: how long a send waits for its topic's metadata before it
 	// fails. 0 means Kafka's default, 60 s.
 	MaxBlock time.Duration
+	// TransactionalID is transactional.id: set, the producer is
+	// transactional (KIP-98). It initializes transactions at every start
+	// (which fences the transactions an earlier incarnation left open),
+	// and sends only inside transactions: TxnWorkload's, or those harness
+	// code begins, commits and aborts. It is a per-producer option rather
+	// than a cluster setting because an id names one producer; its
+	// transaction.timeout.ms is the configuration's. Needs
+	// enable.idempotence.
+	TransactionalID string
+	// TxnWorkload, if set, drives a transactional producer instead of
+	// Workload: one transaction per SendInterval while none is under
+	// way.
+	TxnWorkload TxnWorkload
 
 	_ struct{}
 }
@@ -181,8 +194,16 @@ func checkProducer(o *ProducerOptions) {
 	if p.MaxInFlight < 1 || p.BatchSize < 1 || p.DeliveryTimeout <= 0 || c.RequestTimeout <= 0 || c.MetadataMaxAge <= 0 {
 		bad = append(bad, "max.in.flight.requests.per.connection, batch.size, delivery.timeout.ms, request.timeout.ms and metadata.max.age.ms must be positive (start from model.DefaultConfig())")
 	}
-	if o.Workload != nil && o.SendInterval <= 0 {
+	if (o.Workload != nil || o.TxnWorkload != nil) && o.SendInterval <= 0 {
 		bad = append(bad, "a Workload needs a positive SendInterval")
+	}
+	if o.TransactionalID != "" && !p.Idempotence {
+		// KafkaProducer: "Cannot set a transactional.id without also
+		// enabling idempotence."
+		bad = append(bad, "transactional.id needs enable.idempotence=true")
+	}
+	if o.TxnWorkload != nil && (o.TransactionalID == "" || o.Workload != nil) {
+		bad = append(bad, "a TxnWorkload needs a TransactionalID and no Workload")
 	}
 	if o.SendBurst < 0 {
 		bad = append(bad, fmt.Sprintf("SendBurst %d is negative", o.SendBurst))

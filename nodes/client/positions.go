@@ -36,7 +36,7 @@ func (c *Consumer) updatePosition(env *sim.Env, ps *partState) {
 		if ps.positionEpoch != model.NoEpoch && epoch != model.NoEpoch {
 			ps.state = stateValidating
 			ps.gen++
-			ps.buf = nil // fetched records of a partition not fetchable are dropped
+			ps.buf, ps.skipTo = nil, model.NoOffset // fetched records of a partition not fetchable are dropped
 			ps.reqPending, ps.failures, ps.retryAt = false, 0, 0
 		}
 	case stateValidating:
@@ -110,7 +110,7 @@ func (c *Consumer) startReset(env *sim.Env, ps *partState, reason, errName strin
 		from = model.NoOffset
 	}
 	ps.gen++
-	ps.buf = nil
+	ps.buf, ps.skipTo = nil, model.NoOffset
 	ps.reqPending, ps.failures, ps.retryAt = false, 0, 0
 	if c.cfg.AutoOffsetReset == model.ResetNone {
 		ps.state = stateFailed

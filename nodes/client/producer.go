@@ -22,13 +22,20 @@ type Producer struct {
 	process int
 	env     *sim.Env
 
-	net     network
-	md      metadata
-	acc     accumulator
-	idem    idempotence
-	sticky  map[string]*sticky // per topic (lookup only)
-	waiting []waitingSend      // sends whose topic's metadata is not known yet
-	muted   map[model.TopicPartition]bool
+	net  network
+	md   metadata
+	acc  accumulator
+	idem idempotence
+	// txn is the transaction manager of a producer with a transactional
+	// id (nil otherwise), cur the transaction under way and
+	// txnSleepUntil the end of the sender's sleep before a retried
+	// transactional request (transactions.go, txn_sender.go, txn_app.go).
+	txn           *transactions
+	cur           *openTxn
+	txnSleepUntil time.Duration
+	sticky        map[string]*sticky // per topic (lookup only)
+	waiting       []waitingSend      // sends whose topic's metadata is not known yet
+	muted         map[model.TopicPartition]bool
 
 	wake   wake
 	tickID sim.TimerID
@@ -81,6 +88,10 @@ func NewProducer(opts ProducerOptions) *Producer {
 	p.md = newMetadata(opts.Bootstrap, p.cl)
 	p.acc = newAccumulator(p.cfg)
 	p.idem = newIdempotence(p.cfg.Idempotence)
+	if opts.TransactionalID != "" {
+		p.idem.txn = true
+		p.txn = newTransactions(opts.TransactionalID, p.cfg.TransactionTimeout, p.cl.RetryBackoff)
+	}
 	p.sticky = map[string]*sticky{}
 	p.muted = map[model.TopicPartition]bool{}
 	return p
@@ -102,7 +113,11 @@ func (p *Producer) Start(env *sim.Env) {
 	for _, t := range p.opts.Topics {
 		p.md.addTopic(t)
 	}
-	if p.opts.Workload != nil {
+	if p.txn != nil {
+		// The application's initTransactions, before anything else.
+		p.txn.initialize()
+	}
+	if p.opts.Workload != nil || p.opts.TxnWorkload != nil {
 		p.armTick(env)
 	}
 	p.run(env)
@@ -135,10 +150,23 @@ func (p *Producer) Send(env *sim.Env, m Message) int {
 	} else if m.HasPartition {
 		tp = model.TP(m.Topic, m.Partition)
 	}
-	if p.rec != nil {
+	switch {
+	case p.txn != nil:
+		if p.cur == nil {
+			panic("client.Producer.Send: a transactional producer sends inside a transaction (BeginTransaction)")
+		}
+		op = p.txnInvoke(env, tp, m)
+	case p.rec != nil:
 		op = p.rec.InvokeSend(p.process, env.ObserverNow(), tp, m.Key, m.Value)
 	}
+	if p.txn != nil && known {
+		p.txn.maybeAddPartition(tp)
+	}
 	switch {
+	case p.txn != nil && p.txn.hasError():
+		// failIfNotReadyForSend: the send throws, and the record is
+		// never batched.
+		p.finishOne(env, op, false, "transaction in error: "+p.txn.lastReason)
 	case p.idem.state == idemFatal:
 		p.finishOne(env, op, false, "fatal: "+p.idem.fatalReason())
 	case known:
@@ -149,6 +177,14 @@ func (p *Producer) Send(env *sim.Env, m Message) int {
 	default:
 		p.md.addTopic(m.Topic)
 		p.waiting = append(p.waiting, waitingSend{m: m, op: op, deadline: satAdd(now, p.opts.MaxBlock)})
+	}
+	if p.txn != nil {
+		// A transaction's sends are made within one event and reach the
+		// sender together, at the commit, the abort or the event's end
+		// (txnTick): one AddPartitionsToTxn then asks for every new
+		// partition of them, where a pass per send would ask for the
+		// first partition alone and the rest after its answer.
+		return op
 	}
 	p.run(env)
 	return op
@@ -200,12 +236,19 @@ func (p *Producer) unblockWaiting(env *sim.Env) {
 		if n, ok := p.md.partitions(w.m.Topic); ok {
 			if tp, ok := p.partition(env, w.m, n); ok {
 				// Kafka stamps the record after the metadata wait.
+				if p.txn != nil {
+					p.txn.maybeAddPartition(tp)
+				}
 				p.appendRecord(env, tp, pendingRecord{op: w.op, key: w.m.Key, value: w.m.Value, ts: now})
 				continue
 			}
 		}
 		if now >= w.deadline {
-			p.finishOne(env, w.op, false, "timeout: no metadata for "+w.m.Topic+" after max.block.ms")
+			reason := "timeout: no metadata for " + w.m.Topic + " after max.block.ms"
+			if p.txn != nil {
+				p.txn.batchFailed(model.RequestTimedOut, reason) // doSend's maybeTransitionToErrorState
+			}
+			p.finishOne(env, w.op, false, reason)
 			continue
 		}
 		kept = append(kept, w)
@@ -228,8 +271,24 @@ func (p *Producer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 			p.unblockWaiting(env)
 		}
 	case model.InitProducerIDResponse:
-		if req := p.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqInitProducerID {
+		if p.txn != nil {
+			if t := p.txnAnswered(broker, r.CorrelationID); t != nil {
+				p.handleTxnInitProducerID(env, t, r)
+			}
+		} else if req := p.net.complete(broker, r.CorrelationID); req != nil && req.kind == reqInitProducerID {
 			p.handleInitProducerID(env, r)
+		}
+	case model.FindCoordinatorResponse:
+		if t := p.txnAnswered(broker, r.CorrelationID); t != nil {
+			p.handleTxnFindCoordinator(t, r)
+		}
+	case model.AddPartitionsToTxnResponse:
+		if t := p.txnAnswered(broker, r.CorrelationID); t != nil {
+			p.handleTxnAddPartitions(t, r)
+		}
+	case model.EndTxnResponse:
+		if t := p.txnAnswered(broker, r.CorrelationID); t != nil {
+			p.handleTxnEndTxn(env, t, r)
 		}
 	case *model.ProduceResponse:
 		p.produceAnswered(env, broker, *r) // a copy: r lives in a request that may be reused
@@ -259,7 +318,12 @@ func (p *Producer) Fire(env *sim.Env, t sim.Timer) {
 			p.tickAt = env.Now() + p.opts.SendInterval
 			p.run(env)
 		}
-		if p.tickBurst(env) {
+		if p.opts.TxnWorkload != nil && p.txn != nil {
+			if p.txnTick(env, p.opts.TxnWorkload) {
+				p.armTick(env)
+				return
+			}
+		} else if p.tickBurst(env) {
 			return
 		}
 		p.tickID = 0
@@ -314,7 +378,7 @@ func (p *Producer) ProducerID() (model.ProducerID, model.Epoch) { return p.idem.
 // waiting, batched or in flight. A harness can wait for it before the
 // final reads of a run.
 func (p *Producer) Idle() bool {
-	if len(p.waiting) > 0 || !p.acc.empty() {
+	if len(p.waiting) > 0 || !p.acc.empty() || p.cur != nil {
 		return false
 	}
 	for _, r := range p.net.reqs {
@@ -328,8 +392,8 @@ func (p *Producer) Idle() bool {
 // finishOne completes one send op as fail, or as info when it may have been
 // appended.
 func (p *Producer) finishOne(env *sim.Env, op int, maybe bool, reason string) {
-	if p.rec == nil || op < 0 {
-		return
+	if p.rec == nil || op < 0 || p.txnOwns(op) {
+		return // a transaction's sends end with it (txnEnded)
 	}
 	if maybe {
 		p.rec.Info(op, env.ObserverNow(), reason)

@@ -25,11 +25,20 @@ func (p *Producer) run(env *sim.Env) {
 		}
 		p.brokerFailed(env, b, model.RequestTimedOut)
 	}
-	if p.idem.on {
+	if p.idem.on && p.txn == nil {
 		p.idem.resolveSequences()
 		p.idem.bumpIfNeeded()
 		p.recordRewrites(env)
 		p.maybeInitProducerID(env)
+	}
+	if p.txn != nil && p.txnPass(env) {
+		// A transactional request goes first, and no batch while it
+		// flies (Sender.runOnce returns after it).
+		p.md.maybeSend(env, &p.net)
+		p.fast.nextAt = p.nextDeadline(now)
+		p.fast.settled = false
+		p.schedule(env, p.fast.nextAt)
+		return
 	}
 	p.expire(env)
 	p.unblockWaiting(env)
@@ -80,8 +89,8 @@ func (p *Producer) recordRewrites(env *sim.Env) {
 // their deadline or once metadata came. (An epoch bump a pass left
 // pending waits for a producer id, which only an event brings.)
 func (p *Producer) isSettled(now time.Duration) bool {
-	if len(p.waiting) > 0 || p.fast.leaderless || p.md.dueAt() <= now {
-		return false
+	if len(p.waiting) > 0 || p.fast.leaderless || p.md.dueAt() <= now || p.txn != nil {
+		return false // a transactional producer runs every pass
 	}
 	if p.idem.on && (p.idem.state == idemNeedID || len(p.idem.unresolvedTP) > 0) {
 		return false
@@ -224,6 +233,9 @@ func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 				continue
 			}
 			b := (*q)[0]
+			if p.txn != nil && !p.txn.sendAllowed(tp) {
+				continue // not yet added to the transaction
+			}
 			if p.idem.on && p.idem.stopDrain(b) {
 				continue
 			}
@@ -231,6 +243,7 @@ func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 			if p.idem.on && b.seq == model.NoSequence {
 				p.idem.assign(b)
 			}
+			b.transactional = p.txn != nil
 			p.acc.drainIdx[leader] = (start + i + 1) % n
 			if p.cfg.MaxInFlight == 1 {
 				// guaranteeMessageOrder: one batch per partition in flight.
@@ -330,6 +343,9 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 		if p.idem.on {
 			p.acknowledged(env, b, base)
 		}
+		if p.txn != nil {
+			p.txnAcked(b, model.NoOffset)
+		}
 		b.maybeAppended = true
 		p.failBatch(env, b, model.NoError, "NONE without an offset", false)
 		return
@@ -338,6 +354,10 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 		p.fast.answered = p.answerQuiet(env, b)
 		if p.idem.on {
 			p.acknowledged(env, b, base)
+		}
+		if !b.done && p.txn != nil {
+			b.done = true
+			p.txnAcked(b, base)
 		}
 		if !b.done {
 			b.done = true
@@ -376,6 +396,9 @@ func (p *Producer) completeBatch(env *sim.Env, b *batch, err model.ErrorCode, ba
 		// without one, so it says info.
 		if p.idem.on {
 			p.acknowledged(env, b, model.NoOffset)
+		}
+		if p.txn != nil {
+			p.txnAcked(b, model.NoOffset)
 		}
 		b.maybeAppended = true
 		p.failBatch(env, b, model.NoError, err.String()+": written, offset unknown", false)
@@ -430,6 +453,9 @@ func (p *Producer) reenqueue(env *sim.Env, b *batch) {
 func (p *Producer) failBatch(env *sim.Env, b *batch, err model.ErrorCode, reason string, adjust bool) {
 	if p.idem.on && err != model.NoError {
 		p.idem.failed(b, err, adjust)
+	}
+	if p.txn != nil && err != model.NoError && !b.done {
+		p.txn.batchFailed(err, reason) // handleFailedBatch's maybeTransitionToErrorState
 	}
 	if b.done {
 		return
@@ -497,6 +523,8 @@ func (p *Producer) brokerFailed(env *sim.Env, broker model.BrokerID, code model.
 			p.md.failed(now)
 		case reqInitProducerID:
 			p.initFailed(env)
+		case reqTxn:
+			p.txnFailed(r.txn)
 		case reqProduce:
 			// The request may have reached the leader and been appended.
 			r.batch.maybeAppended = true
@@ -575,9 +603,10 @@ func (p *Producer) nextDeadline(now time.Duration) time.Duration {
 	later(p.net.nextDeadline())
 	later(p.md.dueAt())
 	later(p.net.nextUnblock(now))
-	if p.idem.on && p.idem.state == idemNeedID {
+	if p.idem.on && p.idem.state == idemNeedID && p.txn == nil {
 		later(p.idem.initAt)
 	}
+	later(p.txnRetryAt(now))
 	p.fast.blocked = false
 	readyNow := false // a batch that could leave now waits (stopDrain)
 	for i, tp := range p.acc.tps {

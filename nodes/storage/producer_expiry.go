@@ -21,7 +21,11 @@ func (p *ProducerState) expired(now, last time.Duration) bool {
 func (p *ProducerState) RemoveExpiredProducers(now time.Duration) {
 	for _, id := range p.IDs() { // sorted: deletions in a fixed order
 		e := p.producers[id]
-		if e.n > 0 && p.expired(now, e.at(e.n-1).Timestamp) {
+		last := e.markerTS // a producer a marker left without batches
+		if e.n > 0 {
+			last = e.at(e.n - 1).Timestamp
+		}
+		if p.expired(now, last) {
 			delete(p.producers, id)
 			if p.lastID == id {
 				p.lastID, p.last = 0, nil

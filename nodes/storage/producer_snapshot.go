@@ -144,6 +144,12 @@ func (p *ProducerState) snapshotEntries() []SnapshotEntry {
 	for _, id := range p.IDs() {
 		e := p.producers[id]
 		if e.n == 0 {
+			// A producer a marker left with its epoch and no batch of it
+			// is kept, as Kafka's writeSnapshot keeps every entry: a
+			// replica that reloads it must still refuse the older
+			// epoch's late batches (INVALID_PRODUCER_EPOCH).
+			out = append(out, SnapshotEntry{ProducerID: id, ProducerEpoch: e.epoch, LastSeq: model.NoSequence,
+				LastOffset: model.NoOffset, Timestamp: e.markerTS})
 			continue
 		}
 		from := 0
@@ -168,6 +174,13 @@ func (p *ProducerState) loadEntry(s SnapshotEntry) {
 	e := p.producers[s.ProducerID]
 	if e == nil || e.epoch != s.ProducerEpoch {
 		e = &producerEntry{epoch: s.ProducerEpoch}
+	}
+	if s.LastSeq == model.NoSequence && s.LastOffset == model.NoOffset {
+		// An epoch without a batch (snapshotEntries).
+		e.markerTS = s.Timestamp
+		p.producers[s.ProducerID] = e
+		p.lastID, p.last = s.ProducerID, e
+		return
 	}
 	e.add(BatchMeta{
 		FirstSeq: model.DecrementSequence(s.LastSeq, s.OffsetDelta), LastSeq: s.LastSeq,

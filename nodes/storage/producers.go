@@ -40,6 +40,11 @@ type producerEntry struct {
 	ring  [BatchesRetained]BatchMeta
 	head  int // the oldest batch's slot
 	n     int // retained batches
+	// markerTS is the timestamp of the producer's last transaction
+	// marker (ProducerStateEntry.lastTimestamp, which appendEndTxnMarker
+	// sets): what a snapshot keeps of a producer that a marker left with
+	// an epoch and no batch of it.
+	markerTS time.Duration
 }
 
 // at is the i-th retained batch, oldest first.
@@ -226,6 +231,7 @@ func (p *ProducerState) update(b *model.Batch) {
 		// moves the producer to its epoch (maybeUpdateProducerEpoch: a
 		// KIP-890 bumped one forgets the old epoch's batches) but is no
 		// batch of sequences to deduplicate against.
+		e.markerTS = maxTimestamp(b)
 		return
 	}
 	e.add(batchMeta(b))
@@ -253,6 +259,10 @@ type foldRun struct {
 	// cut says an older batch of the run has another epoch: update
 	// starts the producer over there, so nothing older counts.
 	cut bool
+	// marked says the run has a marker of its epoch, markerTS the
+	// newest one's timestamp.
+	marked   bool
+	markerTS time.Duration
 }
 
 // foldRunsMax bounds the producers one fold tracks going back; a run with
@@ -293,7 +303,11 @@ func (p *ProducerState) noteOlder(b *model.Batch) bool {
 		r.cut = true
 	case b.IsControl():
 		// A marker of the run's epoch: update keeps the epoch's
-		// batches and records nothing for it.
+		// batches and records nothing for it but its time (the newest
+		// marker's, which is the first seen going back).
+		if !r.marked {
+			r.marked, r.markerTS = true, maxTimestamp(b)
+		}
 	default:
 		r.newest[r.n] = b
 		r.n++
@@ -318,6 +332,9 @@ func (p *ProducerState) endFold() {
 		}
 		for j := r.n - 1; j >= 0; j-- {
 			e.add(batchMeta(r.newest[j]))
+		}
+		if r.marked {
+			e.markerTS = r.markerTS
 		}
 	}
 	p.abortFold()

@@ -208,6 +208,20 @@ func (c *Coordinator) Close(now time.Duration) Effects {
 	return c.end()
 }
 
+// startMillis is a transaction's start time in the record's milliseconds.
+// Kafka's clock is milliseconds since 1970 and never negative, but a
+// simulated node's clock starts at 0 and a backward skew takes it below:
+// a negative start is a start all the same, and only -1 means none, so a
+// start that falls in the millisecond before 0 is written one earlier
+// (the start time is only compared with transaction.timeout.ms).
+func startMillis(t time.Duration) int64 {
+	ms := t.Milliseconds()
+	if ms == -1 {
+		ms = -2
+	}
+	return ms
+}
+
 // logValue is TransactionLog.valueToBytes's TransactionLogValue of a
 // transition; times are in milliseconds, -1 for no start.
 func logValue(s Snapshot) *model.TransactionLogValue {
@@ -218,8 +232,8 @@ func logValue(s Snapshot) *model.TransactionLogValue {
 	if s.State != Empty {
 		v.TransactionPartitions = s.Partitions
 	}
-	if s.StartTime >= 0 {
-		v.TransactionStartTimestampMs = s.StartTime.Milliseconds()
+	if s.StartTime != -1 {
+		v.TransactionStartTimestampMs = startMillis(s.StartTime)
 	}
 	if s.TV2 {
 		v.ClientTransactionVersion = 2

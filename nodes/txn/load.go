@@ -36,7 +36,7 @@ func snapshotOf(v *model.TransactionLogValue) Snapshot {
 	if s.State != Empty {
 		s.Partitions = v.TransactionPartitions
 	}
-	if v.TransactionStartTimestampMs >= 0 {
+	if v.TransactionStartTimestampMs != -1 {
 		s.StartTime = time.Duration(v.TransactionStartTimestampMs) * time.Millisecond
 	}
 	return s
