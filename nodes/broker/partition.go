@@ -98,6 +98,8 @@ func (b *Broker) openPartition(tp model.TopicPartition) *partition {
 	i, _ := slices.BinarySearchFunc(b.tps, tp, model.TopicPartition.Compare)
 	b.tps = slices.Insert(b.tps, i, tp)
 	b.parts.add(p)
+	log.OnChange = func() { b.partChangedTP(tp) }
+	b.partChanged(p)
 	return p
 }
 
@@ -219,6 +221,7 @@ func (b *Broker) makeFollower(p *partition, ps model.PartitionState) {
 }
 
 func (b *Broker) setPartitionState(p *partition, ps model.PartitionState) {
+	b.partChanged(p)
 	p.leader = ps.Leader
 	p.leaderEpoch = ps.LeaderEpoch
 	p.partitionEpoch = ps.PartitionEpoch

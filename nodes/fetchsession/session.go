@@ -1,6 +1,7 @@
 package fetchsession
 
 import (
+	"slices"
 	"time"
 
 	"kafkasim/model"
@@ -35,11 +36,20 @@ type Session struct {
 	parts []model.FetchPartition
 	sent  []answered // what was last answered, by the index in parts
 	index map[model.TopicPartition]int
+	// dirty lists the places in parts whose answer may differ from the
+	// last: the broker reads only these (see Dirty). It may hold a place
+	// twice or one since settled; answered.dirty says which are.
+	dirty []int
 }
 
-// answered is what a session last answered for one partition.
+// answered is what a session last answered for one partition, and whether
+// it must be read again: dirty is false only while a read of it would
+// find nothing to answer (no records, error or divergence, and the high
+// watermark and log start last answered), until the partition changes
+// (Cache.Changed) or its fetch parameters do.
 type answered struct {
 	hw, logStart model.Offset
+	dirty        bool
 }
 
 // Partitions are the session's fetch parameters, in the session's order:
@@ -66,35 +76,109 @@ func newSession(id int32, privileged bool, now time.Duration, parts []model.Fetc
 	s.sent = make([]answered, len(parts))
 	for i := range parts {
 		s.index[parts[i].TP] = i
-		s.sent[i] = answered{hw: model.NoOffset, logStart: model.NoOffset}
+		s.sent[i] = answered{hw: model.NoOffset, logStart: model.NoOffset, dirty: true}
 	}
 	for i := range resp {
 		if k, ok := s.index[resp[i].TP]; ok {
-			s.sent[k] = answered{hw: resp[i].HighWatermark, logStart: resp[i].LogStartOffset}
+			s.sent[k].hw, s.sent[k].logStart = resp[i].HighWatermark, resp[i].LogStartOffset
+			s.settle(k, &resp[i])
+		}
+	}
+	// The full answer was read in the same event that makes the session:
+	// only the partitions it found something for are dirty.
+	for k := range s.sent {
+		if s.sent[k].dirty {
+			s.dirty = append(s.dirty, k)
 		}
 	}
 	return s
 }
 
+// markDirty notes that the partition at place k must be read again.
+func (s *Session) markDirty(k int) {
+	if !s.sent[k].dirty {
+		s.sent[k].dirty = true
+		s.dirty = append(s.dirty, k)
+	}
+}
+
+// settle marks the partition at place k clean when pr, what was just read
+// for it, has nothing an incremental answer would carry: a read of it finds
+// the same until it changes.
+func (s *Session) settle(k int, pr *model.FetchPartitionResponse) {
+	a := &s.sent[k]
+	if pr.Error == model.NoError && !pr.HasDiverging && len(pr.Batches) == 0 && a.hw == pr.HighWatermark && a.logStart == pr.LogStartOffset {
+		a.dirty = false
+	}
+}
+
+// IsDirty reports whether the partition at place k must be read again.
+func (s *Session) IsDirty(k int) bool { return s.sent[k].dirty }
+
+// Answers reports whether an incremental answer would carry pr, a read of
+// the partition at place k, without recording anything: what a partition
+// not dirty must never do (see the broker's CheckTrackedReads).
+func (s *Session) Answers(k int, pr *model.FetchPartitionResponse) bool {
+	a := s.sent[k]
+	return pr.Error != model.NoError || pr.HasDiverging || len(pr.Batches) > 0 || a.hw != pr.HighWatermark || a.logStart != pr.LogStartOffset
+}
+
+// Settle records a read of the session that is not answered yet (a fetch
+// that stays parked): resp[i] is what was read at place pos[i].
+func (s *Session) Settle(pos []int, resp []model.FetchPartitionResponse) {
+	for i := range resp {
+		s.settle(pos[i], &resp[i])
+	}
+}
+
+// Dirty appends to parts the fetch parameters of every partition that must
+// be read (those not settled since they last changed), in the session's
+// order, and to pos their places: what an incremental fetch reads. Every
+// other partition of the session would read as it read last, with nothing
+// to answer, so the answer is the one a read of the whole session makes.
+func (s *Session) Dirty(parts []model.FetchPartition, pos []int) ([]model.FetchPartition, []int) {
+	slices.Sort(s.dirty)
+	k, last := 0, -1
+	for _, i := range s.dirty {
+		if i == last || !s.sent[i].dirty {
+			continue
+		}
+		last = i
+		s.dirty[k] = i
+		k++
+		parts, pos = append(parts, s.parts[i]), append(pos, i)
+	}
+	s.dirty = s.dirty[:k]
+	return parts, pos
+}
+
 // update applies an incremental fetch (FetchSession.update): a partition
 // it names is added, or has its parameters replaced (its last answer kept:
 // CachedPartition.updateRequestParams); a forgotten one leaves the session.
-func (s *Session) update(parts []model.FetchPartition, forgotten []model.TopicPartition) {
+// c, the cache holding s, learns which partitions s takes and drops.
+func (s *Session) update(c *Cache, parts []model.FetchPartition, forgotten []model.TopicPartition) {
 	for i := range parts {
 		if k, ok := s.index[parts[i].TP]; ok {
 			s.parts[k] = parts[i]
+			s.markDirty(k)
 			continue
 		}
 		s.index[parts[i].TP] = len(s.parts)
 		s.parts = append(s.parts, parts[i])
 		s.sent = append(s.sent, answered{hw: model.NoOffset, logStart: model.NoOffset})
+		s.markDirty(len(s.parts) - 1)
+		c.hold(parts[i].TP, s)
 	}
-	if removed := s.forget(forgotten); removed {
+	if removed := s.forget(c, forgotten); removed {
 		k := 0
+		s.dirty = s.dirty[:0]
 		for i := range s.parts {
 			if _, ok := s.index[s.parts[i].TP]; ok {
 				s.parts[k], s.sent[k] = s.parts[i], s.sent[i]
 				s.index[s.parts[k].TP] = k
+				if s.sent[k].dirty {
+					s.dirty = append(s.dirty, k)
+				}
 				k++
 			}
 		}
@@ -105,11 +189,12 @@ func (s *Session) update(parts []model.FetchPartition, forgotten []model.TopicPa
 
 // forget drops the forgotten partitions from the index, and reports
 // whether any was in the session.
-func (s *Session) forget(forgotten []model.TopicPartition) bool {
+func (s *Session) forget(c *Cache, forgotten []model.TopicPartition) bool {
 	removed := false
 	for _, tp := range forgotten {
 		if _, ok := s.index[tp]; ok {
 			delete(s.index, tp)
+			c.release(tp, s)
 			removed = true
 		}
 	}
@@ -142,5 +227,6 @@ func (s *Session) mustRespond(k int, pr *model.FetchPartitionResponse) bool {
 	if pr.Error != model.NoError {
 		a.hw, must = model.NoOffset, true
 	}
+	s.settle(k, pr)
 	return must
 }

@@ -37,4 +37,5 @@ func (l *Log) RemoveExpiredProducers(now time.Duration) {
 	l.clock = now
 	l.foldProducers()
 	l.producers.RemoveExpiredProducers(now)
+	l.changed()
 }
