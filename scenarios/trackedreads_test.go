@@ -8,7 +8,7 @@ import (
 )
 
 // TestTrackedReadsMatchFullReads runs scenarios with fetch sessions under
-// broker.CheckTrackedReads: every read of a tracked session's dirty
+// broker.CheckIncremental: every read of a tracked session's dirty
 // partitions is checked against a read of all of them, and a partition the
 // session holds clean that a read would answer panics the run. It is how a
 // change the broker forgets to tell its sessions (fetchsession.Cache.
@@ -18,8 +18,8 @@ func TestTrackedReadsMatchFullReads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs several whole scenarios")
 	}
-	broker.CheckTrackedReads = true
-	defer func() { broker.CheckTrackedReads = false }()
+	broker.CheckIncremental = true
+	defer func() { broker.CheckIncremental = false }()
 	for _, name := range []string{"chaos", "leader-failover", "topics-under-chaos", "coordinator-failover", "reassign-under-chaos", "kip279-divergence", "slow-follower"} {
 		sc, ok := Find(name)
 		if !ok {

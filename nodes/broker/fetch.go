@@ -163,7 +163,7 @@ func (b *Broker) readFetch(ctx fetchsession.Context, m *model.FetchRequest) bool
 	s := ctx.Session()
 	b.dirtyParts, b.fetchPos = s.Dirty(b.dirtyParts[:0], b.fetchPos[:0])
 	ready := b.readParts(m, b.dirtyParts)
-	if CheckTrackedReads {
+	if CheckIncremental {
 		b.checkTrackedRead(s, m, ready)
 	}
 	s.Settle(b.fetchPos, b.fetchRead)
@@ -336,14 +336,14 @@ func (b *Broker) wakeFetches(p *partition) {
 	}
 }
 
-// partChanged tells the fetch sessions holding p that it changed: each
-// reads it again at its next read (fetchsession.Cache.Changed).
-func (b *Broker) partChanged(p *partition) { b.partChangedTP(p.tp) }
-
-func (b *Broker) partChangedTP(tp model.TopicPartition) {
+// partChanged tells the fetch sessions holding p that it changed (each
+// reads it again at its next read: fetchsession.Cache.Changed) and the
+// fetcher fetching it (followChanged).
+func (b *Broker) partChanged(p *partition) {
 	if b.sessions != nil {
-		b.sessions.Changed(tp)
+		b.sessions.Changed(p.tp)
 	}
+	b.followChanged(p)
 }
 
 // sweepDelayed drops the answered fetches from a partition's delayed list.

@@ -2,20 +2,37 @@ package broker
 
 import (
 	"fmt"
+	"slices"
 
 	"kafkasim/model"
 	"kafkasim/nodes/fetchsession"
 )
 
-// CheckTrackedReads makes every read of a tracked fetch session (see
-// readFetch) also read the whole session and panic if a partition the
-// session holds clean would have been answered, or if the two reads
-// disagree on whether the fetch is ready. It is for tests, which set it
-// before any run and leave it: a missed change notification
-// (fetchsession.Cache.Changed) would otherwise change answers silently.
-var CheckTrackedReads bool
+// CheckIncremental checks the work the broker saves by following changes
+// against the work it saves it from, and panics where they differ: every
+// read of a tracked fetch session (see readFetch) also reads the whole
+// session, and a partition the session holds clean must have nothing to
+// answer, and both reads must agree on whether the fetch is ready; every
+// fetch a follower builds from its changed partitions (refreshWant) is
+// compared with one built from all of them. It is for tests, which set it
+// before any run and leave it: a change the broker forgets to pass on
+// (partChanged, followChanged) would otherwise change answers silently.
+var CheckIncremental bool
 
-// checkTrackedRead is CheckTrackedReads' check of a read of m in session s
+// checkWant is CheckIncremental's check of a fetcher's want.
+func (b *Broker) checkWant(f *fetcher) {
+	var all []model.FetchPartition
+	for _, tp := range f.tps {
+		if fp, in := b.wantEntry(f, tp); in {
+			all = append(all, fp)
+		}
+	}
+	if !slices.Equal(all, f.want) {
+		panic(fmt.Sprintf("broker %d: fetcher for %d: the fetch from its changes asks %v, from all its partitions %v", b.cfg.ID, f.leader, f.want, all))
+	}
+}
+
+// checkTrackedRead is CheckIncremental' check of a read of m in session s
 // that found ready.
 func (b *Broker) checkTrackedRead(s *fetchsession.Session, m *model.FetchRequest, ready bool) {
 	saved, pos := b.fetchRead, b.fetchPos

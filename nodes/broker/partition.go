@@ -40,6 +40,9 @@ type partition struct {
 	// fetchFailed: an append the log refused took the partition out of
 	// its fetcher until its leadership changes (appendAsFollower).
 	fetchFailed bool
+	// fetcher is the fetcher whose partitions hold this one, told of its
+	// changes (followChanged); nil while it follows no leader.
+	fetcher *fetcher
 }
 
 // followerState is what a leader knows of one follower, from its fetches
@@ -98,7 +101,7 @@ func (b *Broker) openPartition(tp model.TopicPartition) *partition {
 	i, _ := slices.BinarySearchFunc(b.tps, tp, model.TopicPartition.Compare)
 	b.tps = slices.Insert(b.tps, i, tp)
 	b.parts.add(p)
-	log.OnChange = func() { b.partChangedTP(tp) }
+	log.OnChange = func() { b.partChanged(p) }
 	b.partChanged(p)
 	return p
 }
@@ -203,6 +206,7 @@ func (b *Broker) makeFollower(p *partition, ps model.PartitionState) {
 	// not (AbstractFetcherManager.addFetcherForPartitions drops it from
 	// failedPartitions).
 	p.fetchBlocked, p.fetchFailed = false, false
+	b.followChanged(p)
 	switch b.cfg.Kafka.Broker.Truncation {
 	case model.TruncateHighWatermark:
 		// Before KIP-101 a new follower cut its log back to its own
@@ -213,6 +217,7 @@ func (b *Broker) makeFollower(p *partition, ps model.PartitionState) {
 		}
 	case model.TruncateLeaderEpochKIP101:
 		p.needEpochQuery = true
+		b.followChanged(p)
 	}
 	b.env.Trace("become-follower", p.tp.String()+" leader="+ps.Leader.String()+" epoch="+itoa(int64(ps.LeaderEpoch)))
 	if ps.Leader != model.NoBroker {
