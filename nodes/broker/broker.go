@@ -114,6 +114,11 @@ type Broker struct {
 	// session id: the session, not the partitions, wakes them (see
 	// wakeFetches).
 	parked map[int32]*delayedFetch
+	// clocks are the fetch clocks of followers' tracked sessions
+	// (follower_clock.go), and fetchForgotten what the fetch being
+	// handled forgets.
+	clocks         map[*fetchsession.Session]*fetchClock
+	fetchForgotten []model.TopicPartition
 	// fetchRead is what readFetch last read, before it is an answer;
 	// for a tracked session (fetchTracked) it read dirtyParts, at the
 	// session places fetchPos. wakeBuf is wakeFetches' scratch.

@@ -35,32 +35,22 @@ type delayedFetch struct {
 // handleFetch serves a follower's or a consumer's fetch as leader
 // (ReplicaManager.fetchMessages / Partition.fetchRecords).
 func (b *Broker) handleFetch(from model.BrokerID, in *model.FetchRequest) {
+	b.fetchForgotten = in.Forgotten
 	ctx, m := b.fetchContext(in)
 	if ctx.Kind == fetchsession.SessionError {
 		b.sessionError(from, in, ctx)
 		return
 	}
-	follower := m.ReplicaID != model.NoBroker
-	if follower {
+	if m.ReplicaID != model.NoBroker {
 		// Record where each follower is before building the answer: its
 		// fetch offset is its log end, which may move the high watermark
 		// and let it rejoin the ISR (Partition.updateFollowerFetchState).
-		for i := range m.Partitions {
-			fp := &m.Partitions[i]
-			p := b.part(fp.TP)
-			if p == nil || !p.isLeader || b.fenceCheck(p, fp.CurrentLeaderEpoch) != model.NoError {
-				continue
+		if ctx.Tracked() {
+			b.recordFollowerFetches(ctx.Session(), m.Partitions, m.ReplicaID, m.BrokerEpoch)
+		} else {
+			for i := range m.Partitions {
+				b.recordFollowerFetch(&m.Partitions[i], m.ReplicaID, m.BrokerEpoch, nil)
 			}
-			if _, diverged := b.divergence(p, fp); diverged {
-				continue
-			}
-			fs := p.follower(m.ReplicaID)
-			if fs == nil || fp.FetchOffset > p.log.LEO() {
-				continue
-			}
-			fs.updateFetchState(fp.FetchOffset, p.log.LEO(), b.now(), m.BrokerEpoch)
-			b.maybeExpandISR(p, m.ReplicaID)
-			b.maybeIncrementHW(p)
 		}
 	}
 	// A fetch of no partition (an incremental one that only forgets) is
@@ -340,6 +330,7 @@ func (b *Broker) wakeFetches(p *partition) {
 // reads it again at its next read: fetchsession.Cache.Changed) and the
 // fetcher fetching it (followChanged).
 func (b *Broker) partChanged(p *partition) {
+	freezeFollowers(p)
 	if b.sessions != nil {
 		b.sessions.Changed(p.tp)
 	}

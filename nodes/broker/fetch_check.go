@@ -49,3 +49,31 @@ func (b *Broker) checkTrackedRead(s *fetchsession.Session, m *model.FetchRequest
 		}
 	}
 }
+
+// checkFollowerVisits is CheckIncremental's check of a follower's fetch in
+// a tracked session: every partition the fetch left alone must be one a
+// visit would have done nothing for, or whose state rides the session's
+// clock with nothing but the time and the epoch to record.
+func (b *Broker) checkFollowerVisits(s *fetchsession.Session, view []model.FetchPartition, r model.BrokerID, c *fetchClock) {
+	for k := range view {
+		if s.Visits(k) {
+			continue
+		}
+		fp := &view[k]
+		p := b.part(fp.TP)
+		if p == nil || !p.isLeader || b.fenceCheck(p, fp.CurrentLeaderEpoch) != model.NoError {
+			continue
+		}
+		if _, diverged := b.divergence(p, fp); diverged {
+			continue
+		}
+		fs := p.follower(r)
+		if fs == nil || fp.FetchOffset > p.log.LEO() {
+			continue
+		}
+		if fs.clock != c || fs.leo != fp.FetchOffset || fp.FetchOffset != p.log.LEO() || p.hw < p.log.LEO() || !containsBroker(p.isr, r) {
+			panic(fmt.Sprintf("broker %d: session %d of follower %d: %s was left alone, but a visit would record more than its time (leo %d, fetch %d, log end %d, hw %d, isr %v, riding %v)",
+				b.cfg.ID, s.ID, r, fp.TP, fs.leo, fp.FetchOffset, p.log.LEO(), p.hw, p.isr, fs.clock == c))
+		}
+	}
+}

@@ -54,6 +54,11 @@ type followerState struct {
 	lastFetchLeaderLEO model.Offset
 	lastCaughtUpTime   time.Duration
 	brokerEpoch        model.Epoch
+	// clock, while set, is the fetch clock the times and the broker epoch
+	// are read from (see follower_clock.go: read them through fetchTimes);
+	// tp is the partition's, to find its place in the clock's session.
+	clock *fetchClock
+	tp    model.TopicPartition
 }
 
 // follower is what the leader knows of replica r, nil if r is not a
@@ -134,7 +139,7 @@ func (b *Broker) makeLeader(p *partition, ps model.PartitionState) {
 			if r == b.cfg.ID {
 				continue
 			}
-			fs := &followerState{id: r, leo: -1, lastFetchLeaderLEO: -1}
+			fs := &followerState{id: r, leo: -1, lastFetchLeaderLEO: -1, tp: p.tp}
 			// Followers in the ISR get a fresh lag allowance; others
 			// must catch up first (Replica.resetReplicaState).
 			if containsBroker(ps.ISR, r) {
@@ -172,7 +177,7 @@ func (b *Broker) trackReplicas(p *partition, ps model.PartitionState) {
 		}
 		fs := p.follower(r)
 		if fs == nil {
-			fs = &followerState{id: r, leo: -1, lastFetchLeaderLEO: -1}
+			fs = &followerState{id: r, leo: -1, lastFetchLeaderLEO: -1, tp: p.tp}
 		}
 		next = append(next, fs)
 	}

@@ -20,6 +20,7 @@ func (b *Broker) fetchSessions() *fetchsession.Cache {
 		})
 		b.sessions.OnRemove = b.sessionRemoved
 		b.parked = map[int32]*delayedFetch{}
+		b.clocks = map[*fetchsession.Session]*fetchClock{}
 	}
 	return b.sessions
 }
@@ -62,6 +63,7 @@ func (b *Broker) unpark(df *delayedFetch) {
 // sessionRemoved is the cache's OnRemove: a fetch parked in s is parked on
 // its partitions' lists from now on.
 func (b *Broker) sessionRemoved(s *fetchsession.Session) {
+	delete(b.clocks, s) // a follower state riding it keeps it
 	if df := b.parked[s.ID]; df != nil && df.ctx.Session() == s {
 		b.parkOnLists(df)
 	}

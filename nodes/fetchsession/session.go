@@ -40,6 +40,14 @@ type Session struct {
 	// last: the broker reads only these (see Dirty). It may hold a place
 	// twice or one since settled; answered.dirty says which are.
 	dirty []int
+	// visit lists, for a follower's session, the places the broker's
+	// next fetch must visit to record the follower's fetch state (see
+	// NextVisit): every place changed since its last visit, and those
+	// the broker keeps (KeepVisiting). Like dirty it may hold a place
+	// twice or one no longer marked (answered.visit); visitSorted is
+	// how much of it is sorted and deduplicated.
+	visit       []int
+	visitSorted int
 }
 
 // answered is what a session last answered for one partition, and whether
@@ -49,7 +57,7 @@ type Session struct {
 // (Cache.Changed) or its fetch parameters do.
 type answered struct {
 	hw, logStart model.Offset
-	dirty        bool
+	dirty, visit bool
 }
 
 // Partitions are the session's fetch parameters, in the session's order:
@@ -85,21 +93,86 @@ func newSession(id int32, privileged bool, now time.Duration, parts []model.Fetc
 		}
 	}
 	// The full answer was read in the same event that makes the session:
-	// only the partitions it found something for are dirty.
+	// only the partitions it found something for are dirty. A follower's
+	// next fetch visits every partition once.
 	for k := range s.sent {
 		if s.sent[k].dirty {
 			s.dirty = append(s.dirty, k)
 		}
+		if privileged {
+			s.sent[k].visit = true
+			s.visit = append(s.visit, k)
+		}
 	}
+	s.visitSorted = len(s.visit)
 	return s
 }
 
-// markDirty notes that the partition at place k must be read again.
+// markDirty notes that the partition at place k must be read again, and
+// in a follower's session visited again.
 func (s *Session) markDirty(k int) {
 	if !s.sent[k].dirty {
 		s.sent[k].dirty = true
 		s.dirty = append(s.dirty, k)
 	}
+	if s.Privileged && !s.sent[k].visit {
+		s.sent[k].visit = true
+		s.visit = append(s.visit, k)
+	}
+}
+
+// NextVisit is the first place after place after that the next fetch of a
+// follower's session must visit, and false when there is none. A place
+// marked while the fetch visits (a change its visits cause) is visited
+// in this fetch when it lies ahead, as a walk of every place in order
+// would reach it; one behind waits for the next fetch.
+func (s *Session) NextVisit(after int) (int, bool) {
+	if s.visitSorted < len(s.visit) {
+		slices.Sort(s.visit)
+		s.visit = slices.Compact(s.visit)
+		s.visitSorted = len(s.visit)
+	}
+	i, _ := slices.BinarySearch(s.visit, after+1)
+	for ; i < len(s.visit); i++ {
+		if k := s.visit[i]; s.sent[k].visit {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// KeepVisiting records the visit of place k: keep says the next fetch must
+// visit it again even if it does not change; otherwise it is left alone
+// until it changes.
+func (s *Session) KeepVisiting(k int, keep bool) {
+	if !keep {
+		s.sent[k].visit = false
+	}
+}
+
+// Visits reports whether the next fetch must visit place k.
+func (s *Session) Visits(k int) bool { return s.sent[k].visit }
+
+// Pos is the place of tp in the session, and false if the session does not
+// hold it.
+func (s *Session) Pos(tp model.TopicPartition) (int, bool) {
+	k, ok := s.index[tp]
+	return k, ok
+}
+
+// BeginVisits starts a fetch's visits: the places visited and left alone
+// since the last fetch leave the list, which so stays as long as what
+// changed.
+func (s *Session) BeginVisits() {
+	k := 0
+	for _, i := range s.visit {
+		if s.sent[i].visit {
+			s.visit[k] = i
+			k++
+		}
+	}
+	s.visit = s.visit[:k]
+	s.visitSorted = 0
 }
 
 // settle marks the partition at place k clean when pr, what was just read
@@ -171,7 +244,7 @@ func (s *Session) update(c *Cache, parts []model.FetchPartition, forgotten []mod
 	}
 	if removed := s.forget(c, forgotten); removed {
 		k := 0
-		s.dirty = s.dirty[:0]
+		s.dirty, s.visit = s.dirty[:0], s.visit[:0]
 		for i := range s.parts {
 			if _, ok := s.index[s.parts[i].TP]; ok {
 				s.parts[k], s.sent[k] = s.parts[i], s.sent[i]
@@ -179,9 +252,13 @@ func (s *Session) update(c *Cache, parts []model.FetchPartition, forgotten []mod
 				if s.sent[k].dirty {
 					s.dirty = append(s.dirty, k)
 				}
+				if s.sent[k].visit {
+					s.visit = append(s.visit, k)
+				}
 				k++
 			}
 		}
+		s.visitSorted = len(s.visit)
 		clear(s.parts[k:])
 		s.parts, s.sent = s.parts[:k], s.sent[:k]
 	}
