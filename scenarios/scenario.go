@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"time"
 
 	"kafkasim/faults"
@@ -85,9 +86,18 @@ func Catalog() []Scenario {
 	return out
 }
 
-// Find returns the catalog scenario with the given name.
+// LargeScenarios are scenarios kept out of the catalog because a run of
+// one costs too much for the catalog's sweeps (-scenario all and safe)
+// and its tests: kafkasim run and sweep play one when named, and go test
+// ./scenarios -run TestScenarios -scenario NAME runs one.
+func LargeScenarios() []Scenario {
+	return []Scenario{largeCluster()}
+}
+
+// Find returns the catalog scenario, or the large scenario, with the given
+// name.
 func Find(name string) (Scenario, bool) {
-	for _, s := range Catalog() {
+	for _, s := range slices.Concat(Catalog(), LargeScenarios()) {
 		if s.Name == name {
 			return s, true
 		}

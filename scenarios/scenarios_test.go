@@ -42,7 +42,13 @@ func seedsFor(t *testing.T, sc Scenario) []uint64 {
 // TestScenarios runs the catalog: safe scenarios must pass on every seed;
 // a bug scenario must show its expected anomaly on at least one seed.
 func TestScenarios(t *testing.T) {
-	for _, sc := range Catalog() {
+	all := Catalog()
+	for _, sc := range LargeScenarios() {
+		if sc.Name == *flagScenario {
+			all = append(all, sc) // run only when named
+		}
+	}
+	for _, sc := range all {
 		if *flagScenario != "" && sc.Name != *flagScenario {
 			continue
 		}

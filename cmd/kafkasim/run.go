@@ -34,6 +34,9 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	for _, sc := range scenarios.Catalog() {
 		t.Rows = append(t.Rows, []string{sc.Name, sc.Expect.Word(), sc.Description})
 	}
+	for _, sc := range scenarios.LargeScenarios() {
+		t.Rows = append(t.Rows, []string{sc.Name, sc.Expect.Word(), sc.Description + " (large: only when named, not in all or safe)"})
+	}
 	if err := t.Render(stdout, *wide); err != nil {
 		fmt.Fprintln(stderr, "kafkasim list:", err)
 		return 2

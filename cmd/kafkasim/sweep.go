@@ -43,11 +43,17 @@ func parseShard(s string) (int, int, error) {
 	return a, b, nil
 }
 
-// selectScenarios resolves -scenario: a name, "all", or "safe".
+// selectScenarios resolves -scenario: a name, "all", or "safe" (the
+// catalog's; a large scenario only by its name).
 func selectScenarios(name string) ([]scenarios.Scenario, error) {
 	var out []scenarios.Scenario
 	for _, sc := range scenarios.Catalog() {
 		if name == "all" || sc.Name == name || (name == "safe" && sc.Expect == scenarios.Pass) {
+			out = append(out, sc)
+		}
+	}
+	for _, sc := range scenarios.LargeScenarios() {
+		if sc.Name == name {
 			out = append(out, sc)
 		}
 	}

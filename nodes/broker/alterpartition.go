@@ -68,7 +68,7 @@ func (b *Broker) alterISR(p *partition, newISR []model.BrokerID) {
 		e := b.brokerEpoch
 		if r != b.cfg.ID {
 			if fs := p.follower(r); fs != nil {
-				e = fs.brokerEpoch
+				_, _, e = fs.fetchTimes()
 			}
 		}
 		members = append(members, model.ISRMember{ID: r, BrokerEpoch: e})

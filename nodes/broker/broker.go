@@ -110,8 +110,23 @@ type Broker struct {
 	fetches     []*delayedFetch // parked fetches, in the order they were parked
 	freeFetches []*delayedFetch // answered ones no list holds, for reuse
 	nextWaitID  int64
-	// fetchRead is what readFetch last read, before it is an answer.
-	fetchRead []model.FetchPartitionResponse
+	// parked holds the fetches parked in a tracked fetch session, by
+	// session id: the session, not the partitions, wakes them (see
+	// wakeFetches).
+	parked map[int32]*delayedFetch
+	// clocks are the fetch clocks of followers' tracked sessions
+	// (follower_clock.go), and fetchForgotten what the fetch being
+	// handled forgets.
+	clocks         map[*fetchsession.Session]*fetchClock
+	fetchForgotten []model.TopicPartition
+	// fetchRead is what readFetch last read, before it is an answer;
+	// for a tracked session (fetchTracked) it read dirtyParts, at the
+	// session places fetchPos. wakeBuf is wakeFetches' scratch.
+	fetchRead    []model.FetchPartitionResponse
+	fetchTracked bool
+	dirtyParts   []model.FetchPartition
+	fetchPos     []int
+	wakeBuf      []*delayedFetch
 	// fetchTimer fires at the earliest parked fetch's deadline; one timer
 	// for the whole fetch purgatory (see expireFetches).
 	fetchTimer sim.TimerID
@@ -444,6 +459,7 @@ func (b *Broker) dropRequestsFrom(peer model.BrokerID) {
 	k := 0
 	for _, df := range b.fetches {
 		if df.from == peer {
+			b.unpark(df)
 			df.done = true
 			continue
 		}

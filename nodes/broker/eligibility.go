@@ -25,5 +25,6 @@ func (b *Broker) isrEligible(fs *followerState) bool {
 	if fs.leo < 0 {
 		return false // no fetch in this epoch: no stored broker epoch
 	}
-	return cached == model.NoEpoch || fs.brokerEpoch == model.NoEpoch || fs.brokerEpoch == cached
+	_, _, epoch := fs.fetchTimes()
+	return cached == model.NoEpoch || epoch == model.NoEpoch || epoch == cached
 }

@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"cmp"
 	"slices"
 	"time"
 
@@ -34,38 +35,28 @@ type delayedFetch struct {
 // handleFetch serves a follower's or a consumer's fetch as leader
 // (ReplicaManager.fetchMessages / Partition.fetchRecords).
 func (b *Broker) handleFetch(from model.BrokerID, in *model.FetchRequest) {
+	b.fetchForgotten = in.Forgotten
 	ctx, m := b.fetchContext(in)
 	if ctx.Kind == fetchsession.SessionError {
 		b.sessionError(from, in, ctx)
 		return
 	}
-	follower := m.ReplicaID != model.NoBroker
-	if follower {
+	if m.ReplicaID != model.NoBroker {
 		// Record where each follower is before building the answer: its
 		// fetch offset is its log end, which may move the high watermark
 		// and let it rejoin the ISR (Partition.updateFollowerFetchState).
-		for i := range m.Partitions {
-			fp := &m.Partitions[i]
-			p := b.part(fp.TP)
-			if p == nil || !p.isLeader || b.fenceCheck(p, fp.CurrentLeaderEpoch) != model.NoError {
-				continue
+		if ctx.Tracked() {
+			b.recordFollowerFetches(ctx.Session(), m.Partitions, m.ReplicaID, m.BrokerEpoch)
+		} else {
+			for i := range m.Partitions {
+				b.recordFollowerFetch(&m.Partitions[i], m.ReplicaID, m.BrokerEpoch, nil)
 			}
-			if _, diverged := b.divergence(p, fp); diverged {
-				continue
-			}
-			fs := p.follower(m.ReplicaID)
-			if fs == nil || fp.FetchOffset > p.log.LEO() {
-				continue
-			}
-			fs.updateFetchState(fp.FetchOffset, p.log.LEO(), b.now(), m.BrokerEpoch)
-			b.maybeExpandISR(p, m.ReplicaID)
-			b.maybeIncrementHW(p)
 		}
 	}
 	// A fetch of no partition (an incremental one that only forgets) is
 	// answered at once, as ReplicaManager.fetchMessages answers one with
 	// nothing to read.
-	if ready := b.readFetch(m); m.MaxWait <= 0 || ready || len(m.Partitions) == 0 {
+	if ready := b.readFetch(ctx, m); m.MaxWait <= 0 || ready || len(m.Partitions) == 0 {
 		b.send(from, b.answerFetch(ctx, m))
 		return
 	}
@@ -73,13 +64,26 @@ func (b *Broker) handleFetch(from model.BrokerID, in *model.FetchRequest) {
 	df := b.newDelayedFetch()
 	*df = delayedFetch{id: b.nextWaitID, from: from, req: m, ctx: ctx, deadline: b.now() + m.MaxWait}
 	b.fetches = append(b.fetches, df)
-	for i := range m.Partitions {
-		if p := b.part(m.Partitions[i].TP); p != nil {
+	if ctx.Tracked() {
+		// Parked in its session, which learns of every change to its
+		// partitions (see wakeFetches): no list per partition to join.
+		b.parked[ctx.Session().ID] = df
+	} else {
+		b.linkFetch(df)
+	}
+	b.armFetchWait(df.deadline)
+}
+
+// linkFetch parks df on the delayed list of every partition it reads, for
+// a fetch outside a tracked session (DelayedFetch's watch keys, one per
+// partition, in Kafka's purgatory).
+func (b *Broker) linkFetch(df *delayedFetch) {
+	for i := range df.req.Partitions {
+		if p := b.part(df.req.Partitions[i].TP); p != nil {
 			p.delayed = append(p.delayed, df)
 			df.links++
 		}
 	}
-	b.armFetchWait(df.deadline)
 }
 
 // newDelayedFetch takes a parking record from the free list, or makes one.
@@ -132,18 +136,43 @@ func (b *Broker) armFetchWait(deadline time.Duration) {
 // nothing to send yet: reading into the broker's own list rather than an
 // answer leaves the room the request brought for its answer (see
 // model.NewFetchResponseFor) to the answer that is sent.
-func (b *Broker) readFetch(m *model.FetchRequest) bool {
+//
+// A fetch in a tracked session (fetchsession.Context.Tracked) reads only
+// the session's dirty partitions: every other one would read as it did
+// last, with nothing to answer and nothing toward the fetch's min bytes,
+// so the readiness and the answer are those of a read of all of them.
+// Kafka reads every partition of the session on every fetch and every
+// DelayedFetch.tryComplete (IncrementalFetchContext.foreachPartition,
+// ReplicaManager.readFromLog), then leaves the unchanged ones out
+// (CachedPartition.maybeUpdateResponseData); kafkasim skips reading them.
+func (b *Broker) readFetch(ctx fetchsession.Context, m *model.FetchRequest) bool {
+	b.fetchTracked = ctx.Tracked()
+	if !b.fetchTracked {
+		return b.readParts(m, m.Partitions)
+	}
+	s := ctx.Session()
+	b.dirtyParts, b.fetchPos = s.Dirty(b.dirtyParts[:0], b.fetchPos[:0])
+	ready := b.readParts(m, b.dirtyParts)
+	if CheckIncremental {
+		b.checkTrackedRead(s, m, ready)
+	}
+	s.Settle(b.fetchPos, b.fetchRead)
+	return ready
+}
+
+// readParts is readFetch of parts, the partitions of m to read.
+func (b *Broker) readParts(m *model.FetchRequest, fps []model.FetchPartition) bool {
 	follower := m.ReplicaID != model.NoBroker
 	parts := b.fetchRead[:0]
-	if cap(parts) < len(m.Partitions) {
+	if cap(parts) < len(fps) {
 		// Room for the whole answer up front: an answer that does not
 		// fit the request's room takes this array (see fetchAnswer).
-		parts = make([]model.FetchPartitionResponse, 0, len(m.Partitions))
+		parts = make([]model.FetchPartitionResponse, 0, len(fps))
 	}
 	ready := false
 	var readable int64 // bytes read, while they matter (min bytes above 1)
-	for i := range m.Partitions {
-		fp := &m.Partitions[i]
+	for i := range fps {
+		fp := &fps[i]
 		// Filled where it lies rather than built and copied in.
 		parts = append(parts, model.FetchPartitionResponse{TP: fp.TP, HighWatermark: model.NoOffset, LogStartOffset: model.NoOffset})
 		pr := &parts[len(parts)-1]
@@ -263,25 +292,56 @@ func (b *Broker) divergence(p *partition, fp *model.FetchPartition) (model.Epoch
 }
 
 // wakeFetches re-reads every fetch parked on a partition and answers those
-// that now have something to return.
+// that now have something to return (DelayedFetch.tryComplete for the
+// watchers of the partition's key), in the order they were parked: those
+// parked on the partition's own list and those parked in a tracked session
+// that holds it.
 func (b *Broker) wakeFetches(p *partition) {
-	if len(p.delayed) == 0 {
-		return
+	b.partChanged(p)
+	wake := b.wakeBuf[:0]
+	for _, df := range p.delayed {
+		if !df.done {
+			wake = append(wake, df)
+		}
 	}
-	b.filterDelayed(p, true)
+	if b.sessions != nil && len(b.parked) > 0 {
+		for _, s := range b.sessions.Holders(p.tp) {
+			if df := b.parked[s.ID]; df != nil {
+				wake = append(wake, df)
+			}
+		}
+	}
+	if len(wake) > 1 {
+		slices.SortFunc(wake, func(x, y *delayedFetch) int { return cmp.Compare(x.id, y.id) })
+	}
+	for _, df := range wake {
+		if b.readFetch(df.ctx, df.req) {
+			b.finishFetch(df, b.answerFetch(df.ctx, df.req))
+		}
+	}
+	clear(wake)
+	b.wakeBuf = wake[:0]
+	if len(p.delayed) > 0 {
+		b.sweepDelayed(p)
+	}
 }
 
-// filterDelayed drops the answered fetches from a partition's delayed
-// list, and with answer also answers and drops those that are ready now.
-func (b *Broker) filterDelayed(p *partition, answer bool) {
+// partChanged tells the fetch sessions holding p that it changed (each
+// reads it again at its next read: fetchsession.Cache.Changed) and the
+// fetcher fetching it (followChanged).
+func (b *Broker) partChanged(p *partition) {
+	freezeFollowers(p)
+	if b.sessions != nil {
+		b.sessions.Changed(p.tp)
+	}
+	b.followChanged(p)
+}
+
+// sweepDelayed drops the answered fetches from a partition's delayed list.
+func (b *Broker) sweepDelayed(p *partition) {
 	k := 0
 	for _, df := range p.delayed {
 		if df.done {
-			b.unlinkFetch(df)
-			continue
-		}
-		if answer && b.readFetch(df.req) {
-			b.finishFetch(df, b.answerFetch(df.ctx, df.req))
 			b.unlinkFetch(df)
 			continue
 		}
@@ -296,6 +356,7 @@ func (b *Broker) filterDelayed(p *partition, answer bool) {
 // purgatory. It stays in the partitions' delayed lists, marked done, until
 // their next wake or expiry sweeps it out.
 func (b *Broker) finishFetch(df *delayedFetch, resp *model.FetchResponse) {
+	b.unpark(df)
 	df.done = true
 	for i, x := range b.fetches {
 		if x == df {
@@ -306,9 +367,6 @@ func (b *Broker) finishFetch(df *delayedFetch, resp *model.FetchResponse) {
 	b.send(df.from, resp)
 	b.maybeFreeFetch(df) // parked on no partition this broker has
 }
-
-// sweepDelayed drops the answered fetches from a partition's delayed list.
-func (b *Broker) sweepDelayed(p *partition) { b.filterDelayed(p, false) }
 
 // expireFetches answers every parked fetch whose wait ran out, with
 // whatever there is (usually nothing but the current high watermark), in
@@ -327,10 +385,10 @@ func (b *Broker) expireFetches() {
 		if first == nil {
 			break
 		}
-		req := first.req // finishing may free first
-		b.readFetch(req)
+		req, linked := first.req, first.links > 0 // finishing may free first
+		b.readFetch(first.ctx, req)
 		b.finishFetch(first, b.answerFetch(first.ctx, req))
-		for i := range req.Partitions {
+		for i := 0; linked && i < len(req.Partitions); i++ {
 			if p := b.part(req.Partitions[i].TP); p != nil {
 				b.sweepDelayed(p)
 			}

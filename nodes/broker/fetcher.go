@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"slices"
 	"time"
 
 	"kafkasim/model"
@@ -35,6 +36,13 @@ type fetcher struct {
 	// partitions the fetch being built would fetch (scratch).
 	session fetchsession.Handler
 	want    []model.FetchPartition
+	// wantOK says want is up to date but for the partitions in changed
+	// (see refreshWant), and wantAt is where each partition is in want;
+	// changedAt is refreshWant's scratch.
+	wantOK    bool
+	wantAt    map[model.TopicPartition]int
+	changed   []model.TopicPartition
+	changedAt []int
 }
 
 func (b *Broker) startFollowing(p *partition) {
@@ -44,6 +52,11 @@ func (b *Broker) startFollowing(p *partition) {
 		b.fetchers[p.leader] = f
 	}
 	f.tps = insertSorted(f.tps, p.tp)
+	f.wantOK = false
+	if p.fetcher != nil && p.fetcher != f {
+		p.fetcher.wantOK = false
+	}
+	p.fetcher = f
 	if p.needEpochQuery {
 		b.sendEpochQuery(p)
 	}
@@ -53,6 +66,7 @@ func (b *Broker) startFollowing(p *partition) {
 // stopFollowing removes a partition from whichever fetcher has it.
 func (b *Broker) stopFollowing(p *partition) {
 	p.needEpochQuery, p.queryOut = false, false
+	p.fetcher = nil
 	for _, id := range sortedFetcherIDs(b.fetchers) {
 		f := b.fetchers[id]
 		k := 0
@@ -61,6 +75,9 @@ func (b *Broker) stopFollowing(p *partition) {
 				f.tps[k] = tp
 				k++
 			}
+		}
+		if k < len(f.tps) {
+			f.wantOK = false
 		}
 		f.tps = f.tps[:k]
 	}
@@ -81,30 +98,8 @@ func (b *Broker) sendFetch(f *fetcher) {
 	if f.inflight || f.backoff != 0 {
 		return
 	}
-	kc := &b.cfg.Kafka // not a copy: a fetch goes out every few milliseconds
-	want := f.want[:0]
-	for _, tp := range f.tps {
-		p := b.part(tp)
-		if p == nil || p.isLeader || p.leader != f.leader || p.needEpochQuery || p.fetchBlocked || p.fetchFailed {
-			continue
-		}
-		last := model.NoEpoch
-		if kc.Broker.Truncation == model.TruncateLeaderEpoch {
-			// The epoch of the last record we have: the leader checks
-			// that it ends where we think it does.
-			last, _ = p.log.Epochs().Latest()
-		}
-		want = append(want, model.FetchPartition{
-			TP:                 tp,
-			FetchOffset:        p.log.LEO(),
-			CurrentLeaderEpoch: p.leaderEpoch,
-			LastFetchedEpoch:   last,
-			LogStartOffset:     p.log.LogStartOffset(),
-			MaxBytes:           kc.Broker.ReplicaFetchMaxBytes,
-		})
-	}
-	f.want = want
-	req := b.buildFetch(f, want)
+	changed, kept := b.refreshWant(f)
+	req := b.buildFetch(f, f.want, changed, kept)
 	if req == nil {
 		return
 	}
@@ -118,12 +113,102 @@ func (b *Broker) sendFetch(f *fetcher) {
 	b.send(f.leader, req)
 }
 
+// wantEntry is what the fetch to f's leader asks of tp, and false when tp
+// is not fetched now (not followed from that leader, or waiting for an
+// epoch query, new metadata or a new leadership).
+func (b *Broker) wantEntry(f *fetcher, tp model.TopicPartition) (model.FetchPartition, bool) {
+	p := b.part(tp)
+	if p == nil || p.isLeader || p.leader != f.leader || p.needEpochQuery || p.fetchBlocked || p.fetchFailed {
+		return model.FetchPartition{}, false
+	}
+	kc := &b.cfg.Kafka // not a copy: a fetch goes out every few milliseconds
+	last := model.NoEpoch
+	if kc.Broker.Truncation == model.TruncateLeaderEpoch {
+		// The epoch of the last record we have: the leader checks
+		// that it ends where we think it does.
+		last, _ = p.log.Epochs().Latest()
+	}
+	return model.FetchPartition{
+		TP:                 tp,
+		FetchOffset:        p.log.LEO(),
+		CurrentLeaderEpoch: p.leaderEpoch,
+		LastFetchedEpoch:   last,
+		LogStartOffset:     p.log.LogStartOffset(),
+		MaxBytes:           kc.Broker.ReplicaFetchMaxBytes,
+	}, true
+}
+
+// refreshWant brings f.want, the partitions the next fetch would fetch
+// (in f.tps order), up to date. While the set it holds stays the same it
+// recomputes only the partitions marked changed (followChanged) and
+// returns the places of those whose entry changed, ascending, with kept
+// true; otherwise it walks every partition of f.tps, as the fetcher thread
+// builds its fetch from all its partitions (ReplicaFetcherThread.buildFetch)
+// and returns kept false.
+func (b *Broker) refreshWant(f *fetcher) (changed []int, kept bool) {
+	if f.wantOK && len(f.changed) <= len(f.want)/2+8 {
+		changed = f.changedAt[:0]
+		kept = true
+		for _, tp := range f.changed {
+			fp, in := b.wantEntry(f, tp)
+			i, had := f.wantAt[tp]
+			if in != had {
+				kept = false
+				break
+			}
+			if in && f.want[i] != fp {
+				f.want[i] = fp
+				changed = append(changed, i)
+			}
+		}
+		f.changedAt = changed
+		if kept {
+			f.changed = f.changed[:0]
+			slices.Sort(changed)
+			changed = slices.Compact(changed)
+			if CheckIncremental {
+				b.checkWant(f)
+			}
+			return changed, true
+		}
+	}
+	want := f.want[:0]
+	for _, tp := range f.tps {
+		if fp, in := b.wantEntry(f, tp); in {
+			want = append(want, fp)
+		}
+	}
+	f.want = want
+	if f.wantAt == nil {
+		f.wantAt = map[model.TopicPartition]int{}
+	}
+	clear(f.wantAt)
+	for i := range want {
+		f.wantAt[want[i].TP] = i
+	}
+	f.wantOK, f.changed = true, f.changed[:0]
+	return nil, false
+}
+
+// followChanged marks p changed for the fetcher that fetches it: its next
+// fetch recomputes what it asks of p. Everything a fetch asks of a
+// partition (its log end, log start and latest epoch, its leader and
+// leader epoch, the flags that hold it back) changes through here.
+func (b *Broker) followChanged(p *partition) {
+	if f := p.fetcher; f != nil && f.wantOK {
+		f.changed = append(f.changed, p.tp)
+	}
+}
+
 // buildFetch makes the fetch request for want, the partitions ready to
 // fetch, through the fetcher's session (ReplicaFetcherThread.buildFetch):
 // a full fetch names them all, an incremental one only what changed. It
 // returns nil when there is nothing to send: no partition wanted and none
 // to forget.
-func (b *Broker) buildFetch(f *fetcher, want []model.FetchPartition) *model.FetchRequest {
+//
+// With kept, want holds the same partitions in the same order as at the
+// last build, and changed lists the places whose entry changed since.
+func (b *Broker) buildFetch(f *fetcher, want []model.FetchPartition, changed []int, kept bool) *model.FetchRequest {
 	kc := &b.cfg.Kafka
 	var req *model.FetchRequest
 	if f.reusable {
@@ -138,7 +223,11 @@ func (b *Broker) buildFetch(f *fetcher, want []model.FetchPartition) *model.Fetc
 	req.MinBytes = kc.Broker.ReplicaFetchMinBytes
 	req.MaxBytes = kc.Broker.ReplicaFetchMaxBytes
 	var md fetchsession.Metadata
-	md, req.Partitions, req.Forgotten = f.session.Build(want, req.Partitions, req.Forgotten)
+	if kept {
+		md, req.Partitions, req.Forgotten = f.session.BuildChanged(want, changed, req.Partitions, req.Forgotten)
+	} else {
+		md, req.Partitions, req.Forgotten = f.session.Build(want, req.Partitions, req.Forgotten)
+	}
 	req.SessionID, req.SessionEpoch = md.SessionID, md.Epoch
 	if len(want) == 0 && len(req.Forgotten) == 0 {
 		return nil
@@ -164,6 +253,7 @@ func (b *Broker) retryFetcher(f *fetcher) {
 			continue
 		}
 		p.fetchBlocked = false
+		b.followChanged(p)
 		if p.needEpochQuery && !p.queryOut {
 			b.sendEpochQuery(p)
 		}
@@ -252,6 +342,7 @@ func (b *Broker) handleFetchResponse(from model.BrokerID, m *model.FetchResponse
 			// UNKNOWN_LEADER_EPOCH, ...: our metadata and the
 			// leader's disagree; wait for the controller's next word.
 			p.fetchBlocked = true
+			b.followChanged(p)
 			failed = true
 		}
 	}
@@ -294,6 +385,7 @@ func (b *Broker) appendAsFollower(p *partition, pr *model.FetchPartitionResponse
 		if batch.BaseOffset < leo {
 			if leo != p.log.LogStartOffset() {
 				p.fetchFailed = true
+				b.followChanged(p)
 				b.env.Trace("fetch-failed", p.tp.String()+" fetch offset "+itoa(int64(leo))+" inside the leader's batch at "+itoa(int64(batch.BaseOffset)))
 				return
 			}
@@ -359,6 +451,7 @@ func (b *Broker) handleOutOfRange(p *partition, pr *model.FetchPartitionResponse
 	// Ask for the leader's log end, as ReplicaFetcherThread does with
 	// ListOffsets(latest); meanwhile this partition does not fetch.
 	p.fetchBlocked = true
+	b.followChanged(p)
 	b.send(p.leader, model.ListOffsetsRequest{
 		CorrelationID:      b.nextCorr(),
 		ReplicaID:          b.cfg.ID,
@@ -394,12 +487,14 @@ func (b *Broker) handleOffsetsForLeaderEpochResponse(from model.BrokerID, m mode
 		p.queryOut = false
 		if a.Error != model.NoError {
 			p.needEpochQuery = true
+			b.followChanged(p)
 			if f := b.fetchers[from]; f != nil {
 				b.fetcherBackoff(f) // ask again after the backoff
 			}
 			continue
 		}
 		p.needEpochQuery = false
+		b.followChanged(p)
 		to := min(a.EndOffset, p.log.LEO())
 		if a.EndOffset == model.NoOffset {
 			to = min(p.hw, p.log.LEO())

@@ -12,13 +12,18 @@ func (b *Broker) now() time.Duration { return b.env.Now() }
 // equals the leader's, or it reached the leader's end within the lag
 // allowance.
 func (fs *followerState) caughtUp(leaderLEO model.Offset, now, lagMax time.Duration) bool {
-	return fs.leo == leaderLEO || now-fs.lastCaughtUpTime <= lagMax
+	if fs.leo == leaderLEO {
+		return true
+	}
+	caughtUp, _, _ := fs.fetchTimes()
+	return now-caughtUp <= lagMax
 }
 
 // updateFetchState records a follower fetch at offset off
 // (Replica.updateFetchState): the follower is caught up to what the
 // leader had at its previous fetch if it now asks from there.
 func (fs *followerState) updateFetchState(off, leaderLEO model.Offset, now time.Duration, brokerEpoch model.Epoch) {
+	fs.freeze()
 	if off >= leaderLEO {
 		fs.lastCaughtUpTime = max(fs.lastCaughtUpTime, now)
 	} else if fs.lastFetchLeaderLEO >= 0 && off >= fs.lastFetchLeaderLEO {

@@ -48,7 +48,7 @@ func TestAFollowerInsideTheLeadersBatchFailsThePartition(t *testing.T) {
 		t.Fatalf("b3 LEO %d, want 4: the other follower copies the batch", v.LEO)
 	}
 	leader := r.s.Node(1).(*Broker).part(r.tp)
-	if last := leader.follower(2).lastFetchTime; last > 3100*time.Millisecond {
+	if _, last, _ := leader.follower(2).fetchTimes(); last > 3100*time.Millisecond {
 		t.Fatalf("the leader heard b2 fetch at %v, after the failure: the follower refetched", last)
 	}
 	r.s.At(6*time.Second, "a new leader epoch", func() {
@@ -62,7 +62,7 @@ func TestAFollowerInsideTheLeadersBatchFailsThePartition(t *testing.T) {
 	})
 	r.s.Run(8 * time.Second)
 	leader = r.s.Node(1).(*Broker).part(r.tp)
-	if last := leader.follower(2).lastFetchTime; last < 6*time.Second || last > 6100*time.Millisecond {
+	if _, last, _ := leader.follower(2).fetchTimes(); last < 6*time.Second || last > 6100*time.Millisecond {
 		t.Fatalf("b2's last fetch at %v, want one fetch just after the new epoch at 6s", last)
 	}
 	if b2 := r.s.Node(2).(*Broker).part(r.tp); !b2.fetchFailed {

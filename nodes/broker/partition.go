@@ -40,6 +40,9 @@ type partition struct {
 	// fetchFailed: an append the log refused took the partition out of
 	// its fetcher until its leadership changes (appendAsFollower).
 	fetchFailed bool
+	// fetcher is the fetcher whose partitions hold this one, told of its
+	// changes (followChanged); nil while it follows no leader.
+	fetcher *fetcher
 }
 
 // followerState is what a leader knows of one follower, from its fetches
@@ -51,6 +54,11 @@ type followerState struct {
 	lastFetchLeaderLEO model.Offset
 	lastCaughtUpTime   time.Duration
 	brokerEpoch        model.Epoch
+	// clock, while set, is the fetch clock the times and the broker epoch
+	// are read from (see follower_clock.go: read them through fetchTimes);
+	// tp is the partition's, to find its place in the clock's session.
+	clock *fetchClock
+	tp    model.TopicPartition
 }
 
 // follower is what the leader knows of replica r, nil if r is not a
@@ -98,6 +106,8 @@ func (b *Broker) openPartition(tp model.TopicPartition) *partition {
 	i, _ := slices.BinarySearchFunc(b.tps, tp, model.TopicPartition.Compare)
 	b.tps = slices.Insert(b.tps, i, tp)
 	b.parts.add(p)
+	log.OnChange = func() { b.partChanged(p) }
+	b.partChanged(p)
 	return p
 }
 
@@ -129,7 +139,7 @@ func (b *Broker) makeLeader(p *partition, ps model.PartitionState) {
 			if r == b.cfg.ID {
 				continue
 			}
-			fs := &followerState{id: r, leo: -1, lastFetchLeaderLEO: -1}
+			fs := &followerState{id: r, leo: -1, lastFetchLeaderLEO: -1, tp: p.tp}
 			// Followers in the ISR get a fresh lag allowance; others
 			// must catch up first (Replica.resetReplicaState).
 			if containsBroker(ps.ISR, r) {
@@ -167,7 +177,7 @@ func (b *Broker) trackReplicas(p *partition, ps model.PartitionState) {
 		}
 		fs := p.follower(r)
 		if fs == nil {
-			fs = &followerState{id: r, leo: -1, lastFetchLeaderLEO: -1}
+			fs = &followerState{id: r, leo: -1, lastFetchLeaderLEO: -1, tp: p.tp}
 		}
 		next = append(next, fs)
 	}
@@ -201,6 +211,7 @@ func (b *Broker) makeFollower(p *partition, ps model.PartitionState) {
 	// not (AbstractFetcherManager.addFetcherForPartitions drops it from
 	// failedPartitions).
 	p.fetchBlocked, p.fetchFailed = false, false
+	b.followChanged(p)
 	switch b.cfg.Kafka.Broker.Truncation {
 	case model.TruncateHighWatermark:
 		// Before KIP-101 a new follower cut its log back to its own
@@ -211,6 +222,7 @@ func (b *Broker) makeFollower(p *partition, ps model.PartitionState) {
 		}
 	case model.TruncateLeaderEpochKIP101:
 		p.needEpochQuery = true
+		b.followChanged(p)
 	}
 	b.env.Trace("become-follower", p.tp.String()+" leader="+ps.Leader.String()+" epoch="+itoa(int64(ps.LeaderEpoch)))
 	if ps.Leader != model.NoBroker {
@@ -219,6 +231,7 @@ func (b *Broker) makeFollower(p *partition, ps model.PartitionState) {
 }
 
 func (b *Broker) setPartitionState(p *partition, ps model.PartitionState) {
+	b.partChanged(p)
 	p.leader = ps.Leader
 	p.leaderEpoch = ps.LeaderEpoch
 	p.partitionEpoch = ps.PartitionEpoch

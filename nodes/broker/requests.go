@@ -84,6 +84,7 @@ func (b *Broker) handleListOffsetsResponse(from model.BrokerID, m model.ListOffs
 		b.truncate(p, m.Offset, "leader log end")
 	}
 	p.fetchBlocked = false
+	b.followChanged(p)
 	if f := b.fetchers[from]; f != nil {
 		b.sendFetch(f)
 	}

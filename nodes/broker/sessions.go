@@ -18,6 +18,9 @@ func (b *Broker) fetchSessions() *fetchsession.Cache {
 			// FetchSessionCache.newSessionId: uniform in [1, MaxInt32).
 			return b.env.Rand().Int32N(math.MaxInt32-1) + 1
 		})
+		b.sessions.OnRemove = b.sessionRemoved
+		b.parked = map[int32]*delayedFetch{}
+		b.clocks = map[*fetchsession.Session]*fetchClock{}
 	}
 	return b.sessions
 }
@@ -26,9 +29,12 @@ func (b *Broker) fetchSessions() *fetchsession.Cache {
 // the request to read: m itself for a full fetch, or for an incremental
 // one a request like m over every partition of its session.
 func (b *Broker) fetchContext(m *model.FetchRequest) (fetchsession.Context, *model.FetchRequest) {
-	if s := b.fetchSessions().Get(m.SessionID); s != nil && !fetchsession.IsFullEpoch(m.SessionEpoch) && b.parkedIn(s) {
+	if s := b.fetchSessions().Get(m.SessionID); s != nil && !fetchsession.IsFullEpoch(m.SessionEpoch) && b.parked[s.ID] != nil {
 		// An earlier fetch in the session is still parked, reading the
-		// session's partitions: the update must not change them under it.
+		// session's partitions: the update must not change them under it,
+		// and once the session moves on it reads them all, as parked on
+		// each one's list.
+		b.parkOnLists(b.parked[s.ID])
 		s.Detach()
 	}
 	ctx, parts := b.fetchSessions().NewContext(m, m.ReplicaID != model.NoBroker, b.now())
@@ -41,21 +47,39 @@ func (b *Broker) fetchContext(m *model.FetchRequest) (fetchsession.Context, *mod
 		IsolationLevel: m.IsolationLevel, MaxWait: m.MaxWait, MinBytes: m.MinBytes, MaxBytes: m.MaxBytes, Partitions: parts}
 }
 
-// parkedIn reports whether a fetch in session s is parked.
-func (b *Broker) parkedIn(s *fetchsession.Session) bool {
-	for _, df := range b.fetches {
-		if !df.done && df.ctx.Session() == s {
-			return true
-		}
+// parkOnLists moves a fetch parked in its session to the delayed lists of
+// the partitions it reads: its session no longer tracks it (it moved on,
+// or left the cache).
+func (b *Broker) parkOnLists(df *delayedFetch) {
+	b.unpark(df)
+	b.linkFetch(df)
+}
+
+// unpark takes df out of its session's parking place, if it is there.
+func (b *Broker) unpark(df *delayedFetch) {
+	if s := df.ctx.Session(); s != nil && b.parked[s.ID] == df {
+		delete(b.parked, s.ID)
 	}
-	return false
+}
+
+// sessionRemoved is the cache's OnRemove: a fetch parked in s is parked on
+// its partitions' lists from now on.
+func (b *Broker) sessionRemoved(s *fetchsession.Session) {
+	delete(b.clocks, s) // a follower state riding it keeps it
+	if df := b.parked[s.ID]; df != nil && df.ctx.Session() == s {
+		b.parkOnLists(df)
+	}
 }
 
 // answerFetch is the answer to req, served under ctx, from what the last
 // readFetch of req read (FetchContext.updateAndGenerateResponseData).
 func (b *Broker) answerFetch(ctx fetchsession.Context, req *model.FetchRequest) *model.FetchResponse {
+	var pos []int
+	if b.fetchTracked {
+		pos = b.fetchPos
+	}
 	resp := b.fetchAnswer(req)
-	b.fetchSessions().Respond(ctx, req.Partitions, resp, b.now())
+	b.fetchSessions().Respond(ctx, req.Partitions, pos, resp, b.now())
 	return resp
 }
 
@@ -64,7 +88,7 @@ func (b *Broker) answerFetch(ctx fetchsession.Context, req *model.FetchRequest) 
 func (b *Broker) sessionError(from model.BrokerID, m *model.FetchRequest, ctx fetchsession.Context) {
 	resp := model.NewFetchResponseFor(m, 0)
 	resp.CorrelationID = m.CorrelationID
-	b.fetchSessions().Respond(ctx, nil, resp, b.now())
+	b.fetchSessions().Respond(ctx, nil, nil, resp, b.now())
 	b.send(from, resp)
 }
 

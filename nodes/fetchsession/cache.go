@@ -20,15 +20,57 @@ type Cache struct {
 	// newID draws a session id: positive, and the cache redraws one in
 	// use (FetchSessionCache.newSessionId draws from ThreadLocalRandom).
 	newID func() int32
+	// holders are the sessions that hold each partition, in the order
+	// they took it: whom Changed tells, and whose parked fetches a change
+	// may answer (see Holders).
+	holders map[model.TopicPartition][]*Session
 	// Evictions counts the sessions evicted to make room.
 	Evictions int
+	// OnRemove, when set, is called with each session that leaves the
+	// cache (evicted, closed, or emptied), after it has left: a fetch
+	// still parked in it no longer learns of its partitions' changes.
+	OnRemove func(*Session)
 }
 
 // NewCache is a cache of at most slots sessions
 // (max.incremental.fetch.session.cache.slots; 0 keeps none) drawing
 // session ids from newID.
 func NewCache(slots int, newID func() int32) *Cache {
-	return &Cache{maxEntries: slots, sessions: map[int32]*Session{}, newID: newID}
+	return &Cache{maxEntries: slots, sessions: map[int32]*Session{}, newID: newID,
+		holders: map[model.TopicPartition][]*Session{}}
+}
+
+// Changed tells every session holding tp that the partition changed:
+// each reads it again at its next read. The broker calls it for anything
+// that can change what a fetch of tp reads (see Session.Dirty).
+func (c *Cache) Changed(tp model.TopicPartition) {
+	for _, s := range c.holders[tp] {
+		s.markDirty(s.index[tp])
+	}
+}
+
+// Holders are the cached sessions holding tp, in the order they took it.
+// The caller must not change the list.
+func (c *Cache) Holders(tp model.TopicPartition) []*Session { return c.holders[tp] }
+
+// hold and release keep holders up to date as s takes and drops tp.
+func (c *Cache) hold(tp model.TopicPartition, s *Session) {
+	c.holders[tp] = append(c.holders[tp], s)
+}
+
+func (c *Cache) release(tp model.TopicPartition, s *Session) {
+	hs := c.holders[tp]
+	for i, h := range hs {
+		if h == s {
+			hs = slices.Delete(hs, i, i+1)
+			break
+		}
+	}
+	if len(hs) == 0 {
+		delete(c.holders, tp)
+		return
+	}
+	c.holders[tp] = hs
 }
 
 // Len is the number of sessions cached.
@@ -60,6 +102,12 @@ func (c *Cache) Remove(id int32) bool {
 func (c *Cache) remove(s *Session) {
 	delete(c.sessions, s.ID)
 	s.cachedSize, s.byPrivileged, s.byAll = -1, false, false
+	for i := range s.parts {
+		c.release(s.parts[i].TP, s)
+	}
+	if c.OnRemove != nil {
+		c.OnRemove(s)
+	}
 }
 
 // maybeCreate makes a session over parts, answered with resp, when there
@@ -75,6 +123,9 @@ func (c *Cache) maybeCreate(now time.Duration, privileged bool, parts []model.Fe
 	}
 	s := newSession(id, privileged, now, parts, resp)
 	c.sessions[id] = s
+	for i := range s.parts {
+		c.hold(s.parts[i].TP, s)
+	}
 	c.touch(s, now)
 	return id
 }

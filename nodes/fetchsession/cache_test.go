@@ -1,6 +1,7 @@
 package fetchsession
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -42,7 +43,7 @@ func full(t *testing.T, c *Cache, ps []model.FetchPartition, follower bool, now 
 		t.Fatalf("a full fetch got context kind %d", ctx.Kind)
 	}
 	resp := &model.FetchResponse{Partitions: answers(read, 0)}
-	c.Respond(ctx, read, resp, now)
+	c.Respond(ctx, read, nil, resp, now)
 	return resp.SessionID
 }
 
@@ -134,7 +135,7 @@ func TestSessionEpochsAndErrors(t *testing.T) {
 		t.Fatalf("epoch 3: %+v", ctx)
 	}
 	resp := &model.FetchResponse{Partitions: answers(parts(2), 5)}
-	c.Respond(ctx2, nil, resp, 0)
+	c.Respond(ctx2, nil, nil, resp, 0)
 	if resp.Error != model.InvalidFetchSessionEpoch || len(resp.Partitions) != 0 {
 		t.Errorf("a stale incremental context answered %v", resp)
 	}
@@ -167,7 +168,7 @@ func TestIncrementalAnswer(t *testing.T) {
 		rs := answers(read, 0)
 		change(rs)
 		resp := &model.FetchResponse{Partitions: rs}
-		c.Respond(ctx, read, resp, 0)
+		c.Respond(ctx, read, nil, resp, 0)
 		if resp.SessionID != id {
 			t.Errorf("answer in session %d, want %d", resp.SessionID, id)
 		}
@@ -226,5 +227,68 @@ func TestDetachKeepsAParkedView(t *testing.T) {
 	_, now := c.NewContext(&model.FetchRequest{SessionID: id, SessionEpoch: 2, Partitions: []model.FetchPartition{moved}}, true, 0)
 	if view[0].FetchOffset != 0 || now[0].FetchOffset != 7 {
 		t.Errorf("the parked view reads offset %d, the session %d; want 0 and 7", view[0].FetchOffset, now[0].FetchOffset)
+	}
+}
+
+// TestDirtyPartitions checks what a tracked incremental fetch reads: after
+// a full answer only the partitions it answered with something; then a
+// partition the cache is told changed, one whose fetch parameters the
+// fetch changed, and one added, in the session's order; a partition read
+// quiet is clean again, and one read with records stays dirty.
+func TestDirtyPartitions(t *testing.T) {
+	c := NewCache(10, ids())
+	ps := parts(4)
+	m := &model.FetchRequest{Partitions: ps}
+	ctx, read := c.NewContext(m, true, 0)
+	resp := &model.FetchResponse{Partitions: answers(read, 0)}
+	resp.Partitions[2].Batches = []*model.Batch{{BaseOffset: 0}}
+	c.Respond(ctx, read, nil, resp, 0)
+	s := c.Get(resp.SessionID)
+	dirty := func() []int {
+		_, pos := s.Dirty(nil, nil)
+		return pos
+	}
+	if got := dirty(); !slices.Equal(got, []int{2}) {
+		t.Fatalf("after the full answer dirty %v, want [2]", got)
+	}
+	c.Changed(model.TP("t", 3))
+	c.Changed(model.TP("t", 3))
+	moved := model.FetchPartition{TP: model.TP("t", 0), FetchOffset: 5, CurrentLeaderEpoch: 1}
+	added := model.FetchPartition{TP: model.TP("u", 0)}
+	ctx, _ = c.NewContext(&model.FetchRequest{SessionID: s.ID, SessionEpoch: s.Epoch, Partitions: []model.FetchPartition{moved, added}}, true, 0)
+	if !ctx.Tracked() {
+		t.Fatal("a current incremental context is not tracked")
+	}
+	fps, pos := s.Dirty(nil, nil)
+	if !slices.Equal(pos, []int{0, 2, 3, 4}) || fps[0] != moved || fps[3] != added {
+		t.Fatalf("dirty %v %v, want places 0 2 3 4 with the new parameters", pos, fps)
+	}
+	// Read: t/0 and t/3 quiet, t/2 records again, u/0 a new high watermark.
+	rs := make([]model.FetchPartitionResponse, len(fps))
+	for i := range fps {
+		rs[i] = model.FetchPartitionResponse{TP: fps[i].TP, HighWatermark: 0, LogStartOffset: 0}
+	}
+	rs[1].Batches = []*model.Batch{{BaseOffset: 0}}
+	r := &model.FetchResponse{Partitions: rs}
+	c.Respond(ctx, nil, pos, r, 0)
+	if len(r.Partitions) != 2 || r.Partitions[0].TP != model.TP("t", 2) || r.Partitions[1].TP != model.TP("u", 0) {
+		t.Fatalf("answer %v, want t/2 and u/0", r.Partitions)
+	}
+	if got := dirty(); !slices.Equal(got, []int{2}) {
+		t.Errorf("after the answer dirty %v, want [2] (records answered)", got)
+	}
+	// Forgetting renumbers the session; the dirty places follow.
+	c.NewContext(&model.FetchRequest{SessionID: s.ID, SessionEpoch: s.Epoch, Forgotten: []model.TopicPartition{model.TP("t", 0)}}, true, 0)
+	if got := dirty(); !slices.Equal(got, []int{1}) {
+		t.Errorf("after forgetting t/0 dirty %v, want [1]", got)
+	}
+	if len(c.Holders(model.TP("t", 0))) != 0 || len(c.Holders(model.TP("u", 0))) != 1 {
+		t.Errorf("holders of t/0 %d, of u/0 %d; want 0 and 1", len(c.Holders(model.TP("t", 0))), len(c.Holders(model.TP("u", 0))))
+	}
+	removed := 0
+	c.OnRemove = func(*Session) { removed++ }
+	c.Remove(s.ID)
+	if removed != 1 || len(c.Holders(model.TP("t", 1))) != 0 {
+		t.Errorf("removal: OnRemove called %d times, holders of t/1 %d", removed, len(c.Holders(model.TP("t", 1))))
 	}
 }

@@ -39,6 +39,15 @@ type Context struct {
 // Session is the session of an incremental context, nil for the others.
 func (ctx Context) Session() *Session { return ctx.session }
 
+// Tracked reports whether ctx is an incremental context whose session is
+// still cached and still at the epoch after the fetch's: its answer is
+// read from the session's dirty partitions only (Session.Dirty). Any other
+// incremental context reads the whole view it was given.
+func (ctx Context) Tracked() bool {
+	s := ctx.session
+	return ctx.Kind == Incremental && s.cachedSize >= 0 && s.Epoch == NextEpoch(ctx.reqEpoch)
+}
+
 // NewContext decides how to serve m (FetchManager.newContext), updating
 // the session an incremental fetch names, and returns the partitions to
 // read: the fetch's own for a full or sessionless fetch, the whole
@@ -62,7 +71,7 @@ func (c *Cache) NewContext(m *model.FetchRequest, follower bool, now time.Durati
 	case s.Epoch != md.Epoch:
 		return Context{Kind: SessionError, Error: model.InvalidFetchSessionEpoch}, nil
 	}
-	s.update(m.Partitions, m.Forgotten)
+	s.update(c, m.Partitions, m.Forgotten)
 	if s.Size() == 0 {
 		c.remove(s)
 		return Context{Kind: Sessionless}, m.Partitions
@@ -73,13 +82,14 @@ func (c *Cache) NewContext(m *model.FetchRequest, follower bool, now time.Durati
 }
 
 // Respond turns resp, the answer read for every partition of the context
-// (parts, what NewContext returned), into the answer to send
+// (parts, what NewContext returned; for a tracked context the partitions
+// Session.Dirty listed, at the places pos), into the answer to send
 // (FetchContext.updateAndGenerateResponseData): a full fetch's answer
 // carries the new session's id, if the cache made one; an incremental
 // answer keeps only the partitions with something new, or is
 // INVALID_FETCH_SESSION_EPOCH alone if another fetch in the session came
 // in meanwhile; a session error is the error alone.
-func (c *Cache) Respond(ctx Context, parts []model.FetchPartition, resp *model.FetchResponse, now time.Duration) {
+func (c *Cache) Respond(ctx Context, parts []model.FetchPartition, pos []int, resp *model.FetchResponse, now time.Duration) {
 	switch ctx.Kind {
 	case SessionError:
 		clear(resp.Partitions)
@@ -98,7 +108,11 @@ func (c *Cache) Respond(ctx Context, parts []model.FetchPartition, resp *model.F
 		}
 		k := 0
 		for i := range resp.Partitions {
-			if s.mustRespond(i, &resp.Partitions[i]) {
+			at := i
+			if pos != nil {
+				at = pos[i]
+			}
+			if s.mustRespond(at, &resp.Partitions[i]) {
 				resp.Partitions[k] = resp.Partitions[i]
 				k++
 			}

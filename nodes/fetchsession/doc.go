@@ -12,9 +12,13 @@
 // added or whose fetch offset (or other parameter) changed, and forget the
 // ones dropped, and their answers carry only the partitions with records,
 // a changed high watermark or log start offset, an error or a diverging
-// epoch. The broker still reads every partition of the session for every
-// fetch, as Kafka does (IncrementalFetchContext.foreachPartition); what
-// shrinks is what goes over the wire and what the fetcher handles.
+// epoch. Kafka's broker still reads every partition of the session for
+// every fetch (IncrementalFetchContext.foreachPartition); kafkasim's reads
+// only the partitions that may have something to answer: the cache keeps,
+// for each session, the partitions changed since they were last read
+// quiet (Cache.Changed, which the broker calls for every change to a
+// partition, and Session.Dirty), so the answer is the same and the work
+// follows what changed.
 //
 // The package is plain data: no clock, no randomness of its own (the
 // broker passes the time and a source of session ids), and nothing that

@@ -16,6 +16,9 @@ type Handler struct {
 	// wanted is scratch: for each session entry, where Build's want has
 	// it (-1: not wanted any more).
 	wanted []int
+	// inOrder says session holds the partitions of the last Build's want
+	// in want's order: BuildChanged may then look at the changed ones only.
+	inOrder bool
 }
 
 // Next is the metadata the next fetch carries.
@@ -38,11 +41,14 @@ func (h *Handler) Build(want []model.FetchPartition, send []model.FetchPartition
 		for i := range h.session {
 			h.index[h.session[i].TP] = i
 		}
+		h.inOrder = true
 		return h.next, append(send, want...), forget
 	}
 	if send, ok := h.buildInOrder(want, send); ok {
+		h.inOrder = true
 		return h.next, send, forget
 	}
+	defer h.checkOrder(want)
 	h.wanted = h.wanted[:0]
 	for range h.session {
 		h.wanted = append(h.wanted, -1)
@@ -79,6 +85,32 @@ func (h *Handler) Build(want []model.FetchPartition, send []model.FetchPartition
 		if _, ok := h.index[want[i].TP]; !ok {
 			h.index[want[i].TP] = len(h.session)
 			h.session = append(h.session, want[i])
+		}
+	}
+	return h.next, send, forget
+}
+
+// checkOrder records whether the session now holds want in want's order.
+func (h *Handler) checkOrder(want []model.FetchPartition) {
+	h.inOrder = len(want) == len(h.session)
+	for i := 0; h.inOrder && i < len(want); i++ {
+		h.inOrder = want[i].TP == h.session[i].TP
+	}
+}
+
+// BuildChanged is Build for a fetcher that knows what changed: want holds
+// the same partitions in the same order as at the last Build, and changed
+// lists, ascending, the places whose parameters may differ since. When the
+// session holds them in that order (the usual case) it looks at those
+// places only, and builds the request Build would; otherwise it is Build.
+func (h *Handler) BuildChanged(want []model.FetchPartition, changed []int, send []model.FetchPartition, forget []model.TopicPartition) (Metadata, []model.FetchPartition, []model.TopicPartition) {
+	if h.next.IsFull() || !h.inOrder || len(want) != len(h.session) {
+		return h.Build(want, send, forget)
+	}
+	for _, i := range changed {
+		if want[i] != h.session[i] {
+			h.session[i] = want[i]
+			send = append(send, want[i])
 		}
 	}
 	return h.next, send, forget

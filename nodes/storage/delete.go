@@ -14,6 +14,7 @@ import (
 // The Log must not be used afterwards.
 func (l *Log) Delete() {
 	l.removeFiles(l.disk.List(l.dir)...)
+	l.changed()
 }
 
 // DeleteDir removes the files of a log that was never opened.

@@ -120,6 +120,18 @@ type Log struct {
 	hdrs      headers  // where Append keeps the headers of its batches
 	txns      txnIndex // the transactions in the log (txnindex.go)
 	recs      records  // where AppendAsLeader keeps the records of its batches
+	// OnChange, when set, is called after anything that can change what a
+	// read of the log returns (an append, a truncation, a new log start, a
+	// deletion, a producer expiry): the broker's fetch sessions re-read a
+	// partition only once it has changed (see nodes/fetchsession).
+	OnChange func()
+}
+
+// changed tells OnChange.
+func (l *Log) changed() {
+	if l.OnChange != nil {
+		l.OnChange()
+	}
 }
 
 // Dir is the log's folder on the disk, ending in "/".
@@ -395,6 +407,7 @@ func (l *Log) write(b *model.Batch, now time.Duration) {
 	if l.cfg.flushOnCount() && int64(l.leo-l.recoveryPoint) >= l.cfg.FlushIntervalMessages {
 		l.flush(l.leo, false)
 	}
+	l.changed()
 }
 
 // roll starts a new active segment at LEO. As Kafka's UnifiedLog.roll it

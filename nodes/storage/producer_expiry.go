@@ -41,4 +41,5 @@ func (l *Log) RemoveExpiredProducers(now time.Duration) {
 	l.clock = now
 	l.foldProducers()
 	l.producers.RemoveExpiredProducers(now)
+	l.changed()
 }

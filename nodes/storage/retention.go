@@ -83,6 +83,7 @@ func (l *Log) deleteOld(hw model.Offset, expired func(*segment) bool) int {
 	l.removeFiles(drop...)
 	l.segs = append([]*segment(nil), l.segs[n:]...)
 	l.raiseLogStart(l.segs[0].base)
+	l.changed()
 	return n
 }
 
@@ -102,6 +103,7 @@ func (l *Log) raiseLogStart(start model.Offset) {
 	l.epochs.TruncateFromStart(start)
 	l.producers.onLogStartOffsetIncremented(start)
 	l.writeLogStart()
+	l.changed()
 }
 
 // MaybeIncrementLogStartOffset raises the log start offset to off, as a

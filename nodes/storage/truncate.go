@@ -35,6 +35,7 @@ func (l *Log) TruncateTo(off model.Offset) model.Offset {
 	}
 	if off >= l.leo {
 		l.epochs.TruncateFromEnd(l.leo)
+		l.changed()
 		return l.leo
 	}
 	if off < l.segs[0].base {
@@ -69,6 +70,7 @@ func (l *Log) TruncateTo(off model.Offset) model.Offset {
 	}
 	l.rebuildProducerState(l.leo, false)
 	l.maybeRebuildTxnIndex()
+	l.changed()
 	return l.leo
 }
 
@@ -95,6 +97,7 @@ func (l *Log) TruncateFullyAndStartAt(off model.Offset) {
 	l.writeLogStart()
 	l.rebuildProducerState(off, false)
 	l.maybeRebuildTxnIndex()
+	l.changed()
 }
 
 // logStartName is the log-start-offset checkpoint of a log folder.
