@@ -20,7 +20,7 @@ func TestTrackedReadsMatchFullReads(t *testing.T) {
 	}
 	broker.CheckIncremental = true
 	defer func() { broker.CheckIncremental = false }()
-	for _, name := range []string{"chaos", "leader-failover", "topics-under-chaos", "coordinator-failover", "reassign-under-chaos", "kip279-divergence", "slow-follower"} {
+	for _, name := range []string{"chaos", "leader-failover", "topics-under-chaos", "coordinator-failover", "reassign-under-chaos", "kip279-divergence", "slow-follower", "txn-chaos"} {
 		sc, ok := Find(name)
 		if !ok {
 			continue // a scenario this tree does not have
