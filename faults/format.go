@@ -40,7 +40,7 @@ func (f Fault) What() string {
 		b.WriteString(string(f.Kind))
 	}
 	switch spec.args {
-	case argsNode:
+	case argsNode, argsBroker:
 		b.WriteString(" " + f.Target.String())
 	case argsTwo:
 		b.WriteString(" " + f.Target.String() + " " + f.Peer.String())

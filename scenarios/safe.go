@@ -141,6 +141,7 @@ func swarmScenarios() []Scenario {
 			LivenessBound: 90 * time.Second,
 		},
 		topicsUnderChaos(),
+		growAndShrink(),
 	}
 }
 

@@ -29,6 +29,9 @@ type Scripted struct {
 	// cutShort says why the run stopped before its end (a panic, the
 	// event limit: panic.go); nil for a run that finished.
 	cutShort *cutShort
+	// decommissioning are the brokers a decommission script runs for
+	// (decommission.go), from its start on.
+	decommissioning map[model.BrokerID]bool
 }
 
 // NewScripted builds, starts and readies the fixture, on the safe

@@ -138,7 +138,7 @@ func (s *Scripted) isrChanged(tp model.TopicPartition) bool {
 // shape describes the cluster to the swarm generator.
 func (s *Scripted) shape() faults.Shape {
 	return faults.Shape{Brokers: s.Brokers, Controllers: s.Cluster.Controllers, Partitions: s.TPs,
-		ReplicationFactor: int(s.Config.Broker.DefaultReplicationFactor)}
+		ReplicationFactor: int(s.Config.Broker.DefaultReplicationFactor), Spares: s.Spares}
 }
 
 // RackNodes is the fixture's (rack r1).

@@ -42,11 +42,15 @@ const (
 	// Start+Spread after readiness and lasting WindowMin to WindowMax,
 	// each drawn to the millisecond. The leader-loss study is written so.
 	WriterOnce = "once"
+	// WriterGrowAndShrink: every spare broker added, some partitions
+	// reassigned onto the spares, one original broker decommissioned,
+	// under light faults drawn from the seed (growshrink.go).
+	WriterGrowAndShrink = "grow-and-shrink"
 )
 
 // WriterKinds lists the ScheduleWriter kinds.
 func WriterKinds() []string {
-	return []string{WriterSpaced, WriterMembers, WriterZombie, WriterRollingRestart, WriterRollingUpgrade, WriterScript, WriterOnce}
+	return []string{WriterSpaced, WriterMembers, WriterZombie, WriterRollingRestart, WriterRollingUpgrade, WriterScript, WriterOnce, WriterGrowAndShrink}
 }
 
 // ScheduleWriter is a schedule writer and its parameters. Stream names the
@@ -136,6 +140,8 @@ func (w ScheduleWriter) write(s *Scripted) faults.Schedule {
 		return rollingRestart(s)
 	case WriterRollingUpgrade:
 		return rollingUpgrade(w.Stream)(s)
+	case WriterGrowAndShrink:
+		return growShrink(w.Stream)(s)
 	case WriterOnce:
 		return w.once(s, fill(spacedPlaceholders)[0])
 	case WriterScript:

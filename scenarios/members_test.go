@@ -1,0 +1,178 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"kafkasim/faults"
+	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
+	"kafkasim/sim"
+)
+
+// membersCluster builds brokers brokers and spares spare ones, topic t of
+// two partitions with three replicas, and arms a schedule.
+func membersCluster(t *testing.T, brokers, spares int, lines string) (*Scripted, *faults.Nemesis) {
+	t.Helper()
+	s, err := NewScripted(fixture.Options{Seed: 7, Config: model.DefaultConfig(),
+		Spec: fixture.Spec{Brokers: brokers, SpareBrokers: spares, Partitions: 2, ReplicationFactor: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ready = s.Sim.Now()
+	nem, err := faults.Apply(world{s}, faults.MustParse("members", lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nem.SetOutside(s.Spares)
+	return s, nem
+}
+
+// hosts lists the partitions whose replicas, as the controller has them,
+// include id.
+func hosts(s *Scripted, id model.BrokerID) []model.TopicPartition {
+	var out []model.TopicPartition
+	for _, ps := range s.ControllerNode().Partitions() {
+		if slices.Contains(ps.Replicas, id) {
+			out = append(out, ps.TP)
+		}
+	}
+	return out
+}
+
+func isRegistered(s *Scripted, id model.BrokerID) (registered, fenced bool) {
+	for _, b := range s.ControllerNode().Brokers() {
+		if b.ID == id {
+			return true, b.Fenced
+		}
+	}
+	return false, false
+}
+
+// TestAddBrokerJoinsEmpty: a spare broker is down and unregistered until
+// add-broker; then it registers, is unfenced and holds no replica until a
+// reassignment puts one there, after which it is in that partition's ISR.
+func TestAddBrokerJoinsEmpty(t *testing.T) {
+	s, _ := membersCluster(t, 3, 1, "at 30s add-broker b4\nat 45s reassign t/0 to b4,b2,b3\n")
+	s.Sim.Run(29 * time.Second)
+	if s.Sim.IsUp(4) || slices.Contains(s.Brokers, 4) {
+		t.Fatal("the spare b4 runs, or is a member, before add-broker")
+	}
+	if ok, _ := isRegistered(s, 4); ok {
+		t.Fatal("the spare b4 is registered before add-broker")
+	}
+	s.Sim.Run(40 * time.Second)
+	if ok, fenced := isRegistered(s, 4); !ok || fenced {
+		t.Fatalf("b4 after add-broker: registered %v, fenced %v", ok, fenced)
+	}
+	if h := hosts(s, 4); len(h) != 0 || !slices.Contains(s.Brokers, 4) {
+		t.Fatalf("b4 holds %v before any reassignment (members %v)", h, s.Brokers)
+	}
+	s.Sim.Run(70 * time.Second)
+	ps, _ := s.Partition(model.TP("t", 0))
+	if !slices.Equal(ps.Replicas, []model.BrokerID{4, 2, 3}) || !slices.Contains(ps.ISR, 4) {
+		t.Fatalf("t/0 after the reassignment onto b4: %v", ps)
+	}
+}
+
+// TestDecommissionMovesThenUnregisters: decommissioning b1 of four moves
+// each of its replicas to the broker that has none of that partition,
+// stops it and unregisters it; the writes acknowledged before and during
+// it are all on the brokers that remain.
+func TestDecommissionMovesThenUnregisters(t *testing.T) {
+	s, nem := membersCluster(t, 4, 0, "at 30s decommission b1\n")
+	if len(hosts(s, 1)) == 0 {
+		t.Fatal("b1 hosts nothing to move")
+	}
+	s.Sim.Run(80 * time.Second)
+	if h := hosts(s, 1); len(h) != 0 {
+		t.Fatalf("b1 still hosts %v", h)
+	}
+	if ok, _ := isRegistered(s, 1); ok || s.Sim.IsUp(1) {
+		t.Fatalf("b1 after its decommission: registered %v, up %v", ok, s.Sim.IsUp(1))
+	}
+	if slices.Contains(s.Brokers, 1) || !slices.Equal(s.Retired, []model.BrokerID{1}) {
+		t.Fatalf("members %v, retired %v", s.Brokers, s.Retired)
+	}
+	for _, ps := range s.ControllerNode().Partitions() {
+		if len(ps.Replicas) != 3 || len(ps.ISR) != 3 {
+			t.Errorf("%v after the decommission: %v", ps.TP, ps)
+		}
+	}
+	nem.Heal()
+	s.Sim.Run(s.Sim.Now() + 5*time.Second)
+	if s.Sim.IsUp(1) {
+		t.Fatal("the heal restarted the decommissioned b1")
+	}
+	log := fmt.Sprint(nem.Log())
+	if !strings.Contains(log, "decommission b1 -> b10") || strings.Contains(log, "refused") {
+		t.Fatalf("fault log: %s", log)
+	}
+}
+
+// TestDecommissionRefusedBelowReplicationFactor: with as many brokers as
+// replicas, a decommission is refused INVALID_REPLICATION_FACTOR and the
+// broker keeps running and hosting its replicas.
+func TestDecommissionRefusedBelowReplicationFactor(t *testing.T) {
+	s, nem := membersCluster(t, 3, 0, "at 30s decommission b1\n")
+	s.Sim.Run(60 * time.Second)
+	if !s.Sim.IsUp(1) || len(hosts(s, 1)) == 0 || !slices.Contains(s.Brokers, 1) {
+		t.Fatal("a refused decommission stopped b1 or moved its replicas")
+	}
+	if log := fmt.Sprint(nem.Log()); !strings.Contains(log, "INVALID_REPLICATION_FACTOR") {
+		t.Fatalf("fault log: %s", log)
+	}
+}
+
+// TestCrashedBrokerDecommissionedStaysDown: a broker decommissioned while
+// a crash window holds it down is moved off from its replicas'
+// followers, unregistered, and neither the window's end nor the heal
+// restarts it.
+func TestCrashedBrokerDecommissionedStaysDown(t *testing.T) {
+	s, nem := membersCluster(t, 4, 0, "from 30s to 70s crash b2\nat 31s decommission b2\n")
+	s.Sim.Run(90 * time.Second)
+	if s.Sim.IsUp(2) {
+		t.Fatal("the window's end restarted the decommissioned b2")
+	}
+	if ok, _ := isRegistered(s, 2); ok || len(hosts(s, 2)) != 0 {
+		t.Fatalf("b2: registered %v, hosts %v", ok, hosts(s, 2))
+	}
+	nem.Heal()
+	s.Sim.Run(s.Sim.Now() + 5*time.Second)
+	if s.Sim.IsUp(sim.NodeID(2)) {
+		t.Fatal("the heal restarted the decommissioned b2")
+	}
+}
+
+// TestMembershipLinesCheckedAgainstTheCluster: schedule lines naming a
+// spare the cluster lacks, a broker added twice, one decommissioned twice
+// or a decommission below the replication factor are refused before the
+// run, as file:line: reason; a good file passes.
+func TestMembershipLinesCheckedAgainstTheCluster(t *testing.T) {
+	sc := growAndShrink()
+	for _, c := range []struct{ lines, want string }{
+		{"at 20s add-broker b4\nat 30s decommission b1\nat 31s reassign t/0 to b4,b2,b3\n", ""},
+		{"at 20s add-broker b5\n", "f:1: at 20s add-broker b5: no node b5 in this cluster"},
+		{"at 20s add-broker b2\n", "f:1: at 20s add-broker b2: b2 is a broker of this cluster already"},
+		{"at 20s add-broker b4\nat 21s add-broker b4\n", "f:2: at 21s add-broker b4: b4 is a broker of this cluster already"},
+		{"at 20s decommission b4\n", "f:1: at 20s decommission b4: b4 is a spare not added yet"},
+		{"at 20s decommission b1\n", "f:1: at 20s decommission b1: decommissioning b1 would leave 2 brokers, fewer than the 3 replicas"},
+		{"at 20s add-broker b4\nat 30s decommission b1\nat 40s decommission b1\n", "f:3: at 40s decommission b1: b1 is decommissioned already"},
+		{"at 20s reassign t/0 to b4,b2,b3\n", "f:1: at 20s reassign t/0 to b4,b2,b3: b4 is a spare not added yet"},
+	} {
+		s, lines, err := faults.ParseLines(strings.NewReader(c.lines), "f")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = CheckSchedule(sc, 1, nil, ScheduleFile{Name: "f", Schedule: s, Lines: lines})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q refused: %v", c.lines, err)
+		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
+			t.Errorf("%q: got %v, want %s...", c.lines, err, c.want)
+		}
+	}
+}
