@@ -51,9 +51,9 @@ const decommissionLooksMax = 600
 type decommissionStep uint8
 
 const (
-	stepMoving       decommissionStep = iota // replicas still to move off
-	stepStopping                             // stopped for good, waiting until it is down
-	stepUnregistering                        // down: UnregisterBroker until it is gone
+	stepMoving        decommissionStep = iota // replicas still to move off
+	stepStopping                              // stopped for good, waiting until it is down
+	stepUnregistering                         // down: UnregisterBroker until it is gone
 	stepDone
 )
 
