@@ -32,14 +32,15 @@ import (
 // world's answer, the event's note.
 
 // MemberOperator is a World that runs membership operations. Each call
-// returns the active controller (NoBroker when there is none) and its
-// answer; AddBroker answers NoError once the spare is started, and
-// Decommission once the first reassignments are handed to the controller
-// (the rest of the script runs on, in the world). retire is called when
-// the broker is stopped for good, so that the nemesis leaves it down.
+// returns the node that answered (the active controller, NoBroker when
+// there is none) and its answer; AddBroker answers NoError once the spare
+// is started, and Decommission once its script has started (it runs on,
+// in the world). The script tells the nemesis its steps through
+// progress: each is a line of the fault log, and the one with retire set
+// is the broker stopped for good, which the nemesis then leaves down.
 type MemberOperator interface {
 	AddBroker(id model.BrokerID) (model.BrokerID, model.ErrorCode)
-	Decommission(id model.BrokerID, retire func()) (model.BrokerID, model.ErrorCode)
+	Decommission(id model.BrokerID, progress func(step string, retire bool)) (model.BrokerID, model.ErrorCode)
 }
 
 // isMemberArgs reports whether a takes a membership operation's argument.
@@ -77,7 +78,12 @@ func (n *Nemesis) operateMember(f Fault) (model.BrokerID, model.ErrorCode) {
 		}
 		return ctrl, code
 	case KindDecommission:
-		return op.Decommission(id, func() { n.retire(id) })
+		return op.Decommission(id, func(step string, retire bool) {
+			if retire {
+				n.retire(id)
+			}
+			n.log = append(n.log, Event{Time: n.s.Now(), Edge: EdgeAt, Fault: f, Nodes: []model.BrokerID{id}, Note: step})
+		})
 	}
 	panic("faults: not a membership operation: " + string(f.Kind))
 }

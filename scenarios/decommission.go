@@ -59,10 +59,10 @@ const (
 
 // decommission is one broker's decommission script.
 type decommission struct {
-	id     model.BrokerID
-	step   decommissionStep
-	looks  int
-	retire func()
+	id       model.BrokerID
+	step     decommissionStep
+	looks    int
+	progress func(step string, retire bool)
 }
 
 var _ faults.MemberOperator = world{}
@@ -87,7 +87,7 @@ func (w world) AddBroker(id model.BrokerID) (model.BrokerID, model.ErrorCode) {
 // (ReplicationControlManager.validateManualPartitionAssignment needs that
 // many registered brokers, and CreateTopics answers a replication factor
 // above them so).
-func (w world) Decommission(id model.BrokerID, retire func()) (model.BrokerID, model.ErrorCode) {
+func (w world) Decommission(id model.BrokerID, progress func(string, bool)) (model.BrokerID, model.ErrorCode) {
 	s := w.s
 	return w.admin(func(c *controller.Controller) model.ErrorCode {
 		if !slices.Contains(s.Brokers, id) || s.decommissioning[id] || !registered(c, id) {
@@ -100,7 +100,7 @@ func (w world) Decommission(id model.BrokerID, retire func()) (model.BrokerID, m
 			s.decommissioning = map[model.BrokerID]bool{}
 		}
 		s.decommissioning[id] = true
-		d := &decommission{id: id, retire: retire}
+		d := &decommission{id: id, progress: progress}
 		s.Sim.At(s.Sim.Now(), "decommission "+id.String(), func() { s.decommissionLook(d) })
 		return model.NoError
 	})
@@ -117,7 +117,7 @@ func (s *Scripted) decommissionLook(d *decommission) {
 		return
 	}
 	if d.looks >= decommissionLooksMax {
-		s.Sim.At(s.Sim.Now(), "decommission "+d.id.String()+" gave up", func() {})
+		d.progress("gave up after "+(decommissionPoll*decommissionLooksMax).String(), false)
 		return
 	}
 	s.Sim.At(s.Sim.Now()+decommissionPoll, "decommission "+d.id.String(), func() { s.decommissionLook(d) })
@@ -132,17 +132,19 @@ func (s *Scripted) decommissionStep(c *controller.Controller, d *decommission) {
 	switch d.step {
 	case stepMoving:
 		d.step = stepStopping
-		d.retire()
+		d.progress("no replica left on it: stopped for good (controlled shutdown)", true)
 		s.Cluster.Retire(d.id)
 		s.Sim.Shutdown(nid)
 	case stepStopping:
 		if !s.Sim.IsUp(nid) && !s.Sim.IsStopping(nid) {
 			d.step = stepUnregistering
+			d.progress("down: UnregisterBroker", false)
 			c.UnregisterBroker(nil, d.id)
 		}
 	case stepUnregistering:
 		if !registered(c, d.id) {
 			d.step = stepDone
+			d.progress("unregistered: decommissioned", false)
 			return
 		}
 		c.UnregisterBroker(nil, d.id)

@@ -84,10 +84,31 @@ func TestAddBrokerJoinsEmpty(t *testing.T) {
 // it are all on the brokers that remain.
 func TestDecommissionMovesThenUnregisters(t *testing.T) {
 	s, nem := membersCluster(t, 4, 0, "at 30s decommission b1\n")
-	if len(hosts(s, 1)) == 0 {
+	hosted := hosts(s, 1)
+	if len(hosted) == 0 {
 		t.Fatal("b1 hosts nothing to move")
 	}
 	s.Sim.Run(80 * time.Second)
+	// Each move off b1 is a replica-set change the reassignment checker
+	// reads (checkers/reassignment.go), and each left the replicas that
+	// stay in the ISR.
+	var removedFrom []model.TopicPartition
+	for _, o := range s.Observed.Assignments {
+		if slices.Contains(o.Before, 1) && !slices.Contains(o.Replicas, 1) {
+			removedFrom = append(removedFrom, o.TP)
+			for _, r := range o.Replicas {
+				if !slices.Contains(o.ISR, r) {
+					t.Errorf("%v: b1 removed with %v outside the ISR %v", o.TP, r, o.ISR)
+				}
+			}
+		}
+	}
+	if !slices.Equal(removedFrom, hosted) {
+		t.Fatalf("removals of b1 observed on %v, want %v", removedFrom, hosted)
+	}
+	if rs := s.Replicas(hosted[0]); !slices.ContainsFunc(rs, func(r fixture.Replica) bool { return r.Broker == 1 }) {
+		t.Fatalf("the decommissioned b1's log of %v is not read at the end: %v", hosted[0], rs)
+	}
 	if h := hosts(s, 1); len(h) != 0 {
 		t.Fatalf("b1 still hosts %v", h)
 	}
@@ -174,5 +195,24 @@ func TestMembershipLinesCheckedAgainstTheCluster(t *testing.T) {
 		case c.want != "" && (err == nil || !strings.HasPrefix(err.Error(), c.want)):
 			t.Errorf("%q: got %v, want %s...", c.lines, err, c.want)
 		}
+	}
+}
+
+// TestShrinkKeepsMembershipLinesValid: a shrink of a schedule with
+// membership operations tries no candidate that run -schedule would
+// refuse (a decommission left below the replication factor once its
+// add-broker is dropped); one without them is not guarded.
+func TestShrinkKeepsMembershipLinesValid(t *testing.T) {
+	sc := growAndShrink()
+	both := faults.MustParse("f", "at 20s add-broker b4\nat 30s decommission b1\n")
+	valid, err := membersGuard(sc, 1, nil, both)
+	if err != nil || valid == nil {
+		t.Fatalf("guard: %v", err)
+	}
+	if !valid(both) || !valid(both[:1]) || valid(both[1:]) {
+		t.Fatalf("guard: both %v, add only %v, decommission only %v", valid(both), valid(both[:1]), valid(both[1:]))
+	}
+	if g, _ := membersGuard(sc, 1, nil, faults.MustParse("f", "from 20s to 25s crash b1\n")); g != nil {
+		t.Fatal("a schedule without membership operations is guarded")
 	}
 }

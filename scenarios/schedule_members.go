@@ -6,6 +6,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/sim"
 )
 
 // memberCheck follows a schedule file's membership operations line by
@@ -75,4 +76,37 @@ func orNone(ids []model.BrokerID) string {
 		return "none"
 	}
 	return idList(ids)
+}
+
+// membersGuard is, for a shrink of a schedule with membership operations,
+// the check that a candidate's membership lines are ones CheckSchedule
+// accepts, so that a shrunk file replays with run -schedule: dropping an
+// add-broker may otherwise leave a decommission below the replication
+// factor, or a reassignment onto a spare never added. It is nil for a
+// schedule without any, which then shrinks as it always did.
+func membersGuard(sc Scenario, seed uint64, set []string, orig faults.Schedule) (func(faults.Schedule) bool, error) {
+	if !slices.ContainsFunc(orig, func(f faults.Fault) bool {
+		return f.Kind == faults.KindAddBroker || f.Kind == faults.KindDecommission
+	}) {
+		return nil, nil
+	}
+	sc, set = resolve(sc, seed, set)
+	kc, err := ConfigFor(sc, set)
+	if err != nil {
+		return nil, err
+	}
+	s, err := NewScripted(fixtureOptions(sc, seed, kc, sim.Config{}))
+	if err != nil {
+		return nil, err
+	}
+	base := newMemberCheck(s)
+	return func(cand faults.Schedule) bool {
+		m := &memberCheck{members: slices.Clone(base.members), spares: slices.Clone(base.spares), rf: base.rf}
+		for _, f := range cand {
+			if m.line(f) != "" {
+				return false
+			}
+		}
+		return true
+	}, nil
 }
