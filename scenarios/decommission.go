@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"kafkasim/faults"
@@ -101,6 +102,7 @@ func (w world) Decommission(id model.BrokerID, progress func(string, bool)) (mod
 		}
 		s.decommissioning[id] = true
 		d := &decommission{id: id, progress: progress}
+		s.decommissions = append(s.decommissions, d)
 		s.Sim.At(s.Sim.Now(), "decommission "+id.String(), func() { s.decommissionLook(d) })
 		return model.NoError
 	})
@@ -252,4 +254,26 @@ func withoutAll(xs, drop []model.BrokerID) []model.BrokerID {
 		}
 	}
 	return out
+}
+
+// stepNames say where a script stands, for a liveness report.
+var stepNames = [...]string{
+	stepMoving:        "its replicas still moving off",
+	stepStopping:      "stopping",
+	stepUnregistering: "down, not yet unregistered",
+	stepDone:          "done",
+}
+
+// decommissionStuck is the liveness phase's look at the decommissions: a
+// script started before the heal must finish within the bound, as the
+// reassignments it waits for and the controller it asks are whole again;
+// "" when every one has.
+func (s *Scripted) decommissionStuck() string {
+	var stuck []string
+	for _, d := range s.decommissions {
+		if d.step != stepDone {
+			stuck = append(stuck, "decommission of "+d.id.String()+" not finished: "+stepNames[d.step])
+		}
+	}
+	return strings.Join(stuck, "; ")
 }

@@ -216,3 +216,17 @@ func TestShrinkKeepsMembershipLinesValid(t *testing.T) {
 		t.Fatal("a schedule without membership operations is guarded")
 	}
 }
+
+// TestLivenessWaitsForADecommission: a decommission script that has not
+// finished keeps the cluster from counting as converged, and says where
+// it stands; a finished one does not.
+func TestLivenessWaitsForADecommission(t *testing.T) {
+	s := &Scripted{decommissions: []*decommission{{id: 2, step: stepDone}, {id: 3, step: stepUnregistering}}}
+	if got := s.decommissionStuck(); got != "decommission of b3 not finished: down, not yet unregistered" {
+		t.Fatalf("stuck: %q", got)
+	}
+	s.decommissions[1].step = stepDone
+	if got := s.decommissionStuck(); got != "" {
+		t.Fatalf("stuck after both finished: %q", got)
+	}
+}

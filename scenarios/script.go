@@ -32,6 +32,8 @@ type Scripted struct {
 	// decommissioning are the brokers a decommission script runs for
 	// (decommission.go), from its start on.
 	decommissioning map[model.BrokerID]bool
+	// decommissions are those scripts, in the order they started.
+	decommissions []*decommission
 }
 
 // NewScripted builds, starts and readies the fixture, on the safe
