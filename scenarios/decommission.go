@@ -172,12 +172,20 @@ func (s *Scripted) moveOff(c *controller.Controller, id model.BrokerID) int {
 			continue // moving off already: wait for it to complete
 		}
 		target := withoutAll(ps.Replicas, removing[ps.TP])
-		to, ok := s.target(c, id, ps.Replicas, load)
-		if !ok {
+		to, ok := s.target(c, id, target, load)
+		switch {
+		case ok:
+			target[slices.Index(target, id)] = to
+		case len(target) > int(s.Config.Broker.DefaultReplicationFactor):
+			// More replicas than the replication factor (a cancelled
+			// reassignment that had replaced another keeps the first
+			// one's new replicas: KIP-455 reverts only the last) and no
+			// broker to take this one: it goes without a replacement.
+			target = slices.DeleteFunc(target, func(b model.BrokerID) bool { return b == id })
+		default:
 			continue // no broker to take it now (fenced ones): next look
 		}
-		target[slices.Index(target, id)] = to
-		if c.AlterPartitionReassignment(nil, ps.TP, target) == model.NoError {
+		if c.AlterPartitionReassignment(nil, ps.TP, target) == model.NoError && ok {
 			load[to]++
 		}
 	}
@@ -186,8 +194,9 @@ func (s *Scripted) moveOff(c *controller.Controller, id model.BrokerID) int {
 
 // target is the broker a replica of id moves to: among the placeable
 // brokers (registered, unfenced, not being decommissioned) that are not
-// already replicas, the one with the fewest replicas, the lowest id on a
-// tie.
+// in the partition's target replicas (one a reassignment in progress is
+// removing may stay instead), the one with the fewest replicas, the
+// lowest id on a tie.
 func (s *Scripted) target(c *controller.Controller, id model.BrokerID, replicas []model.BrokerID, load map[model.BrokerID]int) (model.BrokerID, bool) {
 	best, found := model.NoBroker, false
 	for _, b := range s.placeable(c, id, true) {
@@ -272,8 +281,36 @@ func (s *Scripted) decommissionStuck() string {
 	var stuck []string
 	for _, d := range s.decommissions {
 		if d.step != stepDone {
-			stuck = append(stuck, "decommission of "+d.id.String()+" not finished: "+stepNames[d.step])
+			stuck = append(stuck, "decommission of "+d.id.String()+" not finished: "+stepNames[d.step]+s.stillHosted(d.id))
 		}
 	}
 	return strings.Join(stuck, "; ")
+}
+
+// stillHosted names, for a stuck report, the partitions that still have
+// id among their replicas, with their reassignment in progress if any.
+func (s *Scripted) stillHosted(id model.BrokerID) string {
+	c := s.ControllerNode()
+	if c == nil {
+		return ""
+	}
+	moving := map[model.TopicPartition]controller.Reassignment{}
+	for _, r := range c.ListPartitionReassignments() {
+		moving[r.TP] = r
+	}
+	var out []string
+	for _, ps := range c.Partitions() {
+		if !slices.Contains(ps.Replicas, id) {
+			continue
+		}
+		what := ps.TP.String() + " replicas " + model.ListString(ps.Replicas) + " isr " + model.ListString(ps.ISR)
+		if r, ok := moving[ps.TP]; ok {
+			what += " adding " + model.ListString(r.Adding) + " removing " + model.ListString(r.Removing)
+		}
+		out = append(out, what)
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(out, ", ") + ")"
 }

@@ -424,7 +424,7 @@ func swarmKinds(given []string, fail failFunc) ([]faults.Kind, error) {
 	if len(given) == 0 {
 		return nil, fail("swarm: give kinds (\"all\", or fault kinds)", "faults", "swarm", "kinds")
 	}
-	drawable := slices.Concat(faults.SwarmKinds(), faults.SwarmOperations(), faults.SwarmTopicOperations())
+	drawable := slices.Concat(faults.SwarmKinds(), faults.SwarmOperations(), faults.SwarmTopicOperations(), faults.SwarmMemberOperations())
 	var kinds []faults.Kind
 	for _, k := range given {
 		switch {

@@ -230,3 +230,44 @@ func TestLivenessWaitsForADecommission(t *testing.T) {
 		t.Fatalf("stuck after both finished: %q", got)
 	}
 }
+
+// TestDecommissionDropsAReplicaNoBrokerCanTake: a reassignment replaced
+// by another and then cancelled leaves t/0 with four replicas on four
+// brokers (KIP-455 reverts only the last one). Moving b1 off it finds no
+// broker that is not a replica already, so b1 goes without a
+// replacement, down to the replication factor; before, the script waited
+// for a broker that never came (members-under-chaos seeds 92400011,
+// 92400034, 92400182, 92400191).
+func TestDecommissionDropsAReplicaNoBrokerCanTake(t *testing.T) {
+	s, _ := membersCluster(t, 4, 0, "from 29s to 32s crash b4\nat 30s reassign t/0 to b4,b2,b3\nat 30s reassign t/0 to b4,b2,b1\nat 30.5s cancel-reassign t/0\n")
+	s.Sim.Run(35 * time.Second)
+	ps, _ := s.Partition(model.TP("t", 0))
+	if len(ps.Replicas) != 4 || len(s.ControllerNode().ListPartitionReassignments()) != 0 {
+		t.Fatalf("t/0 after the cancel: %v", ps)
+	}
+	s.decommissioning = map[model.BrokerID]bool{1: true}
+	s.moveOff(s.ControllerNode(), 1)
+	s.Sim.Run(40 * time.Second)
+	if ps, _ := s.Partition(model.TP("t", 0)); len(ps.Replicas) != 3 || slices.Contains(ps.Replicas, 1) {
+		t.Fatalf("t/0 after moving b1 off: %v", ps)
+	}
+}
+
+// TestDecommissionMayKeepAReplicaBeingRemoved: with t/0 reassigned from
+// b1 to b4 while b4 is down, moving b4 off it may put b1, which the
+// reassignment is removing, in b4's place; before, the script counted b1
+// as a replica already and found no broker (members-under-chaos seed
+// 92400057, where reassignments named a broker being decommissioned).
+func TestDecommissionMayKeepAReplicaBeingRemoved(t *testing.T) {
+	s, _ := membersCluster(t, 4, 0, "from 29s to 60s crash b4\nat 30s reassign t/0 to b4,b2,b3\n")
+	s.Sim.Run(32 * time.Second)
+	if r := s.ControllerNode().ListPartitionReassignments(); len(r) != 1 || !slices.Equal(r[0].Removing, []model.BrokerID{1}) {
+		t.Fatalf("reassignments: %v", r)
+	}
+	s.decommissioning = map[model.BrokerID]bool{4: true}
+	s.moveOff(s.ControllerNode(), 4)
+	s.Sim.Run(36 * time.Second)
+	if ps, _ := s.Partition(model.TP("t", 0)); slices.Contains(ps.Replicas, 4) || len(ps.Replicas) != 3 {
+		t.Fatalf("t/0 after moving b4 off: %v", ps)
+	}
+}
