@@ -130,7 +130,11 @@ func Apply(w World, s Schedule) (*Nemesis, error) {
 	_, operates := w.(Operator)
 	_, topicOps := w.(TopicOperator)
 	_, memberOps := w.(MemberOperator)
+	_, rolls := w.(RollingOperator)
 	for i, f := range s {
+		if f.Kind == KindRollingRestart && !rolls {
+			return nil, fmt.Errorf("fault %d (%s): this world runs no rolling restarts", i+1, f)
+		}
 		if isMemberArgs(specs[f.Kind].args) && !memberOps {
 			return nil, fmt.Errorf("fault %d (%s): this world runs no membership operations", i+1, f)
 		}

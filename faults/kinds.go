@@ -49,6 +49,11 @@ const (
 	// when named (SwarmMemberOperations).
 	KindAddBroker    Kind = "add-broker"   // a spare broker joins: add-broker b4
 	KindDecommission Kind = "decommission" // replicas moved off, controlled shutdown, UnregisterBroker: decommission b2
+
+	// KindRollingRestart: at only, every broker stopped cleanly and
+	// restarted in turn, each waited for until back in the ISR
+	// (rolling.go).
+	KindRollingRestart Kind = "rolling-restart"
 )
 
 // args says what a kind's text takes after its name.
@@ -68,6 +73,7 @@ const (
 	argsAlterConfig   // alter-config t min.insync.replicas=3
 
 	argsBroker // add-broker b4, decommission b2: one fixed broker id
+	argsRounds // rolling-restart 2
 )
 
 // amount says which number a kind carries and how it is written.
@@ -146,6 +152,8 @@ var specs = map[Kind]kindSpec{
 
 	KindAddBroker:    {args: argsBroker, when: whenAtOnly, swarmMember: true},
 	KindDecommission: {args: argsBroker, when: whenAtOnly, swarmMember: true},
+
+	KindRollingRestart: {args: argsRounds, when: whenAtOnly},
 }
 
 // kindOrder is the one fixed order of the kinds: Swarm draws them in it,
@@ -157,7 +165,7 @@ var kindOrder = []Kind{
 	KindReset, KindClog, KindLatency, KindSkew, KindDrift, KindResync, KindSyncLat,
 	KindElectPreferred, KindElectUnclean, KindReassign, KindCancelReassign,
 	KindCreateTopic, KindDeleteTopic, KindAddPartitions, KindAlterConfig,
-	KindAddBroker, KindDecommission,
+	KindAddBroker, KindDecommission, KindRollingRestart,
 }
 
 // AllKinds lists every fault kind in a fixed order.
@@ -203,7 +211,7 @@ func (k Kind) String() string { return string(k) }
 // than a fault.
 func (k Kind) IsOperation() bool {
 	a := specs[k].args
-	return a == argsTP || a == argsReassign || isTopicArgs(a) || isMemberArgs(a)
+	return a == argsTP || a == argsReassign || isTopicArgs(a) || isMemberArgs(a) || a == argsRounds
 }
 
 // SwarmMemberOperations lists the membership operations Swarm can draw

@@ -307,6 +307,8 @@ func (c *cursor) rest(f *Fault, spec kindSpec) error {
 		err = c.topicOperation(f, spec)
 	case argsBroker:
 		err = c.memberOperation(f)
+	case argsRounds:
+		err = c.rollingArgs(f)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", f.Kind, err)

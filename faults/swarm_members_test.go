@@ -86,3 +86,24 @@ func TestMembershipLines(t *testing.T) {
 		}
 	}
 }
+
+// The rolling-restart line: a positive number of rounds up to ten, at
+// only, nothing else.
+func TestRollingRestartLines(t *testing.T) {
+	for _, c := range []struct{ line, err string }{
+		{"at 5s rolling-restart 2", ""},
+		{"at 5s rolling-restart 0", "bad rounds"},
+		{"at 5s rolling-restart 11", "want 1 to 10 rounds"},
+		{"at 5s rolling-restart", "bad rounds"},
+		{"from 5s to 9s rolling-restart 1", "instantaneous"},
+		{"at 5s rolling-restart b1", "bad rounds"},
+	} {
+		s, err := Parse(strings.NewReader(c.line+"\n"), "f")
+		switch {
+		case c.err == "" && (err != nil || s[0].String() != c.line):
+			t.Errorf("%q: %v %v", c.line, s, err)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%q: got %v, want %q", c.line, err, c.err)
+		}
+	}
+}

@@ -41,6 +41,9 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		if stuck := s.decommissionStuck(); stuck != "" {
 			return false, stuck
 		}
+		if stuck := s.rollingStuck(); stuck != "" {
+			return false, stuck
+		}
 		// A partition Kafka's controller itself left without an electable
 		// leader (stranded.go) is not waited for.
 		stranded := s.stranded()

@@ -271,3 +271,46 @@ func TestDecommissionMayKeepAReplicaBeingRemoved(t *testing.T) {
 		t.Fatalf("t/0 after moving b4 off: %v", ps)
 	}
 }
+
+// TestRollingRestartWaitsForTheISR: a rolling restart stops each broker
+// only once the one before it is back in the ISR of every partition it
+// hosts, one broker down at a time, and logs each return.
+func TestRollingRestartWaitsForTheISR(t *testing.T) {
+	// Slow links make a restarted broker take several seconds to rejoin,
+	// longer than the script's half-second look.
+	s, nem := membersCluster(t, 3, 0, "at 30s rolling-restart 1\nfrom 30s to 90s latency b1 +300ms\nfrom 30s to 90s latency b2 +300ms\nfrom 30s to 90s latency b3 +300ms\n")
+	s.Sim.Run(30 * time.Second)
+	var stops []model.BrokerID
+	wasUp := map[model.BrokerID]bool{1: true, 2: true, 3: true}
+	for s.Sim.Now() < 90*time.Second {
+		s.Sim.Run(s.Sim.Now() + 50*time.Millisecond)
+		down := 0
+		for _, id := range []model.BrokerID{1, 2, 3} {
+			up := s.Sim.IsUp(sim.NodeID(id)) && !s.Sim.IsStopping(sim.NodeID(id))
+			if !up {
+				down++
+			}
+			if wasUp[id] && !up {
+				if len(stops) > 0 {
+					if _, back := s.backInISR(stops[len(stops)-1]); !back {
+						t.Fatalf("%v stopped at %v before %v was back in the ISR", id, s.Sim.Now(), stops[len(stops)-1])
+					}
+				}
+				stops = append(stops, id)
+			}
+			wasUp[id] = up
+		}
+		if down > 1 {
+			t.Fatalf("%d brokers down at %v", down, s.Sim.Now())
+		}
+	}
+	if !slices.Equal(stops, []model.BrokerID{1, 2, 3}) {
+		t.Fatalf("stopped %v, want b1, b2, b3 in turn", stops)
+	}
+	if log := fmt.Sprint(nem.Log()); strings.Count(log, "back in the ISR") != 3 || !strings.Contains(log, "rolling restart done") {
+		t.Fatalf("fault log: %s", log)
+	}
+	if s.rollingStuck() != "" {
+		t.Fatal(s.rollingStuck())
+	}
+}

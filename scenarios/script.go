@@ -34,6 +34,9 @@ type Scripted struct {
 	decommissioning map[model.BrokerID]bool
 	// decommissions are those scripts, in the order they started.
 	decommissions []*decommission
+	// rollings are the rolling restart scripts (rolling.go), in the
+	// order they started.
+	rollings []*rollingScript
 }
 
 // NewScripted builds, starts and readies the fixture, on the safe
