@@ -26,11 +26,12 @@ const (
 	// WriterRollingRestart: every broker shut down cleanly in turn, 5 s
 	// each, 10 s apart.
 	WriterRollingRestart = "rolling-restart"
-	// WriterRollingUpgrade: every broker shut down cleanly in turn, 5 s
-	// each, 30 s apart, so that it is back in the ISR and the controller's
-	// leader balance has given its leaderships back before the next stops;
-	// between stops, light faults (a few hundred milliseconds of latency
-	// on a broker or a clogged link) drawn from the seed.
+	// WriterRollingUpgrade: one rolling-restart line (every broker shut
+	// down cleanly in turn, restarted, and waited for until it is back in
+	// the ISR before the next stops), of as many rounds as 30 s a broker
+	// fit the safety phase; light faults (a few hundred milliseconds of
+	// latency on a broker or a clogged link) drawn from the seed, one per
+	// 30 s slot.
 	WriterRollingUpgrade = "rolling-upgrade"
 	// WriterScript: a historical bug's scripted faults (Script names the
 	// bug), written against the fixture's leaders and followers at the
