@@ -221,8 +221,9 @@ func TestShrinkKeepsMembershipLinesValid(t *testing.T) {
 // finished keeps the cluster from counting as converged, and says where
 // it stands; a finished one does not.
 func TestLivenessWaitsForADecommission(t *testing.T) {
-	s := &Scripted{decommissions: []*decommission{{id: 2, step: stepDone}, {id: 3, step: stepUnregistering}}}
-	if got := s.decommissionStuck(); got != "decommission of b3 not finished: down, not yet unregistered" {
+	s, _ := membersCluster(t, 3, 0, "")
+	s.decommissions = []*decommission{{id: 2, step: stepDone}, {id: 3, step: stepMoving}}
+	if got := s.decommissionStuck(); !strings.HasPrefix(got, "decommission of b3 not finished: its replicas still moving off (t/0 replicas [") {
 		t.Fatalf("stuck: %q", got)
 	}
 	s.decommissions[1].step = stepDone
