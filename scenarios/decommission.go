@@ -138,6 +138,14 @@ func (s *Scripted) decommissionStep(c *controller.Controller, d *decommission) {
 		s.Cluster.Retire(d.id)
 		s.Sim.Shutdown(nid)
 	case stepStopping:
+		if s.Sim.IsUp(nid) && !s.Sim.IsStopping(nid) {
+			// Running again: a window's end asked for a restart while an
+			// earlier stop was still under way, and the kernel restarted
+			// it once that stop ended (members-under-chaos 92600208).
+			// Stopped for good means stopped again.
+			s.Sim.Shutdown(nid)
+			return
+		}
 		if !s.Sim.IsUp(nid) && !s.Sim.IsStopping(nid) {
 			d.step = stepUnregistering
 			d.progress("down: UnregisterBroker", false)

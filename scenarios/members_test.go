@@ -315,3 +315,16 @@ func TestRollingRestartWaitsForTheISR(t *testing.T) {
 		t.Fatal(s.rollingStuck())
 	}
 }
+
+// TestDecommissionStopsABrokerAStopWindowRestarts: a shutdown window ends
+// while b1's controlled shutdown is still under way, so the kernel
+// restarts b1 once that stop is over; the decommission, which stopped b1
+// for good meanwhile, stops the restarted incarnation again rather than
+// waiting for ever for it to be down (members-under-chaos 92600208).
+func TestDecommissionStopsABrokerAStopWindowRestarts(t *testing.T) {
+	s, _ := membersCluster(t, 4, 0, "from 29s to 60s latency b1 +400ms\nfrom 30s to 30.1s shutdown b1\nat 30.1s decommission b1\n")
+	s.Sim.Run(120 * time.Second)
+	if ok, _ := isRegistered(s, 1); ok || s.Sim.IsUp(1) || s.decommissionStuck() != "" {
+		t.Fatalf("b1: registered %v, up %v: %s", ok, s.Sim.IsUp(1), s.decommissionStuck())
+	}
+}
