@@ -41,6 +41,11 @@ type Nemesis struct {
 	clogged  map[link]bool
 	diskOrig map[model.BrokerID]time.Duration // sync latency before any fault
 
+	// outside are the nodes that are not members of the cluster: spare
+	// brokers not yet added, decommissioned brokers (members.go). No
+	// crash, restart, window end or heal starts or stops them.
+	outside map[model.BrokerID]bool
+
 	healed bool
 }
 
@@ -124,7 +129,15 @@ func Apply(w World, s Schedule) (*Nemesis, error) {
 	}
 	_, operates := w.(Operator)
 	_, topicOps := w.(TopicOperator)
+	_, memberOps := w.(MemberOperator)
+	_, rolls := w.(RollingOperator)
 	for i, f := range s {
+		if f.Kind == KindRollingRestart && !rolls {
+			return nil, fmt.Errorf("fault %d (%s): this world runs no rolling restarts", i+1, f)
+		}
+		if isMemberArgs(specs[f.Kind].args) && !memberOps {
+			return nil, fmt.Errorf("fault %d (%s): this world runs no membership operations", i+1, f)
+		}
 		if f.Kind.IsOperation() && !operates {
 			return nil, fmt.Errorf("fault %d (%s): this world runs no operations", i+1, f)
 		}
@@ -148,6 +161,7 @@ func Apply(w World, s Schedule) (*Nemesis, error) {
 		crashed: map[model.BrokerID]bool{}, froze: map[model.BrokerID]bool{},
 		clocked: map[model.BrokerID]bool{}, clogged: map[link]bool{},
 		diskOrig: map[model.BrokerID]time.Duration{},
+		outside:  map[model.BrokerID]bool{},
 	}
 	// Each fault draws from its own stream, named for what it does (not
 	// when) and its rank among faults that do the same: dropping another
@@ -315,6 +329,9 @@ func nodeNote(ids []model.BrokerID, id model.BrokerID, note string) string {
 // ("" when it did what it says).
 func (n *Nemesis) startNode(f Fault, id model.BrokerID, win bool) string {
 	k, nid := n.s, node(id)
+	if n.outside[id] && (f.Kind == KindCrash || f.Kind == KindPowerLoss || f.Kind == KindShutdown || f.Kind == KindRestart) {
+		return "not a member of the cluster (a spare not added, or decommissioned)"
+	}
 	switch f.Kind {
 	case KindCrash, KindPowerLoss, KindShutdown:
 		if win {
@@ -434,6 +451,8 @@ func (n *Nemesis) endNode(f Fault, id model.BrokerID) (note string) {
 	case KindCrash, KindPowerLoss, KindShutdown:
 		note = release(n.down, id)
 		switch {
+		case n.outside[id]:
+			note = "decommissioned: left down"
 		case note != "":
 		case k.IsUp(nid) && !k.IsStopping(nid):
 			note = "already up"

@@ -40,7 +40,7 @@ func (f Fault) What() string {
 		b.WriteString(string(f.Kind))
 	}
 	switch spec.args {
-	case argsNode:
+	case argsNode, argsBroker:
 		b.WriteString(" " + f.Target.String())
 	case argsTwo:
 		b.WriteString(" " + f.Target.String() + " " + f.Peer.String())
@@ -50,6 +50,8 @@ func (f Fault) What() string {
 		b.WriteString(" " + f.TP.String() + " to " + replicaList(f.Replicas))
 	case argsCreateTopic, argsTopic, argsAddPartitions, argsAlterConfig:
 		b.WriteString(f.topicWhat(spec))
+	case argsRounds:
+		b.WriteString(" " + itoa32(f.Count))
 	case argsGroups:
 		for i, g := range f.Groups {
 			if i > 0 {

@@ -44,6 +44,16 @@ const (
 	KindDeleteTopic   Kind = "delete-topic"   // DeleteTopics: delete-topic u
 	KindAddPartitions Kind = "add-partitions" // CreatePartitions: add-partitions t 12 (the new total)
 	KindAlterConfig   Kind = "alter-config"   // IncrementalAlterConfigs: alter-config t min.insync.replicas=3
+
+	// Membership operations: at only (members.go). Swarm draws them only
+	// when named (SwarmMemberOperations).
+	KindAddBroker    Kind = "add-broker"   // a spare broker joins: add-broker b4
+	KindDecommission Kind = "decommission" // replicas moved off, controlled shutdown, UnregisterBroker: decommission b2
+
+	// KindRollingRestart: at only, every broker stopped cleanly and
+	// restarted in turn, each waited for until back in the ISR
+	// (rolling.go).
+	KindRollingRestart Kind = "rolling-restart"
 )
 
 // args says what a kind's text takes after its name.
@@ -61,6 +71,9 @@ const (
 	argsTopic         // delete-topic u
 	argsAddPartitions // add-partitions t 12
 	argsAlterConfig   // alter-config t min.insync.replicas=3
+
+	argsBroker // add-broker b4, decommission b2: one fixed broker id
+	argsRounds // rolling-restart 2
 )
 
 // amount says which number a kind carries and how it is written.
@@ -98,6 +111,9 @@ type kindSpec struct {
 	// it (SwarmTopicOperations); apart from swarmOp so that the swarms
 	// that draw every SwarmOperations kind draw what they drew before.
 	swarmTopic bool
+	// swarmMember: a membership operation Swarm may draw when the
+	// options name it (SwarmMemberOperations).
+	swarmMember bool
 }
 
 // specs describes every kind. Parse, Format, Validate and Swarm all read
@@ -133,6 +149,11 @@ var specs = map[Kind]kindSpec{
 	KindDeleteTopic:   {args: argsTopic, when: whenAtOnly, swarmTopic: true},
 	KindAddPartitions: {args: argsAddPartitions, when: whenAtOnly, swarmTopic: true},
 	KindAlterConfig:   {args: argsAlterConfig, when: whenAtOnly, swarmTopic: true},
+
+	KindAddBroker:    {args: argsBroker, when: whenAtOnly, swarmMember: true},
+	KindDecommission: {args: argsBroker, when: whenAtOnly, swarmMember: true},
+
+	KindRollingRestart: {args: argsRounds, when: whenAtOnly},
 }
 
 // kindOrder is the one fixed order of the kinds: Swarm draws them in it,
@@ -144,6 +165,7 @@ var kindOrder = []Kind{
 	KindReset, KindClog, KindLatency, KindSkew, KindDrift, KindResync, KindSyncLat,
 	KindElectPreferred, KindElectUnclean, KindReassign, KindCancelReassign,
 	KindCreateTopic, KindDeleteTopic, KindAddPartitions, KindAlterConfig,
+	KindAddBroker, KindDecommission, KindRollingRestart,
 }
 
 // AllKinds lists every fault kind in a fixed order.
@@ -189,7 +211,20 @@ func (k Kind) String() string { return string(k) }
 // than a fault.
 func (k Kind) IsOperation() bool {
 	a := specs[k].args
-	return a == argsTP || a == argsReassign || isTopicArgs(a)
+	return a == argsTP || a == argsReassign || isTopicArgs(a) || isMemberArgs(a) || a == argsRounds
+}
+
+// SwarmMemberOperations lists the membership operations Swarm can draw
+// beside the faults, in the fixed order: add-broker, decommission. A
+// swarm draws them only when its Kinds name them.
+func SwarmMemberOperations() []Kind {
+	var out []Kind
+	for _, k := range kindOrder {
+		if specs[k].swarmMember {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // SwarmTopicOperations lists the topic operations Swarm can draw beside

@@ -47,6 +47,9 @@ func (n *Nemesis) Heal() {
 	}
 	clear(n.paused)
 	for _, id := range sortedIDs(n.crashed) {
+		if n.outside[id] {
+			continue // decommissioned (retire forgets it anyway)
+		}
 		if !k.IsUp(node(id)) || k.IsStopping(node(id)) {
 			k.Restart(node(id)) // one still stopping restarts once it is down
 			back = append(back, id)

@@ -80,6 +80,15 @@ func (f Fault) validateOperation(spec kindSpec) error {
 	if err := f.validateTopicOperation(spec); err != nil || isTopicArgs(spec.args) {
 		return err
 	}
+	if spec.args == argsRounds {
+		return f.validateRolling()
+	}
+	if isMemberArgs(spec.args) {
+		if f.TP != (model.TopicPartition{}) || f.Replicas != nil {
+			return fmt.Errorf("%s takes no partition or replicas", f.Kind)
+		}
+		return f.validateMemberOperation()
+	}
 	if !f.Kind.IsOperation() {
 		if f.TP != (model.TopicPartition{}) || f.Replicas != nil {
 			return fmt.Errorf("%s takes no partition or replicas", f.Kind)
@@ -126,6 +135,10 @@ func (n *Nemesis) operate(a *armed, edge Edge) {
 		ctrl, code = op.Reassign(f.TP, slices.Clone(f.Replicas))
 	case KindCancelReassign:
 		ctrl, code = op.Reassign(f.TP, nil)
+	case KindAddBroker, KindDecommission:
+		ctrl, code = n.operateMember(f)
+	case KindRollingRestart:
+		ctrl, code = n.operateRolling(a)
 	default:
 		ctrl, code = n.operateTopic(f)
 	}

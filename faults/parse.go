@@ -305,6 +305,10 @@ func (c *cursor) rest(f *Fault, spec kindSpec) error {
 		err = c.operation(f, spec)
 	case argsCreateTopic, argsTopic, argsAddPartitions, argsAlterConfig:
 		err = c.topicOperation(f, spec)
+	case argsBroker:
+		err = c.memberOperation(f)
+	case argsRounds:
+		err = c.rollingArgs(f)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %v", f.Kind, err)

@@ -130,7 +130,7 @@ func (f Fault) Validate() error {
 	if err := f.validateOperation(spec); err != nil {
 		return err
 	}
-	needTarget := spec.args == argsNode || spec.args == argsTwo
+	needTarget := spec.args == argsNode || spec.args == argsTwo || spec.args == argsBroker
 	if needTarget == f.Target.IsZero() {
 		return fmt.Errorf("%s: %s", f.Kind, argsWant(spec.args, "target"))
 	}
@@ -202,6 +202,11 @@ func argsWant(a args, field string) string {
 		return "needs a node"
 	case argsTwo:
 		return "needs two nodes"
+	case argsBroker:
+		if field == "peer" {
+			return "takes one broker"
+		}
+		return "needs a broker, as in b4"
 	}
 	return "takes no node"
 }

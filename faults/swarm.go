@@ -85,7 +85,10 @@ type Shape struct {
 	// ReplicationFactor is how many replicas a drawn reassignment names
 	// (0: three, or every broker when there are fewer).
 	ReplicationFactor int
-	_                 struct{}
+	// Spares are the spare brokers add-broker may start, in id order
+	// (SwarmMemberOperations).
+	Spares []model.BrokerID
+	_      struct{}
 }
 
 // perKindMax bounds the faults of one kind in one schedule, whatever the
@@ -120,7 +123,7 @@ func (o SwarmOptions) withDefaults() SwarmOptions {
 // phase. Swarm panics on a kind it cannot draw (a programmer's error).
 func Swarm(seed uint64, opts SwarmOptions, shape Shape) Schedule {
 	for _, k := range opts.Kinds {
-		if !specs[k].swarm && !specs[k].swarmOp && !specs[k].swarmTopic {
+		if !specs[k].swarm && !specs[k].swarmOp && !specs[k].swarmTopic && !specs[k].swarmMember {
 			panic(fmt.Sprintf("faults: Swarm cannot draw kind %q (see SwarmKinds and SwarmOperations)", string(k)))
 		}
 	}
@@ -149,6 +152,8 @@ type drawer struct {
 	r     *rand.Rand
 	o     SwarmOptions
 	shape Shape
+	// gone are the brokers decommission drew (members.go).
+	gone map[model.BrokerID]bool
 }
 
 func (d *drawer) kind(k Kind) Schedule {
@@ -195,6 +200,10 @@ func (d *drawer) kind(k Kind) Schedule {
 			}
 		case argsCreateTopic, argsTopic, argsAddPartitions, argsAlterConfig:
 			if !d.topicOperation(&f, spec) {
+				return out
+			}
+		case argsBroker:
+			if !d.memberOperation(&f, len(out)) {
 				return out
 			}
 		}

@@ -111,7 +111,8 @@ func checkTopicName(name string) error {
 // other kind has none of them.
 func (f Fault) validateTopicOperation(spec kindSpec) error {
 	if !isTopicArgs(spec.args) {
-		if f.Topic != "" || f.Count != 0 || f.RF != 0 || f.Config != (model.ConfigEntry{}) {
+		count := f.Count != 0 && spec.args != argsRounds // rolling-restart's rounds
+		if f.Topic != "" || count || f.RF != 0 || f.Config != (model.ConfigEntry{}) {
 			return fmt.Errorf("%s takes no topic, count or config", f.Kind)
 		}
 		return nil

@@ -41,6 +41,9 @@ type Experiment struct {
 type ExperimentCluster struct {
 	Brokers     int `toml:"brokers,omitzero"`     // default 3
 	Controllers int `toml:"controllers,omitzero"` // default 3
+	// SpareBrokers are brokers built and left down, ids following the
+	// brokers', for add-broker lines to start (0 to 4; default 0).
+	SpareBrokers int `toml:"spare_brokers,omitzero"`
 	// DiskWriteback is how long unsynced writes wait in the page cache
 	// ("never": until a sync); default 30 s.
 	DiskWriteback Duration `toml:"disk_writeback,omitzero"`

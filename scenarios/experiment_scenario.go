@@ -15,6 +15,7 @@ import (
 
 	"kafkasim/faults"
 	"kafkasim/model"
+	"kafkasim/scenarios/fixture"
 	"kafkasim/sim"
 )
 
@@ -241,6 +242,10 @@ func (e Experiment) mapCluster(sc *Scenario, fail failFunc) (brokers int, err er
 	if c.Brokers < 0 || c.Brokers > experimentBrokersMax {
 		return 0, fail(fmt.Sprintf("brokers = %d: want 1 to %d (default 3)", c.Brokers, experimentBrokersMax), "cluster", "brokers")
 	}
+	if c.SpareBrokers < 0 || c.SpareBrokers > fixture.SpareBrokersMax {
+		return 0, fail(fmt.Sprintf("spare_brokers = %d: want 0 to %d", c.SpareBrokers, fixture.SpareBrokersMax), "cluster", "spare_brokers")
+	}
+	sc.SpareBrokers = c.SpareBrokers
 	if c.Controllers < 0 || c.Controllers > experimentControllersMax {
 		return 0, fail(fmt.Sprintf("controllers = %d: want 1 to %d (default 3)", c.Controllers, experimentControllersMax), "cluster", "controllers")
 	}
@@ -419,7 +424,7 @@ func swarmKinds(given []string, fail failFunc) ([]faults.Kind, error) {
 	if len(given) == 0 {
 		return nil, fail("swarm: give kinds (\"all\", or fault kinds)", "faults", "swarm", "kinds")
 	}
-	drawable := slices.Concat(faults.SwarmKinds(), faults.SwarmOperations(), faults.SwarmTopicOperations())
+	drawable := slices.Concat(faults.SwarmKinds(), faults.SwarmOperations(), faults.SwarmTopicOperations(), faults.SwarmMemberOperations())
 	var kinds []faults.Kind
 	for _, k := range given {
 		switch {

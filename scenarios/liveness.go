@@ -12,7 +12,9 @@ import (
 
 // liveness runs after every fault healed, until the cluster converges or
 // the bound passes; it returns "" or what was stuck. Converged means: one controller is active in the metadata quorum
-// and every broker is registered with it and unfenced (liveness_quorum.go),
+// and every broker is registered with it and unfenced (liveness_quorum.go;
+// a decommissioned broker is no longer one, and its decommission must have
+// finished: decommission.go),
 // every partition has a leader and every one of its replicas in its ISR
 // (so that replica agreement is judged among all of them), on every
 // partition a send made after the heal succeeded
@@ -34,6 +36,12 @@ func (s *Scripted) liveness(bound time.Duration) string {
 	acks.progress = progress
 	converged := func() (bool, string) {
 		if stuck := s.quorumStuck(); stuck != "" {
+			return false, stuck
+		}
+		if stuck := s.decommissionStuck(); stuck != "" {
+			return false, stuck
+		}
+		if stuck := s.rollingStuck(); stuck != "" {
 			return false, stuck
 		}
 		// A partition Kafka's controller itself left without an electable

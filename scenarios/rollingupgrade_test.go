@@ -9,13 +9,14 @@ import (
 	"kafkasim/model"
 )
 
-// TestRollingUpgradeGivesLeadershipsBack: in rolling-upgrade every broker
-// gets its leaderships back before the next one stops. Just before each
-// shutdown after the first, every partition is led by its preferred
-// replica (the first of its assignment), which only the controller's
-// automatic balance brings about (the restarted broker leads nothing
-// after its controlled shutdown). With auto.leader.rebalance.enable=false
-// the same schedule leaves partitions on other replicas.
+// TestRollingUpgradeGivesLeadershipsBack: in rolling-upgrade the
+// controller's automatic balance gives every broker its leaderships back
+// (the restarted broker leads nothing after its controlled shutdown, and
+// the rolling restart waits for the ISR only, as an operator's script
+// does): 15 s after the last broker is back (the 10 s check interval and
+// slack), every partition is led by its preferred replica, the first of
+// its assignment. With auto.leader.rebalance.enable=false the same
+// schedule leaves partitions on other replicas.
 func TestRollingUpgradeGivesLeadershipsBack(t *testing.T) {
 	sc, ok := Find("rolling-upgrade")
 	if !ok {
@@ -33,40 +34,40 @@ func TestRollingUpgradeGivesLeadershipsBack(t *testing.T) {
 		if on && !res.AsExpected {
 			t.Fatalf("rolling-upgrade seed 1: %v %s", res.Violations, res.Liveness)
 		}
-		stops := shutdownTimes(t, res.Schedule)
-		if len(stops) < 4 {
-			t.Fatalf("%d shutdowns in %q", len(stops), res.Schedule)
+		done, returns := rollingDone(t, res.FaultLog)
+		if returns != 6 {
+			t.Fatalf("%d brokers back in the ISR, want 6 (three, twice round): %q", returns, res.FaultLog)
 		}
-		imbalancedBefore := 0
-		for _, at := range stops[1:] {
-			if off := offPreferred(res.Observed, at-time.Millisecond); len(off) > 0 {
-				imbalancedBefore++
-				if on {
-					t.Errorf("balance on: before the shutdown at %v, not on their preferred replica: %v", at, off)
-				}
-			}
+		off := offPreferred(res.Observed, done+15*time.Second)
+		if on && len(off) > 0 {
+			t.Errorf("balance on: 15 s after the rolling restart, not on their preferred replica: %v", off)
 		}
-		if !on && imbalancedBefore == 0 {
-			t.Error("balance off: every partition was back on its preferred replica before every shutdown; the test cannot tell the balance from chance")
+		if !on && len(off) == 0 {
+			t.Error("balance off: every partition was back on its preferred replica; the test cannot tell the balance from chance")
 		}
 	}
 }
 
-// shutdownTimes reads the start of each "from T to U shutdown N" line.
-func shutdownTimes(t *testing.T, schedule string) []time.Duration {
+// rollingDone reads from a run's fault log when its rolling restart ended
+// and how many brokers it waited for until they were back in the ISR.
+func rollingDone(t *testing.T, log []string) (done time.Duration, returns int) {
 	t.Helper()
-	var out []time.Duration
-	for _, line := range strings.Split(schedule, "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 5 && f[0] == "from" && f[4] == "shutdown" {
-			d, err := time.ParseDuration(f[1])
+	for _, line := range log {
+		if strings.Contains(line, "rolling-restart") && strings.Contains(line, "back in the ISR") {
+			returns++
+		}
+		if strings.Contains(line, "(rolling restart done)") {
+			d, err := time.ParseDuration(strings.Fields(line)[0])
 			if err != nil {
-				t.Fatalf("schedule line %q: %v", line, err)
+				t.Fatalf("fault log line %q: %v", line, err)
 			}
-			out = append(out, d)
+			done = d
 		}
 	}
-	return out
+	if done == 0 {
+		t.Fatalf("the rolling restart did not finish: %q", log)
+	}
+	return done, returns
 }
 
 // offPreferred lists the partitions whose leader at time at (the last

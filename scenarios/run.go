@@ -313,6 +313,7 @@ func play(sc Scenario, seed uint64, kc model.Config, trace sim.Config, override 
 	if err != nil {
 		return nil, "", err
 	}
+	nem.SetOutside(s.Spares) // brokers only an add-broker starts
 	s.nemesis = nem
 	liveness := ""
 	s.cutShort = runCatching(s, func() {

@@ -72,11 +72,12 @@ func crashScenarios() []Scenario {
 		},
 		{
 			Name:        "rolling-upgrade",
-			Description: "each broker in turn stopped cleanly, restarted, back in the ISR and given its leaderships back by the controller's leader balance, with light faults between",
+			Description: "each broker in turn stopped cleanly, restarted and waited for until back in the ISR, its leaderships given back by the controller's leader balance, with light faults throughout",
 			Config:      rollingUpgradeConfig,
 			Spec:        fixture.Spec{Shape: realistic(), Groups: readersGroup},
 			Writer:      &ScheduleWriter{Kind: WriterRollingUpgrade, Stream: "rolling-upgrade"},
-			// Every broker twice: three brokers, 30 s each.
+			// Every broker twice (the rounds that 30 s a broker fit),
+			// then quiet: the script waits for the ISR, not 30 s.
 			Safety:        185 * time.Second,
 			LivenessBound: 60 * time.Second,
 		},
@@ -153,6 +154,7 @@ func swarmScenarios() []Scenario {
 			Safety:        60 * time.Second,
 			LivenessBound: 90 * time.Second,
 		},
+		growAndShrink(),
 	}
 }
 
@@ -236,23 +238,30 @@ func rollingUpgradeConfig() model.Config {
 	return kc
 }
 
-// rollingUpgrade writes WriterRollingUpgrade's schedule: each broker in
-// turn shut down cleanly for 5 s (a window restarts it once it is down),
-// the next 30 s later; between them, one light fault window of 1 to 4 s,
-// drawn from the stream: extra latency on a broker, or a clogged link
-// between two brokers. Both leave the ISR alone (300 ms is far below
-// replica.lag.time.max.ms), so every restarted broker rejoins.
+// rollingUpgrade writes WriterRollingUpgrade's schedule: 5 s after
+// readiness, one rolling-restart line (rolling.go) of as many rounds as
+// 30 s slots per broker fit the safety phase (two in rolling-upgrade's 185
+// s): each broker in turn shut down cleanly, restarted 5 s after it is
+// down, and waited for until it is back in the ISR of its partitions
+// before the next stops, as an operator's script waits; and, one per
+// slot, a light fault window of 1 to 4 s, drawn from the stream: extra
+// latency on a broker, or a clogged link between two brokers. Both leave
+// the ISR alone (300 ms is far below replica.lag.time.max.ms), so every
+// restarted broker rejoins. The slots are the fixed 30 s the script
+// waited before it waited for the ISR, so the light faults are the ones
+// the same seed drew then.
 func rollingUpgrade(stream string) func(s *Scripted) faults.Schedule {
 	return func(s *Scripted) faults.Schedule {
 		r := s.Sim.Rand("scenario/" + stream)
 		var b strings.Builder
-		t := s.ready + 5*time.Second
-		for t+30*time.Second <= s.safety {
-			for _, id := range s.Brokers {
+		start := s.ready + 5*time.Second
+		slots := 0
+		for t := start; t+30*time.Second <= s.safety; {
+			for range s.Brokers {
 				if t+30*time.Second > s.safety {
 					break
 				}
-				fmt.Fprintf(&b, "from %v to %v shutdown %v\n", t, t+5*time.Second, id)
+				slots++
 				at := t + 12*time.Second + time.Duration(r.IntN(10_000))*time.Millisecond
 				end := at + time.Second + time.Duration(r.IntN(3_000))*time.Millisecond
 				a := s.Brokers[r.IntN(len(s.Brokers))]
@@ -264,6 +273,9 @@ func rollingUpgrade(stream string) func(s *Scripted) faults.Schedule {
 				}
 				t += 30 * time.Second
 			}
+		}
+		if rounds := slots / len(s.Brokers); rounds > 0 {
+			return faults.MustParse(stream, fmt.Sprintf("at %v rolling-restart %d\n", start, rounds)+b.String())
 		}
 		return faults.MustParse(stream, b.String())
 	}

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"kafkasim/faults"
@@ -65,6 +64,7 @@ func CheckSchedule(sc Scenario, seed uint64, set []string, file ScheduleFile) (w
 	for _, id := range s.Sim.Nodes() {
 		nodes[model.BrokerID(id)] = true
 	}
+	members := newMemberCheck(s)
 	for i, f := range file.Schedule {
 		if f.At < ready {
 			return nil, fmt.Errorf("%s: %s is before the cluster of %s is ready at %v with seed %d; faults start from then", at(i), f, sc.Name, ready, seed)
@@ -74,10 +74,8 @@ func CheckSchedule(sc Scenario, seed uint64, set []string, file ScheduleFile) (w
 				return nil, fmt.Errorf("%s: %s: %s", at(i), f, reason)
 			}
 		}
-		for _, id := range f.Replicas {
-			if !slices.Contains(s.Brokers, id) {
-				return nil, fmt.Errorf("%s: %s: no broker %v in this cluster (brokers %s)", at(i), f, id, idList(s.Brokers))
-			}
+		if reason := members.line(f); reason != "" {
+			return nil, fmt.Errorf("%s: %s: %s", at(i), f, reason)
 		}
 	}
 	for i, f := range file.Schedule {

@@ -29,6 +29,14 @@ type Scripted struct {
 	// cutShort says why the run stopped before its end (a panic, the
 	// event limit: panic.go); nil for a run that finished.
 	cutShort *cutShort
+	// decommissioning are the brokers a decommission script runs for
+	// (decommission.go), from its start on.
+	decommissioning map[model.BrokerID]bool
+	// decommissions are those scripts, in the order they started.
+	decommissions []*decommission
+	// rollings are the rolling restart scripts (rolling.go), in the
+	// order they started.
+	rollings []*rollingScript
 }
 
 // NewScripted builds, starts and readies the fixture, on the safe

@@ -85,8 +85,15 @@ func Shrink(sc Scenario, seed uint64, set []string, runsMax int) (ShrinkResult, 
 	if err != nil {
 		return ShrinkResult{}, fmt.Errorf("the run's own schedule does not parse: %w", err)
 	}
+	valid, err := membersGuard(sc, seed, set, orig)
+	if err != nil {
+		return ShrinkResult{}, err
+	}
 	var runErr error
 	fails := func(s faults.Schedule) bool {
+		if valid != nil && !valid(s) {
+			return false // a file run -schedule would refuse
+		}
 		r, err := Run(sc, seed, Options{Set: set, Schedule: &s, LinearizabilityBudget: -1})
 		if err != nil {
 			runErr = err

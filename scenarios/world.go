@@ -144,7 +144,7 @@ func (s *Scripted) shape() faults.Shape {
 		tps = append(slices.Clone(s.TPs), coord...)
 	}
 	return faults.Shape{Brokers: s.Brokers, Controllers: s.Cluster.Controllers, Partitions: tps,
-		ReplicationFactor: int(s.Config.Broker.DefaultReplicationFactor)}
+		ReplicationFactor: int(s.Config.Broker.DefaultReplicationFactor), Spares: s.Spares}
 }
 
 // RackNodes is the fixture's (rack r1).

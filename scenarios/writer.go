@@ -26,11 +26,12 @@ const (
 	// WriterRollingRestart: every broker shut down cleanly in turn, 5 s
 	// each, 10 s apart.
 	WriterRollingRestart = "rolling-restart"
-	// WriterRollingUpgrade: every broker shut down cleanly in turn, 5 s
-	// each, 30 s apart, so that it is back in the ISR and the controller's
-	// leader balance has given its leaderships back before the next stops;
-	// between stops, light faults (a few hundred milliseconds of latency
-	// on a broker or a clogged link) drawn from the seed.
+	// WriterRollingUpgrade: one rolling-restart line (every broker shut
+	// down cleanly in turn, restarted, and waited for until it is back in
+	// the ISR before the next stops), of as many rounds as 30 s a broker
+	// fit the safety phase; light faults (a few hundred milliseconds of
+	// latency on a broker or a clogged link) drawn from the seed, one per
+	// 30 s slot.
 	WriterRollingUpgrade = "rolling-upgrade"
 	// WriterScript: a historical bug's scripted faults (Script names the
 	// bug), written against the fixture's leaders and followers at the
@@ -42,11 +43,15 @@ const (
 	// Start+Spread after readiness and lasting WindowMin to WindowMax,
 	// each drawn to the millisecond. The leader-loss study is written so.
 	WriterOnce = "once"
+	// WriterGrowAndShrink: every spare broker added, some partitions
+	// reassigned onto the spares, one original broker decommissioned,
+	// under light faults drawn from the seed (growshrink.go).
+	WriterGrowAndShrink = "grow-and-shrink"
 )
 
 // WriterKinds lists the ScheduleWriter kinds.
 func WriterKinds() []string {
-	return []string{WriterSpaced, WriterMembers, WriterZombie, WriterRollingRestart, WriterRollingUpgrade, WriterScript, WriterOnce}
+	return []string{WriterSpaced, WriterMembers, WriterZombie, WriterRollingRestart, WriterRollingUpgrade, WriterScript, WriterOnce, WriterGrowAndShrink}
 }
 
 // ScheduleWriter is a schedule writer and its parameters. Stream names the
@@ -136,6 +141,8 @@ func (w ScheduleWriter) write(s *Scripted) faults.Schedule {
 		return rollingRestart(s)
 	case WriterRollingUpgrade:
 		return rollingUpgrade(w.Stream)(s)
+	case WriterGrowAndShrink:
+		return growShrink(w.Stream)(s)
 	case WriterOnce:
 		return w.once(s, fill(spacedPlaceholders)[0])
 	case WriterScript:

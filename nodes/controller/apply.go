@@ -201,6 +201,9 @@ func (s *metadataState) apply(offset int64, r Record) {
 	case RemoveTopicRecord, CreatePartitionsRecord, ConfigRecord:
 		s.applyTopicChange(offset, r)
 
+	case UnregisterBrokerRecord:
+		s.applyUnregister(r)
+
 	default:
 		panic(fmt.Sprintf("controller: unknown record %T", r))
 	}

@@ -493,6 +493,9 @@ func (d *decoder) record() Record {
 	if r, ok := d.topicRecord(k); ok {
 		return r
 	}
+	if k == kindUnregisterBroker {
+		return UnregisterBrokerRecord{ID: model.BrokerID(d.int32()), Epoch: model.Epoch(d.int32())}
+	}
 	d.fail()
 	return nil
 }
