@@ -71,6 +71,7 @@ func (b *Broker) txnConfig() txn.Config {
 	cfg.RemoveExpiredTransactionalIDsInterval = tc.RemoveExpiredInterval
 	cfg.OffsetsTopicPartitions = b.offsetsPartitions()
 	cfg.MarkerRetryBackoff = b.cfg.Kafka.Client.RetryBackoff
+	cfg.TransactionVersion = int16(tc.Version)
 	return cfg
 }
 
