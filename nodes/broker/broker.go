@@ -326,6 +326,8 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		b.handleOffsetCommit(src, m)
 	case model.OffsetFetchRequest:
 		b.handleOffsetFetch(src, m)
+	case model.TxnOffsetCommitRequest:
+		b.handleTxnOffsetCommit(src, m)
 	// Transactions (txn_requests.go).
 	case model.AddPartitionsToTxnRequest:
 		b.handleAddPartitionsToTxn(src, m)

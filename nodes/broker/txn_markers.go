@@ -87,6 +87,7 @@ func (b *Broker) appendMarker(pm *pendingMarkers, i, j int, tp model.TopicPartit
 	batch := model.EndTxnMarkerBatch(w.ProducerID, w.ProducerEpoch, w.TransactionResult, w.CoordinatorEpoch, b.now())
 	stamped := p.log.AppendAsLeader(&batch, p.leaderEpoch, b.now())
 	b.env.Trace("txn-marker", tp.String()+" "+stamped.String())
+	b.noteOffsetsMarker(p, stamped)
 	pm.waits = append(pm.waits, markerWait{marker: i, result: j, p: p, epoch: p.leaderEpoch, required: stamped.NextOffset()})
 	b.wakeFetches(p)
 	b.maybeIncrementHW(p)
