@@ -88,6 +88,7 @@ func (b *Broker) appendMarker(pm *pendingMarkers, i, j int, tp model.TopicPartit
 	stamped := p.log.AppendAsLeader(&batch, p.leaderEpoch, b.now())
 	b.env.Trace("txn-marker", tp.String()+" "+stamped.String())
 	b.noteOffsetsMarker(p, stamped)
+	b.clearGuard(tp, stamped)
 	pm.waits = append(pm.waits, markerWait{marker: i, result: j, p: p, epoch: p.leaderEpoch, required: stamped.NextOffset()})
 	b.wakeFetches(p)
 	b.maybeIncrementHW(p)
