@@ -41,9 +41,15 @@ func replayGroupBatch(c *group.Coordinator) func(*model.Batch, model.Record) err
 	}
 }
 
+// offsetsShardServes says whether this broker's shard of the
+// __consumer_offsets partition p is loaded.
+func (b *Broker) offsetsShardServes(p *partition) bool {
+	s := b.coord.shards[p.tp.Partition]
+	return s != nil && s.p == p && !s.loading
+}
+
 // noteOffsetsMarker queues a marker just appended to p for its shard, if
-// p is a __consumer_offsets partition this broker serves, loaded or
-// loading (a loading shard replayed only what was there before).
+// p is a __consumer_offsets partition this broker serves.
 func (b *Broker) noteOffsetsMarker(p *partition, stamped *model.Batch) {
 	if p.tp.Topic != OffsetsTopic {
 		return

@@ -80,6 +80,12 @@ func (b *Broker) produce(from model.BrokerID, m *model.ProduceRequest, guard int
 		reply(model.InvalidTxnState, model.NoOffset)
 		return
 	}
+	if dup == nil && !m.Batch.IsTransactional() && m.Batch.ProducerID != model.NoProducerID && p.log.HasOngoingTxn(m.Batch.ProducerID) {
+		// ProducerAppendInfo.appendDataBatch: "Expected transactional
+		// write from producer" while its transaction is under way here.
+		reply(model.InvalidTxnState, model.NoOffset)
+		return
+	}
 	var base, required model.Offset
 	if dup != nil {
 		// A retry of a batch already in the log: answer with its
