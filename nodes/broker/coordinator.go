@@ -194,6 +194,9 @@ func (b *Broker) appendCoordinatorWrite(s *coordShard, w group.Write) {
 		return
 	}
 	s.c.WriteAppended(w.ID, next-model.Offset(len(w.Records)))
+	if w.Transactional {
+		delete(b.verify.guards[s.p.tp], w.ProducerID) // clearVerificationStateEntry
+	}
 	s.lastWritten = next
 	s.writes = append(s.writes, &coordWrite{id: w.ID, required: next, deadline: b.now() + b.cfg.Kafka.Group.OffsetCommitTimeout})
 	b.wakeFetches(s.p)

@@ -14,8 +14,34 @@ import (
 // OffsetMetadataManager.replayEndTransactionMarker). A new coordinator
 // gets the same state by replaying the partition, markers included.
 
+// handleTxnOffsetCommit serves a TxnOffsetCommit; with
+// transaction.partition.verification.enable the shard's partition is
+// first verified to be in the producer's transaction, as for a produce
+// (CoordinatorRuntime.scheduleTransactionalWriteOperation through
+// CoordinatorPartitionWriter.maybeStartTransactionVerification).
 func (b *Broker) handleTxnOffsetCommit(from model.BrokerID, m model.TxnOffsetCommitRequest) {
-	serveGroup(b, from, m.GroupID, m, (*group.Coordinator).HandleTxnOffsetCommit, (*Broker).applyEffects)
+	s := b.groupShard(from, m.GroupID, m)
+	if s == nil {
+		return
+	}
+	if !b.cfg.Kafka.Txn.PartitionVerification || m.GroupID == "" || m.TransactionalID == "" || s.p.log.HasOngoingTxn(m.ProducerID) {
+		b.applyEffects(s, s.c.HandleTxnOffsetCommit(b.now(), from, m))
+		return
+	}
+	tp := s.p.tp
+	b.verifyPartition(from, tp, m.TransactionalID, m.ProducerID, m.ProducerEpoch, func(code model.ErrorCode, guard int64) {
+		switch {
+		case code == model.NoError && !b.guardHolds(tp, m.ProducerID, guard):
+			// The transaction ended while the verification was out.
+			code = model.InvalidTxnState
+		case code == model.NoError:
+			// The write is appended within this event, before anything
+			// else can reach the partition, so the guard holds for it.
+			serveGroup(b, from, m.GroupID, m, (*group.Coordinator).HandleTxnOffsetCommit, (*Broker).applyEffects)
+			return
+		}
+		b.send(from, groupErrorResponse(m, model.CoordinatorAppendError(code))) // handleOperationException
+	})
 }
 
 // coordMarker is a marker appended to a shard's partition, waiting for

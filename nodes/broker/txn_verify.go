@@ -35,12 +35,14 @@ type verifyHost struct {
 	nextGuard int64
 }
 
-// pendingVerify is a produce waiting for its coordinator's answer.
+// pendingVerify is a request waiting for its coordinator's answer: done
+// continues it with the outcome and the guard it was started under.
 type pendingVerify struct {
-	from  model.BrokerID
-	req   *model.ProduceRequest
+	from  model.BrokerID // who sent the request that waits
 	to    model.BrokerID // the coordinator asked
+	tp    model.TopicPartition
 	guard int64
+	done  func(code model.ErrorCode, guard int64)
 }
 
 // needsVerification is maybeStartTransactionVerification's condition: a
@@ -80,8 +82,7 @@ func (b *Broker) missingVerification(p *partition, bt *model.Batch, guard int64)
 	if !b.cfg.Kafka.Txn.PartitionVerification || !bt.IsTransactional() || bt.IsControl() || p.log.HasOngoingTxn(bt.ProducerID) {
 		return false
 	}
-	g, ok := b.verify.guards[p.tp][bt.ProducerID]
-	return !ok || g != guard
+	return !b.guardHolds(p.tp, bt.ProducerID, guard)
 }
 
 // clearGuard is clearVerificationStateEntry, after a transactional batch
@@ -94,24 +95,42 @@ func (b *Broker) clearGuard(tp model.TopicPartition, bt *model.Batch) {
 }
 
 // startVerification parks the produce and asks the coordinator of its
-// transactional id; without a known coordinator it is answered at once
-// (COORDINATOR_NOT_AVAILABLE, as NOT_ENOUGH_REPLICAS).
+// transactional id.
 func (b *Broker) startVerification(from model.BrokerID, m *model.ProduceRequest, p *partition) {
-	guard := b.guardFor(p.tp, m.Batch.ProducerID)
-	coordTP := model.TP(TransactionStateTopic, model.CoordinatorPartition(m.TransactionalID, b.txnPartitions()))
+	b.verifyPartition(from, p.tp, m.TransactionalID, m.Batch.ProducerID, m.Batch.ProducerEpoch,
+		func(code model.ErrorCode, guard int64) { b.produceVerified(from, m, guard, code) })
+}
+
+// verifyPartition is maybeStartTransactionVerificationForPartition with
+// AddPartitionsToTxnManager.verifyTransaction: make the producer's guard
+// in tp and ask the transactional id's coordinator whether tp is in the
+// ongoing transaction; done gets the answer. Without a known coordinator
+// done gets COORDINATOR_NOT_AVAILABLE at once.
+func (b *Broker) verifyPartition(from model.BrokerID, tp model.TopicPartition, txnID string, pid model.ProducerID, epoch model.Epoch,
+	done func(code model.ErrorCode, guard int64)) {
+	guard := b.guardFor(tp, pid)
+	coordTP := model.TP(TransactionStateTopic, model.CoordinatorPartition(txnID, b.txnPartitions()))
 	ps, ok := b.meta[coordTP]
 	if !ok || ps.Leader == model.NoBroker {
-		b.produceVerified(from, m, guard, model.CoordinatorNotAvailable)
+		done(model.CoordinatorNotAvailable, guard)
 		return
 	}
 	corr := b.nextCorr()
 	if b.verify.inflight == nil {
 		b.verify.inflight = map[int32]*pendingVerify{}
 	}
-	b.verify.inflight[corr] = &pendingVerify{from: from, req: m, to: ps.Leader, guard: guard}
+	b.verify.inflight[corr] = &pendingVerify{from: from, to: ps.Leader, tp: tp, guard: guard, done: done}
 	b.env.After(b.cfg.Kafka.Client.RequestTimeout, timerVerifyTimeout, int64(corr))
-	b.send(ps.Leader, model.AddPartitionsToTxnRequest{CorrelationID: corr, TransactionalID: m.TransactionalID,
-		ProducerID: m.Batch.ProducerID, ProducerEpoch: m.Batch.ProducerEpoch, Partitions: []model.TopicPartition{m.TP}, VerifyOnly: true})
+	b.send(ps.Leader, model.AddPartitionsToTxnRequest{CorrelationID: corr, TransactionalID: txnID,
+		ProducerID: pid, ProducerEpoch: epoch, Partitions: []model.TopicPartition{tp}, VerifyOnly: true})
+}
+
+// guardHolds says whether guard is still the producer's verification
+// guard in tp: no transactional batch or marker of it was appended since
+// the verification started.
+func (b *Broker) guardHolds(tp model.TopicPartition, pid model.ProducerID, guard int64) bool {
+	g, ok := b.verify.guards[tp][pid]
+	return ok && g == guard
 }
 
 // handleVerifyResponse is AddPartitionsToTxnHandler.onComplete for one
@@ -127,7 +146,7 @@ func (b *Broker) handleVerifyResponse(corr int32, resp *model.AddPartitionsToTxn
 	if resp != nil {
 		code = model.NoError
 		for _, r := range resp.Results {
-			if r.TP == pv.req.TP {
+			if r.TP == pv.tp {
 				code = r.Error
 			}
 		}
@@ -137,7 +156,7 @@ func (b *Broker) handleVerifyResponse(corr int32, resp *model.AddPartitionsToTxn
 			code = model.InvalidProducerEpoch
 		}
 	}
-	b.produceVerified(pv.from, pv.req, pv.guard, code)
+	pv.done(code, pv.guard)
 }
 
 // produceVerified continues a produce after its verification: an error
