@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"kafkasim/model"
+	"kafkasim/sim"
 )
 
 // KIP-890 part 1: before a partition leader appends the first batch of a
@@ -42,6 +43,7 @@ type pendingVerify struct {
 	to    model.BrokerID // the coordinator asked
 	tp    model.TopicPartition
 	guard int64
+	timer sim.TimerID // the request timeout, cancelled on the answer
 	done  func(code model.ErrorCode, guard int64)
 }
 
@@ -119,8 +121,8 @@ func (b *Broker) verifyPartition(from model.BrokerID, tp model.TopicPartition, t
 	if b.verify.inflight == nil {
 		b.verify.inflight = map[int32]*pendingVerify{}
 	}
-	b.verify.inflight[corr] = &pendingVerify{from: from, to: ps.Leader, tp: tp, guard: guard, done: done}
-	b.env.After(b.cfg.Kafka.Client.RequestTimeout, timerVerifyTimeout, int64(corr))
+	b.verify.inflight[corr] = &pendingVerify{from: from, to: ps.Leader, tp: tp, guard: guard, done: done,
+		timer: b.env.After(b.cfg.Kafka.Client.RequestTimeout, timerVerifyTimeout, int64(corr))}
 	b.send(ps.Leader, model.AddPartitionsToTxnRequest{CorrelationID: corr, TransactionalID: txnID,
 		ProducerID: pid, ProducerEpoch: epoch, Partitions: []model.TopicPartition{tp}, VerifyOnly: true})
 }
@@ -142,6 +144,7 @@ func (b *Broker) handleVerifyResponse(corr int32, resp *model.AddPartitionsToTxn
 		return
 	}
 	delete(b.verify.inflight, corr)
+	b.env.Cancel(pv.timer)
 	code := model.NetworkException
 	if resp != nil {
 		code = model.NoError
@@ -190,6 +193,7 @@ func (b *Broker) verifyPeerGone(peer model.BrokerID) {
 	for _, corr := range corrs {
 		if pv := b.verify.inflight[corr]; pv.from == peer {
 			delete(b.verify.inflight, corr)
+			b.env.Cancel(pv.timer)
 			continue
 		}
 		b.handleVerifyResponse(corr, nil)
