@@ -229,6 +229,19 @@ type TransactionConfig struct {
 	AbortTimedOutInterval time.Duration `kafka:"transaction.abort.timed.out.transaction.cleanup.interval.ms" min:"1ms"`
 	// RemoveExpiredInterval is how often it looks for expired ids.
 	RemoveExpiredInterval time.Duration `kafka:"transaction.remove.expired.transaction.cleanup.interval.ms" min:"1ms"`
+	// Version is the transaction.version feature level
+	// (TransactionVersion TV_0, TV_1, TV_2; KIP-890): from 1 the
+	// coordinator's records are flexible, from 2 every transaction end
+	// bumps the producer epoch and EndTxn answers the new one (part 2).
+	// Kafka 4.0 bootstraps new clusters at 2 (TV_2's bootstrap metadata
+	// version is IBP_4_0_IV2); 3.x has no such feature, level 0.
+	Version int32 `kafka:"transaction.version" min:"0"`
+	// PartitionVerification is transaction.partition.verification.enable
+	// (KIP-890 part 1, Kafka 3.6+, default true): a partition leader asks
+	// the transaction coordinator whether a transactional produce's
+	// partition is in the producer's ongoing transaction before it
+	// appends the first batch of a transaction there.
+	PartitionVerification bool `kafka:"transaction.partition.verification.enable"`
 }
 
 // ProducerConfig holds the producer's settings.
@@ -405,6 +418,8 @@ func DefaultConfig() Config {
 			IDExpiration:              7 * 24 * time.Hour,
 			AbortTimedOutInterval:     10 * time.Second,
 			RemoveExpiredInterval:     time.Hour,
+			Version:                   2,
+			PartitionVerification:     true,
 		},
 		Producer: ProducerConfig{
 			Acks:            AcksAll,
@@ -740,6 +755,9 @@ func (c *Config) Validate() error {
 	}
 	if !c.Release.KafkaVersion.valid() {
 		bad("kafka.version=%q: must be one of %s", string(c.Release.KafkaVersion), kafkaVersionList())
+	}
+	if c.Txn.Version > 2 {
+		bad("transaction.version=%d: must be 0, 1 or 2 (TransactionVersion TV_0 to TV_2)", c.Txn.Version)
 	}
 	if c.Controller.EligibleLeaderReplicas && !b.HighWatermarkFreezeBelowMinISR {
 		// KIP-966: a replica that leaves the ISR below min ISR stays

@@ -82,6 +82,8 @@ func TestDefaultConfig(t *testing.T) {
 		"transactional.id.expiration.ms":                "168h0m0s",
 		"transaction.abort.timed.out.transaction.cleanup.interval.ms": "10s",
 		"transaction.remove.expired.transaction.cleanup.interval.ms":  "1h0m0s",
+		"transaction.version":                       "2",
+		"transaction.partition.verification.enable": "true",
 	}
 	c := DefaultConfig()
 	names := c.Names()

@@ -105,6 +105,8 @@ var settingTexts = map[string]settingText{
 	"transactional.id.expiration.ms":                {what: "How long the coordinator keeps a transactional id with no transaction in flight and no update."},
 	"transaction.abort.timed.out.transaction.cleanup.interval.ms": {what: "How often the coordinator looks for transactions past their timeout and aborts them."},
 	"transaction.remove.expired.transaction.cleanup.interval.ms":  {what: "How often the coordinator looks for expired transactional ids."},
+	"transaction.version":                       {unit: "feature level", what: "The transaction.version feature level (KIP-890): 0 as in 3.x; 1 writes flexible transaction-state records; 2 bumps the producer epoch at every transaction end and answers it in EndTxn (part 2), so that a late request of an ended transaction is fenced."},
+	"transaction.partition.verification.enable": {what: "KIP-890 part 1: a partition leader asks the transaction coordinator whether a transactional produce's partition is in the producer's ongoing transaction before appending the transaction's first batch there; false lets a late produce open a transaction the coordinator does not know (a hanging transaction)."},
 }
 
 // SettingDocs describes every setting, sorted by name.

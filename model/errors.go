@@ -77,6 +77,7 @@ const (
 	EligibleLeadersNotAvailable  ErrorCode = 83
 	ElectionNotNeeded            ErrorCode = 84
 	NoReassignmentInProgress     ErrorCode = 85
+	UnstableOffsetCommit         ErrorCode = 88
 	ProducerFenced               ErrorCode = 90
 	InvalidUpdateVersion         ErrorCode = 95
 	DuplicateBrokerRegistration  ErrorCode = 101
@@ -158,6 +159,7 @@ var errorList = []errorInfo{
 	{EligibleLeadersNotAvailable, "ELIGIBLE_LEADERS_NOT_AVAILABLE", true},
 	{ElectionNotNeeded, "ELECTION_NOT_NEEDED", true},
 	{NoReassignmentInProgress, "NO_REASSIGNMENT_IN_PROGRESS", false},
+	{UnstableOffsetCommit, "UNSTABLE_OFFSET_COMMIT", true},
 	{ProducerFenced, "PRODUCER_FENCED", false},
 	{InvalidUpdateVersion, "INVALID_UPDATE_VERSION", false},
 	{SnapshotNotFound, "SNAPSHOT_NOT_FOUND", false},

@@ -497,6 +497,10 @@ type OffsetFetchRequest struct {
 	GroupID       string
 	// Partitions are sorted.
 	Partitions []TopicPartition
+	// RequireStable (OffsetFetch v7+, KIP-447) asks for
+	// UNSTABLE_OFFSET_COMMIT on a partition with a transactional offset
+	// commit still pending, rather than the last committed offset.
+	RequireStable bool
 }
 
 // String reads "OffsetFetch g [t/0 t/1] corr=8".
@@ -505,13 +509,21 @@ func (m OffsetFetchRequest) String() string {
 	b.WriteString("OffsetFetch ")
 	b.WriteString(m.GroupID)
 	word(&b, tpList(m.Partitions))
+	if m.RequireStable {
+		word(&b, "require_stable")
+	}
 	corr(&b, m.CorrelationID)
 	return b.String()
 }
 
-// Digest covers every field.
+// Digest covers every field; without RequireStable it folds what it did
+// before the field existed, so that existing runs keep their hashes.
 func (m OffsetFetchRequest) Digest() uint64 {
-	return request(apiOffsetFetch).Int32(m.CorrelationID).Str(m.GroupID).tps(m.Partitions).Sum()
+	h := request(apiOffsetFetch).Int32(m.CorrelationID).Str(m.GroupID).tps(m.Partitions)
+	if m.RequireStable {
+		h = h.Bool(true)
+	}
+	return h.Sum()
 }
 
 // OffsetFetchResponse gives the committed offsets; a partition without one

@@ -16,6 +16,11 @@ type ProduceRequest struct {
 	TP      TopicPartition
 	// Batch is as the producer sealed it: offsets from 0, no leader epoch.
 	Batch Batch
+	// TransactionalID is the producer's transactional.id when the batch
+	// is transactional (ProduceRequest's transactional_id), "" otherwise:
+	// the leader verifies the transaction with its coordinator (KIP-890
+	// part 1).
+	TransactionalID string
 
 	// room is the allocation NewProduceRequest made for the request and
 	// its answer, nil in a request built otherwise.
@@ -78,14 +83,23 @@ func (m ProduceRequest) String() string {
 	kv(&b, "acks", m.Acks.String())
 	kvInt(&b, "n", int64(len(m.Batch.Records)))
 	producerID(&b, m.Batch.ProducerID, m.Batch.ProducerEpoch, m.Batch.BaseSequence)
+	if m.TransactionalID != "" {
+		kv(&b, "txn", m.TransactionalID)
+	}
 	corr(&b, m.CorrelationID)
 	return b.String()
 }
 
-// Digest covers every field.
+// Digest covers every field; a request without a transactional id folds
+// exactly what it did before the field existed, so that runs without
+// transactions keep their trace hashes.
 func (m ProduceRequest) Digest() uint64 {
-	return request(apiProduce).Int32(m.CorrelationID).Int32(int32(m.Acks)).Duration(m.Timeout).
-		TP(m.TP).Batch(&m.Batch).Sum()
+	h := request(apiProduce).Int32(m.CorrelationID).Int32(int32(m.Acks)).Duration(m.Timeout).
+		TP(m.TP).Batch(&m.Batch)
+	if m.TransactionalID != "" {
+		h = h.Str(m.TransactionalID)
+	}
+	return h.Sum()
 }
 
 // ProduceResponse answers a ProduceRequest. On NoError, BaseOffset is where

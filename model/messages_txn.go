@@ -19,10 +19,14 @@ const (
 	apiAddOffsetsToTxn    apiKey = 25
 	apiEndTxn             apiKey = 26
 	apiWriteTxnMarkers    apiKey = 27
+	apiTxnOffsetCommit    apiKey = 28
 )
 
 // AddPartitionsToTxnRequest adds partitions to the producer's ongoing
-// transaction (the client's version 3 and below: one transaction).
+// transaction (the client's version 3 and below: one transaction). With
+// VerifyOnly (version 4, sent broker to broker by a partition leader's
+// AddPartitionsToTxnManager, KIP-890 part 1) it adds nothing and asks
+// only whether the partitions are in the ongoing transaction.
 type AddPartitionsToTxnRequest struct {
 	CorrelationID   int32
 	TransactionalID string
@@ -30,6 +34,7 @@ type AddPartitionsToTxnRequest struct {
 	ProducerEpoch   Epoch
 	// Partitions is Kafka's Topics, flattened and sorted.
 	Partitions []TopicPartition
+	VerifyOnly bool
 }
 
 // String reads "AddPartitionsToTxn tx pid=7:0 [t/0 t/1] corr=2".
@@ -39,6 +44,9 @@ func (m AddPartitionsToTxnRequest) String() string {
 	b.WriteString(m.TransactionalID)
 	producerEpochWord(&b, m.ProducerID, m.ProducerEpoch)
 	word(&b, ListString(m.Partitions))
+	if m.VerifyOnly {
+		word(&b, "verify-only")
+	}
 	corr(&b, m.CorrelationID)
 	return b.String()
 }
@@ -46,7 +54,7 @@ func (m AddPartitionsToTxnRequest) String() string {
 // Digest covers every field.
 func (m AddPartitionsToTxnRequest) Digest() uint64 {
 	return request(apiAddPartitionsToTxn).Int32(m.CorrelationID).Str(m.TransactionalID).
-		Int64(int64(m.ProducerID)).Epoch(m.ProducerEpoch).tps(m.Partitions).Sum()
+		Int64(int64(m.ProducerID)).Epoch(m.ProducerEpoch).tps(m.Partitions).Bool(m.VerifyOnly).Sum()
 }
 
 // TxnPartitionResult is one partition's outcome in AddPartitionsToTxn

@@ -83,6 +83,15 @@ var versionChanges = []versionChange{
 		Why: "KAFKA-15583 (3.7): the leader's high watermark stops while the ISR is below min.insync.replicas (Partition.maybeIncrementLeaderHW); 3.6 advances it",
 	},
 	{
+		Setting: "transaction.version",
+		Since:   "4.0",
+		Before:  "0",
+		// TransactionVersion: TV_1 and TV_2 have bootstrap metadata
+		// version IBP_4_0_IV2, so a 4.0 cluster is formatted at 2; 3.x
+		// has no transaction.version feature (level 0).
+		Why: "KIP-890 part 2 (4.0): TV_2 bootstraps with metadata version IBP_4_0_IV2, so new 4.0 clusters bump the producer epoch at every transaction end; 3.x runs level 0",
+	},
+	{
 		Setting: "linger.ms",
 		Since:   "4.0",
 		Before:  "0s",
@@ -96,10 +105,11 @@ var versionChanges = []versionChange{
 // modelled releases share; `kafkasim config` says so, so that nobody has
 // to wonder whether kafka.version forgot them.
 var unchangedAcrossVersions = map[string]string{
-	"unclean.leader.election.enable": "false in every modelled release (3.6 to 4.1)",
-	"consumer.self.fencing":          "kafka.version does not set it: no release's consumer gives up its partitions on its own when its coordinator goes silent (the classic AbstractCoordinator.HeartbeatThread marks the coordinator unknown; the KIP-848 consumer, early access in 3.7 and generally available in 4.0, fences itself only on FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID), so it is false for all",
-	"session.timeout.ms":             "45 s in every modelled release (since 3.0, KIP-735)",
-	"enable.idempotence":             "true in every modelled release (since 3.0, KIP-679)",
+	"unclean.leader.election.enable":            "false in every modelled release (3.6 to 4.1)",
+	"consumer.self.fencing":                     "kafka.version does not set it: no release's consumer gives up its partitions on its own when its coordinator goes silent (the classic AbstractCoordinator.HeartbeatThread marks the coordinator unknown; the KIP-848 consumer, early access in 3.7 and generally available in 4.0, fences itself only on FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID), so it is false for all",
+	"session.timeout.ms":                        "45 s in every modelled release (since 3.0, KIP-735)",
+	"enable.idempotence":                        "true in every modelled release (since 3.0, KIP-679)",
+	"transaction.partition.verification.enable": "true in every modelled release (KIP-890 part 1 shipped in 3.6, TransactionLogConfig's default true)",
 }
 
 // valueAt is the value of setting name in release v, and whether some

@@ -8,13 +8,13 @@ import (
 
 // TestKafkaVersionTable pins what each release resolves to, as the
 // settings table documents it: ELR from 4.1, the high-watermark freeze
-// from 3.7, linger.ms 5 ms from 4.0; every other setting as DefaultConfig.
+// from 3.7, linger.ms 5 ms and transaction.version 2 from 4.0; every other setting as DefaultConfig.
 func TestKafkaVersionTable(t *testing.T) {
 	want := map[KafkaVersion]map[string]string{
-		"3.6": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "false", "linger.ms": "0s"},
-		"3.7": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "true", "linger.ms": "0s"},
-		"3.8": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "true", "linger.ms": "0s"},
-		"3.9": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "true", "linger.ms": "0s"},
+		"3.6": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "false", "linger.ms": "0s", "transaction.version": "0"},
+		"3.7": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "true", "linger.ms": "0s", "transaction.version": "0"},
+		"3.8": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "true", "linger.ms": "0s", "transaction.version": "0"},
+		"3.9": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "true", "linger.ms": "0s", "transaction.version": "0"},
 		"4.0": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "true", "linger.ms": "5ms"},
 		"4.1": {"eligible.leader.replicas.enable": "true", "high.watermark.freeze.below.min.isr": "true", "linger.ms": "5ms"},
 	}

@@ -144,6 +144,7 @@ type Broker struct {
 	coord       coordinatorHost   // group coordinator shards (coordinator.go)
 	txn         txnHost           // transaction coordinator shards (txn_coordinator.go)
 	markerWaits []*pendingMarkers // WriteTxnMarkers waiting for their appends (txn_markers.go)
+	verify      verifyHost        // KIP-890 part 1 verifications in flight (txn_verify.go)
 	// serving: this incarnation has caught up once and takes client
 	// requests it forwards (forwarding.go); fwd is that channel.
 	serving bool
@@ -341,6 +342,8 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		b.handleOffsetCommit(src, m)
 	case model.OffsetFetchRequest:
 		b.handleOffsetFetch(src, m)
+	case model.TxnOffsetCommitRequest:
+		b.handleTxnOffsetCommit(src, m)
 	// Transactions (txn_requests.go).
 	case model.AddPartitionsToTxnRequest:
 		b.handleAddPartitionsToTxn(src, m)
@@ -352,6 +355,8 @@ func (b *Broker) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		b.handleWriteTxnMarkers(src, m)
 	case model.WriteTxnMarkersResponse:
 		b.handleWriteTxnMarkersResponse(src, m)
+	case model.AddPartitionsToTxnResponse:
+		b.handleVerifyResponse(m.CorrelationID, &m)
 	default:
 		env.Trace("unhandled", fmt.Sprintf("%T from %v", m, from))
 	}
@@ -412,6 +417,8 @@ func (b *Broker) Fire(env *sim.Env, t sim.Timer) {
 		}
 	case timerTxnCoordinator, timerTxnCoordinatorLoad, timerTxnTopicCreate, timerTxnMarkerTimeout:
 		b.fireTxn(t)
+	case timerVerifyTimeout:
+		b.handleVerifyResponse(int32(t.Arg), nil)
 	case timerMarkerAppend:
 		b.checkMarkerWaits()
 	}
@@ -446,6 +453,7 @@ func (b *Broker) Disconnected(env *sim.Env, peer sim.NodeID) {
 	b.coordinatorPeerGone(p)
 	b.txnPeerGone(p)
 	b.markerPeerGone(p)
+	b.verifyPeerGone(p)
 	b.forwardingPeerGone(p)
 }
 

@@ -53,6 +53,10 @@ type coordShard struct {
 	timer      sim.TimerID
 	timerAt    time.Duration
 	writes     []*coordWrite // in append order
+	// markers are the transaction markers appended to the partition and
+	// not yet committed, in append order: each is applied to the
+	// coordinator once the high watermark passes it (coordinator_txn.go).
+	markers []coordMarker
 	// lastWritten is the end of the shard's last write, and deferred the
 	// heartbeat answers waiting for the high watermark to reach it
 	// (coordinator_deferred.go).
@@ -110,7 +114,7 @@ func (b *Broker) coordinatorElected(p *partition) {
 		},
 	})
 	s := &coordShard{p: p, epoch: p.leaderEpoch, c: c, loading: true, loadEnd: p.log.LEO()}
-	s.loadRecord = b.replayLog(p, s.loadEnd, c.Replay, "coordinator-bad-record")
+	s.loadRecord = b.replayLog(p, s.loadEnd, replayGroupBatch(c), "coordinator-bad-record")
 	b.coord.shards[p.tp.Partition] = s
 	b.env.Trace("coordinator-load-start", p.tp.String()+" epoch="+itoa(int64(p.leaderEpoch))+" records="+itoa(int64(s.loadRecord))+" end="+itoa(int64(s.loadEnd)))
 	d := coordinatorLoadBase + time.Duration(s.loadRecord)*coordinatorLoadPerRecord
@@ -180,10 +184,18 @@ func (b *Broker) appendCoordinatorWrite(s *coordShard, w group.Write) {
 	if b.coord.shards[s.p.tp.Partition] != s {
 		return // dropped while its effects were applied
 	}
-	next, code := b.coordinatorAppend(s.p, w.Records)
+	pid, epoch := model.NoProducerID, model.NoEpoch
+	if w.Transactional {
+		pid, epoch = w.ProducerID, w.ProducerEpoch
+	}
+	next, code := b.coordinatorAppendAs(s.p, w.Records, pid, epoch, w.Transactional)
 	if code != model.NoError {
 		b.applyEffects(s, s.c.WriteDone(b.now(), w.ID, code))
 		return
+	}
+	s.c.WriteAppended(w.ID, next-model.Offset(len(w.Records)))
+	if w.Transactional {
+		delete(b.verify.guards[s.p.tp], w.ProducerID) // clearVerificationStateEntry
 	}
 	s.lastWritten = next
 	s.writes = append(s.writes, &coordWrite{id: w.ID, required: next, deadline: b.now() + b.cfg.Kafka.Group.OffsetCommitTimeout})
@@ -198,13 +210,26 @@ func (b *Broker) appendCoordinatorWrite(s *coordShard, w group.Write) {
 // the transaction coordinators, which Kafka also writes through one path
 // (ReplicaManager.appendRecords with acks=-1).
 func (b *Broker) coordinatorAppend(p *partition, records []model.Record) (model.Offset, model.ErrorCode) {
+	return b.coordinatorAppendAs(p, records, model.NoProducerID, model.NoEpoch, false)
+}
+
+// coordinatorAppendAs is coordinatorAppend for a batch of a producer,
+// transactional for a TxnOffsetCommit (the group coordinator writes it
+// with the producer's id and epoch and no sequence, as CoordinatorRuntime
+// does; AppendOrigin.COORDINATOR checks no sequence).
+func (b *Broker) coordinatorAppendAs(p *partition, records []model.Record, pid model.ProducerID, epoch model.Epoch, transactional bool) (model.Offset, model.ErrorCode) {
 	if !p.isLeader {
 		return 0, model.NotLeaderOrFollower
 	}
 	if p.underMinISR() {
 		return 0, model.NotEnoughReplicas
 	}
-	batch := model.NewBatchOf(model.NoProducerID, model.NoEpoch, model.NoSequence, records).Rebase(p.log.LEO(), p.leaderEpoch)
+	batch := model.NewBatchOf(pid, epoch, model.NoSequence, records)
+	if transactional {
+		batch.Attributes = model.AttrTransactional
+		batch.Seal()
+	}
+	batch = batch.Rebase(p.log.LEO(), p.leaderEpoch)
 	p.log.Append(batch, b.now())
 	return batch.NextOffset(), model.NoError
 }
@@ -239,6 +264,9 @@ func (b *Broker) completeCoordinatorWrites(p *partition) {
 	}
 	b.maybeFinishLoad(s)
 	for b.coord.shards[p.tp.Partition] == s {
+		if b.applyCoveredMarker(s) {
+			continue
+		}
 		w, code, ok := nextCoveredWrite(p, &s.writes)
 		if !ok {
 			break
@@ -370,7 +398,7 @@ func (b *Broker) Coordinator(partition int32) *group.Coordinator {
 // of transactions) loads the state its partition holds. A record replay
 // refuses is traced under badRecord and skipped, as Kafka's loaders log
 // and skip what they cannot read.
-func (b *Broker) replayLog(p *partition, end model.Offset, replay func(model.Record) error, badRecord string) int {
+func (b *Broker) replayLog(p *partition, end model.Offset, replay func(*model.Batch, model.Record) error, badRecord string) int {
 	n := 0
 	for from := p.log.LogStartOffset(); from < end; {
 		batches := p.log.Read(from, 1<<20)
@@ -379,7 +407,7 @@ func (b *Broker) replayLog(p *partition, end model.Offset, replay func(model.Rec
 		}
 		for _, batch := range batches {
 			for _, r := range batch.Records {
-				if err := replay(r); err != nil {
+				if err := replay(batch, r); err != nil {
 					b.env.Trace(badRecord, p.tp.String()+" offset "+itoa(int64(r.Offset))+": "+err.Error())
 				}
 				n++

@@ -91,6 +91,12 @@ func groupErrorResponse(req sim.Message, code model.ErrorCode) sim.Message {
 		return resp
 	case model.OffsetFetchRequest:
 		return model.OffsetFetchResponse{CorrelationID: r.CorrelationID, Error: code}
+	case model.TxnOffsetCommitRequest:
+		resp := model.TxnOffsetCommitResponse{CorrelationID: r.CorrelationID, Results: make([]model.PartitionResult, len(r.Offsets))}
+		for i, o := range r.Offsets {
+			resp.Results[i] = model.PartitionResult{TP: o.TP, Error: code}
+		}
+		return resp
 	}
 	panic("broker: no group error response for " + req.(interface{ String() string }).String())
 }

@@ -201,6 +201,7 @@ func (b *Broker) makeFollower(p *partition, ps model.PartitionState) {
 		p.followers = nil
 		p.alter = nil
 		b.failWaitingProduces(p, model.NotLeaderOrFollower)
+		b.dropGuards(p.tp)
 		b.wakeFetches(p) // parked fetches now answer NOT_LEADER_OR_FOLLOWER
 		b.coordinatorResigned(p)
 		b.txnCoordinatorResigned(p)

@@ -25,18 +25,27 @@ type pendingProduce struct {
 // handleProduce appends a producer's batch as leader
 // (Partition.appendRecordsToLeader) and answers per acks.
 func (b *Broker) handleProduce(from model.BrokerID, m *model.ProduceRequest) {
-	reply := func(code model.ErrorCode, base model.Offset) {
-		if m.Acks == model.AcksNone {
-			return // acks=0 gets no response, not even an error
-		}
-		ls := model.Offset(0)
-		if p := b.part(m.TP); p != nil {
-			ls = p.log.LogStartOffset()
-		}
-		resp := model.NewProduceResponseFor(m)
-		*resp = model.ProduceResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code, BaseOffset: base, LogStartOffset: ls}
-		b.send(from, resp)
+	b.produce(from, m, 0, false)
+}
+
+// replyProduce answers a produce per its acks.
+func (b *Broker) replyProduce(from model.BrokerID, m *model.ProduceRequest, code model.ErrorCode, base model.Offset) {
+	if m.Acks == model.AcksNone {
+		return // acks=0 gets no response, not even an error
 	}
+	ls := model.Offset(0)
+	if p := b.part(m.TP); p != nil {
+		ls = p.log.LogStartOffset()
+	}
+	resp := model.NewProduceResponseFor(m)
+	*resp = model.ProduceResponse{CorrelationID: m.CorrelationID, TP: m.TP, Error: code, BaseOffset: base, LogStartOffset: ls}
+	b.send(from, resp)
+}
+
+// produce is handleProduce; verified says the transaction verification
+// (txn_verify.go) answered, with the guard it was started under.
+func (b *Broker) produce(from model.BrokerID, m *model.ProduceRequest, guard int64, verified bool) {
+	reply := func(code model.ErrorCode, base model.Offset) { b.replyProduce(from, m, code, base) }
 	p := b.part(m.TP)
 	switch {
 	case p == nil && !b.knows(m.TP):
@@ -56,9 +65,25 @@ func (b *Broker) handleProduce(from model.BrokerID, m *model.ProduceRequest) {
 		reply(model.NotEnoughReplicas, model.NoOffset)
 		return
 	}
+	if !verified && b.needsVerification(p, m) {
+		b.startVerification(from, m, p)
+		return
+	}
 	dup, code := p.log.Producers().CheckAppend(m.Batch)
 	if code != model.NoError {
 		reply(code, model.NoOffset)
+		return
+	}
+	if dup == nil && b.missingVerification(p, &m.Batch, guard) {
+		// "Record was not part of an ongoing transaction": unverified,
+		// or its verification outlived the transaction.
+		reply(model.InvalidTxnState, model.NoOffset)
+		return
+	}
+	if dup == nil && !m.Batch.IsTransactional() && m.Batch.ProducerID != model.NoProducerID && p.log.HasOngoingTxn(m.Batch.ProducerID) {
+		// ProducerAppendInfo.appendDataBatch: "Expected transactional
+		// write from producer" while its transaction is under way here.
+		reply(model.InvalidTxnState, model.NoOffset)
 		return
 	}
 	var base, required model.Offset
@@ -70,6 +95,7 @@ func (b *Broker) handleProduce(from model.BrokerID, m *model.ProduceRequest) {
 	} else {
 		batch := p.log.AppendAsLeader(&m.Batch, p.leaderEpoch, b.now())
 		base, required = batch.BaseOffset, batch.NextOffset()
+		b.clearGuard(p.tp, batch)
 		b.wakeFetches(p) // followers long-polling for data
 		b.maybeIncrementHW(p)
 	}

@@ -71,6 +71,7 @@ func (b *Broker) txnConfig() txn.Config {
 	cfg.RemoveExpiredTransactionalIDsInterval = tc.RemoveExpiredInterval
 	cfg.OffsetsTopicPartitions = b.offsetsPartitions()
 	cfg.MarkerRetryBackoff = b.cfg.Kafka.Client.RetryBackoff
+	cfg.TransactionVersion = int16(tc.Version)
 	return cfg
 }
 
@@ -116,7 +117,7 @@ func (b *Broker) txnCoordinatorElected(p *partition) {
 	}
 	c := txn.NewCoordinator(b.txnConfig(), b.txnHostFor(), p.tp.Partition, int32(p.leaderEpoch))
 	s := &txnShard{p: p, epoch: p.leaderEpoch, c: c, loading: true, loadEnd: p.log.LEO()}
-	s.records = b.replayLog(p, s.loadEnd, c.Replay, "txn-coordinator-bad-record")
+	s.records = b.replayLog(p, s.loadEnd, func(_ *model.Batch, r model.Record) error { return c.Replay(r) }, "txn-coordinator-bad-record")
 	b.txn.shards[p.tp.Partition] = s
 	b.env.Trace("txn-coordinator-load-start", p.tp.String()+" epoch="+itoa(int64(p.leaderEpoch))+" records="+itoa(int64(s.records))+" end="+itoa(int64(s.loadEnd)))
 	d := coordinatorLoadBase + time.Duration(s.records)*coordinatorLoadPerRecord

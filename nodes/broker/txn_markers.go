@@ -75,6 +75,12 @@ func (b *Broker) appendMarker(pm *pendingMarkers, i, j int, tp model.TopicPartit
 		return model.NotLeaderOrFollower
 	case p.underMinISR():
 		return model.NotEnoughReplicas
+	case tp.Topic == OffsetsTopic && !b.offsetsShardServes(p):
+		// The group coordinator writes the markers of its partitions
+		// (GroupCoordinator.completeTransaction); until its shard is
+		// loaded KafkaApis answers COORDINATOR_LOAD_IN_PROGRESS as
+		// NOT_LEADER_OR_FOLLOWER, and the marker is sent again.
+		return model.NotLeaderOrFollower
 	}
 	if e, ok := p.log.Producers().Lookup(w.ProducerID); ok && w.ProducerEpoch < e.ProducerEpoch {
 		return model.InvalidProducerEpoch
@@ -87,6 +93,8 @@ func (b *Broker) appendMarker(pm *pendingMarkers, i, j int, tp model.TopicPartit
 	batch := model.EndTxnMarkerBatch(w.ProducerID, w.ProducerEpoch, w.TransactionResult, w.CoordinatorEpoch, b.now())
 	stamped := p.log.AppendAsLeader(&batch, p.leaderEpoch, b.now())
 	b.env.Trace("txn-marker", tp.String()+" "+stamped.String())
+	b.noteOffsetsMarker(p, stamped)
+	b.clearGuard(tp, stamped)
 	pm.waits = append(pm.waits, markerWait{marker: i, result: j, p: p, epoch: p.leaderEpoch, required: stamped.NextOffset()})
 	b.wakeFetches(p)
 	b.maybeIncrementHW(p)

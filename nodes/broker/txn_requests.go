@@ -20,6 +20,11 @@ func (b *Broker) handleTxnInitProducerID(from model.BrokerID, m model.InitProduc
 }
 
 func (b *Broker) handleAddPartitionsToTxn(from model.BrokerID, m model.AddPartitionsToTxnRequest) {
+	if m.VerifyOnly {
+		// A partition leader's verification (KIP-890 part 1).
+		serveTxn(b, from, m.TransactionalID, m, (*txn.Coordinator).HandleVerifyPartitions)
+		return
+	}
 	serveTxn(b, from, m.TransactionalID, m, (*txn.Coordinator).HandleAddPartitionsToTxn)
 }
 

@@ -27,9 +27,18 @@ type Reply struct {
 // watermark passes the batch (or the append fails) the host calls
 // WriteDone with the same ID; the responses that depend on the write are
 // held inside the coordinator until then.
+//
+// A transactional write (TxnOffsetCommit) is appended as a transactional
+// batch of the producer: Transactional set, with its ProducerID and
+// ProducerEpoch, so that the partition's commit or abort marker completes
+// it (CoordinatorRuntime's transactional writes).
 type Write struct {
 	ID      int64
 	Records []model.Record
+
+	Transactional bool
+	ProducerID    model.ProducerID
+	ProducerEpoch model.Epoch
 }
 
 // Trace is a notable coordinator event for the host's trace (group state
@@ -79,8 +88,16 @@ type Coordinator struct {
 	cfg     Config
 	groups  map[string]*classicGroup
 	offsets map[string]map[model.TopicPartition]Committed
+	// pendingTxn is OffsetMetadataManager.pendingTransactionalOffsets:
+	// the offsets each producer's ongoing transaction committed, by
+	// group, applied by its commit marker and dropped by its abort
+	// (txn_offsets.go).
+	pendingTxn map[model.ProducerID]map[string]map[model.TopicPartition]Committed
 
-	writes      map[int64]func(code model.ErrorCode)
+	writes map[int64]func(code model.ErrorCode)
+	// appendedAt is where each pending write's records went in the
+	// partition (WriteAppended), for the offsets' record offsets.
+	appendedAt  map[int64]model.Offset
 	nextWriteID int64
 	nextMember  int64
 
@@ -96,6 +113,10 @@ type Committed struct {
 	Offset      model.Offset
 	LeaderEpoch model.Epoch
 	CommitTime  time.Duration
+	// record is the offset of the commit's record in __consumer_offsets
+	// (OffsetAndMetadata.recordOffset), -1 when unknown: a transaction's
+	// commit marker applies its offset only over an older record.
+	record model.Offset
 }
 
 // NewCoordinator builds an empty shard. Loading replays the partition's
@@ -106,6 +127,9 @@ func NewCoordinator(cfg Config) *Coordinator {
 		groups:  map[string]*classicGroup{},
 		offsets: map[string]map[model.TopicPartition]Committed{},
 		writes:  map[int64]func(model.ErrorCode){},
+
+		pendingTxn: map[model.ProducerID]map[string]map[model.TopicPartition]Committed{},
+		appendedAt: map[int64]model.Offset{},
 	}
 }
 
@@ -134,14 +158,38 @@ func (c *Coordinator) trace(kind, detail string) {
 
 // write asks the host to append records; done runs with the append's
 // partition-level outcome (NONE once committed).
-func (c *Coordinator) write(records []model.Record, done func(code model.ErrorCode)) {
+func (c *Coordinator) write(records []model.Record, done func(code model.ErrorCode)) int64 {
+	return c.writeAs(Write{Records: records}, done)
+}
+
+// writeAs is write for a Write with its producer fields set; it returns
+// the write's id.
+func (c *Coordinator) writeAs(w Write, done func(code model.ErrorCode)) int64 {
 	c.nextWriteID++
-	id := c.nextWriteID
-	for i := range records {
-		records[i].Timestamp = c.now
+	w.ID = c.nextWriteID
+	for i := range w.Records {
+		w.Records[i].Timestamp = c.now
 	}
-	c.writes[id] = done
-	c.out.Writes = append(c.out.Writes, Write{ID: id, Records: records})
+	c.writes[w.ID] = done
+	c.out.Writes = append(c.out.Writes, w)
+	return w.ID
+}
+
+// WriteAppended tells the coordinator where a write's records went: the
+// offset of the first. A host that never calls it leaves the record
+// offsets unknown.
+func (c *Coordinator) WriteAppended(id int64, base model.Offset) {
+	if _, ok := c.writes[id]; ok {
+		c.appendedAt[id] = base
+	}
+}
+
+// recordOffset is the offset of record i of write id, -1 if unknown.
+func (c *Coordinator) recordOffset(id int64, i int) model.Offset {
+	if base, ok := c.appendedAt[id]; ok {
+		return base + model.Offset(i)
+	}
+	return -1
 }
 
 // WriteDone reports the outcome of a write: NONE when the high watermark
@@ -153,6 +201,7 @@ func (c *Coordinator) WriteDone(now time.Duration, id int64, code model.ErrorCod
 	if done, ok := c.writes[id]; ok {
 		delete(c.writes, id)
 		done(code)
+		delete(c.appendedAt, id)
 	}
 	return c.end()
 }

@@ -53,10 +53,11 @@ func (c *Coordinator) HandleOffsetCommit(now time.Duration, from model.BrokerID,
 		records[i] = offsetCommitRecord(r.GroupID, o, c.now)
 	}
 	group, offsets, at := r.GroupID, slices.Clone(r.Offsets), c.now.Truncate(time.Millisecond)
-	c.write(records, func(code model.ErrorCode) {
+	var id int64
+	id = c.write(records, func(code model.ErrorCode) {
 		if code == model.NoError {
-			for _, o := range offsets {
-				c.applyOffset(group, o.TP, Committed{Offset: o.Offset, LeaderEpoch: o.LeaderEpoch, CommitTime: at})
+			for i, o := range offsets {
+				c.applyOffset(group, o.TP, Committed{Offset: o.Offset, LeaderEpoch: o.LeaderEpoch, CommitTime: at, record: c.recordOffset(id, i)})
 			}
 		}
 		answer(model.CoordinatorAppendError(code))
@@ -136,7 +137,10 @@ func (c *Coordinator) applyOffset(group string, tp model.TopicPartition, o Commi
 
 // HandleOffsetFetch answers a group's committed offsets: for the
 // partitions asked, or every partition with one when none are named.
-// A partition without a committed offset answers NoOffset.
+// A partition without a committed offset answers NoOffset; with
+// RequireStable, one with a pending transactional offset answers
+// UNSTABLE_OFFSET_COMMIT (OffsetMetadataManager.fetchOffsets and
+// fetchAllOffsets).
 func (c *Coordinator) HandleOffsetFetch(now time.Duration, from model.BrokerID, r model.OffsetFetchRequest) Effects {
 	c.begin(now)
 	committed := c.offsets[r.GroupID]
@@ -149,6 +153,13 @@ func (c *Coordinator) HandleOffsetFetch(now time.Duration, from model.BrokerID, 
 	}
 	resp := model.OffsetFetchResponse{CorrelationID: r.CorrelationID, Offsets: make([]model.CommittedOffset, len(tps))}
 	for i, tp := range tps {
+		if r.RequireStable && c.hasPendingTxnOffset(r.GroupID, tp) {
+			// KIP-447: a transaction's offset for the partition awaits
+			// its marker; the consumer waits rather than start from an
+			// offset the transaction may move.
+			resp.Offsets[i] = model.CommittedOffset{TP: tp, Offset: model.NoOffset, LeaderEpoch: model.NoEpoch, Error: model.UnstableOffsetCommit}
+			continue
+		}
 		o, ok := committed[tp]
 		if !ok {
 			resp.Offsets[i] = model.CommittedOffset{TP: tp, Offset: model.NoOffset, LeaderEpoch: model.NoEpoch}

@@ -82,6 +82,14 @@ func groupMetadataRecordWith(g *classicGroup, assignment func(*member) []model.T
 // group, Empty without members and Stable with them. Records it cannot
 // decode are an error; the host reports them.
 func (c *Coordinator) Replay(r model.Record) error {
+	return c.ReplayRecord(r, model.NoProducerID)
+}
+
+// ReplayRecord is Replay for a record of a batch of producer pid
+// (OffsetMetadataManager.replay's producerId): an offset commit of a
+// producer is a transactional one, pending until its marker
+// (ReplayEndTxnMarker); a tombstone also drops the pending ones.
+func (c *Coordinator) ReplayRecord(r model.Record, pid model.ProducerID) error {
 	d := dec{b: []byte(r.Key)}
 	switch d.i16() {
 	case 0, keyOffsetCommit:
@@ -92,6 +100,7 @@ func (c *Coordinator) Replay(r model.Record) error {
 		tp := model.TP(topic, part)
 		if r.Value == "" {
 			delete(c.offsets[group], tp)
+			c.dropPendingTxnOffsets(group, tp)
 			return nil
 		}
 		v := dec{b: []byte(r.Value)}
@@ -101,6 +110,11 @@ func (c *Coordinator) Replay(r model.Record) error {
 		o.CommitTime = time.Duration(v.i64()) * time.Millisecond
 		if v.err != nil {
 			return fmt.Errorf("offset commit value of %s %v: %w", group, tp, v.err)
+		}
+		o.record = r.Offset
+		if pid != model.NoProducerID {
+			c.addPendingTxnOffset(pid, group, tp, o)
+			return nil
 		}
 		c.applyOffset(group, tp, o)
 		return nil

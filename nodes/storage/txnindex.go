@@ -146,6 +146,14 @@ func (l *Log) LastStableOffset(hw model.Offset) model.Offset {
 	return hw
 }
 
+// HasOngoingTxn is UnifiedLog.hasOngoingTransaction: the producer has a
+// transaction under way in this partition (a transactional batch and no
+// marker after it yet).
+func (l *Log) HasOngoingTxn(pid model.ProducerID) bool {
+	_, ok := l.txns.ongoing[pid]
+	return ok
+}
+
 // CoordinatorEpoch is the coordinator epoch of the producer's latest
 // marker in the log, which appendEndTxnMarker's checkCoordinatorEpoch
 // compares a new marker's against; ok is false when it has none.

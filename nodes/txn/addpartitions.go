@@ -72,3 +72,44 @@ func (c *Coordinator) addPartitions(id string, pid model.ProducerID, epoch model
 	}
 	done(code)
 }
+
+// HandleVerifyPartitions is TransactionCoordinator.handleVerifyPartitionsInTransaction,
+// for a partition leader's AddPartitionsToTxn with verifyOnly (KIP-890
+// part 1): nothing is written; an unknown transactional id or another
+// producer id is INVALID_PRODUCER_ID_MAPPING, another epoch
+// PRODUCER_FENCED, a transaction being completed CONCURRENT_TRANSACTIONS;
+// otherwise each partition is NONE if the transaction has it and
+// TRANSACTION_ABORTABLE if not. A pending transition is not checked:
+// partitions join the metadata when their record is committed and leave
+// it when their marker is written.
+func (c *Coordinator) HandleVerifyPartitions(now time.Duration, from model.BrokerID, req model.AddPartitionsToTxnRequest) Effects {
+	c.begin(now)
+	results := make([]model.TxnPartitionResult, len(req.Partitions))
+	all := func(code model.ErrorCode) {
+		for i, tp := range req.Partitions {
+			results[i] = model.TxnPartitionResult{TP: tp, Error: code}
+		}
+	}
+	m, code := c.state(req.TransactionalID)
+	switch {
+	case req.TransactionalID == "":
+		all(model.InvalidRequest)
+	case code != model.NoError:
+		all(code)
+	case m == nil || m.ProducerID != req.ProducerID:
+		all(model.InvalidProducerIDMapping)
+	case m.ProducerEpoch != req.ProducerEpoch:
+		all(model.ProducerFenced)
+	case m.State == PrepareCommit || m.State == PrepareAbort:
+		all(model.ConcurrentTransactions)
+	default:
+		for i, tp := range req.Partitions {
+			results[i] = model.TxnPartitionResult{TP: tp, Error: model.TransactionAbortable}
+			if containsAll(m.Partitions, []model.TopicPartition{tp}) {
+				results[i].Error = model.NoError
+			}
+		}
+	}
+	c.reply(from, model.AddPartitionsToTxnResponse{CorrelationID: req.CorrelationID, Results: results})
+	return c.end()
+}

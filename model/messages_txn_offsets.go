@@ -1,0 +1,82 @@
+package model
+
+import "strings"
+
+// TxnOffsetCommitRequest (KIP-98, KIP-447) commits a group's offsets
+// inside the producer's transaction, after AddOffsetsToTxn added the
+// group's __consumer_offsets partition to it: the group coordinator
+// writes them as a transactional batch of the producer and serves them
+// only once the transaction's commit marker reaches that partition
+// (GroupCoordinator.commitTransactionalOffsets). Since KIP-447 (version
+// 3) it carries the consumer's generation, member id and instance id, so
+// that a zombie of an older generation is fenced.
+type TxnOffsetCommitRequest struct {
+	CorrelationID   int32
+	TransactionalID string
+	GroupID         string
+	ProducerID      ProducerID
+	ProducerEpoch   Epoch
+	GenerationID    Epoch
+	MemberID        string
+	GroupInstanceID string
+	// Offsets are sorted by topic-partition.
+	Offsets []CommitOffset
+}
+
+// String reads "TxnOffsetCommit tx g pid=7:0 gen=4 member=m1 t/0=17@3 corr=9".
+func (m TxnOffsetCommitRequest) String() string {
+	var b strings.Builder
+	b.WriteString("TxnOffsetCommit ")
+	b.WriteString(m.TransactionalID)
+	word(&b, m.GroupID)
+	producerEpochWord(&b, m.ProducerID, m.ProducerEpoch)
+	kvInt(&b, "gen", int64(m.GenerationID))
+	kv(&b, "member", orDash(m.MemberID))
+	if m.GroupInstanceID != "" {
+		kv(&b, "instance", m.GroupInstanceID)
+	}
+	for _, o := range m.Offsets {
+		word(&b, o.String())
+	}
+	corr(&b, m.CorrelationID)
+	return b.String()
+}
+
+// Digest covers every field.
+func (m TxnOffsetCommitRequest) Digest() uint64 {
+	h := request(apiTxnOffsetCommit).Int32(m.CorrelationID).Str(m.TransactionalID).Str(m.GroupID).
+		Int64(int64(m.ProducerID)).Epoch(m.ProducerEpoch).Epoch(m.GenerationID).
+		Str(m.MemberID).Str(m.GroupInstanceID).Int(len(m.Offsets))
+	for _, o := range m.Offsets {
+		h = h.TP(o.TP).Offset(o.Offset).Epoch(o.LeaderEpoch)
+	}
+	return h.Sum()
+}
+
+// TxnOffsetCommitResponse answers per partition.
+type TxnOffsetCommitResponse struct {
+	CorrelationID int32
+	Results       []PartitionResult
+}
+
+// String reads "TxnOffsetCommitResponse t/0 NONE corr=9".
+func (m TxnOffsetCommitResponse) String() string {
+	var b strings.Builder
+	b.WriteString("TxnOffsetCommitResponse")
+	for i, r := range m.Results {
+		sep(&b, i)
+		word(&b, r.TP.String())
+		errWord(&b, r.Error)
+	}
+	corr(&b, m.CorrelationID)
+	return b.String()
+}
+
+// Digest covers every field.
+func (m TxnOffsetCommitResponse) Digest() uint64 {
+	h := response(apiTxnOffsetCommit).Int32(m.CorrelationID).Int(len(m.Results))
+	for _, r := range m.Results {
+		h = h.TP(r.TP).Error(r.Error)
+	}
+	return h.Sum()
+}
