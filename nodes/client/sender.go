@@ -288,6 +288,13 @@ func (p *Producer) sendBatch(env *sim.Env, leader model.BrokerID, b *batch) {
 	r.batch = b
 	m := p.produceRequest()
 	m.CorrelationID, m.Acks, m.Timeout, m.TP, m.Batch = corr, p.cfg.Acks, p.cl.RequestTimeout, b.tp, wire
+	// A transactional producer names its transactional.id in every
+	// produce (Sender.sendProduceRequest), which the leader needs to
+	// verify the transaction with its coordinator (KIP-890 part 1).
+	m.TransactionalID = ""
+	if p.txn != nil {
+		m.TransactionalID = p.txn.id
+	}
 	r.msg = m
 	env.Send(sim.NodeID(leader), m)
 }
