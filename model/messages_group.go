@@ -471,21 +471,32 @@ type OffsetCommitResponse struct {
 
 // String reads "OffsetCommitResponse t/0 NONE, t/1 NONE corr=7".
 func (m OffsetCommitResponse) String() string {
-	var b strings.Builder
-	b.WriteString("OffsetCommitResponse")
-	for i, r := range m.Results {
-		sep(&b, i)
-		word(&b, r.TP.String())
-		errWord(&b, r.Error)
-	}
-	corr(&b, m.CorrelationID)
-	return b.String()
+	return partitionResultsString("OffsetCommitResponse", m.Results, m.CorrelationID)
 }
 
 // Digest covers every field.
 func (m OffsetCommitResponse) Digest() uint64 {
-	h := response(apiOffsetCommit).Int32(m.CorrelationID).Int(len(m.Results))
-	for _, r := range m.Results {
+	return partitionResultsDigest(apiOffsetCommit, m.CorrelationID, m.Results)
+}
+
+// partitionResultsString is the text of an answer that is a partition
+// error each: its name, "t/0 NONE, t/1 NONE", and the correlation id.
+func partitionResultsString(name string, results []PartitionResult, correlationID int32) string {
+	var b strings.Builder
+	b.WriteString(name)
+	for i, r := range results {
+		sep(&b, i)
+		word(&b, r.TP.String())
+		errWord(&b, r.Error)
+	}
+	corr(&b, correlationID)
+	return b.String()
+}
+
+// partitionResultsDigest is the digest of such an answer.
+func partitionResultsDigest(api apiKey, correlationID int32, results []PartitionResult) uint64 {
+	h := response(api).Int32(correlationID).Int(len(results))
+	for _, r := range results {
 		h = h.TP(r.TP).Error(r.Error)
 	}
 	return h.Sum()

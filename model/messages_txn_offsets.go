@@ -61,22 +61,10 @@ type TxnOffsetCommitResponse struct {
 
 // String reads "TxnOffsetCommitResponse t/0 NONE corr=9".
 func (m TxnOffsetCommitResponse) String() string {
-	var b strings.Builder
-	b.WriteString("TxnOffsetCommitResponse")
-	for i, r := range m.Results {
-		sep(&b, i)
-		word(&b, r.TP.String())
-		errWord(&b, r.Error)
-	}
-	corr(&b, m.CorrelationID)
-	return b.String()
+	return partitionResultsString("TxnOffsetCommitResponse", m.Results, m.CorrelationID)
 }
 
 // Digest covers every field.
 func (m TxnOffsetCommitResponse) Digest() uint64 {
-	h := response(apiTxnOffsetCommit).Int32(m.CorrelationID).Int(len(m.Results))
-	for _, r := range m.Results {
-		h = h.TP(r.TP).Error(r.Error)
-	}
-	return h.Sum()
+	return partitionResultsDigest(apiTxnOffsetCommit, m.CorrelationID, m.Results)
 }
