@@ -58,6 +58,28 @@ at 10.444s reassign orders/0 to b4,b5,b3
 		why: "simulation bug: a broker's partition index remembered a topic's replica slice at a lookup; a reassignment then opened a replica past the slice's end (a new array) and another in a hole below it, which the remembered slice did not see, so the broker took orders/0 for a replica it did not host, opened it again and panicked ('partition orders/0 opened twice'). The index now keeps the remembered slice current (found by the session-12 sweep of reassign-under-chaos from 99500000 on 54d4e80)",
 	},
 	{
+		name:     "a-shutdown-frees-what-the-peer-queued-for-it",
+		scenario: "reassign-under-chaos",
+		seed:     92508529,
+		schedule: `
+from 1.936s to 10.6s shutdown random-broker
+from 4.107s to 7.05s pause controller
+from 5.005s to 11.1s partition halves
+from 8.078s to 8.1s latency controller +291ms
+from 8.123s to 8.16s latency controller +107ms
+from 8.71s to 8.76s shutdown leader-of t/0
+from 13.601s to 21.35s partition halves
+from 13.669s to 15.25s partition halves
+from 15.465s to 15.48s partition halves
+from 15.921s to 24.2s partition halves
+from 25.1s to 27.2s partition halves
+at 38.8s elect-preferred orders/0
+from 39s to 46.2s partition halves
+from 57.839s to 57.84s shutdown b4
+`,
+		why: "simulation bug: leader b5's fetch answer to follower b4 waited in b5's kernel behind a cut that healed at 27.2 s, with the connection's retransmission timer backed off to 39 s. b4 then shut down cleanly (28.17 s) and restarted at once. The close reached b5, but the simulator kept b5's queue on the one connection it has a pair, so everything b5 sent the new b4 waited behind it: b4's fetches went unanswered for 36 s, and at 64.6 s the queue arrived, answers meant for earlier incarnations among them, which b4 took for its own (the same correlation id). It never truncated the tail it had from leader b2's epoch 3, which b5 did not have: replica-divergence, and b4 never rejoined the ISR. A clean close now frees what the peer's kernel held for the closing process, and that queue's timer with it (found by the session-13 sweep of reassign-under-chaos from 92500000; the mirror of chaos seed 95000079)",
+	},
+	{
 		name:     "a-close-pending-from-a-dead-process-does-not-outlive-the-connection",
 		scenario: "reassign-under-chaos",
 		seed:     99702610,

@@ -397,3 +397,60 @@ func TestAShutdownWithDataStillQueuedLeavesNothingForTheNextIncarnation(t *testi
 		}
 	}
 }
+
+func TestAShutdownWhileThePeerStillQueuesForItLeavesNothingForTheNextIncarnation(t *testing.T) {
+	// The mirror of the test above: n1's answer msg(2) waits in n1's
+	// kernel behind a cut, the cut heals, and n0 shuts down cleanly
+	// before n1's next retransmission (220 ms). n0's close reaches n1,
+	// whose process closes the connection; what n1's kernel still held
+	// was for that connection, which n0's next incarnation never opens.
+	// That incarnation's msg(5) travels on a new connection and n1's
+	// answer to it arrives a round trip later. The simulator had kept
+	// msg(2) queued on the connection the next incarnation then used:
+	// n1's answer waited behind it, for the old connection's backed-off
+	// timer, and both arrived then (reassign-under-chaos seed 92508529:
+	// a restarted follower got no answer to its fetches for 36 s, then
+	// took an answer meant for an earlier incarnation, and kept a log
+	// tail its leader no longer had).
+	echo := func(id NodeID) *probe {
+		return &probe{onRecv: func(env *Env, from NodeID, m Message) {
+			if id == 1 {
+				env.Send(from, m.(msg)+100)
+			}
+		}}
+	}
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, echo)
+	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(0)) })
+	s.At(10*ms, "cut", func() { s.Cut(1, 0) })
+	s.At(20*ms, "queue", func() { sendNow(s, 1, 0, msg(2)) })
+	s.At(30*ms, "heal", func() { s.HealAll() })
+	s.At(40*ms, "shutdown", func() { s.Shutdown(0) })
+	s.At(50*ms, "restart", func() { s.Start(0) })
+	s.At(60*ms, "send again", func() { sendNow(s, 0, 1, msg(5)) })
+	s.Run(time.Minute)
+	mustContain(t, *log, "40ms n1 disconnect n0")
+	mustContain(t, *log, "62ms n0 recv msg(105) from n1")
+	mustNotContain(t, *log, "n0 recv msg(2) from n1")
+}
+
+func TestAQueueAbandonedAtACloseTakesItsTimerWithIt(t *testing.T) {
+	// As above, n0's shutdown frees the msg(2) that n1's kernel held;
+	// that queue's timer (due at 220 ms) stays pending. A second cut
+	// then holds msg(3), whose own timer fires 200 ms after it was
+	// queued, at 310 ms. The abandoned timer must not retransmit
+	// msg(3) early when the second cut heals at 215 ms.
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "talk", func() { sendNow(s, 0, 1, msg(0)); sendNow(s, 1, 0, msg(1)) })
+	s.At(10*ms, "cut", func() { s.Cut(1, 0) })
+	s.At(20*ms, "queue", func() { sendNow(s, 1, 0, msg(2)) })
+	s.At(30*ms, "heal", func() { s.HealAll() })
+	s.At(40*ms, "shutdown", func() { s.Shutdown(0) })
+	s.At(50*ms, "restart", func() { s.Start(0) })
+	s.At(60*ms, "talk again", func() { sendNow(s, 0, 1, msg(4)) })
+	s.At(100*ms, "cut again", func() { s.Cut(1, 0) })
+	s.At(110*ms, "queue again", func() { sendNow(s, 1, 0, msg(3)) })
+	s.At(215*ms, "heal again", func() { s.HealAll() })
+	s.Run(time.Minute)
+	mustContain(t, *log, "311ms n0 recv msg(3) from n1")
+	mustNotContain(t, *log, "msg(2)")
+}
