@@ -11,10 +11,11 @@ import (
 // so without it a node that restores a snapshot of 100,000 partitions or
 // replays a long log is caught up the instant the bytes arrive. Kafka's
 // MetadataLoader replays every committed batch (handleCommit) and every
-// snapshot (handleLoadSnapshot) into a new image before its publishers see
-// it, and a broker is unfenced only once its loader has caught up with the
-// high watermark (stillNeedToCatchUp): that work is what grows with the
-// metadata. With Config.LoadRate set, a node hands an entry to its state
+// snapshot (handleLoadSnapshot) into a new image, and publishes nothing
+// until it has caught up with the high watermark (stillNeedToCatchUp);
+// the controller unfences a broker only once its reported metadata offset
+// reaches its registration (BrokerHeartbeatManager). That replay is what
+// grows with the metadata. With Config.LoadRate set, a node hands an entry to its state
 // machine only once the entry's bytes have been replayed at that rate after
 // the previous one, and restores a snapshot (its own at start, or one
 // fetched from the leader) only once the snapshot's bytes have been. The
