@@ -27,7 +27,10 @@ type Config struct {
 	// observer does.
 	SnapshotEvery int
 	QuorumWatch   raft.Observer
-	Kafka         model.Config
+	// MetadataLoadRate is the observer's raft.Config.LoadRate: bytes of
+	// metadata replayed per virtual second (0: free).
+	MetadataLoadRate int64
+	Kafka            model.Config
 	// Rack is this broker's broker.rack ("" for none), sent with its
 	// registration for the controller's rack-aware placement.
 	Rack string

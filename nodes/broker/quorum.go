@@ -56,7 +56,7 @@ func (b *Broker) startQuorum(env *sim.Env) {
 		b.replay.img.OnTopicDeleted = func(topic string, offset int64) { o.TopicDeleted(id, topic, offset) }
 	}
 	b.quorum = raft.New(raft.Config{ID: b.cfg.ID, Voters: b.cfg.Voters, Observer: true, Dir: controller.QuorumDir,
-		SnapshotEvery: b.cfg.SnapshotEvery, Watch: b.cfg.QuorumWatch}, b.replay)
+		SnapshotEvery: b.cfg.SnapshotEvery, LoadRate: b.cfg.MetadataLoadRate, Watch: b.cfg.QuorumWatch}, b.replay)
 	b.quorum.Start(env)
 }
 

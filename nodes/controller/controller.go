@@ -25,6 +25,9 @@ type Config struct {
 	// SnapshotEvery is the quorum's snapshot interval in committed
 	// entries (0: the raft package's default).
 	SnapshotEvery int
+	// MetadataLoadRate is the quorum's raft.Config.LoadRate: bytes of
+	// metadata replayed per virtual second (0: free).
+	MetadataLoadRate int64
 	// Watch, if set, is told what the quorum does (for the checkers).
 	Watch raft.Observer
 	_     struct{}
@@ -97,7 +100,7 @@ func (c *Controller) Start(env *sim.Env) {
 	c.state = newMetadataState(c.cfg.Cluster)
 	c.leader = model.NoBroker
 	c.raft = raft.New(raft.Config{ID: c.cfg.ID, Voters: c.cfg.Voters, Dir: QuorumDir,
-		SnapshotEvery: c.cfg.SnapshotEvery, Watch: c.cfg.Watch}, c)
+		SnapshotEvery: c.cfg.SnapshotEvery, LoadRate: c.cfg.MetadataLoadRate, Watch: c.cfg.Watch}, c)
 	c.raft.Start(env)
 	c.afterQuorum(env)
 }

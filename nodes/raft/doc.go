@@ -40,6 +40,9 @@
 //     and deletes the log before it. A fetch below the leader's log start
 //     is answered with the snapshot's id; the fetcher fetches the snapshot
 //     (FetchSnapshot, in one piece) and restores from it.
+//   - Replaying takes no virtual time unless Config.LoadRate charges it
+//     (load.go): then an entry reaches the state machine, and a snapshot
+//     is restored, only once its bytes are replayed at that rate.
 //
 // # Offsets
 //

@@ -202,7 +202,7 @@ func (r *Raft) handleFetchSnapshotResponse(from model.BrokerID, m model.FetchSna
 		return
 	}
 	r.lastContact, r.contact = r.env.Now(), true
-	if m.SnapshotOffset > r.lastApplied {
+	if m.SnapshotOffset > r.appliedOrPending() {
 		r.installSnapshot(m.SnapshotOffset, m.SnapshotEpoch, m.Data)
 	}
 	r.sendFetch()

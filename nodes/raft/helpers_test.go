@@ -149,6 +149,7 @@ type world struct {
 type worldOptions struct {
 	voters, observers int
 	snapshotEvery     int
+	loadRate          int64
 	_                 struct{}
 }
 
@@ -166,7 +167,7 @@ func newWorld(t tb, seed uint64, o worldOptions) *world {
 	}
 	for _, id := range append(slices.Clone(w.voters), w.observers...) {
 		cfg := Config{ID: id, Voters: w.voters, Observer: id < 100, Dir: "__cluster_metadata-0/",
-			SnapshotEvery: o.snapshotEvery, Watch: w.watch}
+			SnapshotEvery: o.snapshotEvery, LoadRate: o.loadRate, Watch: w.watch}
 		w.s.AddNode(sim.NodeID(id), id.String(), func() sim.Node { return &host{cfg: cfg, w: w} })
 		w.s.Disk(sim.NodeID(id)).SetTornWrites(true)
 	}

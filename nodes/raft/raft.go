@@ -31,6 +31,11 @@ type Config struct {
 	// SnapshotEvery is how many newly committed entries a node applies
 	// before it writes a snapshot; 0 means DefaultSnapshotEvery.
 	SnapshotEvery int
+	// LoadRate, if positive, is how many bytes of committed entries and
+	// snapshots the node's state machine replays per virtual second
+	// (load.go): a kafkasim model of the metadata loader's work, which
+	// otherwise takes no virtual time. 0 means free, as before.
+	LoadRate int64
 	// Watch, if set, is told what the node does, for the checkers.
 	Watch Observer
 	_     struct{}
@@ -100,6 +105,7 @@ const (
 	timerCheckQuorum  = "raft-check-quorum"
 	timerBeginQuorum  = "raft-begin-quorum"
 	timerCommit       = "raft-commit"
+	timerLoad         = "raft-load"
 )
 
 // Fixed settings of Kafka's raft client.
@@ -135,6 +141,15 @@ type Raft struct {
 	lastApplied int64
 	sinceSnap   int
 	snapData    []byte
+
+	// Loading (LoadRate, load.go): the entry being replayed and when it
+	// is done, a snapshot waiting to be restored, and the timer that
+	// resumes the replay.
+	loadOff   int64
+	loadDone  time.Duration
+	pending   *pendingRestore
+	loadTimer sim.TimerID
+	loadAt    time.Duration
 
 	// Election.
 	electionTimer sim.TimerID
@@ -209,7 +224,13 @@ func (r *Raft) Start(env *sim.Env) {
 		r.epoch, r.votedFor, r.leader = q.epoch, q.votedFor, q.leader
 	}
 	snapOff, snapEpoch, data, ok := readSnapshot(disk, r.fileName("snapshot"))
-	if ok {
+	switch {
+	case ok && r.cfg.LoadRate > 0:
+		// Read now, restored once replayed (load.go).
+		r.snapData = data
+		r.hw = snapOff
+		r.restoreLater(snapOff, snapEpoch, data)
+	case ok:
 		r.snapData = data
 		r.sm.Restore(snapOff, snapEpoch, data)
 		r.lastApplied, r.hw = snapOff, snapOff
@@ -312,6 +333,11 @@ func (r *Raft) Fire(env *sim.Env, t sim.Timer) bool {
 			r.commitArm = 0
 			r.step(r, r.cfg.ID, commitDue{})
 		}
+	case timerLoad:
+		// The replay goes on in afterEvent.
+		if t.ID == r.loadTimer {
+			r.loadTimer = 0
+		}
 	}
 	r.afterEvent()
 	return true
@@ -411,6 +437,9 @@ func (r *Raft) afterEvent() {
 
 // applyCommitted hands every newly committed entry to the state machine.
 func (r *Raft) applyCommitted() {
+	if r.restorePending() {
+		return
+	}
 	limit := r.hw
 	if last := r.log.lastOffset(); limit > last {
 		limit = last
@@ -418,6 +447,9 @@ func (r *Raft) applyCommitted() {
 	for r.lastApplied < limit {
 		off := r.lastApplied + 1
 		data, epoch, control := r.log.entry(off)
+		if r.loading(off, epoch, len(data)) {
+			return
+		}
 		if !control {
 			r.sm.Apply(off, epoch, data)
 		}

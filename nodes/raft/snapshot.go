@@ -34,6 +34,14 @@ func (r *Raft) installSnapshot(off int64, epoch model.Epoch, data []byte) {
 	} else {
 		r.log.resetTo(off, epoch)
 	}
+	if r.cfg.LoadRate > 0 {
+		// The state machine restores it once replayed (load.go).
+		r.sinceSnap = 0
+		r.setHW(off)
+		r.env.Trace("raft-snapshot-fetched", "offset="+itoa(off)+" epoch="+itoa(int64(epoch)))
+		r.restoreLater(off, epoch, data)
+		return
+	}
 	r.sm.Restore(off, epoch, data)
 	r.lastApplied = off
 	r.sinceSnap = 0
