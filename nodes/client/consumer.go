@@ -44,10 +44,8 @@ type Consumer struct {
 	// after an empty answer (see handleFetch).
 	fetchWait []brokerTime
 	pollNext  int // rotation of the partition polls start from
-	// fetchBuf is sendFetches' scratch list; fetchFree and recFree hold
-	// the fetch requests and request records of answered fetches, for
-	// the next ones to reuse (see fetchAnswered).
-	fetchBuf []fetchTarget
+	// fetchFree and recFree hold the fetch requests and request records
+	// of answered fetches, for the next ones to reuse (see fetchAnswered).
 	// leaders is the assignment by leader (see fetchLeaders); assignGen
 	// counts the assignments installed.
 	leaders   fetchLeaders
@@ -59,6 +57,7 @@ type Consumer struct {
 	// scratch list of the partitions it would fetch.
 	sessions  map[model.BrokerID]*fetchsession.Handler // lookup only, never iterated
 	fetchWant []model.FetchPartition
+	changes   []fetchsession.Change // sendChangedFetch's scratch list
 
 	wake   wake
 	pollID sim.TimerID
@@ -88,6 +87,12 @@ type partState struct {
 	// md caches what the metadata says of the partition's leader (see
 	// Consumer.leaderOf).
 	md partLeader
+	// rank is the partition's place in the assignment, slot its leader's
+	// in the grouping by leader (-1: none), and changed says it waits in
+	// its leader's change list (fetch_changes.go).
+	rank    int
+	slot    int32
+	changed bool
 
 	reqPending  bool          // a ListOffsets or OffsetsForLeaderEpoch is in flight
 	retryAt     time.Duration // no request before (node clock)
@@ -309,6 +314,7 @@ func (c *Consumer) envOr(env *sim.Env) *sim.Env {
 // setPosition installs a position and starts fetching from it.
 func (c *Consumer) setPosition(ps *partState, offset model.Offset, epoch model.Epoch, leader model.BrokerID, leaderEpoch model.Epoch) {
 	c.unsettle()
+	c.fetchChanged(ps)
 	ps.position, ps.positionEpoch = offset, epoch
 	ps.leader, ps.leaderEpoch = leader, leaderEpoch
 	ps.state = stateFetching
@@ -383,6 +389,7 @@ func (c *Consumer) poll(env *sim.Env) {
 			for j, r := range ps.buf[:take] {
 				recs[j] = model.OffsetValue{Offset: r.offset, Value: r.value}
 			}
+			c.fetchChanged(ps)
 			last := ps.buf[take-1]
 			ps.position, ps.positionEpoch = last.offset+1, last.epoch
 			ps.buf = slices.Delete(ps.buf, 0, take)

@@ -35,19 +35,10 @@ type request struct {
 
 	batch    *batch                // reqProduce
 	msg      *model.ProduceRequest // reqProduce: the attempt's message
-	fetch    []fetchedAt           // reqFetch: the offsets asked, by partition
 	fetchMsg *model.FetchRequest   // reqFetch: the request's message
 	tp       model.TopicPartition  // reqListOffsets, reqOffsetsForEpoch
 	gen      uint64                // the partition's generation when sent
 	txn      *txnRequest           // reqTxn: the handler it was sent for
-}
-
-// fetchedAt is one partition of an in-flight fetch and the offset asked, so
-// that a response for a position that has moved since (a seek, a reset) is
-// dropped, as Kafka's fetcher drops it.
-type fetchedAt struct {
-	tp     model.TopicPartition
-	offset model.Offset
 }
 
 // brokerConn is what the client knows about its connection to one broker.
@@ -192,16 +183,6 @@ func (n *network) inFlight(broker model.BrokerID) int {
 		}
 	}
 	return c
-}
-
-// inFlightKind reports whether a request of kind is waiting on broker.
-func (n *network) inFlightKind(broker model.BrokerID, kind reqKind) bool {
-	for _, r := range n.reqs {
-		if r.broker == broker && r.kind == kind {
-			return true
-		}
-	}
-	return false
 }
 
 func (n *network) conn(b model.BrokerID) *brokerConn {
