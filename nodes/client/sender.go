@@ -204,13 +204,9 @@ func (p *Producer) drain(env *sim.Env) {
 // per-node drainIndex), so that no partition starves another.
 func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 	now := env.Now()
-	parts := p.fast.partsBuf[:0] // indexes into p.acc.tps and p.acc.queues
-	for i := range p.acc.tps {
-		if l, _ := p.queueLeader(i); l == leader {
-			parts = append(parts, i)
-		}
-	}
-	p.fast.partsBuf = parts
+	// Indexes into p.acc.tps and p.acc.queues; nothing here changes the
+	// metadata or adds a queue, so the list stays as it is.
+	parts := p.queuesOf(leader)
 	n := len(parts)
 	if n == 0 {
 		return
