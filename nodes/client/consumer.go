@@ -58,6 +58,10 @@ type Consumer struct {
 	sessions  map[model.BrokerID]*fetchsession.Handler // lookup only, never iterated
 	fetchWant []model.FetchPartition
 	changes   []fetchsession.Change // sendChangedFetch's scratch list
+	// polls lists the partitions a poll may return records of, and
+	// pollBuf is pollVisits' scratch list.
+	polls   pollOrder
+	pollBuf []*partState
 
 	wake   wake
 	pollID sim.TimerID
@@ -93,6 +97,7 @@ type partState struct {
 	rank    int
 	slot    int32
 	changed bool
+	listed  bool // in the consumer's list of buffered partitions (pollOrder)
 
 	reqPending  bool          // a ListOffsets or OffsetsForLeaderEpoch is in flight
 	retryAt     time.Duration // no request before (node clock)
@@ -248,7 +253,9 @@ func (c *Consumer) setAssignment(env *sim.Env, tps []model.TopicPartition) {
 	c.states = make([]*partState, len(tps))
 	for i, tp := range tps {
 		c.states[i] = c.parts[tp]
+		c.states[i].rank = i
 	}
+	c.relistBuffered()
 	c.setInterest()
 }
 
@@ -349,26 +356,17 @@ func (c *Consumer) poll(env *sim.Env) {
 			return
 		}
 	}
-	for _, ps := range c.states {
-		if ps.errNext == "" {
-			continue
-		}
-		// Kafka throws the first such exception from poll and returns
-		// nothing else.
-		if c.rec != nil {
-			i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
-			c.rec.Fail(i, at, ps.errNext+" "+ps.tp.String())
-		}
-		ps.errNext = ""
+	if c.polls.errMaybe && c.raiseError(at) {
 		return
 	}
 	// Count first what the poll returns, so that its records (which the
 	// history keeps) take one array, and the list of partitions another,
 	// whatever the number of partitions.
 	n := len(c.states)
+	visits := c.pollVisits()
 	parts, total := 0, 0
-	for i, budget := 0, int(c.cfg.MaxPollRecords); i < n && budget > 0; i++ {
-		if take := c.states[(c.pollNext+i)%n].pollable(budget); take > 0 {
+	for i, budget := 0, int(c.cfg.MaxPollRecords); i < len(visits) && budget > 0; i++ {
+		if take := visits[i].pollable(budget); take > 0 {
 			parts, total, budget = parts+1, total+take, budget-take
 		}
 	}
@@ -376,8 +374,8 @@ func (c *Consumer) poll(env *sim.Env) {
 	if parts > 0 {
 		out = make([]model.PartitionRecords, 0, parts)
 		all := make([]model.OffsetValue, total)
-		for i := 0; i < n && len(all) > 0; i++ {
-			ps := c.states[(c.pollNext+i)%n]
+		for i := 0; i < len(visits) && len(all) > 0; i++ {
+			ps := visits[i]
 			take := ps.pollable(len(all))
 			if take == 0 {
 				continue
@@ -402,10 +400,32 @@ func (c *Consumer) poll(env *sim.Env) {
 	if n > 0 {
 		c.pollNext = (c.pollNext + 1) % n
 	}
+	clear(visits)
 	if len(out) > 0 && c.rec != nil {
 		i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
 		c.rec.PollOK(i, at, out)
 	}
+}
+
+// raiseError records the poll that raises the first partition's pending
+// error, in assignment order, and reports whether there was one; finding
+// none, it clears errMaybe.
+func (c *Consumer) raiseError(at time.Duration) bool {
+	for _, ps := range c.states {
+		if ps.errNext == "" {
+			continue
+		}
+		// Kafka throws the first such exception from poll and returns
+		// nothing else.
+		if c.rec != nil {
+			i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
+			c.rec.Fail(i, at, ps.errNext+" "+ps.tp.String())
+		}
+		ps.errNext = ""
+		return true
+	}
+	c.polls.errMaybe = false
+	return false
 }
 
 // pollable is how many of the partition's buffered records a poll with

@@ -12,9 +12,11 @@ import (
 // incremental fetches from the partitions that changed against building
 // them from all the partitions of the leader, and panics where the two
 // differ: the request's partitions, its forgotten ones and the session
-// left behind. It is for tests, which set it before any run and leave it:
-// a change of position, buffer or state that forgets to call fetchChanged
-// would otherwise change a request silently.
+// left behind; and it checks the partitions a poll visits against a walk
+// of the whole assignment (checkPollVisits). It is for tests, which set it
+// before any run and leave it: a change of position, buffer or state that
+// forgets to call fetchChanged, or records buffered without noteBuffered,
+// would otherwise change a request or a poll silently.
 var CheckIncremental bool
 
 // The consumer builds an incremental fetch from what changed. After a

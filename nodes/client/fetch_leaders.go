@@ -39,8 +39,8 @@ func (c *Consumer) byLeader() *fetchLeaders {
 		x.parts[i] = x.parts[i][:0]
 	}
 	x.leaders = x.leaders[:0]
-	for rank, ps := range c.states {
-		ps.rank, ps.slot, ps.changed = rank, -1, false
+	for _, ps := range c.states {
+		ps.slot, ps.changed = -1, false
 		leader, _ := c.leaderOf(ps)
 		if leader == model.NoBroker {
 			continue

@@ -116,7 +116,7 @@ func (c *Consumer) startReset(env *sim.Env, ps *partState, reason, errName strin
 	ps.reqPending, ps.failures, ps.retryAt = false, 0, 0
 	if c.cfg.AutoOffsetReset == model.ResetNone {
 		ps.state = stateFailed
-		ps.errNext = errName
+		ps.errNext, c.polls.errMaybe = errName, true
 		return
 	}
 	ps.state = stateResetting
@@ -196,7 +196,7 @@ func (c *Consumer) completeValidation(env *sim.Env, ps *partState, end model.Off
 	}
 	if c.cfg.AutoOffsetReset == model.ResetNone {
 		ps.state = stateFailed
-		ps.errNext = "LogTruncation"
+		ps.errNext, c.polls.errMaybe = "LogTruncation", true
 		ps.gen++
 		return
 	}
