@@ -62,9 +62,10 @@ type producerFastPath struct {
 	// queuesOf).
 	byLeader []leaderQueues
 
-	// Scratch slice drain reuses on every pass: each pass empties it
-	// before it writes.
+	// Scratch slices drain and drainNode reuse on every pass: each pass
+	// empties them before it writes.
 	leadersBuf []model.BrokerID
+	heldBuf    []int
 	// sealBuf is the buffer every wire batch is encoded into to compute
 	// its CRC (see batch.wire), written over by each.
 	sealBuf []byte

@@ -8,15 +8,16 @@ import (
 	"kafkasim/nodes/fetchsession"
 )
 
-// CheckIncremental checks the work the consumer saves by building its
-// incremental fetches from the partitions that changed against building
-// them from all the partitions of the leader, and panics where the two
-// differ: the request's partitions, its forgotten ones and the session
-// left behind; and it checks the partitions a poll visits against a walk
-// of the whole assignment (checkPollVisits). It is for tests, which set it
-// before any run and leave it: a change of position, buffer or state that
-// forgets to call fetchChanged, or records buffered without noteBuffered,
-// would otherwise change a request or a poll silently.
+// CheckIncremental checks the work the clients save by following changes
+// against the walks it saves them, and panics where they differ: every
+// consumer fetch built from the partitions that changed against one built
+// from all the leader's partitions (its partitions, its forgotten ones and
+// the session left behind: checkDelta); the partitions a poll visits
+// against a walk of the whole assignment (checkPollVisits); a producer's
+// list of queues holding batches against a walk of every queue
+// (accumulator.checkBusy). It is for tests, which set it before any run
+// and leave it: a write that forgets to call fetchChanged, noteBuffered or
+// markBusy would otherwise change a request or a poll silently.
 var CheckIncremental bool
 
 // The consumer builds an incremental fetch from what changed. After a
