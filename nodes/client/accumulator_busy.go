@@ -8,8 +8,10 @@ import (
 // The accumulator lists the queues that may hold batches (busy, ascending,
 // each once, inBusy saying which are in it), so that the sender's walks
 // after every event (drain, drainNode, nextDeadline, expired) visit those
-// rather than a queue for every partition ever produced to: Kafka's
-// RecordAccumulator.ready likewise walks only the batches queued. A queue
+// rather than a queue for every partition ever produced to. Kafka's
+// RecordAccumulator.ready and drain walk the deque of every partition the
+// accumulator holds one for, empty or not; skipping the empty ones changes
+// nothing those walks find, since each skips an empty deque. A queue
 // joins when a batch goes into it (append, reenqueue) and leaves when a
 // walk finds it empty; a queue that empties stays until then, which is
 // what every walk skips anyway.
