@@ -5,21 +5,24 @@ import (
 
 	"kafkasim/checkers"
 	"kafkasim/nodes/broker"
+	"kafkasim/nodes/client"
 )
 
 // TestTrackedReadsMatchFullReads runs scenarios with fetch sessions under
-// broker.CheckIncremental: every read of a tracked session's dirty
-// partitions is checked against a read of all of them, and a partition the
-// session holds clean that a read would answer panics the run. It is how a
+// broker.CheckIncremental and client.CheckIncremental: every read of a
+// tracked session's dirty partitions is checked against a read of all of
+// them, and a partition the session holds clean that a read would answer
+// panics the run; every consumer fetch built from the partitions that
+// changed is checked against one built from all of them. It is how a
 // change the broker forgets to tell its sessions (fetchsession.Cache.
-// Changed) shows up as a failure rather than as a fetcher answered
-// differently.
+// Changed), or the consumer its fetches (fetchChanged), shows up as a
+// failure rather than as a fetcher answered or asked differently.
 func TestTrackedReadsMatchFullReads(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs several whole scenarios")
 	}
-	broker.CheckIncremental = true
-	defer func() { broker.CheckIncremental = false }()
+	broker.CheckIncremental, client.CheckIncremental = true, true
+	defer func() { broker.CheckIncremental, client.CheckIncremental = false, false }()
 	for _, name := range []string{"chaos", "leader-failover", "topics-under-chaos", "coordinator-failover", "reassign-under-chaos", "kip279-divergence", "slow-follower", "txn-chaos"} {
 		sc, ok := Find(name)
 		if !ok {

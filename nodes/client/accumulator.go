@@ -142,6 +142,10 @@ type accumulator struct {
 	tps       []model.TopicPartition // partitions with a queue, sorted
 	queues    []*[]*batch            // the queue of each of tps
 	drainIdx  map[model.BrokerID]int // per-broker round-robin start (lookup only)
+	// busy and inBusy list the queues that may hold batches (see
+	// accumulator_busy.go).
+	busy   []int
+	inBusy []bool
 	// last is the position index found last: a producer's records come
 	// in runs for one partition (sticky, or a burst to one key), so it is
 	// checked before a search.
@@ -199,6 +203,7 @@ func (a *accumulator) index(tp model.TopicPartition) int {
 	if !found {
 		a.tps = slices.Insert(a.tps, i, tp)
 		a.queues = slices.Insert(a.queues, i, &[]*batch{})
+		a.queueAdded(i)
 	}
 	a.last = i
 	return i
@@ -255,6 +260,7 @@ func (a *accumulator) append(tp model.TopicPartition, r pendingRecord, now time.
 	}
 	b.full = b.bytes >= a.batchSize
 	*q = append(*q, b)
+	a.markBusy(i)
 	if b.full || len(*q) > 1 {
 		return appendedOther
 	}
@@ -298,7 +304,9 @@ func (a *accumulator) release(b *batch, recsFree bool) {
 // order; without, it goes first, which is how a retry overtakes nothing
 // but is overtaken by batches already in flight.
 func (a *accumulator) reenqueue(b *batch, inSequenceOrder bool) {
-	q := a.queue(b.tp)
+	at := a.index(b.tp)
+	q := a.queues[at]
+	a.markBusy(at)
 	i := 0
 	if inSequenceOrder && b.seq != model.NoSequence {
 		for i < len(*q) && (*q)[i].seq != model.NoSequence && (*q)[i].seq < b.seq {
@@ -309,14 +317,7 @@ func (a *accumulator) reenqueue(b *batch, inSequenceOrder bool) {
 }
 
 // empty reports whether no batch waits.
-func (a *accumulator) empty() bool {
-	for _, q := range a.queues {
-		if len(*q) > 0 {
-			return false
-		}
-	}
-	return true
-}
+func (a *accumulator) empty() bool { return len(a.busyQueues()) == 0 }
 
 // readyAt says when the head batch of a queue may leave: Kafka's
 // RecordAccumulator.batchReady. A batch is sendable once it is full (or
@@ -342,7 +343,8 @@ func (a *accumulator) readyAt(q []*batch, leaderEpoch model.Epoch) time.Duration
 // reached delivery.timeout.ms (RecordAccumulator.expiredBatches).
 func (a *accumulator) expired(now, deliveryTimeout time.Duration) []*batch {
 	var out []*batch
-	for _, q := range a.queues {
+	for _, i := range a.busyQueues() {
+		q := a.queues[i]
 		kept := (*q)[:0]
 		for _, b := range *q {
 			if now-b.created >= deliveryTimeout {

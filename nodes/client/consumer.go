@@ -44,10 +44,8 @@ type Consumer struct {
 	// after an empty answer (see handleFetch).
 	fetchWait []brokerTime
 	pollNext  int // rotation of the partition polls start from
-	// fetchBuf is sendFetches' scratch list; fetchFree and recFree hold
-	// the fetch requests and request records of answered fetches, for
-	// the next ones to reuse (see fetchAnswered).
-	fetchBuf []fetchTarget
+	// fetchFree and recFree hold the fetch requests and request records
+	// of answered fetches, for the next ones to reuse (see fetchAnswered).
 	// leaders is the assignment by leader (see fetchLeaders); assignGen
 	// counts the assignments installed.
 	leaders   fetchLeaders
@@ -59,6 +57,11 @@ type Consumer struct {
 	// scratch list of the partitions it would fetch.
 	sessions  map[model.BrokerID]*fetchsession.Handler // lookup only, never iterated
 	fetchWant []model.FetchPartition
+	changes   []fetchsession.Change // sendChangedFetch's scratch list
+	// polls lists the partitions a poll may return records of, and
+	// pollBuf is pollVisits' scratch list.
+	polls   pollOrder
+	pollBuf []*partState
 
 	wake   wake
 	pollID sim.TimerID
@@ -88,6 +91,13 @@ type partState struct {
 	// md caches what the metadata says of the partition's leader (see
 	// Consumer.leaderOf).
 	md partLeader
+	// rank is the partition's place in the assignment, slot its leader's
+	// in the grouping by leader (-1: none), and changed says it waits in
+	// its leader's change list (fetch_changes.go).
+	rank    int
+	slot    int32
+	changed bool
+	listed  bool // in the consumer's list of buffered partitions (pollOrder)
 
 	reqPending  bool          // a ListOffsets or OffsetsForLeaderEpoch is in flight
 	retryAt     time.Duration // no request before (node clock)
@@ -243,7 +253,9 @@ func (c *Consumer) setAssignment(env *sim.Env, tps []model.TopicPartition) {
 	c.states = make([]*partState, len(tps))
 	for i, tp := range tps {
 		c.states[i] = c.parts[tp]
+		c.states[i].rank = i
 	}
+	c.relistBuffered()
 	c.setInterest()
 }
 
@@ -309,6 +321,7 @@ func (c *Consumer) envOr(env *sim.Env) *sim.Env {
 // setPosition installs a position and starts fetching from it.
 func (c *Consumer) setPosition(ps *partState, offset model.Offset, epoch model.Epoch, leader model.BrokerID, leaderEpoch model.Epoch) {
 	c.unsettle()
+	c.fetchChanged(ps)
 	ps.position, ps.positionEpoch = offset, epoch
 	ps.leader, ps.leaderEpoch = leader, leaderEpoch
 	ps.state = stateFetching
@@ -343,26 +356,17 @@ func (c *Consumer) poll(env *sim.Env) {
 			return
 		}
 	}
-	for _, ps := range c.states {
-		if ps.errNext == "" {
-			continue
-		}
-		// Kafka throws the first such exception from poll and returns
-		// nothing else.
-		if c.rec != nil {
-			i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
-			c.rec.Fail(i, at, ps.errNext+" "+ps.tp.String())
-		}
-		ps.errNext = ""
+	if c.polls.errMaybe && c.raiseError(at) {
 		return
 	}
 	// Count first what the poll returns, so that its records (which the
 	// history keeps) take one array, and the list of partitions another,
 	// whatever the number of partitions.
 	n := len(c.states)
+	visits := c.pollVisits()
 	parts, total := 0, 0
-	for i, budget := 0, int(c.cfg.MaxPollRecords); i < n && budget > 0; i++ {
-		if take := c.states[(c.pollNext+i)%n].pollable(budget); take > 0 {
+	for i, budget := 0, int(c.cfg.MaxPollRecords); i < len(visits) && budget > 0; i++ {
+		if take := visits[i].pollable(budget); take > 0 {
 			parts, total, budget = parts+1, total+take, budget-take
 		}
 	}
@@ -370,8 +374,8 @@ func (c *Consumer) poll(env *sim.Env) {
 	if parts > 0 {
 		out = make([]model.PartitionRecords, 0, parts)
 		all := make([]model.OffsetValue, total)
-		for i := 0; i < n && len(all) > 0; i++ {
-			ps := c.states[(c.pollNext+i)%n]
+		for i := 0; i < len(visits) && len(all) > 0; i++ {
+			ps := visits[i]
 			take := ps.pollable(len(all))
 			if take == 0 {
 				continue
@@ -383,6 +387,7 @@ func (c *Consumer) poll(env *sim.Env) {
 			for j, r := range ps.buf[:take] {
 				recs[j] = model.OffsetValue{Offset: r.offset, Value: r.value}
 			}
+			c.fetchChanged(ps)
 			last := ps.buf[take-1]
 			ps.position, ps.positionEpoch = last.offset+1, last.epoch
 			ps.buf = slices.Delete(ps.buf, 0, take)
@@ -395,10 +400,32 @@ func (c *Consumer) poll(env *sim.Env) {
 	if n > 0 {
 		c.pollNext = (c.pollNext + 1) % n
 	}
+	clear(visits)
 	if len(out) > 0 && c.rec != nil {
 		i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
 		c.rec.PollOK(i, at, out)
 	}
+}
+
+// raiseError records the poll that raises the first partition's pending
+// error, in assignment order, and reports whether there was one; finding
+// none, it clears errMaybe.
+func (c *Consumer) raiseError(at time.Duration) bool {
+	for _, ps := range c.states {
+		if ps.errNext == "" {
+			continue
+		}
+		// Kafka throws the first such exception from poll and returns
+		// nothing else.
+		if c.rec != nil {
+			i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
+			c.rec.Fail(i, at, ps.errNext+" "+ps.tp.String())
+		}
+		ps.errNext = ""
+		return true
+	}
+	c.polls.errMaybe = false
+	return false
 }
 
 // pollable is how many of the partition's buffered records a poll with

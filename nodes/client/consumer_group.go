@@ -132,6 +132,7 @@ func (c *Consumer) seekCommitted(ps *partState, offset model.Offset, epoch model
 	c.setPosition(ps, offset, epoch, leader, leaderEpoch)
 	if epoch != model.NoEpoch && leader != model.NoBroker && leaderEpoch != model.NoEpoch {
 		c.unsettle()
+		c.fetchChanged(ps)
 		ps.state = stateValidating
 	}
 }

@@ -1,6 +1,8 @@
 package client
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"kafkasim/model"
@@ -55,10 +57,15 @@ type producerFastPath struct {
 	runEveryEvent                 bool
 	passesSkipped, answersSkipped int
 
+	// byLeader groups the queues by their leader (lead), leaders in
+	// increasing order, each with its queue indexes ascending (see
+	// queuesOf).
+	byLeader []leaderQueues
+
 	// Scratch slices drain and drainNode reuse on every pass: each pass
 	// empties them before it writes.
 	leadersBuf []model.BrokerID
-	partsBuf   []int
+	heldBuf    []int
 	// sealBuf is the buffer every wire batch is encoded into to compute
 	// its CRC (see batch.wire), written over by each.
 	sealBuf []byte
@@ -138,13 +145,50 @@ type queueLeader struct {
 // queueLeader returns md.leader(p.acc.tps[i]), from the cache while the
 // metadata and the queues are unchanged.
 func (p *Producer) queueLeader(i int) (model.BrokerID, model.Epoch) {
-	if p.fast.leadVer != p.md.ver || len(p.fast.lead) != len(p.acc.tps) {
-		p.fast.lead = p.fast.lead[:0]
-		for _, tp := range p.acc.tps {
-			l, e := p.md.leader(tp)
-			p.fast.lead = append(p.fast.lead, queueLeader{broker: l, epoch: e})
-		}
-		p.fast.leadVer = p.md.ver
-	}
+	p.refreshQueueLeaders()
 	return p.fast.lead[i].broker, p.fast.lead[i].epoch
+}
+
+// leaderQueues is the accumulator's queues one broker leads.
+type leaderQueues struct {
+	broker model.BrokerID
+	queues []int // indexes into p.acc.tps and p.acc.queues, ascending
+}
+
+// queuesOf returns the indexes of the queues leader leads, ascending: what
+// a walk of every queue comparing its leader finds, from the cache while
+// the metadata and the queues are unchanged. The caller must not change
+// it, and a new metadata version or queue replaces it.
+func (p *Producer) queuesOf(leader model.BrokerID) []int {
+	p.refreshQueueLeaders()
+	g := p.fast.byLeader
+	i, _ := slices.BinarySearchFunc(g, leader, func(q leaderQueues, b model.BrokerID) int { return cmp.Compare(q.broker, b) })
+	if i < len(g) && g[i].broker == leader {
+		return g[i].queues
+	}
+	return nil
+}
+
+// refreshQueueLeaders reads every queue's leader again, and groups the
+// queues by it, when the metadata or the queues changed since.
+func (p *Producer) refreshQueueLeaders() {
+	f := &p.fast
+	if f.leadVer == p.md.ver && len(f.lead) == len(p.acc.tps) {
+		return
+	}
+	f.lead = f.lead[:0]
+	for _, tp := range p.acc.tps {
+		l, e := p.md.leader(tp)
+		f.lead = append(f.lead, queueLeader{broker: l, epoch: e})
+	}
+	f.leadVer = p.md.ver
+	var groups []leaderQueues
+	for i, q := range f.lead {
+		at, found := slices.BinarySearchFunc(groups, q.broker, func(g leaderQueues, b model.BrokerID) int { return cmp.Compare(g.broker, b) })
+		if !found {
+			groups = slices.Insert(groups, at, leaderQueues{broker: q.broker})
+		}
+		groups[at].queues = append(groups[at].queues, i)
+	}
+	f.byLeader = groups
 }

@@ -66,6 +66,7 @@ func (c *Consumer) buffer(ps *partState, pr *model.FetchPartitionResponse) bool 
 	if len(ps.buf) == 0 {
 		ps.skipPast()
 	}
+	c.noteBuffered(ps)
 	return skipTo != model.NoOffset
 }
 

@@ -16,6 +16,15 @@ type fetchLeaders struct {
 	assign  uint64 // the assignment it was built from (Consumer.assignGen)
 	leaders []model.BrokerID
 	parts   [][]*partState // parts[i]: the partitions leaders[i] leads, in assignment order
+	// whole[i] says the next fetch to leaders[i] is built from all of
+	// parts[i]; otherwise changed[i] lists, once each, the partitions of
+	// parts[i] whose fetch may differ from what leaders[i]'s session holds
+	// (see fetch_changes.go).
+	whole   []bool
+	changed [][]*partState
+	// inFlight is sendFetches' scratch: inFlight[i] says a fetch to
+	// leaders[i] waits for its answer.
+	inFlight []bool
 }
 
 // byLeader returns the assignment grouped by leader, leaders in increasing
@@ -31,6 +40,7 @@ func (c *Consumer) byLeader() *fetchLeaders {
 	}
 	x.leaders = x.leaders[:0]
 	for _, ps := range c.states {
+		ps.slot, ps.changed = -1, false
 		leader, _ := c.leaderOf(ps)
 		if leader == model.NoBroker {
 			continue
@@ -52,6 +62,7 @@ func (c *Consumer) byLeader() *fetchLeaders {
 		x.parts[i] = append(x.parts[i], ps)
 	}
 	x.built, x.ver, x.assign = true, c.md.ver, c.assignGen
+	c.resetFetchChanges()
 	return x
 }
 

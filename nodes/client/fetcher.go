@@ -1,7 +1,6 @@
 package client
 
 import (
-	"slices"
 	"time"
 
 	"kafkasim/model"
@@ -10,91 +9,105 @@ import (
 )
 
 // sendFetches sends one FetchRequest per leader covering the partitions it
-// leads that can be fetched, after Kafka's AbstractFetch.prepareFetchRequests:
-// a partition is fetched when it has a position, nothing buffered that the
-// application has not polled yet, and a known leader; a leader gets a new
-// fetch only when none is in flight to it. The request carries the leader
-// epoch the consumer believes in (KIP-320), so a stale or too new leader
-// fences it, and asks the leader to hold it fetch.max.wait.ms when nothing
-// is available.
+// leads that can be fetched (fetchWanted), after Kafka's
+// AbstractFetch.prepareFetchRequests: a leader gets a new fetch only when
+// none is in flight to it, its connection is not in reconnect backoff and
+// it is not waiting out an empty answer. Leaders go in increasing order,
+// each fetch with its partitions in assignment order, as a walk over the
+// assignment sorted stably by leader would give. The request carries the
+// leader epoch the consumer believes in (KIP-320), so a stale or too new
+// leader fences it, and asks the leader to hold it fetch.max.wait.ms when
+// nothing is available. An incremental fetch is built from the partitions
+// that changed since the last one (fetch_changes.go), a full one from all.
 func (c *Consumer) sendFetches(env *sim.Env) {
 	now := env.Now()
-	targets := c.fetchBuf[:0]
-	// Leaders in increasing order, each with its partitions in assignment
-	// order: one request per leader, as a walk over the assignment
-	// sorted stably by leader would give. A leader is judged at the first
-	// of its partitions that could be fetched, and one that cannot take a
-	// fetch now (the usual case: its long poll is in flight) costs no more.
 	x := c.byLeader()
+	c.markFetchesInFlight(x)
 	for i, leader := range x.leaders {
-		judged := false
-		for _, ps := range x.parts[i] {
-			if ps.state != stateFetching || len(ps.buf) > 0 || ps.staleMeta {
-				continue
-			}
-			if !judged {
-				judged = true
-				if !c.leaderFetchable(leader, now) {
-					break
-				}
-			}
-			_, epoch := c.leaderOf(ps)
-			targets = append(targets, fetchTarget{broker: leader, epoch: epoch, ps: ps})
+		if x.inFlight[i] || !c.net.ready(leader, now) || c.fetchWaitUntil(leader) > now {
+			continue
+		}
+		h := c.session(leader)
+		if x.whole[i] || !h.CanDelta() {
+			c.sendWholeFetch(env, i, h)
+		} else {
+			c.sendChangedFetch(env, i, h)
 		}
 	}
-	c.fetchBuf = targets
-	for len(targets) > 0 {
-		n := 1
-		for n < len(targets) && targets[n].broker == targets[0].broker {
-			n++
+}
+
+// markFetchesInFlight sets x.inFlight from the requests in flight, in one
+// walk of them rather than one per leader.
+func (c *Consumer) markFetchesInFlight(x *fetchLeaders) {
+	clear(x.inFlight)
+	for _, r := range c.net.reqs {
+		if r.kind != reqFetch {
+			continue
 		}
-		c.sendFetch(env, targets[0].broker, targets[:n])
-		targets = targets[n:]
+		if i := leaderSlot(x.leaders, r.broker); i < len(x.leaders) && x.leaders[i] == r.broker {
+			x.inFlight[i] = true
+		}
 	}
-	clear(c.fetchBuf) // it holds partition states
 }
 
-// leaderFetchable reports whether a fetch may go to leader now: none is in
-// flight to it, its connection is not in reconnect backoff and it is not
-// waiting out an empty answer.
-func (c *Consumer) leaderFetchable(leader model.BrokerID, now time.Duration) bool {
-	return !c.net.inFlightKind(leader, reqFetch) && c.net.ready(leader, now) && c.fetchWaitUntil(leader) <= now
-}
-
-// fetchTarget is one partition sendFetches will fetch, from its leader.
-type fetchTarget struct {
-	broker model.BrokerID
-	epoch  model.Epoch
-	ps     *partState
-}
-
-// sendFetch sends one FetchRequest to a leader for the targets it leads.
-// The request and its record come from earlier fetches when they can be
-// reused (see fetchAnswered).
-func (c *Consumer) sendFetch(env *sim.Env, broker model.BrokerID, targets []fetchTarget) {
-	r := c.fetchRecord()
-	asked := r.fetch[:0]
+// sendWholeFetch sends x.leaders[i] a fetch built from all the partitions
+// it leads, if any can be fetched; without a fetch sent, the next one is
+// built from all of them again.
+func (c *Consumer) sendWholeFetch(env *sim.Env, i int, h *fetchsession.Handler) {
+	x := &c.leaders
 	want := c.fetchWant[:0]
-	for _, t := range targets {
-		asked = append(asked, fetchedAt{tp: t.ps.tp, offset: t.ps.position})
-		want = append(want, model.FetchPartition{
-			TP: t.ps.tp, FetchOffset: t.ps.position, CurrentLeaderEpoch: t.epoch,
-			LastFetchedEpoch: model.NoEpoch, LogStartOffset: model.NoOffset, MaxBytes: partitionFetchMaxBytes,
-		})
+	for _, ps := range x.parts[i] {
+		if fp, ok := c.fetchWanted(ps); ok {
+			want = append(want, fp)
+		}
 	}
 	c.fetchWant = want
+	if len(want) == 0 {
+		return
+	}
 	// The fetch session (AbstractFetch.prepareFetchRequests through the
 	// broker's FetchSessionHandler): a full fetch names every partition,
 	// an incremental one what changed, and forgets what is not wanted.
 	m := c.fetchRequest(len(want))
 	var md fetchsession.Metadata
-	md, m.Partitions, m.Forgotten = c.session(broker).Build(want, m.Partitions, m.Forgotten)
+	md, m.Partitions, m.Forgotten = h.Build(want, m.Partitions, m.Forgotten)
+	c.fetchChangesTaken(i)
+	c.sendFetch(env, x.leaders[i], m, md)
+}
+
+// sendChangedFetch sends x.leaders[i] an incremental fetch built from the
+// partitions that changed since its last one, if its session then holds
+// any: the request Build would make from all of them.
+func (c *Consumer) sendChangedFetch(env *sim.Env, i int, h *fetchsession.Handler) {
+	changes, n := c.fetchChanges(i, h)
+	if n == 0 {
+		return // nothing to fetch: the changes wait for the next fetch
+	}
+	var before *fetchsession.Handler
+	if CheckIncremental {
+		before = h.Clone()
+	}
+	m := c.fetchRequest(len(changes))
+	var md fetchsession.Metadata
+	md, m.Partitions, m.Forgotten = h.BuildDelta(changes, m.Partitions, m.Forgotten)
+	if CheckIncremental {
+		c.checkDelta(i, before, h, m.Partitions, m.Forgotten)
+	}
+	c.fetchChangesTaken(i)
+	c.sendFetch(env, c.leaders.leaders[i], m, md)
+}
+
+// sendFetch sends one FetchRequest, its partitions built, to a leader. The
+// request and its record come from earlier fetches when they can be
+// reused (see fetchAnswered).
+func (c *Consumer) sendFetch(env *sim.Env, broker model.BrokerID, m *model.FetchRequest, md fetchsession.Metadata) {
+	r := c.fetchRecord()
 	m.SessionID, m.SessionEpoch = md.SessionID, md.Epoch
 	c.net.open(env, broker)
 	// A long poll may be held fetch.max.wait.ms before the broker
 	// answers, so the wait is not held against the request timeout.
 	corr := c.net.track(env, r, broker, reqFetch, satAdd(c.cl.RequestTimeout, c.cfg.FetchMaxWait))
-	r.fetch, r.fetchMsg = asked, m
+	r.fetchMsg = m
 	m.CorrelationID, m.ReplicaID, m.BrokerEpoch = corr, model.NoBroker, model.NoEpoch
 	m.MaxWait, m.MinBytes, m.MaxBytes = c.cfg.FetchMaxWait, c.cfg.FetchMinBytes, fetchMaxBytes
 	m.IsolationLevel = c.cfg.IsolationLevel
@@ -138,8 +151,8 @@ func (c *Consumer) fetchRequest(n int) *model.FetchRequest {
 	return model.NewFetchRequest(n)
 }
 
-// fetchRecord returns a request record for a fetch, with the offsets-asked
-// array of an earlier one when there is one.
+// fetchRecord returns a request record for a fetch: an earlier one's
+// when there is one.
 func (c *Consumer) fetchRecord() *request {
 	if r := popFree(&c.recFree); r != nil {
 		return r
@@ -160,7 +173,7 @@ func (c *Consumer) fetchAnswered(r *request) {
 		c.fetchFree = append(c.fetchFree, m)
 	}
 	if len(c.recFree) < fetchPoolMax {
-		*r = request{fetch: r.fetch[:0]}
+		*r = request{}
 		c.recFree = append(c.recFree, r)
 	}
 }
@@ -176,18 +189,22 @@ func (c *Consumer) fetchAnswered(r *request) {
 // where a new leader epoch leads to validation.
 func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchResponse) {
 	data, errs := false, r.Error != model.NoError
-	next := 0 // where the next answered partition is looked for first
+	// The session holds each partition with the offset the request asked:
+	// only one fetch to a leader is in flight, the answer of one given up
+	// on is dropped before this, and HandleResponse refused an answer
+	// naming a partition outside the session.
+	h := c.session(req.broker)
 	for i := range r.Partitions {
 		pr := &r.Partitions[i]
-		k := askedIndex(req.fetch, next, pr.TP)
-		if k < 0 {
+		asked, ok := h.Holds(pr.TP)
+		if !ok {
 			continue
 		}
-		next = k + 1
 		ps := c.parts[pr.TP]
-		if ps == nil || ps.state != stateFetching || ps.position != req.fetch[k].offset || len(ps.buf) > 0 {
+		if ps == nil || ps.state != stateFetching || ps.position != asked.FetchOffset || len(ps.buf) > 0 {
 			continue
 		}
+		c.fetchChanged(ps)
 		err := pr.Error
 		if err == model.NoError {
 			err = r.Error
@@ -227,23 +244,6 @@ func (c *Consumer) handleFetch(env *sim.Env, req *request, r *model.FetchRespons
 		// poll would have waited.
 		c.setFetchWait(req.broker, req.sent+c.cfg.FetchMaxWait)
 	}
-}
-
-// askedIndex is where tp is in asked (-1 if absent). A leader answers the
-// partitions in the order they were asked (Kafka's FetchResponse keeps the
-// request's order), or in an incremental fetch a subsequence of its
-// session's order, which is mostly the order asked: so tp is looked for
-// at from, just after the last partition found, and on from there first;
-// a request asks each partition once, so that is the only match.
-func askedIndex(asked []fetchedAt, from int, tp model.TopicPartition) int {
-	if from < len(asked) && asked[from].tp == tp {
-		return from
-	}
-	from = min(from, len(asked))
-	if k := slices.IndexFunc(asked[from:], func(f fetchedAt) bool { return f.tp == tp }); k >= 0 {
-		return from + k
-	}
-	return slices.IndexFunc(asked[:from], func(f fetchedAt) bool { return f.tp == tp })
 }
 
 func (c *Consumer) fetchWaitUntil(b model.BrokerID) time.Duration {

@@ -35,19 +35,10 @@ type request struct {
 
 	batch    *batch                // reqProduce
 	msg      *model.ProduceRequest // reqProduce: the attempt's message
-	fetch    []fetchedAt           // reqFetch: the offsets asked, by partition
 	fetchMsg *model.FetchRequest   // reqFetch: the request's message
 	tp       model.TopicPartition  // reqListOffsets, reqOffsetsForEpoch
 	gen      uint64                // the partition's generation when sent
 	txn      *txnRequest           // reqTxn: the handler it was sent for
-}
-
-// fetchedAt is one partition of an in-flight fetch and the offset asked, so
-// that a response for a position that has moved since (a seek, a reset) is
-// dropped, as Kafka's fetcher drops it.
-type fetchedAt struct {
-	tp     model.TopicPartition
-	offset model.Offset
 }
 
 // brokerConn is what the client knows about its connection to one broker.
@@ -94,6 +85,10 @@ type network struct {
 	// connection was being set up, and the setup deadline its requests
 	// had is gone.
 	readied bool
+	// setups counts the connections being set up (connSetup), so that a
+	// request's deadline, looked up for every request after every event,
+	// needs its connection only while one is.
+	setups int
 }
 
 // newNetwork starts the correlation ids of a new incarnation at a random
@@ -149,6 +144,7 @@ func (n *network) open(env *sim.Env, broker model.BrokerID) {
 		return
 	}
 	c.state = connSetup
+	n.setups++
 	b := n.backoffs
 	c.setupDeadline = satAdd(env.Now(), jitterCapped(env, expBackoff(b.SocketConnectionSetupTimeout, b.SocketConnectionSetupTimeoutMax, c.setupFailures), b.SocketConnectionSetupTimeoutMax))
 	n.corr++
@@ -161,6 +157,9 @@ func (n *network) open(env *sim.Env, broker model.BrokerID) {
 func (n *network) heard(broker model.BrokerID, m sim.Message) bool {
 	c := n.conn(broker)
 	n.readied = c.state != connReady
+	if c.state == connSetup {
+		n.setups--
+	}
 	c.state, c.setupFailures = connReady, 0
 	_, ok := m.(model.ApiVersionsResponse)
 	return ok
@@ -192,16 +191,6 @@ func (n *network) inFlight(broker model.BrokerID) int {
 		}
 	}
 	return c
-}
-
-// inFlightKind reports whether a request of kind is waiting on broker.
-func (n *network) inFlightKind(broker model.BrokerID, kind reqKind) bool {
-	for _, r := range n.reqs {
-		if r.broker == broker && r.kind == kind {
-			return true
-		}
-	}
-	return false
 }
 
 func (n *network) conn(b model.BrokerID) *brokerConn {
@@ -264,6 +253,7 @@ func (n *network) disconnect(env *sim.Env, broker model.BrokerID) []*request {
 	c := n.conn(broker)
 	if c.state == connSetup {
 		c.setupFailures++
+		n.setups--
 	}
 	c.state = connNone
 	c.failures++
@@ -296,6 +286,9 @@ func (n *network) nextDeadline() time.Duration {
 // deadline is when r fails: its own timeout, or sooner the setup timeout
 // of a connection that is not ready yet.
 func (n *network) deadline(r *request) time.Duration {
+	if n.setups == 0 {
+		return r.deadline // no connection is being set up: no lookup
+	}
 	if c := n.conn(r.broker); c.state == connSetup {
 		return min(r.deadline, c.setupDeadline)
 	}

@@ -26,7 +26,9 @@ func TestConnectionSetupTimeout(t *testing.T) {
 	})
 	w.run(time.Second + 9*time.Second)
 	before := w.cons().net.conn(1).failures
+	checkSetups(t, &w.cons().net)
 	w.run(time.Second + 12*time.Second)
+	checkSetups(t, &w.cons().net)
 	after := w.cons().net.conn(1).failures
 	if after != before+1 {
 		t.Fatalf("connection failures %d at 10 s, %d at 13 s: want one more as the 10 s setup timeout expires", before, after)
@@ -40,5 +42,21 @@ func TestConnectionSetupTimeout(t *testing.T) {
 	w.run(70 * time.Second)
 	if st := w.cons().net.conn(1).state; st != connReady {
 		t.Fatalf("after the heal the connection is %d, want ready", st)
+	}
+	checkSetups(t, &w.cons().net)
+}
+
+// checkSetups checks the network's count of connections being set up,
+// which request deadlines trust, against its connections.
+func checkSetups(t *testing.T, n *network) {
+	t.Helper()
+	count := 0
+	for _, c := range n.conns {
+		if c.state == connSetup {
+			count++
+		}
+	}
+	if count != n.setups {
+		t.Fatalf("%d connections are being set up, the network counts %d", count, n.setups)
 	}
 }

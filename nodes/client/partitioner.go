@@ -61,6 +61,15 @@ func keyPartition(key string, partitions int32) int32 {
 type sticky struct {
 	part  int32 // current partition; -1 before the first record
 	bytes int   // bytes sent to it since the switch
+	// avail is the topic's partitions with a leader, as metadata version
+	// availVer gave them for availCount partitions (availSet: computed):
+	// Kafka's Cluster lists them once per metadata snapshot
+	// (availablePartitionsForTopic), where a walk of every partition at
+	// every switch cost as much as the rest of the producer.
+	avail      []int32
+	availVer   uint64
+	availCount int32
+	availSet   bool
 }
 
 // partition returns the partition for the next keyless record of topic.
@@ -70,12 +79,7 @@ func (s *sticky) partition(env *sim.Env, md *metadata, topic string, partitions 
 	}
 	// Choose among partitions with a leader when there are some, as
 	// BuiltInPartitioner.nextPartition does with availablePartitions.
-	var avail []int32
-	for p := int32(0); p < partitions; p++ {
-		if md.hasLeader(model.TP(topic, p)) {
-			avail = append(avail, p)
-		}
-	}
+	avail := s.available(md, topic, partitions)
 	if len(avail) > 0 {
 		s.part = avail[env.Rand().IntN(len(avail))]
 	} else {
@@ -83,6 +87,22 @@ func (s *sticky) partition(env *sim.Env, md *metadata, topic string, partitions 
 	}
 	s.bytes = 0
 	return s.part
+}
+
+// available is the topic's partitions with a leader, of the first
+// partitions, as the metadata now has them.
+func (s *sticky) available(md *metadata, topic string, partitions int32) []int32 {
+	if s.availSet && s.availVer == md.ver && s.availCount == partitions {
+		return s.avail
+	}
+	s.avail = s.avail[:0]
+	for p := int32(0); p < partitions; p++ {
+		if md.hasLeader(model.TP(topic, p)) {
+			s.avail = append(s.avail, p)
+		}
+	}
+	s.availSet, s.availVer, s.availCount = true, md.ver, partitions
+	return s.avail
 }
 
 // KeyPartition is the partition Kafka's default partitioner gives a keyed

@@ -34,6 +34,7 @@ func (c *Consumer) updatePosition(env *sim.Env, ps *partState) {
 		// taken as it is.
 		ps.leader, ps.leaderEpoch = leader, epoch
 		if ps.positionEpoch != model.NoEpoch && epoch != model.NoEpoch {
+			c.fetchChanged(ps)
 			ps.state = stateValidating
 			ps.gen++
 			ps.buf, ps.skipTo = nil, model.NoOffset // fetched records of a partition not fetchable are dropped
@@ -105,6 +106,7 @@ func (c *Consumer) initPosition(env *sim.Env, ps *partState) {
 // LogTruncationException).
 func (c *Consumer) startReset(env *sim.Env, ps *partState, reason, errName string) {
 	c.unsettle()
+	c.fetchChanged(ps)
 	from := ps.position
 	if ps.state == stateInit {
 		from = model.NoOffset
@@ -114,7 +116,7 @@ func (c *Consumer) startReset(env *sim.Env, ps *partState, reason, errName strin
 	ps.reqPending, ps.failures, ps.retryAt = false, 0, 0
 	if c.cfg.AutoOffsetReset == model.ResetNone {
 		ps.state = stateFailed
-		ps.errNext = errName
+		ps.errNext, c.polls.errMaybe = errName, true
 		return
 	}
 	ps.state = stateResetting
@@ -182,6 +184,7 @@ func (c *Consumer) handleEpochAnswer(env *sim.Env, req *request, r model.Offsets
 // position.
 func (c *Consumer) completeValidation(env *sim.Env, ps *partState, end model.Offset, hasEpoch bool, epoch model.Epoch) {
 	c.unsettle()
+	c.fetchChanged(ps)
 	if end < 0 || (hasEpoch && epoch < 0) {
 		c.startReset(env, ps, ResetTruncation, "LogTruncation")
 		return
@@ -193,7 +196,7 @@ func (c *Consumer) completeValidation(env *sim.Env, ps *partState, end model.Off
 	}
 	if c.cfg.AutoOffsetReset == model.ResetNone {
 		ps.state = stateFailed
-		ps.errNext = "LogTruncation"
+		ps.errNext, c.polls.errMaybe = "LogTruncation", true
 		ps.gen++
 		return
 	}

@@ -173,7 +173,8 @@ func (p *Producer) drain(env *sim.Env) {
 	now := env.Now()
 	leaders := p.fast.leadersBuf[:0]
 	p.fast.leaderless = false
-	for i, tp := range p.acc.tps {
+	for _, i := range p.acc.busyQueues() {
+		tp := p.acc.tps[i]
 		q := *p.acc.queues[i]
 		if len(q) == 0 {
 			continue
@@ -204,26 +205,35 @@ func (p *Producer) drain(env *sim.Env) {
 // per-node drainIndex), so that no partition starves another.
 func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 	now := env.Now()
-	parts := p.fast.partsBuf[:0] // indexes into p.acc.tps and p.acc.queues
-	for i := range p.acc.tps {
-		if l, _ := p.queueLeader(i); l == leader {
-			parts = append(parts, i)
-		}
-	}
-	p.fast.partsBuf = parts
+	// Indexes into p.acc.tps and p.acc.queues; nothing here changes the
+	// metadata or adds a queue, so the list stays as it is.
+	parts := p.queuesOf(leader)
 	n := len(parts)
 	if n == 0 {
 		return
 	}
+	// The places in parts of the queues holding batches: a round visits
+	// those, from the rotation's start on, as a round of every place
+	// would meet them; none fills up while drainNode runs.
+	held := p.fast.heldBuf[:0]
+	for _, k := range p.acc.busyQueues() {
+		if l, _ := p.queueLeader(k); l == leader {
+			j, _ := slices.BinarySearch(parts, k)
+			held = append(held, j)
+		}
+	}
+	p.fast.heldBuf = held
 	limit := int(p.cfg.MaxInFlight)
 	for progress := true; progress; {
 		progress = false
 		start := p.acc.drainIdx[leader] % n
-		for i := 0; i < n; i++ {
+		from, _ := slices.BinarySearch(held, start)
+		for h := range held {
 			if p.cfg.Acks != model.AcksNone && p.net.inFlight(leader) >= limit {
 				return
 			}
-			k := parts[(start+i)%n]
+			j := held[(from+h)%len(held)]
+			k := parts[j]
 			tp, q := p.acc.tps[k], p.acc.queues[k]
 			if len(*q) == 0 || p.muted[tp] {
 				continue
@@ -244,7 +254,7 @@ func (p *Producer) drainNode(env *sim.Env, leader model.BrokerID) {
 				p.idem.assign(b)
 			}
 			b.transactional = p.txn != nil
-			p.acc.drainIdx[leader] = (start + i + 1) % n
+			p.acc.drainIdx[leader] = (j + 1) % n
 			if p.cfg.MaxInFlight == 1 {
 				// guaranteeMessageOrder: one batch per partition in flight.
 				p.muted[tp] = true
@@ -494,8 +504,8 @@ func (p *Producer) expire(env *sim.Env) {
 	}
 	// What is left expires no earlier than this.
 	p.fast.expireAt = model.Never
-	for _, q := range p.acc.queues {
-		for _, b := range *q {
+	for _, i := range p.acc.busyQueues() {
+		for _, b := range *p.acc.queues[i] {
 			p.fast.expireAt = min(p.fast.expireAt, satAdd(b.created, p.cfg.DeliveryTimeout))
 		}
 	}
@@ -616,7 +626,8 @@ func (p *Producer) nextDeadline(now time.Duration) time.Duration {
 	later(p.txnRetryAt(now))
 	p.fast.blocked = false
 	readyNow := false // a batch that could leave now waits (stopDrain)
-	for i, tp := range p.acc.tps {
+	for _, i := range p.acc.busyQueues() {
+		tp := p.acc.tps[i]
 		q := *p.acc.queues[i]
 		if len(q) == 0 {
 			continue

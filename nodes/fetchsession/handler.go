@@ -1,6 +1,11 @@
 package fetchsession
 
-import "kafkasim/model"
+import (
+	"maps"
+	"slices"
+
+	"kafkasim/model"
+)
 
 // Handler is a fetcher's side of its session with one broker (Kafka's
 // FetchSessionHandler): which partitions the broker has in the session
@@ -19,6 +24,12 @@ type Handler struct {
 	// inOrder says session holds the partitions of the last Build's want
 	// in want's order: BuildChanged may then look at the changed ones only.
 	inOrder bool
+	// holes counts the entries of session that BuildDelta dropped in
+	// place (see isHole), so that the others keep their places and their
+	// index; Build closes them up before it looks at the session.
+	holes int
+	// added, altered and removed are BuildDelta's scratch lists.
+	added, altered, removed []deltaAt
 }
 
 // Next is the metadata the next fetch carries.
@@ -35,6 +46,7 @@ func (h *Handler) Build(want []model.FetchPartition, send []model.FetchPartition
 	if h.index == nil {
 		h.index = map[model.TopicPartition]int{}
 	}
+	h.closeHoles()
 	if h.next.IsFull() {
 		h.session = append(h.session[:0], want...)
 		clear(h.index)
@@ -178,10 +190,44 @@ func (h *Handler) verify(r *model.FetchResponse) bool {
 			return false
 		}
 	}
-	return !h.next.IsFull() || len(r.Partitions) == len(h.session)
+	return !h.next.IsFull() || len(r.Partitions) == h.Len()
+}
+
+// Len is the number of partitions the session holds.
+func (h *Handler) Len() int { return len(h.session) - h.holes }
+
+// Holds returns the parameters the session holds for tp, as the last
+// request built gave them, and whether it holds tp.
+func (h *Handler) Holds(tp model.TopicPartition) (model.FetchPartition, bool) {
+	k, ok := h.index[tp]
+	if !ok {
+		return model.FetchPartition{}, false
+	}
+	return h.session[k], true
 }
 
 // HandleError is FetchSessionHandler.handleError: a fetch that failed
 // (a timeout, a lost connection) leaves the session's state unknown, so
 // the next fetch is a full one that closes it.
 func (h *Handler) HandleError() { h.next = h.next.nextCloseExisting() }
+
+// Partitions returns the partitions the session holds, in its order.
+func (h *Handler) Partitions() []model.FetchPartition {
+	out := make([]model.FetchPartition, 0, h.Len())
+	for i := range h.session {
+		if !isHole(&h.session[i]) {
+			out = append(out, h.session[i])
+		}
+	}
+	return out
+}
+
+// Clone returns a copy of h that shares nothing with it, for a check that
+// builds the same fetch two ways.
+func (h *Handler) Clone() *Handler {
+	c := &Handler{next: h.next, inOrder: h.inOrder, holes: h.holes, session: slices.Clone(h.session)}
+	if h.index != nil {
+		c.index = maps.Clone(h.index)
+	}
+	return c
+}

@@ -58,6 +58,7 @@ type Session struct {
 type answered struct {
 	hw, logStart model.Offset
 	dirty, visit bool
+	gone         bool // forgotten by the update under way (see forget)
 }
 
 // Partitions are the session's fetch parameters, in the session's order:
@@ -246,9 +247,11 @@ func (s *Session) update(c *Cache, parts []model.FetchPartition, forgotten []mod
 		k := 0
 		s.dirty, s.visit = s.dirty[:0], s.visit[:0]
 		for i := range s.parts {
-			if _, ok := s.index[s.parts[i].TP]; ok {
-				s.parts[k], s.sent[k] = s.parts[i], s.sent[i]
-				s.index[s.parts[k].TP] = k
+			if !s.sent[i].gone {
+				if k != i {
+					s.parts[k], s.sent[k] = s.parts[i], s.sent[i]
+					s.index[s.parts[k].TP] = k
+				}
 				if s.sent[k].dirty {
 					s.dirty = append(s.dirty, k)
 				}
@@ -264,12 +267,16 @@ func (s *Session) update(c *Cache, parts []model.FetchPartition, forgotten []mod
 	}
 }
 
-// forget drops the forgotten partitions from the index, and reports
-// whether any was in the session.
+// forget drops the forgotten partitions from the index, marks their
+// places gone, and reports whether any was in the session. The update
+// then closes the places up with no lookup of the partitions it keeps, and
+// moves the index only of those that move: a consumer's fetch forgets a
+// partition and takes it back nearly every time it reads records from it.
 func (s *Session) forget(c *Cache, forgotten []model.TopicPartition) bool {
 	removed := false
 	for _, tp := range forgotten {
-		if _, ok := s.index[tp]; ok {
+		if k, ok := s.index[tp]; ok {
+			s.sent[k].gone = true
 			delete(s.index, tp)
 			c.release(tp, s)
 			removed = true
