@@ -2,6 +2,7 @@ package client
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 
@@ -174,6 +175,9 @@ func (p *Producer) queuesOf(leader model.BrokerID) []int {
 func (p *Producer) refreshQueueLeaders() {
 	f := &p.fast
 	if f.leadVer == p.md.ver && len(f.lead) == len(p.acc.tps) {
+		if CheckIncremental {
+			p.checkQueueLeaders()
+		}
 		return
 	}
 	f.lead = f.lead[:0]
@@ -191,4 +195,24 @@ func (p *Producer) refreshQueueLeaders() {
 		groups[at].queues = append(groups[at].queues, i)
 	}
 	f.byLeader = groups
+}
+
+// checkQueueLeaders is CheckIncremental's check of the leader cache, when
+// it is taken as valid, against the metadata.
+func (p *Producer) checkQueueLeaders() {
+	for i, tp := range p.acc.tps {
+		l, e := p.md.leader(tp)
+		if c := p.fast.lead[i]; c.broker != l || c.epoch != e {
+			panic(fmt.Sprintf("producer: queue %d (%v) cached as led by %v at epoch %d, the metadata says %v at %d", i, tp, c.broker, c.epoch, l, e))
+		}
+	}
+}
+
+// forgetProducer empties the caches that describe one producer's
+// accumulator and partitioners, for the producer made anew (reopen).
+func (f *producerFastPath) forgetProducer() {
+	f.topic = topicCache{}
+	f.lead, f.leadVer, f.byLeader = f.lead[:0], 0, nil
+	f.expireAt = 0
+	f.settled = false
 }

@@ -319,6 +319,11 @@ func (p *Producer) reopen(env *sim.Env) {
 	p.idem.txn = true
 	p.muted = map[model.TopicPartition]bool{}
 	p.sticky = map[string]*sticky{}
+	// The caches of the closed producer describe its accumulator and its
+	// partitioners: the topic cache points at a sticky partitioner no
+	// longer in p.sticky, and the leader cache is by queue position, which
+	// the new accumulator numbers afresh.
+	p.fast.forgetProducer()
 	p.txn = newTransactions(p.txn.id, p.txn.timeout, p.txn.backoff)
 	p.txnSleepUntil = 0
 	p.txn.initialize()
