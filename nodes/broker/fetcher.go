@@ -2,6 +2,7 @@ package broker
 
 import (
 	"slices"
+	"sort"
 	"time"
 
 	"kafkasim/model"
@@ -69,17 +70,15 @@ func (b *Broker) stopFollowing(p *partition) {
 	p.fetcher = nil
 	for _, id := range sortedFetcherIDs(b.fetchers) {
 		f := b.fetchers[id]
-		k := 0
-		for _, tp := range f.tps {
-			if tp != p.tp {
-				f.tps[k] = tp
-				k++
-			}
-		}
-		if k < len(f.tps) {
+		// f.tps is sorted and holds each partition once (insertSorted): a
+		// search, not a walk, finds it. A walk of every fetcher's list for
+		// each partition that changed made a broker's start on a large
+		// metadata image quadratic in its partitions.
+		i := sort.Search(len(f.tps), func(i int) bool { return !f.tps[i].Less(p.tp) })
+		if i < len(f.tps) && f.tps[i] == p.tp {
+			f.tps = slices.Delete(f.tps, i, i+1)
 			f.wantOK = false
 		}
-		f.tps = f.tps[:k]
 	}
 }
 
