@@ -183,18 +183,15 @@ type bfsScratch struct {
 // graph, one G0 or else one G1c through a ww edge, and in each component
 // of the write-read edges alone, one G1c of write-read edges only.
 func (x *txnIndex) cycles() []Violation {
-	rg := x.reversedGraph()
-	if len(rg.to) == 0 {
+	g := x.graph()
+	if len(g.to) == 0 {
 		return nil
 	}
 	var sc0 sccScratch
-	// The reversed graph has the graph's components; which number each
-	// gets differs, and nothing below depends on the numbering.
-	full, fullSize := rg.sccs(relWW|relWR, nil, nil, &sc0)
+	full, fullSize := g.sccs(relWW|relWR, nil, nil, &sc0)
 	if !slices.ContainsFunc(fullSize, func(k int32) bool { return k > 1 }) {
 		return nil
 	}
-	g := rg.reverse(full)
 	cs := &cycleComponents{full: full, fullSize: fullSize}
 	cs.ww, cs.wwSize = g.sccs(relWW, full, fullSize, &sc0)
 	cs.wr, cs.wrSize = g.sccs(relWR, full, fullSize, &sc0)

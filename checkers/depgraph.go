@@ -21,9 +21,7 @@ const (
 
 // depGraph is a directed graph in compressed sparse rows: node u's
 // out-edges go to to[start[u]:start[u+1]], in ascending order, with their
-// relations in rel. An edge carrying both relations is stored once. A
-// reversed graph (joinRows) has the same shape with every edge turned
-// round, its rows unsorted and its repeats kept.
+// relations in rel. An edge carrying both relations is stored once.
 type depGraph struct {
 	start []int32
 	to    []int32
@@ -44,18 +42,16 @@ type inRows struct {
 	rel   uint8
 }
 
-// reversedGraph is the dependency graph with every edge turned round
-// (reversed, below). The wr edges come from one walk of the history, and
-// they come grouped by their target (the reader), since operations are
-// numbered in history order; the ww edges come from the partitions'
-// writers, compact arrays, grouped by the later writer: both are in-rows,
-// which laid end to end make the reversed graph with no sort. Building
-// the out-rows directly would need every edge twice (once to count a
-// row, once to fill it), that is two walks over the 320-byte history
-// entries, and a sort of each row.
-func (x *txnIndex) reversedGraph() *depGraph {
+// graph builds the dependency graph. The wr edges come from one walk of
+// the history, and they come grouped by their target (the reader), since
+// operations are numbered in history order; the ww edges come from the
+// partitions' writers, compact arrays. buildDepGraph then turns the
+// in-edges into sorted out-rows. Building the out-rows directly would
+// need every edge twice (once to count a row, once to fill it), that is
+// two walks over the 320-byte history entries, and a sort of each row.
+func (x *txnIndex) graph() *depGraph {
 	n := len(x.ops)
-	return joinRows(n, x.wwRows(n), x.wrRows(n))
+	return buildDepGraph(n, x.wwRows(n), x.wrRows(n))
 }
 
 // wwRows are the ww edges: consecutive positions in each partition's
@@ -139,66 +135,29 @@ func newDepGraph(n int, edges []depEdge) *depGraph {
 	return buildDepGraph(n, rows...)
 }
 
-// buildDepGraph turns in-edges into the graph's out-rows.
+// buildDepGraph turns in-edges into out-rows: it counts each node's
+// out-edges, then visits the targets in ascending order and puts each
+// in-edge into its source's row, so every row comes out sorted by target
+// without a sort (a transpose by counting), with the repeats of an edge
+// next to each other; they are merged, their relations joined.
 func buildDepGraph(n int, in ...inRows) *depGraph {
-	return joinRows(n, in...).reverse(nil)
-}
-
-// joinRows lays in-rows of several relations end to end: the result is
-// the reversed graph in the shape of a depGraph, node v's row listing
-// the sources of its in-edges (relation by relation, in the order given;
-// repeats allowed), each with its relation. A graph and its reverse have
-// the same strongly connected components, so the component search of the
-// whole graph runs on this one (cycles), and reverse turns it round.
-func joinRows(n int, in ...inRows) *depGraph {
+	g := &depGraph{start: make([]int32, n+1)}
 	m := 0
 	for _, r := range in {
+		for _, u := range r.from {
+			g.start[u+1]++
+		}
 		m += len(r.from)
-	}
-	rg := &depGraph{start: make([]int32, n+1), to: make([]int32, 0, m), rel: make([]uint8, 0, m)}
-	for v := range n {
-		for _, r := range in {
-			row := r.from[r.start[v]:r.start[v+1]]
-			rg.to = append(rg.to, row...)
-			for range row {
-				rg.rel = append(rg.rel, r.rel)
-			}
-		}
-		rg.start[v+1] = int32(len(rg.to))
-	}
-	return rg
-}
-
-// reverse turns a reversed graph (joinRows) round into sorted out-rows,
-// keeping only the edges whose two ends share a component of comp (all of
-// them when comp is nil): no cycle leaves a component, and on Jepsen's
-// transactional workload fewer than one operation in ten is in a
-// component of more than one, so the rows the cycle searches walk are a
-// small part of the graph. It counts each node's out-edges, then visits
-// the targets in ascending order and puts each in-edge into its source's
-// row, so every row comes out sorted by target without a sort (a
-// transpose by counting), with the repeats of an edge next to each other;
-// they are merged, their relations joined.
-func (rg *depGraph) reverse(comp []int32) *depGraph {
-	n := rg.nodes()
-	keep := func(u, v int32) bool { return comp == nil || comp[u] == comp[v] }
-	g := &depGraph{start: make([]int32, n+1)}
-	for v := range int32(n) {
-		for _, u := range rg.to[rg.start[v]:rg.start[v+1]] {
-			if keep(u, v) {
-				g.start[u+1]++
-			}
-		}
 	}
 	for u := range n {
 		g.start[u+1] += g.start[u]
 	}
-	g.to, g.rel = make([]int32, g.start[n]), make([]uint8, g.start[n])
+	g.to, g.rel = make([]int32, m), make([]uint8, m)
 	fill := slices.Clone(g.start[:n])
 	for v := range int32(n) {
-		for e := rg.start[v]; e < rg.start[v+1]; e++ {
-			if u := rg.to[e]; keep(u, v) {
-				g.to[fill[u]], g.rel[fill[u]] = v, rg.rel[e]
+		for _, r := range in {
+			for _, u := range r.from[r.start[v]:r.start[v+1]] {
+				g.to[fill[u]], g.rel[fill[u]] = v, r.rel
 				fill[u]++
 			}
 		}
