@@ -169,7 +169,7 @@ func BenchmarkTxnGraph100k(b *testing.B) {
 	h := genTxnHistory(n, 10, 3)
 	a := analyze(h)
 	cycles := 0
-	cpu := cpuClock()
+	cpu := startClock(b)
 	for b.Loop() {
 		cycles = len(newTxnIndex(a).cycles())
 	}
@@ -189,7 +189,7 @@ func BenchmarkAnomaliesTxn1M(b *testing.B) {
 	const n = 1_000_000
 	h := genTxnHistory(n, 10, 4)
 	opts := Options{Idempotent: true}
-	cpu := cpuClock()
+	cpu := startClock(b)
 	for b.Loop() {
 		r := CheckAnomalies(h, opts)
 		if errs := r.Errors(); len(errs) > 0 {
@@ -223,7 +223,7 @@ func reportSize(b *testing.B, h model.History) {
 func BenchmarkTxnHistoryScan1M(b *testing.B) {
 	h := genTxnHistory(1_000_000, 10, 4)
 	sends, records := 0, 0
-	cpu := cpuClock()
+	cpu := startClock(b)
 	for b.Loop() {
 		sends, records = 0, 0
 		for i := range h {
