@@ -198,7 +198,9 @@ func (c *Consumer) Start(env *sim.Env) {
 		c.grp.process = c.process
 		c.Subscribe(env, c.opts.Topics)
 	}
-	c.pollID = env.After(c.opts.PollInterval, timerPoll, 0)
+	if !c.opts.ManualPoll {
+		c.pollID = env.After(c.opts.PollInterval, timerPoll, 0)
+	}
 	c.run(env)
 }
 
@@ -356,6 +358,16 @@ func (c *Consumer) poll(env *sim.Env) {
 		ps.errNext = ""
 		return
 	}
+	out := c.takeRecords()
+	if len(out) > 0 && c.rec != nil {
+		i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
+		c.rec.PollOK(i, at, out)
+	}
+}
+
+// takeRecords returns up to max.poll.records buffered records, advancing
+// the positions past them (Fetcher.collectFetch).
+func (c *Consumer) takeRecords() []model.PartitionRecords {
 	// Count first what the poll returns, so that its records (which the
 	// history keeps) take one array, and the list of partitions another,
 	// whatever the number of partitions.
@@ -395,10 +407,7 @@ func (c *Consumer) poll(env *sim.Env) {
 	if n > 0 {
 		c.pollNext = (c.pollNext + 1) % n
 	}
-	if len(out) > 0 && c.rec != nil {
-		i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
-		c.rec.PollOK(i, at, out)
-	}
+	return out
 }
 
 // pollable is how many of the partition's buffered records a poll with

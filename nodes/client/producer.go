@@ -290,6 +290,14 @@ func (p *Producer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 		if t := p.txnAnswered(broker, r.CorrelationID); t != nil {
 			p.handleTxnEndTxn(env, t, r)
 		}
+	case model.AddOffsetsToTxnResponse:
+		if t := p.txnAnswered(broker, r.CorrelationID); t != nil {
+			p.handleTxnAddOffsets(t, r)
+		}
+	case model.TxnOffsetCommitResponse:
+		if t := p.txnAnswered(broker, r.CorrelationID); t != nil {
+			p.handleTxnOffsetCommit(t, r)
+		}
 	case *model.ProduceResponse:
 		p.produceAnswered(env, broker, *r) // a copy: r lives in a request that may be reused
 	case model.ProduceResponse:

@@ -38,7 +38,12 @@ type openTxn struct {
 	// offsets (NoOffset until acknowledged) and whether one was written
 	// without its offset being known.
 	ops     []int
-	tps     []model.TopicPartition
+	// polls are the history ops of the records the transaction consumed
+	// (a consume-transform-produce worker's, TxnPoll), recorded before
+	// its sends, with what each returned.
+	polls    []int
+	pollRecs [][]model.PartitionRecords
+	tps      []model.TopicPartition
 	offsets []model.Offset
 	unknown bool
 	// abortWhenFlushed: the application aborts once every record is
@@ -193,32 +198,59 @@ func (p *Producer) txnApplication(env *sim.Env) {
 func (p *Producer) txnEnded(env *sim.Env, committed bool, fatal string) {
 	o := p.cur
 	p.cur = nil
-	if o == nil || p.rec == nil || len(o.ops) == 0 {
+	if o == nil || p.rec == nil || len(o.ops)+len(o.polls) == 0 {
 		return
 	}
 	at := env.ObserverNow()
+	all := func(end func(op int, at time.Duration, reason string), reason string) {
+		for _, op := range o.polls {
+			end(op, at, reason)
+		}
+		for _, op := range o.ops {
+			end(op, at, reason)
+		}
+	}
 	switch {
 	case fatal != "" && o.commitSent:
-		for _, op := range o.ops {
-			p.rec.Info(op, at, fatal+" after EndTxn(commit) was sent")
-		}
+		all(p.rec.Info, fatal+" after EndTxn(commit) was sent")
 	case fatal != "":
-		for _, op := range o.ops {
-			p.rec.Fail(op, at, fatal+" before commit: the transaction is aborted")
-		}
+		all(p.rec.Fail, fatal+" before commit: the transaction is aborted")
 	case !committed:
-		for _, op := range o.ops {
-			p.rec.Fail(op, at, "transaction aborted")
-		}
+		all(p.rec.Fail, "transaction aborted")
 	case o.unknown || slicesContainsOffset(o.offsets, model.NoOffset):
-		for _, op := range o.ops {
-			p.rec.Info(op, at, "committed, an offset unknown")
-		}
+		all(p.rec.Info, "committed, an offset unknown")
 	default:
+		for i, op := range o.polls {
+			p.rec.PollOK(op, at, o.pollRecs[i])
+		}
 		for i, op := range o.ops {
 			p.rec.SendOK(op, at, o.tps[i], o.offsets[i])
 		}
 	}
+}
+
+// TxnPoll records records the transaction under way consumed as one of
+// its :poll micro-operations; a consume-transform-produce worker calls it
+// before it sends the transaction's records, within the same event, so
+// that the transaction's ops are consecutive. Its outcome is the
+// transaction's. It returns the history op (-1 without a recorder).
+func (p *Producer) TxnPoll(env *sim.Env, recs []model.PartitionRecords) int {
+	env = p.envOr(env)
+	p.mustBeInTransaction("TxnPoll")
+	if p.rec == nil {
+		return -1
+	}
+	o := p.cur
+	if len(o.ops) > 0 {
+		panic("client.Producer.TxnPoll: a transaction's polls come before its sends")
+	}
+	op := p.rec.Invoke(model.Op{Process: p.process, F: model.FPoll, Time: env.ObserverNow(), Txn: o.txn})
+	if n := len(o.polls); n > 0 && op != o.polls[n-1]+1 {
+		panic("client.Producer.TxnPoll: a transaction's polls must be consecutive in the history (record them within one event)")
+	}
+	o.polls = append(o.polls, op)
+	o.pollRecs = append(o.pollRecs, recs)
+	return op
 }
 
 func slicesContainsOffset(os []model.Offset, v model.Offset) bool {
@@ -240,6 +272,9 @@ func (p *Producer) txnInvoke(env *sim.Env, tp model.TopicPartition, m Message) i
 		return -1
 	}
 	op := p.rec.Invoke(model.Op{Process: p.process, F: model.FSend, Time: env.ObserverNow(), TP: tp, Key: m.Key, Value: m.Value, Txn: o.txn})
+	if n := len(o.polls); len(o.ops) == 0 && n > 0 && op != o.polls[n-1]+1 {
+		panic("client.Producer.Send: a transaction's sends must follow its polls in the history (send them within one event)")
+	}
 	if n := len(o.ops); n > 0 && op != o.ops[n-1]+1 {
 		panic("client.Producer.Send: a transaction's sends must be consecutive in the history (send them within one event)")
 	}
