@@ -37,15 +37,15 @@ type openTxn struct {
 	// tps, offsets and unknown their partitions, their acknowledged
 	// offsets (NoOffset until acknowledged) and whether one was written
 	// without its offset being known.
-	ops     []int
+	ops []int
 	// polls are the history ops of the records the transaction consumed
 	// (a consume-transform-produce worker's, TxnPoll), recorded before
 	// its sends, with what each returned.
 	polls    []int
 	pollRecs [][]model.PartitionRecords
 	tps      []model.TopicPartition
-	offsets []model.Offset
-	unknown bool
+	offsets  []model.Offset
+	unknown  bool
 	// abortWhenFlushed: the application aborts once every record is
 	// acknowledged or failed. commitSent: an EndTxn(commit) went out, so
 	// the coordinator may have committed whatever comes next.
