@@ -33,6 +33,9 @@ type Producer struct {
 	txn           *transactions
 	cur           *openTxn
 	txnSleepUntil time.Duration
+	// lastCommitted says the last transaction to end committed (a
+	// Pipeline rewinds its consumer after any other end).
+	lastCommitted bool
 	sticky        map[string]*sticky // per topic (lookup only)
 	waiting       []waitingSend      // sends whose topic's metadata is not known yet
 	muted         map[model.TopicPartition]bool

@@ -198,6 +198,7 @@ func (p *Producer) txnApplication(env *sim.Env) {
 func (p *Producer) txnEnded(env *sim.Env, committed bool, fatal string) {
 	o := p.cur
 	p.cur = nil
+	p.lastCommitted = committed && fatal == ""
 	if o == nil || p.rec == nil || len(o.ops)+len(o.polls) == 0 {
 		return
 	}
