@@ -1,0 +1,105 @@
+package checkers
+
+import (
+	"strings"
+	"testing"
+
+	"kafkasim/model"
+)
+
+var (
+	eosIn  = model.TP("in", 0)
+	eosOut = model.TP("out", 0)
+)
+
+func out(v string) string { return model.PipelineOutput(v) }
+
+// eosBase is a pipeline's history up to its first abort: the source
+// wrote a, b, c, d to in/0; the worker's first transaction consumed a and
+// b and committed their outputs; its second consumed c and aborted.
+func eosBase() [][]model.Op {
+	return [][]model.Op{
+		one(sendOK(1, eosIn, "a", 0, 0, 1)), one(sendOK(1, eosIn, "b", 1, 0, 1)),
+		one(sendOK(1, eosIn, "c", 2, 0, 1)), one(sendOK(1, eosIn, "d", 3, 0, 1)),
+		txn(1, 10, model.OpOK, 2, 5, poll(10, 2, 5, recs(eosIn, 0, "a", 1, "b")),
+			sendOK(10, eosOut, out("a"), 0, 2, 5), sendOK(10, eosOut, out("b"), 1, 2, 5)),
+		txn(2, 10, model.OpFail, 6, 9, poll(10, 6, 9, recs(eosIn, 2, "c")), sendFail(10, eosOut, out("c"), 6, 9)),
+	}
+}
+
+// A pipeline that aborted a transaction and consumed its input again in
+// the next one, whose output a read_committed reader saw without the
+// aborted copy (offset 2, and its abort marker at 3), is exactly-once.
+func TestExactlyOnceFineWithAnAbortedRetry(t *testing.T) {
+	h := flat(append(eosBase(),
+		txn(3, 10, model.OpOK, 10, 13, poll(10, 10, 13, recs(eosIn, 2, "c", 3, "d")),
+			sendOK(10, eosOut, out("c"), 4, 10, 13), sendOK(10, eosOut, out("d"), 5, 10, 13)),
+		one(poll(20, 14, 15, recs(eosOut, 0, out("a"), 1, out("b"), 4, out("c"), 5, out("d")))),
+	)...)
+	r := check(t, Input{History: h}, Options{Idempotent: true})
+	mustNotFind(t, r, ExactlyOnceOutput)
+	if got := exactlyOnce(h); got != nil {
+		t.Fatalf("findings: %v", got)
+	}
+}
+
+// c consumed in two committed transactions: its output is there twice.
+func TestExactlyOnceCatchesADuplicate(t *testing.T) {
+	h := flat(append(eosBase(),
+		txn(3, 10, model.OpOK, 10, 13, poll(10, 10, 13, recs(eosIn, 2, "c")), sendOK(10, eosOut, out("c"), 4, 10, 13)),
+		txn(4, 11, model.OpOK, 14, 17, poll(11, 14, 17, recs(eosIn, 2, "c", 3, "d")),
+			sendOK(11, eosOut, out("c"), 6, 14, 17), sendOK(11, eosOut, out("d"), 7, 14, 17)),
+	)...)
+	v := mustFind(t, check(t, Input{History: h}, Options{Idempotent: true}), ExactlyOnceOutput, eosOut, 4, 6)
+	if !v.Error || !strings.HasPrefix(v.Detail, "duplicate") || v.Values[0] != out("c") {
+		t.Fatalf("duplicate: %+v", v)
+	}
+}
+
+// The worker went on past the aborted c without consuming it again: the
+// committed offset (4) passed c, whose output is nowhere.
+func TestExactlyOnceCatchesAMissingOutput(t *testing.T) {
+	h := flat(append(eosBase(),
+		txn(3, 10, model.OpOK, 10, 13, poll(10, 10, 13, recs(eosIn, 3, "d")), sendOK(10, eosOut, out("d"), 4, 10, 13)),
+		one(poll(20, 14, 15, recs(eosOut, 0, out("a"), 1, out("b"), 4, out("d")))),
+	)...)
+	v := mustFind(t, check(t, Input{History: h}, Options{Idempotent: true}), ExactlyOnceOutput, eosIn, 2)
+	if !v.Error || !strings.HasPrefix(v.Detail, "missing") || v.Values[0] != "c" {
+		t.Fatalf("missing: %+v", v)
+	}
+}
+
+// A reader saw the aborted transaction's output.
+func TestExactlyOnceCatchesAnAbortedOutput(t *testing.T) {
+	h := flat(append(eosBase(),
+		one(poll(20, 14, 15, recs(eosOut, 0, out("a"), 1, out("b"), 2, out("c")))),
+	)...)
+	v := mustFind(t, check(t, Input{History: h}, Options{Idempotent: true}), ExactlyOnceOutput, eosOut, 2)
+	if !strings.HasPrefix(v.Detail, "aborted") {
+		t.Fatalf("aborted: %+v", v)
+	}
+}
+
+// Without pipeline transactions (a transactional producer's sends only)
+// there is nothing to judge.
+func TestExactlyOnceSkipsPlainTransactions(t *testing.T) {
+	h := flat(
+		txn(1, 10, model.OpOK, 0, 2, sendOK(10, eosOut, out("a"), 0, 0, 2)),
+		one(sendOK(1, eosOut, out("a"), 1, 3, 4)),
+	)
+	if got := exactlyOnce(h); got != nil {
+		t.Fatalf("findings: %v", got)
+	}
+}
+
+// A Jepsen transaction polls and sends, but no pipeline outputs: it is no
+// pipeline's, and reading past what it wrote proves nothing missing.
+func TestExactlyOnceSkipsJepsenTransactions(t *testing.T) {
+	h := flat(
+		one(sendOK(1, eosIn, "1", 0, 0, 1)),
+		txn(1, 10, model.OpOK, 2, 4, poll(10, 2, 4, recs(eosIn, 0, "1")), sendOK(10, eosOut, "2", 0, 2, 4)),
+	)
+	if got := exactlyOnce(h); got != nil {
+		t.Fatalf("findings: %v", got)
+	}
+}
