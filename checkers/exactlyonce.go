@@ -9,8 +9,9 @@ import (
 
 // Exactly-once output (KIP-447): a consume-transform-produce worker reads
 // input records and, inside one transaction, writes each one's output
-// (model.PipelineOutput of its value), commits the input offsets past
-// them (sendOffsetsToTransaction) and commits. Its transactions are the
+// (model.PipelineOutput: a value naming the input's and the
+// transaction), commits the input offsets past them
+// (sendOffsetsToTransaction) and commits. Its transactions are the
 // history's :txn operations that hold :poll micro-operations. What the
 // committed input offsets have passed must have its output exactly once
 // in the committed output:
@@ -19,9 +20,8 @@ import (
 //     partition whose output no committed transaction wrote and no reader
 //     saw (the worker skipped it, or committed offsets past what it
 //     wrote);
-//   - duplicate: an output seen at two places of the output (written by
-//     two committed transactions, or by a committed and an aborted one
-//     that a reader saw);
+//   - duplicate: an input record with outputs at two places of the
+//     committed output (written by two committed transactions);
 //   - aborted: an output a reader saw that only aborted transactions
 //     wrote.
 //
@@ -141,10 +141,8 @@ func exactlyOnce(h model.History) []Violation {
 			}
 		}
 	}
-	var vs []Violation
-	vs = append(vs, eosMissing(inputs, outs)...)
-	vs = append(vs, eosSeen(outs)...)
-	return vs
+	vs, present := eosSeen(outs)
+	return append(vs, eosMissing(inputs, present)...)
 }
 
 // pipelineTxn is one pipeline transaction: the history's ops [from, to).
@@ -177,8 +175,9 @@ func pipelineTxns(h model.History) []pipelineTxn {
 }
 
 // eosMissing: input records the committed offsets passed without their
-// output, one finding per input partition.
-func eosMissing(inputs map[model.TopicPartition]map[model.Offset]string, outs map[string]*pipelineOut) []Violation {
+// output, one finding per input partition. present holds the inputs with
+// an output committed or seen.
+func eosMissing(inputs map[model.TopicPartition]map[model.Offset]string, present map[string]bool) []Violation {
 	tps := make([]model.TopicPartition, 0, len(inputs))
 	for tp := range inputs {
 		tps = append(tps, tp)
@@ -194,9 +193,7 @@ func eosMissing(inputs map[model.TopicPartition]map[model.Offset]string, outs ma
 		var missing []model.Offset
 		var values []string
 		for _, o := range offs {
-			v := inputs[tp][o]
-			got := outs[model.PipelineOutput(v)]
-			if got == nil || (!got.committed && len(got.at) == 0) {
+			if v := inputs[tp][o]; !present[v] {
 				missing, values = append(missing, o), append(values, v)
 			}
 		}
@@ -212,31 +209,62 @@ func eosMissing(inputs map[model.TopicPartition]map[model.Offset]string, outs ma
 	return vs
 }
 
-// eosSeen: outputs at two places (duplicate), and outputs seen that only
-// aborted transactions wrote (aborted).
-func eosSeen(outs map[string]*pipelineOut) []Violation {
+// eosSeen reports outputs seen that only aborted transactions wrote
+// (aborted), and inputs whose outputs are at two places of the committed
+// output (duplicate); it returns the inputs with an output committed or
+// seen, for eosMissing.
+func eosSeen(outs map[string]*pipelineOut) ([]Violation, map[string]bool) {
 	values := make([]string, 0, len(outs))
 	for v := range outs {
 		values = append(values, v)
 	}
 	slices.Sort(values)
 	var vs []Violation
+	type places struct {
+		values  []string
+		at      []model.TopicPartition
+		offsets []model.Offset
+		ops     []int
+	}
+	byInput := map[string]*places{}
+	var inputs []string
 	for _, v := range values {
 		o := outs[v]
-		switch {
-		case len(o.at) > 1:
+		if len(o.at) > 0 && o.written && !o.committed && !o.unknown {
 			vs = append(vs, Violation{
 				Checker: CheckerAnomalies, Anomaly: ExactlyOnceOutput, Partition: o.at[0], Offsets: o.offsets, Values: []string{v}, Ops: o.ops,
 				Error: true, Promise: PromiseExactlyOnce,
-				Detail: fmt.Sprintf("duplicate: the output of %s is in the committed output %d times (%v at %v)", o.input, len(o.at), o.at, o.offsets),
+				Detail: fmt.Sprintf("aborted: %s, the output of %s, was read at %v %d, and only an aborted transaction wrote it", v, o.input, o.at[0], o.offsets[0]),
 			})
-		case len(o.at) == 1 && o.written && !o.committed && !o.unknown:
-			vs = append(vs, Violation{
-				Checker: CheckerAnomalies, Anomaly: ExactlyOnceOutput, Partition: o.at[0], Offsets: o.offsets, Values: []string{v}, Ops: o.ops,
-				Error: true, Promise: PromiseExactlyOnce,
-				Detail: fmt.Sprintf("aborted: the output of %s was read at %v %d, and only aborted transactions wrote it", o.input, o.at[0], o.offsets[0]),
-			})
+			continue
 		}
+		if !o.committed && len(o.at) == 0 {
+			continue // aborted, or unknown and never seen
+		}
+		p := byInput[o.input]
+		if p == nil {
+			p = &places{}
+			byInput[o.input] = p
+			inputs = append(inputs, o.input)
+		}
+		p.values = append(p.values, v)
+		p.at = append(p.at, o.at...)
+		p.offsets = append(p.offsets, o.offsets...)
+		p.ops = append(p.ops, o.ops...)
 	}
-	return vs
+	slices.Sort(inputs)
+	present := make(map[string]bool, len(inputs))
+	for _, in := range inputs {
+		present[in] = true
+		p := byInput[in]
+		if len(p.at) < 2 {
+			continue
+		}
+		vs = append(vs, Violation{
+			Checker: CheckerAnomalies, Anomaly: ExactlyOnceOutput, Partition: p.at[0], Offsets: p.offsets, Values: p.values, Ops: p.ops,
+			Error: true, Promise: PromiseExactlyOnce,
+			Detail: fmt.Sprintf("duplicate: the input %s has %d outputs in the committed output (%v at %v)", in, len(p.at), p.values, p.offsets),
+		})
+	}
+	return vs, present
 }

@@ -12,7 +12,8 @@ var (
 	eosOut = model.TP("out", 0)
 )
 
-func out(v string) string { return model.PipelineOutput(v) }
+// out is input v's output written by transaction txn.
+func out(v string, txn int) string { return model.PipelineOutput(v, txn) }
 
 // eosBase is a pipeline's history up to its first abort: the source
 // wrote a, b, c, d to in/0; the worker's first transaction consumed a and
@@ -22,8 +23,8 @@ func eosBase() [][]model.Op {
 		one(sendOK(1, eosIn, "a", 0, 0, 1)), one(sendOK(1, eosIn, "b", 1, 0, 1)),
 		one(sendOK(1, eosIn, "c", 2, 0, 1)), one(sendOK(1, eosIn, "d", 3, 0, 1)),
 		txn(1, 10, model.OpOK, 2, 5, poll(10, 2, 5, recs(eosIn, 0, "a", 1, "b")),
-			sendOK(10, eosOut, out("a"), 0, 2, 5), sendOK(10, eosOut, out("b"), 1, 2, 5)),
-		txn(2, 10, model.OpFail, 6, 9, poll(10, 6, 9, recs(eosIn, 2, "c")), sendFail(10, eosOut, out("c"), 6, 9)),
+			sendOK(10, eosOut, out("a", 1), 0, 2, 5), sendOK(10, eosOut, out("b", 1), 1, 2, 5)),
+		txn(2, 10, model.OpFail, 6, 9, poll(10, 6, 9, recs(eosIn, 2, "c")), sendFail(10, eosOut, out("c", 2), 6, 9)),
 	}
 }
 
@@ -33,8 +34,8 @@ func eosBase() [][]model.Op {
 func TestExactlyOnceFineWithAnAbortedRetry(t *testing.T) {
 	h := flat(append(eosBase(),
 		txn(3, 10, model.OpOK, 10, 13, poll(10, 10, 13, recs(eosIn, 2, "c", 3, "d")),
-			sendOK(10, eosOut, out("c"), 4, 10, 13), sendOK(10, eosOut, out("d"), 5, 10, 13)),
-		one(poll(20, 14, 15, recs(eosOut, 0, out("a"), 1, out("b"), 4, out("c"), 5, out("d")))),
+			sendOK(10, eosOut, out("c", 3), 4, 10, 13), sendOK(10, eosOut, out("d", 3), 5, 10, 13)),
+		one(poll(20, 14, 15, recs(eosOut, 0, out("a", 1), 1, out("b", 1), 4, out("c", 3), 5, out("d", 3)))),
 	)...)
 	r := check(t, Input{History: h}, Options{Idempotent: true})
 	mustNotFind(t, r, ExactlyOnceOutput)
@@ -46,12 +47,12 @@ func TestExactlyOnceFineWithAnAbortedRetry(t *testing.T) {
 // c consumed in two committed transactions: its output is there twice.
 func TestExactlyOnceCatchesADuplicate(t *testing.T) {
 	h := flat(append(eosBase(),
-		txn(3, 10, model.OpOK, 10, 13, poll(10, 10, 13, recs(eosIn, 2, "c")), sendOK(10, eosOut, out("c"), 4, 10, 13)),
+		txn(3, 10, model.OpOK, 10, 13, poll(10, 10, 13, recs(eosIn, 2, "c")), sendOK(10, eosOut, out("c", 3), 4, 10, 13)),
 		txn(4, 11, model.OpOK, 14, 17, poll(11, 14, 17, recs(eosIn, 2, "c", 3, "d")),
-			sendOK(11, eosOut, out("c"), 6, 14, 17), sendOK(11, eosOut, out("d"), 7, 14, 17)),
+			sendOK(11, eosOut, out("c", 4), 6, 14, 17), sendOK(11, eosOut, out("d", 4), 7, 14, 17)),
 	)...)
 	v := mustFind(t, check(t, Input{History: h}, Options{Idempotent: true}), ExactlyOnceOutput, eosOut, 4, 6)
-	if !v.Error || !strings.HasPrefix(v.Detail, "duplicate") || v.Values[0] != out("c") {
+	if !v.Error || !strings.HasPrefix(v.Detail, "duplicate") || v.Values[0] != out("c", 3) || v.Values[1] != out("c", 4) {
 		t.Fatalf("duplicate: %+v", v)
 	}
 }
@@ -60,8 +61,8 @@ func TestExactlyOnceCatchesADuplicate(t *testing.T) {
 // committed offset (4) passed c, whose output is nowhere.
 func TestExactlyOnceCatchesAMissingOutput(t *testing.T) {
 	h := flat(append(eosBase(),
-		txn(3, 10, model.OpOK, 10, 13, poll(10, 10, 13, recs(eosIn, 3, "d")), sendOK(10, eosOut, out("d"), 4, 10, 13)),
-		one(poll(20, 14, 15, recs(eosOut, 0, out("a"), 1, out("b"), 4, out("d")))),
+		txn(3, 10, model.OpOK, 10, 13, poll(10, 10, 13, recs(eosIn, 3, "d")), sendOK(10, eosOut, out("d", 3), 4, 10, 13)),
+		one(poll(20, 14, 15, recs(eosOut, 0, out("a", 1), 1, out("b", 1), 4, out("d", 3)))),
 	)...)
 	v := mustFind(t, check(t, Input{History: h}, Options{Idempotent: true}), ExactlyOnceOutput, eosIn, 2)
 	if !v.Error || !strings.HasPrefix(v.Detail, "missing") || v.Values[0] != "c" {
@@ -72,7 +73,7 @@ func TestExactlyOnceCatchesAMissingOutput(t *testing.T) {
 // A reader saw the aborted transaction's output.
 func TestExactlyOnceCatchesAnAbortedOutput(t *testing.T) {
 	h := flat(append(eosBase(),
-		one(poll(20, 14, 15, recs(eosOut, 0, out("a"), 1, out("b"), 2, out("c")))),
+		one(poll(20, 14, 15, recs(eosOut, 0, out("a", 2), 1, out("b", 2), 2, out("c", 2)))),
 	)...)
 	v := mustFind(t, check(t, Input{History: h}, Options{Idempotent: true}), ExactlyOnceOutput, eosOut, 2)
 	if !strings.HasPrefix(v.Detail, "aborted") {
@@ -84,8 +85,8 @@ func TestExactlyOnceCatchesAnAbortedOutput(t *testing.T) {
 // there is nothing to judge.
 func TestExactlyOnceSkipsPlainTransactions(t *testing.T) {
 	h := flat(
-		txn(1, 10, model.OpOK, 0, 2, sendOK(10, eosOut, out("a"), 0, 0, 2)),
-		one(sendOK(1, eosOut, out("a"), 1, 3, 4)),
+		txn(1, 10, model.OpOK, 0, 2, sendOK(10, eosOut, out("a", 1), 0, 0, 2)),
+		one(sendOK(1, eosOut, out("a", 1), 1, 3, 4)),
 	)
 	if got := exactlyOnce(h); got != nil {
 		t.Fatalf("findings: %v", got)

@@ -12,7 +12,8 @@ import (
 // a group, reading Input with isolation.level=read_committed and without
 // auto-commit, and a transactional producer. Each turn takes what the
 // consumer has, and within one transaction writes each input record's
-// transformed value (model.PipelineOutput) to the same partition of
+// transformed value (model.PipelineOutput, which names the transaction
+// too) to the same partition of
 // Output, commits the consumer's positions with sendOffsetsToTransaction
 // and, once they are in the transaction, commits it. When the transaction
 // aborts (an abortable error: the group's generation moved on, a
@@ -185,7 +186,7 @@ func (w *Pipeline) turn(env *sim.Env) {
 	w.p.TxnPoll(env, recs)
 	for _, pr := range recs {
 		for _, r := range pr.Records {
-			w.p.Send(env, Message{Topic: w.opts.Output, Value: model.PipelineOutput(r.Value), Partition: pr.TP.Partition, HasPartition: true})
+			w.p.Send(env, Message{Topic: w.opts.Output, Value: model.PipelineOutput(r.Value, w.p.cur.txn), Partition: pr.TP.Partition, HasPartition: true})
 		}
 	}
 	w.p.SendOffsetsToTransaction(env, w.c.Positions(), w.c.GroupMetadata())

@@ -368,3 +368,28 @@ func (p *Producer) txnRetryAt(now time.Duration) time.Duration {
 	}
 	return model.Never
 }
+
+// EndTxnOnCrash writes into the history the outcome of the transaction
+// a crash cut short, for harness code that kills the producer's process
+// (a kill hook), which the dead producer can no longer do: without an
+// EndTxn(commit) sent, its coordinator can only abort it (on its timeout,
+// or when the next incarnation's InitProducerId fences it), so it failed;
+// after one, its outcome is unknown.
+func (p *Producer) EndTxnOnCrash(at time.Duration, how string) {
+	o := p.cur
+	p.cur = nil
+	if o == nil || p.rec == nil {
+		return
+	}
+	end := p.rec.Fail
+	reason := how + " before EndTxn(commit) was sent: the transaction is aborted"
+	if o.commitSent {
+		end, reason = p.rec.Info, how+" after EndTxn(commit) was sent"
+	}
+	for _, op := range o.polls {
+		end(op, at, reason)
+	}
+	for _, op := range o.ops {
+		end(op, at, reason)
+	}
+}
