@@ -268,3 +268,37 @@ func eosSeen(outs map[string]*pipelineOut) ([]Violation, map[string]bool) {
 	}
 	return vs, present
 }
+
+// pipelineConsumed are the input values a pipeline's output proves were
+// consumed: an output of theirs committed or read. A pipeline
+// transaction whose outcome is unknown (its worker crashed after
+// EndTxn(commit) went out) has polls without records in the history, yet
+// may have committed, offsets included; its outputs read are then the
+// only proof that the group received its inputs (groupUnseen), as an
+// indeterminate send counts once a read proves it.
+func pipelineConsumed(h model.History) map[string]bool {
+	var out map[string]bool
+	note := func(v string) {
+		if in, ok := model.PipelineInput(v); ok {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[in] = true
+		}
+	}
+	for i := range h {
+		op := &h[i]
+		switch {
+		case op.Type != model.OpOK:
+		case op.F == model.FSend && op.Txn > 0:
+			note(op.Value)
+		case op.F == model.FPoll:
+			for _, pr := range op.Records {
+				for _, r := range pr.Records {
+					note(r.Value)
+				}
+			}
+		}
+	}
+	return out
+}

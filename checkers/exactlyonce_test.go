@@ -104,3 +104,22 @@ func TestExactlyOnceSkipsJepsenTransactions(t *testing.T) {
 		t.Fatalf("findings: %v", got)
 	}
 }
+
+// A worker crashed after EndTxn(commit) went out: its transaction's polls
+// are info, without records. Its output of a, read, proves the group
+// received a; b, whose output no one read, is still unseen by the group.
+func TestGroupUnseenTakesAPipelineOutputAsProof(t *testing.T) {
+	info := func(op model.Op) model.Op { op.Error = "crash after EndTxn(commit) was sent"; return op }
+	pollInfo := model.Op{F: model.FPoll, Offset: model.NoOffset}
+	h := flat(
+		one(sendOK(1, eosIn, "a", 0, 0, 1)), one(sendOK(1, eosIn, "b", 1, 0, 1)),
+		one(subscribe(10, 0, "eos", "in")), one(rebalance(10, 1, "eos", 1, tps(eosIn), nil)),
+		txn(1, 10, model.OpInfo, 2, 5, info(pollInfo), info(sendInfo(10, eosOut, out("a", 1), 2, 5)), info(sendInfo(10, eosOut, out("b", 1), 2, 5))),
+		one(poll(20, 6, 7, recs(eosOut, 0, out("a", 1)))),
+	)
+	r := check(t, Input{History: h}, Options{Subscribe: true, Idempotent: true})
+	v := mustFind(t, r, GroupUnseen, eosIn)
+	if len(v.Values) != 1 || v.Values[0] != "b" {
+		t.Fatalf("group-unseen %v, want b only", v.Values)
+	}
+}
