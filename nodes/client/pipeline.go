@@ -95,8 +95,11 @@ func (w *Pipeline) Start(env *sim.Env) {
 	w.tick = env.After(w.opts.Interval, timerPipeline, 0)
 }
 
-// Consumer and Producer are the worker's clients, for observers.
+// Consumer is the worker's consumer, for observers and kill hooks (nil
+// before Start).
 func (w *Pipeline) Consumer() *Consumer { return w.c }
+
+// Producer is the worker's transactional producer (nil before Start).
 func (w *Pipeline) Producer() *Producer { return w.p }
 
 // Receive hands an answer to the client that asked for it.
