@@ -13,13 +13,15 @@ import (
 // crashes: the fixture's pipeline (two workers in group eos reading
 // eos-in and writing eos-out in transactions, fixture.EOSSpec) while,
 // every 3 to 8 s, a worker, the group's coordinator, a worker's
-// transaction coordinator or a partition's leader crashes for 2 to 12 s.
+// transaction coordinator or a partition's leader crashes for 2 to 12 s,
+// or a worker is cut from the cluster (its session and its transaction
+// may expire meanwhile: the zombie KIP-447's generation check fences).
 // The exactly-once checker judges the output; the liveness phase asks
 // the committed output to catch up with the input (eosStuck).
 func eosPipeline() Scenario {
 	eos := fixture.EOSSpec{}
 	var faults []string
-	faults = append(faults, "crash member-of eos", "crash coordinator-of eos", "crash leader-of {partition}")
+	faults = append(faults, "crash member-of eos", "partition isolate member-of eos", "crash coordinator-of eos", "crash leader-of {partition}")
 	seen := map[int32]bool{}
 	for _, id := range eos.TxnIDs() {
 		p := txn.PartitionFor(id, eosConfig().Txn.StateLogPartitions)

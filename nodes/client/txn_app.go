@@ -349,6 +349,17 @@ func (p *Producer) txnTick(env *sim.Env, w TxnWorkload) bool {
 // the old one held is dropped: answers to its requests are ignored.
 func (p *Producer) reopen(env *sim.Env) {
 	p.abortBatches(env, "producer closed", true)
+	// The requests are forgotten, their answers dropped: a metadata
+	// refresh among them would otherwise be awaited for ever, and the
+	// new producer never learn of a leader that moved (a partition then
+	// answers NOT_LEADER_OR_FOLLOWER to every attempt of its batches
+	// until delivery.timeout.ms, eos-pipeline seed 91600041 with worker
+	// isolations). Kafka's new producer has a metadata cache of its own.
+	for _, r := range p.net.reqs {
+		if r.kind == reqMetadata {
+			p.md.failed(env.Now())
+		}
+	}
 	p.net.reqs = nil
 	p.acc = newAccumulator(p.cfg)
 	p.idem = newIdempotence(true)
