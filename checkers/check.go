@@ -32,7 +32,8 @@ func Check(in Input, opts Options) Result {
 	r.Violations = append(r.Violations, a.lostAndUnseen(&opts, in.Replicas)...)
 	r.Violations = append(r.Violations, a.pollOrder(&opts, procs)...)
 	r.Violations = append(r.Violations, a.sendOrder(&opts, procs)...)
-	r.Violations = append(r.Violations, a.transactions(&opts)...) // txn.go: nothing without multi-op operations
+	r.Violations = append(r.Violations, a.transactions(&opts)...)   // txn.go: nothing without multi-op operations
+	r.Violations = append(r.Violations, exactlyOnce(in.History)...) // exactlyonce.go: nothing without pipeline transactions
 
 	a.linearizability(&opts, &r)
 

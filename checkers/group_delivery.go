@@ -103,6 +103,7 @@ func (a *analysis) groupUnseen(opts *Options, replicas []ReplicaLog, groups []st
 		}
 	}
 	durable, why := opts.readsEverything()
+	consumed := pipelineConsumed(a.h)
 	var out []Violation
 	for _, g := range groups {
 		type miss struct {
@@ -127,7 +128,7 @@ func (a *analysis) groupUnseen(opts *Options, replicas []ReplicaLog, groups []st
 			if !a.acked(i) || !slices.Contains(topics[g], op.TP.Topic) {
 				continue
 			}
-			if len(reads[g][valueKey{op.TP, op.Value}]) > 0 {
+			if len(reads[g][valueKey{op.TP, op.Value}]) > 0 || consumed[op.Value] {
 				continue
 			}
 			if p := a.byTP[op.TP]; p != nil && p.excused(op.Offset) {

@@ -4,7 +4,7 @@ package checkers
 // experiment file may expect.
 func AnomalyNames() []string {
 	return []string{
-		AbortedRead, AckedWriteLost, CommitRegression, DoubleOwner, Duplicate, EpochRegression, EventLimit,
+		AbortedRead, AckedWriteLost, CommitRegression, DoubleOwner, Duplicate, EpochRegression, EventLimit, ExactlyOnceOutput,
 		GenerationRegression, GroupDuplicate, GroupUnseen, HWRegression, InconsistentOffsets,
 		IntNonmonotonicPoll, IntPollSkip, LostWrite, MetadataReplayGap, Nonlinearizable,
 		NonmonotonicPoll, NonmonotonicSend, Panic, Phantom, PollSkip, PollUnowned, QuorumAppliedUncommitted,

@@ -49,6 +49,10 @@ const (
 	NonmonotonicSend    = "nonmonotonic-send"
 	AbortedRead         = "aborted-read"
 	Phantom             = "phantom"
+	// ExactlyOnceOutput: a consume-transform-produce pipeline's output
+	// is missing, duplicated or from an aborted transaction
+	// (exactlyonce.go).
+	ExactlyOnceOutput = "exactly-once-output"
 
 	Nonlinearizable = "nonlinearizable"
 

@@ -108,6 +108,21 @@ type ExperimentWorkload struct {
 	// Transactions, if given, adds the transactional workload
 	// (fixture.TxnSpec); its zero keys are the defaults.
 	Transactions *ExperimentTransactions `toml:"transactions,omitempty"`
+	// Pipeline, if given, adds the exactly-once consume-transform-produce
+	// pipeline (fixture.EOSSpec); its zero keys are the defaults.
+	Pipeline *ExperimentPipeline `toml:"pipeline,omitempty"`
+}
+
+// ExperimentPipeline is a fixture.EOSSpec: a source writing input every
+// interval, and workers in group writing each input record's output to
+// output inside transactions; both topics have partitions partitions.
+type ExperimentPipeline struct {
+	Input      string   `toml:"input,omitempty"`
+	Output     string   `toml:"output,omitempty"`
+	Group      string   `toml:"group,omitempty"`
+	Partitions int32    `toml:"partitions,omitzero"`
+	Workers    int      `toml:"workers,omitzero"`
+	Interval   Duration `toml:"interval,omitzero"`
 }
 
 // ExperimentTransactions is a fixture.TxnSpec: producers transactional

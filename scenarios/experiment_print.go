@@ -143,6 +143,11 @@ func workloadOf(sc Scenario) ExperimentWorkload {
 		w.Transactions = &ExperimentTransactions{Topic: d.Topic, Partitions: d.Partitions, Producers: d.Producers,
 			Records: d.Records, AbortEvery: d.AbortEvery, Interval: Duration(d.Interval)}
 	}
+	if p := sc.EOS; p != nil {
+		d := p.WithDefaults()
+		w.Pipeline = &ExperimentPipeline{Input: d.Input, Output: d.Output, Group: d.Group, Partitions: d.Partitions,
+			Workers: d.Workers, Interval: Duration(d.Interval)}
+	}
 	return w
 }
 

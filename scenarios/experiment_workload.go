@@ -204,7 +204,53 @@ func (e Experiment) mapWorkload(sc *Scenario, kc model.Config, fail failFunc) er
 	if sc.NoAssignConsumer && len(sc.Groups) == 0 {
 		return fail("assign_consumer = false and no groups: nothing would read", "workload", "assign_consumer")
 	}
-	return e.mapTransactions(sc, fail)
+	if err := e.mapTransactions(sc, fail); err != nil {
+		return err
+	}
+	return e.mapPipeline(sc, fail)
+}
+
+// Bounds of [workload.pipeline].
+const (
+	experimentPipelinePartitionsMax = 64
+	experimentPipelineWorkersMax    = 8
+)
+
+// mapPipeline checks [workload.pipeline] and sets sc's EOS.
+func (e Experiment) mapPipeline(sc *Scenario, fail failFunc) error {
+	x := e.Workload.Pipeline
+	if x == nil {
+		return nil
+	}
+	at := func(k string) []string { return []string{"workload", "pipeline", k} }
+	spec := fixture.EOSSpec{Input: x.Input, Output: x.Output, Group: x.Group, Partitions: x.Partitions, Workers: x.Workers, Interval: time.Duration(x.Interval)}
+	d := spec.WithDefaults()
+	taken := func(name string) bool {
+		return name == "t" || (sc.Txn != nil && sc.Txn.WithDefaults().Topic == name) ||
+			(sc.Shape != nil && slices.ContainsFunc(sc.Shape.Topics, func(t fixture.TopicShape) bool { return t.Name == name }))
+	}
+	for _, k := range []struct{ key, name, given string }{{"input", d.Input, x.Input}, {"output", d.Output, x.Output}, {"group", d.Group, x.Group}} {
+		switch {
+		case k.given != "" && !experimentNamePattern.MatchString(k.given):
+			return fail(fmt.Sprintf("%s %q: want 1 to 64 of a-z, 0-9, '.', '_', '-'", k.key, k.given), at(k.key)...)
+		case k.key != "group" && taken(k.name):
+			return fail(fmt.Sprintf("topic %q is another workload's: the pipeline reads and writes topics of its own", k.name), at(k.key)...)
+		}
+	}
+	switch {
+	case d.Input == d.Output:
+		return fail(fmt.Sprintf("input and output are both %q: the pipeline reads one topic and writes another", d.Input), at("output")...)
+	case slices.ContainsFunc(sc.Groups, func(g fixture.GroupSpec) bool { return g.Name == d.Group }):
+		return fail(fmt.Sprintf("group %q is one of [[workload.groups]]: the pipeline's workers are a group of their own", d.Group), at("group")...)
+	case x.Partitions < 0 || x.Partitions > experimentPipelinePartitionsMax:
+		return fail(fmt.Sprintf("partitions = %d: want 1 to %d", x.Partitions, experimentPipelinePartitionsMax), at("partitions")...)
+	case x.Workers < 0 || x.Workers > experimentPipelineWorkersMax:
+		return fail(fmt.Sprintf("workers = %d: want 1 to %d", x.Workers, experimentPipelineWorkersMax), at("workers")...)
+	case x.Interval < 0:
+		return fail("interval cannot be never", at("interval")...)
+	}
+	sc.EOS = &spec
+	return nil
 }
 
 // Bounds of [workload.transactions].

@@ -101,6 +101,9 @@ func (s *Scripted) liveness(bound time.Duration) string {
 		if stuck := s.hangingTxn(skip...); stuck != "" {
 			return false, stuck
 		}
+		if stuck := s.eosStuck(unreadable...); stuck != "" {
+			return false, stuck
+		}
 		return true, ""
 	}
 	_, err := faults.Converge(world{s}, bound, converged)

@@ -448,6 +448,24 @@ from 55.3s to 58.33s partition isolate b2 from brokers
 		why: "simulation deviation and liveness rule: the coordinator took a member's commit of its position in scratch while scratch did not exist (Kafka's KafkaApis.handleOffsetCommitRequest answers UNKNOWN_TOPIC_OR_PARTITION, metadataCache.contains); now refused. Once scratch existed again the member's retried commit carried its old position in, as Kafka's does (its position was still the old one, the new metadata not yet seen); it then validated to 0 and read, its next commit failed, and the next owner validated the carried commit to a higher offset, leaving a gap. A reset after the last deletion now counts as an entry into the current log wherever it lands (found by the issue-23 sweep from 99400000, seed 99400302)",
 	},
 	{
+		name:     "a-reopened-transactional-producer-refreshes-its-metadata",
+		scenario: "eos-pipeline",
+		seed:     91600041,
+		schedule: `
+from 5.21s to 13.21s crash member-of eos
+from 10.964571368s to 12.964571368s crash leader-of eos-in/0
+from 14.112804509s to 25.112804509s partition isolate member-of eos
+from 19.978980357s to 28.978980357s partition isolate member-of eos
+from 25.918071071s to 29.918071071s crash leader-of __transaction_state/1
+from 31.3876176s to 42.3876176s crash leader-of __transaction_state/1
+from 34.649957589s to 38.649957589s crash coordinator-of eos
+from 38.892932317s to 43.892932317s partition isolate member-of eos
+from 42.879298826s to 49.879298826s crash member-of eos
+from 48.808482234s to 52.808482234s crash member-of eos
+`,
+		why: "client bug: a transactional producer closed and made anew after PRODUCER_FENCED (reopen) forgot its requests in flight, a metadata refresh among them, whose answer it then dropped; its metadata cache still counted the refresh as in flight and never asked again, so after eos-out/0's leader moved every attempt of the worker's batch met NOT_LEADER_OR_FOLLOWER from the old leader, the transaction never committed and the pipeline stalled (liveness). The forgotten refresh now counts as failed, and the next one goes (found by the issue-22 sweep of eos-pipeline with worker isolations from 91600000)",
+	},
+	{
 		name:     "a-transaction-started-on-a-clock-skewed-below-0-completes-after-a-reload",
 		scenario: "txn-chaos",
 		seed:     92100107,

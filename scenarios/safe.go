@@ -154,6 +154,7 @@ func swarmScenarios() []Scenario {
 			Safety:        60 * time.Second,
 			LivenessBound: 90 * time.Second,
 		},
+		eosPipeline(),
 		growAndShrink(),
 	}
 }

@@ -23,7 +23,7 @@ func TestTrackedReadsMatchFullReads(t *testing.T) {
 	}
 	broker.CheckIncremental, client.CheckIncremental = true, true
 	defer func() { broker.CheckIncremental, client.CheckIncremental = false, false }()
-	for _, name := range []string{"chaos", "leader-failover", "topics-under-chaos", "coordinator-failover", "reassign-under-chaos", "kip279-divergence", "slow-follower", "txn-chaos"} {
+	for _, name := range []string{"chaos", "leader-failover", "topics-under-chaos", "coordinator-failover", "reassign-under-chaos", "kip279-divergence", "slow-follower", "txn-chaos", "eos-pipeline"} {
 		sc, ok := Find(name)
 		if !ok {
 			continue // a scenario this tree does not have

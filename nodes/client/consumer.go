@@ -208,7 +208,9 @@ func (c *Consumer) Start(env *sim.Env) {
 		c.grp.process = c.process
 		c.Subscribe(env, c.opts.Topics)
 	}
-	c.pollID = env.After(c.opts.PollInterval, timerPoll, 0)
+	if !c.opts.ManualPoll {
+		c.pollID = env.After(c.opts.PollInterval, timerPoll, 0)
+	}
 	c.run(env)
 }
 
@@ -359,6 +361,16 @@ func (c *Consumer) poll(env *sim.Env) {
 	if c.polls.errMaybe && c.raiseError(at) {
 		return
 	}
+	out := c.takeRecords()
+	if len(out) > 0 && c.rec != nil {
+		i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
+		c.rec.PollOK(i, at, out)
+	}
+}
+
+// takeRecords returns up to max.poll.records buffered records, advancing
+// the positions past them (Fetcher.collectFetch).
+func (c *Consumer) takeRecords() []model.PartitionRecords {
 	// Count first what the poll returns, so that its records (which the
 	// history keeps) take one array, and the list of partitions another,
 	// whatever the number of partitions.
@@ -401,10 +413,7 @@ func (c *Consumer) poll(env *sim.Env) {
 		c.pollNext = (c.pollNext + 1) % n
 	}
 	clear(visits)
-	if len(out) > 0 && c.rec != nil {
-		i := c.rec.Invoke(model.Op{Process: c.process, F: model.FPoll, Time: at})
-		c.rec.PollOK(i, at, out)
-	}
+	return out
 }
 
 // raiseError records the poll that raises the first partition's pending

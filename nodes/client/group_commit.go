@@ -190,7 +190,14 @@ func (m *member) maybeFetchCommitted(env *sim.Env) {
 	if len(tps) == 0 {
 		return
 	}
-	req := model.OffsetFetchRequest{GroupID: m.group, Partitions: tps}
+	// ConsumerCoordinator.sendOffsetFetchRequest asks for stable offsets
+	// (KIP-447): a partition whose transactional commit is still pending
+	// answers UNSTABLE_OFFSET_COMMIT, retried after a backoff, so that a
+	// new owner does not start before what the old one's transaction
+	// consumed. Kafka sets it always; kafkasim under read_committed only
+	// (docs/kafka.md): without transactional commits the answer is the
+	// same, and the requests of the other scenarios stay as they were.
+	req := model.OffsetFetchRequest{GroupID: m.group, Partitions: tps, RequireStable: m.cfg.IsolationLevel == model.ReadCommitted}
 	r := m.net.send(env, m.coordinator, reqOffsetFetch, m.cl.RequestTimeout, func(corr int32) sim.Message {
 		req.CorrelationID = corr
 		return req

@@ -133,6 +133,12 @@ type ConsumerOptions struct {
 	OnAssigned func(env *sim.Env, tps []model.TopicPartition)
 	OnLost     func(env *sim.Env, tps []model.TopicPartition)
 
+	// ManualPoll leaves the poll loop to the application: no poll timer
+	// runs, and the application takes records with PollRecords, which
+	// records nothing (a consume-transform-produce worker writes its
+	// polls into its transactions' history ops).
+	ManualPoll bool
+
 	_ struct{}
 }
 

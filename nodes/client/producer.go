@@ -33,6 +33,9 @@ type Producer struct {
 	txn           *transactions
 	cur           *openTxn
 	txnSleepUntil time.Duration
+	// lastCommitted says the last transaction to end committed (a
+	// Pipeline rewinds its consumer after any other end).
+	lastCommitted bool
 	sticky        map[string]*sticky // per topic (lookup only)
 	waiting       []waitingSend      // sends whose topic's metadata is not known yet
 	muted         map[model.TopicPartition]bool
@@ -289,6 +292,14 @@ func (p *Producer) Receive(env *sim.Env, from sim.NodeID, m sim.Message) {
 	case model.EndTxnResponse:
 		if t := p.txnAnswered(broker, r.CorrelationID); t != nil {
 			p.handleTxnEndTxn(env, t, r)
+		}
+	case model.AddOffsetsToTxnResponse:
+		if t := p.txnAnswered(broker, r.CorrelationID); t != nil {
+			p.handleTxnAddOffsets(t, r)
+		}
+	case model.TxnOffsetCommitResponse:
+		if t := p.txnAnswered(broker, r.CorrelationID); t != nil {
+			p.handleTxnOffsetCommit(t, r)
 		}
 	case *model.ProduceResponse:
 		p.produceAnswered(env, broker, *r) // a copy: r lives in a request that may be reused

@@ -54,6 +54,14 @@ type transactions struct {
 	// by an InitProducerId that bumps the epoch (KIP-360), unless the
 	// EndTxn answer already gave a bumped one.
 	bumpRequired bool
+
+	// groupCoordinator is the coordinator of groupKey, the group whose
+	// offsets the transaction commits (consumerGroupCoordinator);
+	// offsets is the sendOffsetsToTransaction call under way, nil when
+	// none is (txn_offsets.go).
+	groupCoordinator model.BrokerID
+	groupKey         string
+	offsets          *txnOffsets
 }
 
 // txnState is TransactionManager.State.
@@ -99,7 +107,9 @@ func validTransition(from, to txnState) bool {
 // txnKind is which TxnRequestHandler a request is, in the order of
 // TransactionManager.Priority: FindCoordinator first, then InitProducerId,
 // AddPartitionsToTxn, EndTxn, and last the InitProducerId that bumps the
-// epoch after an EndTxn.
+// epoch after an EndTxn. AddOffsetsToTxn and TxnOffsetCommit come after
+// them in the list but share AddPartitionsToTxn's priority
+// (ADD_PARTITIONS_OR_OFFSETS): see priority.
 type txnKind uint8
 
 const (
@@ -108,7 +118,17 @@ const (
 	txnAddPartitions
 	txnEndTxn
 	txnEpochBump
+	txnAddOffsets   // AddOffsetsToTxnHandler
+	txnOffsetCommit // TxnOffsetCommitHandler, sent to the group coordinator
 )
+
+// priority is TxnRequestHandler.priority().
+func (k txnKind) priority() txnKind {
+	if k == txnAddOffsets || k == txnOffsetCommit {
+		return txnAddPartitions
+	}
+	return k
+}
 
 // txnRequest is one TxnRequestHandler with the request it sends: the
 // producer identity is taken when the request is built, as Kafka's
@@ -119,7 +139,12 @@ type txnRequest struct {
 	epoch  model.Epoch
 	commit bool                   // EndTxn
 	parts  []model.TopicPartition // AddPartitionsToTxn
-	retry  bool                   // reenqueued: waits backoff before it goes
+	// offsets is sendOffsetsToTransaction's call (AddOffsetsToTxn,
+	// TxnOffsetCommit); group, for FindCoordinator, is the group whose
+	// coordinator it looks up ("": the transaction coordinator).
+	offsets *txnOffsets
+	group   string
+	retry   bool // reenqueued: waits backoff before it goes
 	// backoff is the wait of a retry: retry.backoff.ms, or 20 ms for the
 	// first AddPartitionsToTxn of a transaction that met
 	// CONCURRENT_TRANSACTIONS (ADD_PARTITIONS_RETRY_BACKOFF_MS).
@@ -131,7 +156,7 @@ type txnRequest struct {
 const addPartitionsRetryBackoff = 20 * time.Millisecond
 
 func newTransactions(id string, timeout, backoff time.Duration) *transactions {
-	return &transactions{id: id, timeout: timeout, backoff: backoff, coordinator: model.NoBroker}
+	return &transactions{id: id, timeout: timeout, backoff: backoff, coordinator: model.NoBroker, groupCoordinator: model.NoBroker}
 }
 
 // needsCoordinator: every request but FindCoordinator goes to the
@@ -214,8 +239,8 @@ func (t *transactions) enqueue(r *txnRequest) {
 // place.
 func (t *transactions) requeue(r *txnRequest) {
 	i, _ := slices.BinarySearchFunc(t.pending, r, func(a, b *txnRequest) int {
-		if a.kind != b.kind {
-			return cmp.Compare(a.kind, b.kind)
+		if a.kind.priority() != b.kind.priority() {
+			return cmp.Compare(a.kind.priority(), b.kind.priority())
 		}
 		return cmp.Compare(a.order, b.order)
 	})
@@ -236,15 +261,40 @@ func (t *transactions) reenqueue(r *txnRequest) {
 // (TransactionManager.lookupCoordinator). Kafka enqueues a FindCoordinator
 // each time; one waiting or in flight is enough here, and its answer
 // serves every request waiting for it.
-func (t *transactions) lookupCoordinator() {
-	t.coordinator = model.NoBroker
-	if t.inFlight != nil && t.inFlight.kind == txnFindCoordinator {
+func (t *transactions) lookupCoordinator() { t.lookup("") }
+
+// lookup forgets the coordinator of group ("": the transaction
+// coordinator) and enqueues its FindCoordinator, unless one for it waits
+// or is in flight.
+func (t *transactions) lookup(group string) {
+	if group == "" {
+		t.coordinator = model.NoBroker
+	} else {
+		t.groupCoordinator, t.groupKey = model.NoBroker, group
+	}
+	finding := func(r *txnRequest) bool { return r != nil && r.kind == txnFindCoordinator && r.group == group }
+	if finding(t.inFlight) {
 		return
 	}
-	if len(t.pending) > 0 && t.pending[0].kind == txnFindCoordinator {
-		return
+	for _, r := range t.pending {
+		if finding(r) {
+			return
+		}
 	}
-	t.enqueue(&txnRequest{kind: txnFindCoordinator})
+	t.enqueue(&txnRequest{kind: txnFindCoordinator, group: group})
+}
+
+// coordinatorOf is the broker request r goes to (NoBroker: unknown):
+// TxnOffsetCommit to the group's coordinator (coordinatorType GROUP), the
+// rest to the transaction coordinator.
+func (t *transactions) coordinatorOf(r *txnRequest) model.BrokerID {
+	if r.kind == txnOffsetCommit {
+		if t.groupKey != r.offsets.GroupID {
+			return model.NoBroker
+		}
+		return t.groupCoordinator
+	}
+	return t.coordinator
 }
 
 // initialize is initializeTransactions (initTransactions), which a
@@ -291,6 +341,7 @@ func (t *transactions) completeTransaction(pid model.ProducerID, epoch model.Epo
 		t.transition(txnReady)
 	}
 	t.bumpRequired, t.started = false, false
+	t.offsets = nil
 	t.newParts, t.pendingParts, t.parts = t.newParts[:0], t.pendingParts[:0], t.parts[:0]
 }
 

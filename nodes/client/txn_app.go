@@ -37,10 +37,15 @@ type openTxn struct {
 	// tps, offsets and unknown their partitions, their acknowledged
 	// offsets (NoOffset until acknowledged) and whether one was written
 	// without its offset being known.
-	ops     []int
-	tps     []model.TopicPartition
-	offsets []model.Offset
-	unknown bool
+	ops []int
+	// polls are the history ops of the records the transaction consumed
+	// (a consume-transform-produce worker's, TxnPoll), recorded before
+	// its sends, with what each returned.
+	polls    []int
+	pollRecs [][]model.PartitionRecords
+	tps      []model.TopicPartition
+	offsets  []model.Offset
+	unknown  bool
 	// abortWhenFlushed: the application aborts once every record is
 	// acknowledged or failed. commitSent: an EndTxn(commit) went out, so
 	// the coordinator may have committed whatever comes next.
@@ -193,32 +198,60 @@ func (p *Producer) txnApplication(env *sim.Env) {
 func (p *Producer) txnEnded(env *sim.Env, committed bool, fatal string) {
 	o := p.cur
 	p.cur = nil
-	if o == nil || p.rec == nil || len(o.ops) == 0 {
+	p.lastCommitted = committed && fatal == ""
+	if o == nil || p.rec == nil || len(o.ops)+len(o.polls) == 0 {
 		return
 	}
 	at := env.ObserverNow()
+	all := func(end func(op int, at time.Duration, reason string), reason string) {
+		for _, op := range o.polls {
+			end(op, at, reason)
+		}
+		for _, op := range o.ops {
+			end(op, at, reason)
+		}
+	}
 	switch {
 	case fatal != "" && o.commitSent:
-		for _, op := range o.ops {
-			p.rec.Info(op, at, fatal+" after EndTxn(commit) was sent")
-		}
+		all(p.rec.Info, fatal+" after EndTxn(commit) was sent")
 	case fatal != "":
-		for _, op := range o.ops {
-			p.rec.Fail(op, at, fatal+" before commit: the transaction is aborted")
-		}
+		all(p.rec.Fail, fatal+" before commit: the transaction is aborted")
 	case !committed:
-		for _, op := range o.ops {
-			p.rec.Fail(op, at, "transaction aborted")
-		}
+		all(p.rec.Fail, "transaction aborted")
 	case o.unknown || slicesContainsOffset(o.offsets, model.NoOffset):
-		for _, op := range o.ops {
-			p.rec.Info(op, at, "committed, an offset unknown")
-		}
+		all(p.rec.Info, "committed, an offset unknown")
 	default:
+		for i, op := range o.polls {
+			p.rec.PollOK(op, at, o.pollRecs[i])
+		}
 		for i, op := range o.ops {
 			p.rec.SendOK(op, at, o.tps[i], o.offsets[i])
 		}
 	}
+}
+
+// TxnPoll records records the transaction under way consumed as one of
+// its :poll micro-operations; a consume-transform-produce worker calls it
+// before it sends the transaction's records, within the same event, so
+// that the transaction's ops are consecutive. Its outcome is the
+// transaction's. It returns the history op (-1 without a recorder).
+func (p *Producer) TxnPoll(env *sim.Env, recs []model.PartitionRecords) int {
+	env = p.envOr(env)
+	p.mustBeInTransaction("TxnPoll")
+	if p.rec == nil {
+		return -1
+	}
+	o := p.cur
+	if len(o.ops) > 0 {
+		panic("client.Producer.TxnPoll: a transaction's polls come before its sends")
+	}
+	op := p.rec.Invoke(model.Op{Process: p.process, F: model.FPoll, Time: env.ObserverNow(), Txn: o.txn})
+	if n := len(o.polls); n > 0 && op != o.polls[n-1]+1 {
+		panic("client.Producer.TxnPoll: a transaction's polls must be consecutive in the history (record them within one event)")
+	}
+	o.polls = append(o.polls, op)
+	o.pollRecs = append(o.pollRecs, recs)
+	return op
 }
 
 func slicesContainsOffset(os []model.Offset, v model.Offset) bool {
@@ -240,6 +273,9 @@ func (p *Producer) txnInvoke(env *sim.Env, tp model.TopicPartition, m Message) i
 		return -1
 	}
 	op := p.rec.Invoke(model.Op{Process: p.process, F: model.FSend, Time: env.ObserverNow(), TP: tp, Key: m.Key, Value: m.Value, Txn: o.txn})
+	if n := len(o.polls); len(o.ops) == 0 && n > 0 && op != o.polls[n-1]+1 {
+		panic("client.Producer.Send: a transaction's sends must follow its polls in the history (send them within one event)")
+	}
 	if n := len(o.ops); n > 0 && op != o.ops[n-1]+1 {
 		panic("client.Producer.Send: a transaction's sends must be consecutive in the history (send them within one event)")
 	}
@@ -313,6 +349,17 @@ func (p *Producer) txnTick(env *sim.Env, w TxnWorkload) bool {
 // the old one held is dropped: answers to its requests are ignored.
 func (p *Producer) reopen(env *sim.Env) {
 	p.abortBatches(env, "producer closed", true)
+	// The requests are forgotten, their answers dropped: a metadata
+	// refresh among them would otherwise be awaited for ever, and the
+	// new producer never learn of a leader that moved (a partition then
+	// answers NOT_LEADER_OR_FOLLOWER to every attempt of its batches
+	// until delivery.timeout.ms, eos-pipeline seed 91600041 with worker
+	// isolations). Kafka's new producer has a metadata cache of its own.
+	for _, r := range p.net.reqs {
+		if r.kind == reqMetadata {
+			p.md.failed(env.Now())
+		}
+	}
 	p.net.reqs = nil
 	p.acc = newAccumulator(p.cfg)
 	p.idem = newIdempotence(true)
@@ -336,4 +383,29 @@ func (p *Producer) txnRetryAt(now time.Duration) time.Duration {
 		return d
 	}
 	return model.Never
+}
+
+// EndTxnOnCrash writes into the history the outcome of the transaction
+// a crash cut short, for harness code that kills the producer's process
+// (a kill hook), which the dead producer can no longer do: without an
+// EndTxn(commit) sent, its coordinator can only abort it (on its timeout,
+// or when the next incarnation's InitProducerId fences it), so it failed;
+// after one, its outcome is unknown.
+func (p *Producer) EndTxnOnCrash(at time.Duration, how string) {
+	o := p.cur
+	p.cur = nil
+	if o == nil || p.rec == nil {
+		return
+	}
+	end := p.rec.Fail
+	reason := how + " before EndTxn(commit) was sent: the transaction is aborted"
+	if o.commitSent {
+		end, reason = p.rec.Info, how+" after EndTxn(commit) was sent"
+	}
+	for _, op := range o.polls {
+		end(op, at, reason)
+	}
+	for _, op := range o.ops {
+		end(op, at, reason)
+	}
 }

@@ -50,14 +50,13 @@ func (p *Producer) sendTxnRequest(env *sim.Env) bool {
 	}
 	target := model.NoBroker
 	if r.needsCoordinator() {
-		if t.coordinator == model.NoBroker {
+		if target = t.coordinatorOf(r); target == model.NoBroker {
 			// maybeFindCoordinatorAndRetry: the FindCoordinator goes on
 			// the next loop, at once.
-			t.lookupCoordinator()
+			t.lookup(r.coordinatorKey())
 			t.reenqueue(r)
 			return p.sendTxnRequest(env)
 		}
-		target = t.coordinator
 		if !p.net.ready(target, now) {
 			// awaitNodeReady: the sender waits for the connection.
 			t.requeue(r)
@@ -111,6 +110,9 @@ func (p *Producer) nextTxnRequest(env *sim.Env) *txnRequest {
 		}
 		t.pending = t.pending[1:]
 		if t.hasError() && !(t.state == txnAbortableError && r.kind == txnFindCoordinator) {
+			if r.offsets != nil {
+				r.offsets.fail(t.abortReason()) // maybeTerminateRequestWithError fails its result
+			}
 			continue // maybeTerminateRequestWithError
 		}
 		if r.isEndTxn() && !t.started {
@@ -129,7 +131,14 @@ func (p *Producer) txnMessage(r *txnRequest, corr int32) sim.Message {
 	t := p.txn
 	switch r.kind {
 	case txnFindCoordinator:
+		if r.group != "" {
+			return model.FindCoordinatorRequest{CorrelationID: corr, GroupID: r.group, KeyType: model.CoordinatorGroup}
+		}
 		return model.FindCoordinatorRequest{CorrelationID: corr, GroupID: t.id, KeyType: model.CoordinatorTransaction}
+	case txnAddOffsets:
+		return model.AddOffsetsToTxnRequest{CorrelationID: corr, TransactionalID: t.id, ProducerID: r.pid, ProducerEpoch: r.epoch, GroupID: r.offsets.GroupID}
+	case txnOffsetCommit:
+		return r.offsets.commitRequest(t.id, r.pid, r.epoch, corr)
 	case txnInitProducerID, txnEpochBump:
 		return model.InitProducerIDRequest{CorrelationID: corr, TransactionalID: t.id, TransactionTimeout: t.timeout, ProducerID: r.pid, ProducerEpoch: r.epoch}
 	case txnAddPartitions:
@@ -159,7 +168,7 @@ func (p *Producer) txnFailed(r *txnRequest) {
 	}
 	t.inFlight = nil
 	if r.needsCoordinator() {
-		t.lookupCoordinator()
+		t.lookup(r.coordinatorKey())
 	}
 	t.reenqueue(r)
 }
@@ -168,6 +177,8 @@ func (p *Producer) txnFailed(r *txnRequest) {
 func (p *Producer) handleTxnFindCoordinator(r *txnRequest, m model.FindCoordinatorResponse) {
 	t := p.txn
 	switch {
+	case m.Error == model.NoError && m.Coordinator != model.NoBroker && r.group != "":
+		t.groupCoordinator, t.groupKey = m.Coordinator, r.group
 	case m.Error == model.NoError && m.Coordinator != model.NoBroker:
 		t.coordinator = m.Coordinator
 	case m.Error == model.NoError, m.Error == model.CoordinatorNotAvailable:
