@@ -175,6 +175,21 @@ var HistoricalBugs = []Historical{
 		Schedule: offsetCommitLostSchedule,
 		End:      60 * time.Second,
 	},
+	{
+		Name:    "kafka-17754-delayed-endtxn",
+		Summary: "an EndTxn(commit) the producer gave up on and sent again reaches the coordinator late, in the producer's next transaction, and commits it halfway (transaction.version 0: the same producer id and epoch; KIP-890 part 2's epoch bump fences it)",
+		Expect:  checkers.AbortedRead,
+		Seed:    1,
+		Spec:    fixture.Spec{Txn: &fixture.TxnSpec{}},
+		// transaction.partition.verification.enable stays true, as in
+		// the 3.x releases the bug was found in (KIP-890 part 1): the
+		// partitions are in the next transaction, so it does not help.
+		Buggy:        slices.Concat(txnEra, []string{"transaction.version=0"}),
+		Fixed:        slices.Concat(txnEra, []string{"transaction.version=2"}),
+		Schedule:     kafka17754Schedule,
+		ProduceUntil: 60 * time.Second,
+		End:          75 * time.Second,
+	},
 }
 
 // groupEra is groupConfig's settings, by name, for the group bugs.

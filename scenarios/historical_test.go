@@ -34,6 +34,9 @@ var historicalExpect = map[string]struct {
 	"kip966-last-replica":  {asError: true, fixedPass: true},
 	"group-zombie":         {asError: false, fixedPass: true, group: true},
 	"offset-commit-lost":   {asError: true, fixedPass: true, group: true},
+	// A transactional bug shows in what read_committed consumers read,
+	// not in records missing from the logs.
+	"kafka-17754-delayed-endtxn": {asError: true, fixedPass: true, group: true},
 }
 
 // TestHistoricalBugsShowUnderTheirConfigurationAndNotWithTheFix plays each
