@@ -79,3 +79,31 @@ from %v to %v clog %d %v +2s
 from 10s to 12500ms clog %d %v +%v
 `, s.ready+time.Second, 100*time.Second, int(producer), slow, int(producer), coord, late)
 }
+
+// hangingTxnStop is when the hanging-transaction workload begins its last
+// transaction, just after the clog of hangingTxnSchedule starts.
+const hangingTxnStop = 10500 * time.Millisecond
+
+// hangingTxnSchedule: from 10 s the producer's link to one partition
+// leader (not the coordinator's broker) holds what it carries for 40 s,
+// for 32 s; the producer begins its last transaction then
+// (TxnSpec.Stop). That transaction's batch there is not answered: the
+// request times out at request.timeout.ms (30 s) and its retry is
+// clogged too, so the batch expires at delivery.timeout.ms (35 s) with
+// its fate unknown; the producer aborts the transaction (EndTxn with
+// the transaction's epoch: its markers carry it) and bumps its epoch
+// afterwards. The first attempt, still on the wire, reaches the leader
+// 40 s after it was sent, after the abort marker. Without
+// transaction.partition.verification.enable the leader takes it as the
+// first batch of a new transaction of the producer; the coordinator
+// knows of none, nothing ever ends it, and the partition's last stable
+// offset stays behind it. With verification the leader asks the
+// coordinator, which has no such transaction, and refuses it.
+func hangingTxnSchedule(s *Scripted) faults.Schedule {
+	producer := txnProducerNode(s)
+	p := s.probeUntil(s.ready, s.ready+10*time.Second, func(p *Scripted) bool { return txnCoordinator(p) != model.NoBroker })
+	_, slow := slowTxnPartition(p, txnCoordinator(p))
+	return schedule("hanging-transaction", `
+from 10s to 42s clog %d %v +40s
+`, int(producer), slow)
+}
