@@ -5,7 +5,7 @@ package checkers
 func AnomalyNames() []string {
 	return []string{
 		AbortedRead, AckedWriteLost, CommitRegression, DoubleOwner, Duplicate, EpochRegression, EventLimit, ExactlyOnceOutput,
-		GenerationRegression, GroupDuplicate, GroupUnseen, HWRegression, InconsistentOffsets,
+		GenerationRegression, GroupDuplicate, GroupUnseen, HangingTransaction, HWRegression, InconsistentOffsets,
 		IntNonmonotonicPoll, IntPollSkip, LostWrite, MetadataReplayGap, Nonlinearizable,
 		NonmonotonicPoll, NonmonotonicSend, Panic, Phantom, PollSkip, PollUnowned, QuorumAppliedUncommitted,
 		QuorumCommittedChanged, QuorumEpochRegression, QuorumHWRegression, QuorumSplitBrain,

@@ -63,6 +63,12 @@ const (
 	EpochRegression    = "epoch-regression"     // a leader epoch went back
 	AckedWriteLost     = "acked-write-lost"     // an acknowledged acks=all write is in no replica
 	ReplicaNotRejoined = "replica-not-rejoined" // a replica still outside the ISR after the liveness bound
+	// HangingTransaction: after the heal a partition's last stable offset
+	// stayed below its high watermark for the whole liveness bound, a
+	// transaction left open there that nothing ends (KIP-890's hanging
+	// transaction). The liveness phase finds it (scenarios/liveness_txn.go),
+	// not a checker of the history.
+	HangingTransaction = "hanging-transaction"
 	// ReplicaRemovedEarly: a record took a replica out of a partition's
 	// replica set while a replica that stays was not in the ISR the same
 	// record left (checkers/reassignment.go).

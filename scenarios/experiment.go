@@ -127,7 +127,8 @@ type ExperimentPipeline struct {
 
 // ExperimentTransactions is a fixture.TxnSpec: producers transactional
 // producers writing transactions of records records over the partitions
-// of topic, every abort_every-th aborted, one every interval.
+// of topic, every abort_every-th aborted, one every interval; with stop,
+// none begun after it.
 type ExperimentTransactions struct {
 	Topic      string   `toml:"topic,omitempty"`
 	Partitions int32    `toml:"partitions,omitzero"`
@@ -135,6 +136,7 @@ type ExperimentTransactions struct {
 	Records    int      `toml:"records,omitzero"`
 	AbortEvery int      `toml:"abort_every,omitzero"`
 	Interval   Duration `toml:"interval,omitzero"`
+	Stop       Duration `toml:"stop,omitzero"`
 }
 
 // ExperimentProducer is a ProducerShape: count producers writing topics

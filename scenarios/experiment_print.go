@@ -141,7 +141,7 @@ func workloadOf(sc Scenario) ExperimentWorkload {
 	if t := sc.Txn; t != nil {
 		d := t.WithDefaults()
 		w.Transactions = &ExperimentTransactions{Topic: d.Topic, Partitions: d.Partitions, Producers: d.Producers,
-			Records: d.Records, AbortEvery: d.AbortEvery, Interval: Duration(d.Interval)}
+			Records: d.Records, AbortEvery: d.AbortEvery, Interval: Duration(d.Interval), Stop: Duration(d.Stop)}
 	}
 	if p := sc.EOS; p != nil {
 		d := p.WithDefaults()

@@ -268,7 +268,7 @@ func (e Experiment) mapTransactions(sc *Scenario, fail failFunc) error {
 	}
 	at := func(k string) []string { return []string{"workload", "transactions", k} }
 	spec := fixture.TxnSpec{Topic: x.Topic, Partitions: x.Partitions, Producers: x.Producers, Records: x.Records,
-		AbortEvery: x.AbortEvery, Interval: time.Duration(x.Interval)}
+		AbortEvery: x.AbortEvery, Interval: time.Duration(x.Interval), Stop: time.Duration(x.Stop)}
 	d := spec.WithDefaults()
 	taken := d.Topic == "t" || (sc.Shape != nil && slices.ContainsFunc(sc.Shape.Topics, func(t fixture.TopicShape) bool { return t.Name == d.Topic }))
 	switch {
@@ -286,6 +286,8 @@ func (e Experiment) mapTransactions(sc *Scenario, fail failFunc) error {
 		return fail(fmt.Sprintf("abort_every = %d: want 1 or more", x.AbortEvery), at("abort_every")...)
 	case x.Interval < 0:
 		return fail("interval cannot be never", at("interval")...)
+	case x.Stop < 0:
+		return fail("stop cannot be never", at("stop")...)
 	}
 	sc.Txn = &spec
 	return nil

@@ -40,6 +40,10 @@ type Historical struct {
 	Schedule     func(s *Scripted) faults.Schedule
 	ProduceUntil time.Duration
 	End          time.Duration
+	// LivenessBound, if set, heals every fault at End and runs the
+	// liveness phase: for a bug that shows as a cluster that does not
+	// converge (checkers.HangingTransaction).
+	LivenessBound time.Duration
 }
 
 // Scenario is h as a catalog scenario under its historical configuration:
@@ -50,15 +54,16 @@ func (h Historical) Scenario() Scenario {
 	f := h.Spec
 	f.Partitions = max(f.Partitions, 1)
 	return Scenario{
-		Name:         h.Name,
-		Description:  h.Summary,
-		Spec:         f,
-		Config:       h.BuggyConfig,
-		Writer:       &ScheduleWriter{Kind: WriterScript, Script: h.Name},
-		ProduceUntil: h.ProduceUntil,
-		Until:        h.End,
-		Seed:         h.Seed,
-		Expect:       h.Expect,
+		Name:          h.Name,
+		Description:   h.Summary,
+		Spec:          f,
+		Config:        h.BuggyConfig,
+		Writer:        &ScheduleWriter{Kind: WriterScript, Script: h.Name},
+		ProduceUntil:  h.ProduceUntil,
+		Until:         h.End,
+		LivenessBound: h.LivenessBound,
+		Seed:          h.Seed,
+		Expect:        h.Expect,
 	}
 }
 
@@ -174,6 +179,37 @@ var HistoricalBugs = []Historical{
 		Fixed:    slices.Concat(groupEra, []string{"eligible.leader.replicas.enable=false"}),
 		Schedule: offsetCommitLostSchedule,
 		End:      60 * time.Second,
+	},
+	{
+		Name:    "kafka-17754-delayed-endtxn",
+		Summary: "an EndTxn(commit) the producer gave up on and sent again reaches the coordinator late, in the producer's next transaction, and commits it halfway (transaction.version 0: the same producer id and epoch; KIP-890 part 2's epoch bump fences it)",
+		Expect:  checkers.AbortedRead,
+		Seed:    1,
+		Spec:    fixture.Spec{Txn: &fixture.TxnSpec{}},
+		// transaction.partition.verification.enable stays true, as in
+		// the 3.x releases the bug was found in (KIP-890 part 1): the
+		// partitions are in the next transaction, so it does not help.
+		Buggy:        slices.Concat(txnEra, []string{"transaction.version=0"}),
+		Fixed:        slices.Concat(txnEra, []string{"transaction.version=2"}),
+		Schedule:     kafka17754Schedule,
+		ProduceUntil: 60 * time.Second,
+		End:          75 * time.Second,
+	},
+	{
+		Name:    "hanging-transaction",
+		Summary: "a produce of an aborted transaction, given up on by the producer, reaches the leader after the abort marker and opens a transaction nothing ends: the last stable offset stays behind it (KIP-890 part 1's verification refuses it)",
+		Expect:  checkers.HangingTransaction,
+		Seed:    1,
+		Spec:    fixture.Spec{Txn: &fixture.TxnSpec{Stop: hangingTxnStop}},
+		// transaction.version 0 in both, so that the epoch of the
+		// markers is the late batch's (as a client-driven abort under
+		// version 0 or 1 writes them); delivery.timeout.ms 35 s so that
+		// the batch is given up on within the clog.
+		Buggy:         slices.Concat(txnEra, []string{"transaction.version=0", "delivery.timeout.ms=35s", "transaction.partition.verification.enable=false"}),
+		Fixed:         slices.Concat(txnEra, []string{"transaction.version=0", "delivery.timeout.ms=35s", "transaction.partition.verification.enable=true"}),
+		Schedule:      hangingTxnSchedule,
+		End:           60 * time.Second,
+		LivenessBound: 60 * time.Second,
 	},
 }
 

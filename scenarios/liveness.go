@@ -27,7 +27,9 @@ import (
 func (s *Scripted) liveness(bound time.Duration) string {
 	healedAt := s.Sim.Now()
 	stopped := false
-	progress := newPartitionProgress(healedAt, s.liveTPs(), s.ProducedTPs())
+	retired := s.RetiredTPs()
+	live := slices.DeleteFunc(s.liveTPs(), func(tp model.TopicPartition) bool { return slices.Contains(retired, tp) })
+	progress := newPartitionProgress(healedAt, live, s.ProducedTPs())
 	if stuck := progress.unproduced(); stuck != "" {
 		return stuck
 	}

@@ -2,7 +2,9 @@ package scenarios
 
 import (
 	"fmt"
+	"strings"
 
+	"kafkasim/checkers"
 	"kafkasim/model"
 )
 
@@ -37,10 +39,28 @@ func (s *Scripted) hangingTxn(skip ...model.TopicPartition) string {
 			return fmt.Sprintf("%v: %v does not lead it yet", tp, leader)
 		}
 		if lso := v.Log.LastStableOffset(v.HW); lso < v.HW {
-			return fmt.Sprintf("%v: last stable offset %d below the high watermark %d (a transaction still open)", tp, lso, v.HW)
+			return fmt.Sprintf("%v: last stable offset %d below the high watermark %d (%s)", tp, lso, v.HW, openTxnFinding)
 		}
 	}
 	return ""
+}
+
+// openTxnFinding ends hangingTxn's answer: what hangingViolation looks
+// for in a run's liveness outcome.
+const openTxnFinding = "a transaction still open"
+
+// hangingViolation is a liveness outcome that hangingTxn gave, as the
+// finding checkers.HangingTransaction, so that a scenario can expect it
+// as it expects the checkers' anomalies; nil for any other outcome.
+func hangingViolation(liveness string) *checkers.Violation {
+	if !strings.HasSuffix(liveness, "("+openTxnFinding+")") {
+		return nil
+	}
+	// The outcome ends "...: T/P: last stable offset ..." (faults.StuckError).
+	head := liveness[:max(strings.LastIndex(liveness, ": last stable offset"), 0)]
+	part, _ := model.ParseTopicPartition(head[strings.LastIndex(head, ": ")+2:])
+	return &checkers.Violation{Checker: "liveness", Anomaly: checkers.HangingTransaction, Partition: part, Error: true,
+		Promise: "every transaction ends: the last stable offset reaches the high watermark", Detail: liveness}
 }
 
 func containsTP(tps []model.TopicPartition, tp model.TopicPartition) bool {

@@ -184,6 +184,9 @@ func Run(sc Scenario, seed uint64, opts Options) (Result, error) {
 		check = s.cutShort.result()
 	}
 	res.Valid, res.Violations = check.Valid, check.Violations
+	if v := hangingViolation(liveness); v != nil {
+		res.Violations = append(res.Violations, *v)
+	}
 	for _, pc := range check.Linearizability {
 		if pc.Visualization != "" {
 			res.Artifacts = append(res.Artifacts, pc.Visualization)

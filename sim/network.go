@@ -118,6 +118,21 @@ type link struct {
 	// connection was opened: its kernel no longer knows the connection,
 	// and answers the next packet that reaches it with a reset.
 	halfOpen bool
+	// drainConn is the connection generation this end's process closed
+	// while the path carried it (Env.Close), and drainUntil the delivery
+	// time of the last message it had sent on it: those messages were on
+	// the wire, and the far kernel takes them in and hands them to its
+	// process ahead of the close, as Linux does with data sent before a
+	// FIN. Anything else of an old generation is dropped.
+	drainConn  uint32
+	drainUntil time.Duration
+}
+
+// drains reports whether a message of connection generation conn, arriving
+// now, is one its sender had put on the wire before closing the connection
+// gracefully (drainConn): delivered, though the connection is gone.
+func (l *link) drains(conn uint32, now time.Duration) bool {
+	return conn == l.drainConn && now <= l.drainUntil
 }
 
 // TCP's retransmission rules, Linux's: the retransmission timeout starts at
@@ -404,6 +419,7 @@ func (s *Sim) breakHalf(a, b int32) {
 	ab.conn++
 	ba.conn = ab.conn
 	ab.unacked, ab.caught, ab.used, ab.finPending = nil, 0, false, false
+	ab.drainUntil, ba.drainUntil = 0, 0
 	ba.halfOpen = true
 	s.rearmRetransmit(ba, b, a)
 	if n := s.nodes[a]; n.status != statusDown {
@@ -423,6 +439,7 @@ func (s *Sim) resetConn(a, b int32) {
 	ab.caught, ba.caught = 0, 0
 	ab.halfOpen, ba.halfOpen = false, false
 	ab.finPending, ba.finPending = false, false
+	ab.drainUntil, ba.drainUntil = 0, 0
 	if !ab.used && !ba.used {
 		return
 	}
@@ -477,7 +494,18 @@ func (s *Sim) closeFrom(a, b int32) {
 		// had for a (a's kernel would reset it anyway).
 		s.stats.Dropped += uint64(len(ba.unacked))
 		ba.unacked, ba.caught = nil, 0
-		s.q.push(s.now+ab.cfg.Latency.Min, event{kind: evDisconnect, node: b, peer: a, inc: peer.inc})
+		at := s.now + ab.cfg.Latency.Min
+		if ab.lastAt > s.now {
+			// What a sent before closing is still on the wire (a slow
+			// path, a clog): b's kernel takes it in and its process
+			// reads it before the close, which travels behind it. A
+			// connection a opens next is a socket of its own, not
+			// ordered behind the old one's data.
+			ab.drainConn, ab.drainUntil = ab.conn-1, ab.lastAt
+			at = max(at, ab.lastAt)
+			ab.lastAt = s.now
+		}
+		s.q.push(at, event{kind: evDisconnect, node: b, peer: a, inc: peer.inc})
 	}
 }
 

@@ -454,3 +454,21 @@ func TestAQueueAbandonedAtACloseTakesItsTimerWithIt(t *testing.T) {
 	mustContain(t, *log, "311ms n0 recv msg(3) from n1")
 	mustNotContain(t, *log, "msg(2)")
 }
+
+func TestCloseDeliversWhatWasOnTheWireThenTheClose(t *testing.T) {
+	// n0 sends msg(1) into a clog (it is on the wire for 5 s), closes the
+	// connection at 1 s (a request timeout) and sends msg(2) on a new one.
+	// As with Linux's FIN behind the data, n1 reads msg(1) and then hears
+	// of the close; msg(2), on a socket of its own, is not held behind
+	// msg(1).
+	s, log := tcpWorld(t, 2, LinkConfig{Latency: Fixed(ms)}, plain)
+	s.At(0, "clog", func() { s.Clog(0, 1, 5*time.Second, 100*ms) })
+	s.At(10*ms, "send", func() { sendNow(s, 0, 1, msg(1)) })
+	s.At(time.Second, "close", func() { s.nodes[0].env.Close(1) })
+	s.At(1100*ms, "send again", func() { sendNow(s, 0, 1, msg(2)) })
+	s.Run(time.Minute)
+	want := []string{"1.101s n1 recv msg(2) from n0", "5.011s n1 recv msg(1) from n0", "5.011s n1 disconnect n0"}
+	if strings.Join(*log, "|") != strings.Join(want, "|") {
+		t.Fatalf("got\n%s\nwant\n%s", join(*log), join(want))
+	}
+}

@@ -289,7 +289,8 @@ func (s *Sim) dispatch(ev *event) {
 	switch ev.kind {
 	case evDeliver:
 		l := s.link(ev.peer, ev.node)
-		if l.conn != ev.conn {
+		drained := l.conn != ev.conn
+		if drained && (!l.drains(ev.conn, s.now) || l.cut) {
 			s.stats.Dropped++
 			return // the connection it travelled on broke
 		}
