@@ -40,6 +40,10 @@ type Historical struct {
 	Schedule     func(s *Scripted) faults.Schedule
 	ProduceUntil time.Duration
 	End          time.Duration
+	// LivenessBound, if set, gives the bug a liveness phase after End
+	// (Scenario.LivenessBound): a bug whose anomaly is that the cluster
+	// never converges (a replica that never rejoins) shows only there.
+	LivenessBound time.Duration
 }
 
 // Scenario is h as a catalog scenario under its historical configuration:
@@ -50,15 +54,16 @@ func (h Historical) Scenario() Scenario {
 	f := h.Spec
 	f.Partitions = max(f.Partitions, 1)
 	return Scenario{
-		Name:         h.Name,
-		Description:  h.Summary,
-		Spec:         f,
-		Config:       h.BuggyConfig,
-		Writer:       &ScheduleWriter{Kind: WriterScript, Script: h.Name},
-		ProduceUntil: h.ProduceUntil,
-		Until:        h.End,
-		Seed:         h.Seed,
-		Expect:       h.Expect,
+		Name:          h.Name,
+		Description:   h.Summary,
+		Spec:          f,
+		Config:        h.BuggyConfig,
+		Writer:        &ScheduleWriter{Kind: WriterScript, Script: h.Name},
+		ProduceUntil:  h.ProduceUntil,
+		Until:         h.End,
+		LivenessBound: h.LivenessBound,
+		Seed:          h.Seed,
+		Expect:        h.Expect,
 	}
 }
 
@@ -175,6 +180,7 @@ var HistoricalBugs = []Historical{
 		Schedule: offsetCommitLostSchedule,
 		End:      60 * time.Second,
 	},
+	kafka14616,
 }
 
 // groupEra is groupConfig's settings, by name, for the group bugs.
