@@ -159,7 +159,7 @@ func unhosted(tp model.TopicPartition, ps model.PartitionState, hosted []fixture
 		if slices.Contains(ps.ISR, b) || slices.ContainsFunc(hosted, func(r fixture.Replica) bool { return r.Broker == b }) {
 			continue
 		}
-		out = append(out, checkers.ReplicaLog{Broker: b, TP: tp, HW: model.NoOffset, OutOfSync: true, NeverRejoined: true})
+		out = append(out, checkers.ReplicaLog{Broker: b, TP: tp, HW: model.NoOffset, OutOfSync: true, NeverRejoined: true, Unhosted: true})
 	}
 	return out
 }
