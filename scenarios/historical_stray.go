@@ -38,7 +38,6 @@ var kafka14616 = Historical{
 	Buggy:         []string{"kafka.version=3.6"},
 	Fixed:         []string{"kafka.version=3.7"},
 	Schedule:      kafka14616Schedule,
-	ProduceUntil:  70 * time.Second,
 	End:           60 * time.Second,
 	LivenessBound: 60 * time.Second,
 }
