@@ -57,6 +57,11 @@ type ReplicaLog struct {
 	// others and its absence from the ISR is a violation of its own
 	// (replica-not-rejoined), so a divergence cannot hide outside the ISR.
 	NeverRejoined bool `json:",omitempty"`
+	// Unhosted: the metadata assigns the replica to its broker, but the
+	// broker hosts no log of the partition (it failed the replica, as
+	// Kafka 3.6 does with a recreated topic's stray folder, KAFKA-14616);
+	// Records is empty.
+	Unhosted bool `json:",omitempty"`
 }
 
 // Options say what the configuration of the run promised; a finding the

@@ -266,6 +266,26 @@ func TestReplicaThatNeverRejoinedIsJudged(t *testing.T) {
 	mustPass(t, check(t, Input{History: h, Replicas: rejoined}, Options{}))
 }
 
+// An assigned replica its broker hosts no log of (KAFKA-14616's failed
+// replica) is reported as never rejoined, saying it hosts nothing, and
+// its empty log is not taken for lost records; the same replica back in
+// the ISR with the others' log passes.
+func TestUnhostedReplicaThatNeverRejoinedIsReported(t *testing.T) {
+	h := hist(sendOK(1, t0, "new0", 0, 10, 11), poll(2, 14, 15, recs(t0, 0, "new0")))
+	in := []ReplicaLog{
+		{Broker: 1, TP: t0, HW: 1, Records: []model.OffsetValue{{Offset: 0, Value: "new0"}}},
+		{Broker: 2, TP: t0, HW: model.NoOffset, OutOfSync: true, NeverRejoined: true, Unhosted: true},
+	}
+	r := check(t, Input{History: h, Replicas: in}, Options{})
+	if v := mustFind(t, r, ReplicaNotRejoined, t0); !v.Error || !strings.Contains(v.Detail, "hosts no log") {
+		t.Fatalf("want an error saying b2 hosts nothing, got %+v", v)
+	}
+	mustNotFind(t, r, AckedWriteLost)
+	mustNotFind(t, r, ReplicaDivergence)
+	in[1] = ReplicaLog{Broker: 2, TP: t0, HW: 1, Records: []model.OffsetValue{{Offset: 0, Value: "new0"}}}
+	mustPass(t, check(t, Input{History: h, Replicas: in}, Options{}))
+}
+
 // TestDoubleOwnerSaysWhetherTheOldOwnerPolled: an overlap of ownership is
 // an allowed finding that says so when the old owner polled no records of
 // the partition after the handover, and is judged by the zombie rule

@@ -371,7 +371,9 @@ func notRejoined(s replicaSet, hw model.Offset) []Violation {
 			Checker: CheckerReplicas, Anomaly: ReplicaNotRejoined, Partition: s.tp, Error: true, Promise: PromiseRejoin,
 			Detail: fmt.Sprintf("%s was still outside the ISR when the logs were read, after every fault had healed and the liveness bound had passed", r.Broker),
 		}
-		if o, mine, theirs, ok := firstDisagreement(s, r, hw); ok {
+		if r.Unhosted {
+			v.Detail = fmt.Sprintf("%s is assigned a replica but hosts no log of it, and it was still outside the ISR after every fault had healed and the liveness bound had passed", r.Broker)
+		} else if o, mine, theirs, ok := firstDisagreement(s, r, hw); ok {
 			v.Offsets, v.Values = []model.Offset{o}, []string{theirs, mine}
 			v.Detail += fmt.Sprintf("; below the high watermark %d its offset %d holds %q where the ISR holds %q", hw, o, mine, theirs)
 		} else {

@@ -118,6 +118,18 @@ type BrokerConfig struct {
 	// whatever ISR is left. ELR relies on it (KIP-966), so Validate
 	// rejects ELR without it.
 	HighWatermarkFreezeBelowMinISR bool `kafka:"high.watermark.freeze.below.min.isr"`
+	// StrayReplicaCheckAtLoad is kafkasim's own switch (Kafka has no
+	// setting: the behaviour came with a release) for KAFKA-14616, fixed
+	// in Kafka 3.7 (PR #15230): a broker opening a partition's log checks
+	// that the folder was created for the topic the metadata names now
+	// (LogManager.isStrayKraftReplica, by topic id; here by topic life)
+	// and, if not, deletes it as stray and starts a fresh replica. False
+	// is Kafka 3.6: making the replica meets the old folder,
+	// Partition.createLogIfNotExists fails with INCONSISTENT_TOPIC_ID,
+	// the stray folder is deleted after the first publish
+	// (BrokerMetadataPublisher.findStrayPartitions), and the broker hosts
+	// no replica of the partition until its metadata changes again.
+	StrayReplicaCheckAtLoad bool `kafka:"stray.replica.check.at.load"`
 	// NetworkTCP is kafkasim's own switch (not a Kafka setting) choosing
 	// the simulated network. True is the TCP-faithful one: a partition
 	// drops packets silently and the kernels retransmit with TCP's
@@ -384,6 +396,7 @@ func DefaultConfig() Config {
 			ProducerIDExpirationCheckInterval:    10 * time.Minute,
 			Truncation:                           TruncateLeaderEpoch,
 			HighWatermarkFreezeBelowMinISR:       true,
+			StrayReplicaCheckAtLoad:              true,
 			NetworkTCP:                           true,
 			ControlledShutdownEnable:             true,
 		},

@@ -35,6 +35,7 @@ func TestDefaultConfig(t *testing.T) {
 		"heartbeat.interval.ms":                         "3s",
 		"high.watermark.freeze.below.min.isr":           "true",
 		"kafka.version":                                 "4.1",
+		"stray.replica.check.at.load":                   "true",
 		"leader.imbalance.check.interval.seconds":       "300",
 		"linger.ms":                                     "5ms",
 		"log.flush.interval.messages":                   "9223372036854775807",

@@ -83,6 +83,16 @@ var versionChanges = []versionChange{
 		Why: "KAFKA-15583 (3.7): the leader's high watermark stops while the ISR is below min.insync.replicas (Partition.maybeIncrementLeaderHW); 3.6 advances it",
 	},
 	{
+		Setting: "stray.replica.check.at.load",
+		Since:   "3.7",
+		Before:  "false",
+		// KAFKA-14616, fixed by apache/kafka PR #15230 in 3.7: LogManager
+		// marks a log whose topic id the metadata image lacks as stray
+		// while it loads logs (isStrayKraftReplica); 3.6 loads it and
+		// ReplicaManager.applyDelta fails on it (InconsistentTopicIdException).
+		Why: "KAFKA-14616 (3.7): a log left by a deleted topic is found stray as the broker loads logs (LogManager.isStrayKraftReplica) and the recreated topic's replica starts empty; 3.6 fails the replica with INCONSISTENT_TOPIC_ID and it never rejoins the ISR",
+	},
+	{
 		Setting: "transaction.version",
 		Since:   "4.0",
 		Before:  "0",

@@ -8,10 +8,11 @@ import (
 
 // TestKafkaVersionTable pins what each release resolves to, as the
 // settings table documents it: ELR from 4.1, the high-watermark freeze
+// and the stray-log check at load (KAFKA-14616)
 // from 3.7, linger.ms 5 ms and transaction.version 2 from 4.0; every other setting as DefaultConfig.
 func TestKafkaVersionTable(t *testing.T) {
 	want := map[KafkaVersion]map[string]string{
-		"3.6": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "false", "linger.ms": "0s", "transaction.version": "0"},
+		"3.6": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "false", "stray.replica.check.at.load": "false", "linger.ms": "0s", "transaction.version": "0"},
 		"3.7": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "true", "linger.ms": "0s", "transaction.version": "0"},
 		"3.8": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "true", "linger.ms": "0s", "transaction.version": "0"},
 		"3.9": {"eligible.leader.replicas.enable": "false", "high.watermark.freeze.below.min.isr": "true", "linger.ms": "0s", "transaction.version": "0"},

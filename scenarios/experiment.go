@@ -47,6 +47,11 @@ type ExperimentCluster struct {
 	// DiskWriteback is how long unsynced writes wait in the page cache
 	// ("never": until a sync); default 30 s.
 	DiskWriteback Duration `toml:"disk_writeback,omitzero"`
+	// MetadataSnapshotEvery is the metadata quorum's snapshot interval
+	// in committed entries (1 to 1,000,000; default 1000): kafkasim's
+	// count in place of Kafka's
+	// metadata.log.max.record.bytes.between.snapshots.
+	MetadataSnapshotEvery int `toml:"metadata_snapshot_every,omitzero"`
 	// Link is every link's latency: uniform in [min, max], plus, with
 	// probability tail_prob, up to tail more.
 	Link *ExperimentLink `toml:"link,omitempty"`

@@ -72,7 +72,8 @@ func ExperimentOf(sc Scenario) (Experiment, error) {
 // clusterOf is sc's [cluster]: its sizes with the defaults written out,
 // its racks and its link.
 func clusterOf(sc Scenario) (ExperimentCluster, error) {
-	c := ExperimentCluster{Brokers: cmp(sc.Brokers, 3), Controllers: cmp(sc.Controllers, 3), SpareBrokers: sc.SpareBrokers, DiskWriteback: Duration(sc.DiskWriteback)}
+	c := ExperimentCluster{Brokers: cmp(sc.Brokers, 3), Controllers: cmp(sc.Controllers, 3), SpareBrokers: sc.SpareBrokers, DiskWriteback: Duration(sc.DiskWriteback),
+		MetadataSnapshotEvery: sc.SnapshotEvery}
 	if len(sc.Racks) > 0 {
 		c.Racks = slices.Clone(sc.Racks)
 		if sc.RackUnaware {

@@ -25,11 +25,13 @@ import (
 const (
 	experimentBrokersMax     = 50
 	experimentControllersMax = 9
-	experimentPartitionsMax  = 1000
-	experimentMembersMax     = 100
-	experimentGroupsMax      = 20
-	experimentBurstMax       = 10_000
-	experimentSeedsMax       = 10_000
+	// experimentSnapshotEveryMax bounds [cluster]'s metadata_snapshot_every.
+	experimentSnapshotEveryMax = 1_000_000
+	experimentPartitionsMax    = 1000
+	experimentMembersMax       = 100
+	experimentGroupsMax        = 20
+	experimentBurstMax         = 10_000
+	experimentSeedsMax         = 10_000
 )
 
 // experimentNamePattern is what a name may be: it names a store folder
@@ -254,6 +256,10 @@ func (e Experiment) mapCluster(sc *Scenario, fail failFunc) (brokers int, err er
 		return 0, err
 	}
 	sc.DiskWriteback = time.Duration(c.DiskWriteback)
+	if c.MetadataSnapshotEvery < 0 || c.MetadataSnapshotEvery > experimentSnapshotEveryMax {
+		return 0, fail(fmt.Sprintf("metadata_snapshot_every = %d: want 1 to %d (default 1000)", c.MetadataSnapshotEvery, experimentSnapshotEveryMax), "cluster", "metadata_snapshot_every")
+	}
+	sc.SnapshotEvery = c.MetadataSnapshotEvery
 	if c.Link != nil {
 		if err := mapLink(c.Link, sc, fail); err != nil {
 			return 0, err

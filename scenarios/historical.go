@@ -41,8 +41,9 @@ type Historical struct {
 	ProduceUntil time.Duration
 	End          time.Duration
 	// LivenessBound, if set, heals every fault at End and runs the
-	// liveness phase: for a bug that shows as a cluster that does not
-	// converge (checkers.HangingTransaction).
+	// liveness phase (Scenario.LivenessBound): for a bug whose anomaly is
+	// that the cluster never converges (a hanging transaction, a replica
+	// that never rejoins), which shows only there.
 	LivenessBound time.Duration
 }
 
@@ -211,6 +212,7 @@ var HistoricalBugs = []Historical{
 		End:           60 * time.Second,
 		LivenessBound: 60 * time.Second,
 	},
+	kafka14616,
 }
 
 // groupEra is groupConfig's settings, by name, for the group bugs.

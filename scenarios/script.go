@@ -136,13 +136,32 @@ func (s *Scripted) CheckInput() checkers.Input {
 	healed := s.nemesis != nil && s.nemesis.Healed()
 	for _, tp := range s.TPs {
 		ps, known := s.Partition(tp)
-		for _, r := range s.Replicas(tp) {
+		reps := s.Replicas(tp)
+		for _, r := range reps {
 			out := known && !slices.Contains(ps.ISR, r.Broker)
 			in.Replicas = append(in.Replicas, checkers.ReplicaLog{Broker: r.Broker, TP: r.TP, LogStart: r.LogStart, HW: r.HW, Records: r.Records,
 				OutOfSync: out, NeverRejoined: out && healed})
 		}
+		if healed && known {
+			in.Replicas = append(in.Replicas, unhosted(tp, ps, reps)...)
+		}
 	}
 	return in
+}
+
+// unhosted are the replicas the metadata assigns to brokers that host no
+// log of tp at all, outside the ISR after the liveness phase: an
+// operator sees them under-replicated as any other (KAFKA-14616's broker,
+// which failed the replica, hosts nothing of it). Their logs are empty.
+func unhosted(tp model.TopicPartition, ps model.PartitionState, hosted []fixture.Replica) []checkers.ReplicaLog {
+	var out []checkers.ReplicaLog
+	for _, b := range ps.Replicas {
+		if slices.Contains(ps.ISR, b) || slices.ContainsFunc(hosted, func(r fixture.Replica) bool { return r.Broker == b }) {
+			continue
+		}
+		out = append(out, checkers.ReplicaLog{Broker: b, TP: tp, HW: model.NoOffset, OutOfSync: true, NeverRejoined: true, Unhosted: true})
+	}
+	return out
 }
 
 // CheckOptions states what the configuration promises, for the checkers.

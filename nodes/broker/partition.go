@@ -73,8 +73,16 @@ func (p *partition) follower(r model.BrokerID) *followerState {
 	return nil
 }
 
+// openPartition opens tp's log for the topic's current life, or returns
+// nil when the folder belongs to an older life and the configuration
+// fails the replica (strayFolder).
 func (b *Broker) openPartition(tp model.TopicPartition) *partition {
 	kc := b.cfg.Kafka
+	life := b.topicLife(tp.Topic)
+	ok, record := b.strayFolder(tp, life)
+	if !ok {
+		return nil
+	}
 	open := storage.Open
 	if b.cleanStart {
 		// LogLoader's hadCleanShutdown: it decides whether a log with no
@@ -85,6 +93,9 @@ func (b *Broker) openPartition(tp model.TopicPartition) *partition {
 	log, rec := open(b.env.Disk(), partitionDir(tp), storage.ConfigFrom(kc.Broker, topic), b.env.Now())
 	if !rec.Clean() {
 		b.env.Trace("log-recovered", tp.String()+": "+rec.String())
+	}
+	if record {
+		storage.RecordLife(b.env.Disk(), partitionDir(tp), life)
 	}
 	p := &partition{
 		tp:             tp,

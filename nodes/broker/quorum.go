@@ -85,6 +85,7 @@ func (b *Broker) afterQuorum() {
 	}
 	removed, configs := b.replay.img.TakeTopicChanges()
 	b.applyTopicChanges(removed)
+	b.dropOldLives(b.replay.img.TakeRecreated())
 	for _, tp := range tps {
 		if ps, ok := b.replay.img.Partition(tp); ok {
 			b.applyPartitionState(ps)

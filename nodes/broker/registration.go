@@ -173,7 +173,9 @@ func (b *Broker) applyPartitionState(ps model.PartitionState) {
 	}
 	p := b.part(ps.TP)
 	if p == nil {
-		p = b.openPartition(ps.TP)
+		if p = b.openPartition(ps.TP); p == nil {
+			return // a stray folder failed the replica (stray.go)
+		}
 	}
 	switch {
 	case ps.Leader == b.cfg.ID:

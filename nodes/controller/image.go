@@ -237,6 +237,10 @@ type MetadataImage struct {
 	// topics whose configuration changed, since TakeTopicChanges last ran.
 	removed []model.TopicPartition
 	configs []string
+	// recreated lists the partitions a restored snapshot gave to a topic
+	// of the same name but another life (deleted and created again
+	// meanwhile), since TakeRecreated last ran.
+	recreated []model.TopicPartition
 	// OnAssignment, if set, is told of each record that sets a
 	// partition's replica set, as it is applied (for the checkers; it
 	// must not change the run).
@@ -340,6 +344,17 @@ func (m *MetadataImage) Restore(data []byte) {
 			m.removed = append(m.removed, p.TP)
 		}
 	})
+	// A name the snapshot has in another life is a topic deleted and
+	// created again meanwhile: Kafka's snapshot delta deletes the old
+	// topic id and creates the new one (TopicsDelta, by id), which a
+	// name alone cannot tell.
+	for _, name := range old.topicNames {
+		if t := m.s.topics[name]; t != nil && t.life != old.topics[name].life {
+			for _, p := range old.topics[name].parts {
+				m.recreated = append(m.recreated, p.TP)
+			}
+		}
+	}
 	for _, name := range old.topicNames {
 		if m.s.topics[name] == nil && m.OnTopicDeleted != nil {
 			m.OnTopicDeleted(name, m.s.offset)
@@ -378,6 +393,16 @@ func (m *MetadataImage) TakeTopicChanges() (removed []model.TopicPartition, conf
 	configs = slices.Compact(configs)
 	m.removed, m.configs = nil, nil
 	return removed, configs
+}
+
+// TakeRecreated returns the partitions, sorted, of the topics that a
+// snapshot restored since it last ran showed deleted and created again
+// under the same name: their replicas belong to the old topic.
+func (m *MetadataImage) TakeRecreated() []model.TopicPartition {
+	out := m.recreated
+	slices.SortFunc(out, model.TopicPartition.Compare)
+	m.recreated = nil
+	return slices.Compact(out)
 }
 
 // Partition is one partition's state.

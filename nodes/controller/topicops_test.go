@@ -180,3 +180,39 @@ func TestMinISRChangeClearsELR(t *testing.T) {
 		t.Fatalf("without ELR: %v", rs)
 	}
 }
+
+// TestRestoredSnapshotNamesATopicRecreatedMeanwhile: an image that knew t
+// in its first life and restores a snapshot taken after t was deleted and
+// created again lists t's partitions as recreated (their replicas belong
+// to the old topic), not as removed; a snapshot of the same life lists
+// nothing.
+func TestRestoredSnapshotNamesATopicRecreatedMeanwhile(t *testing.T) {
+	cfg := testConfig()
+	create := CreateTopicRecord{Name: "t", Partitions: []model.PartitionState{
+		{TP: model.TP("t", 0), Leader: 1, Replicas: ids(1, 2, 3), ISR: ids(1, 2, 3)},
+	}}
+	first := newMetadataState(cfg)
+	first.apply(1, create)
+	later := newMetadataState(cfg)
+	later.apply(1, create)
+	later.apply(2, RemoveTopicRecord{Name: "t"})
+	later.apply(3, create)
+
+	img := NewMetadataImage(cfg)
+	img.Restore(first.snapshot())
+	img.TakeRecreated()
+	img.Restore(first.snapshot())
+	if got := img.TakeRecreated(); len(got) != 0 {
+		t.Fatalf("the same life restored lists %v as recreated", got)
+	}
+	img.Restore(later.snapshot())
+	if got := img.TakeRecreated(); !reflect.DeepEqual(got, []model.TopicPartition{model.TP("t", 0)}) {
+		t.Fatalf("recreated = %v, want [t/0]", got)
+	}
+	if removed, _ := img.TakeTopicChanges(); len(removed) != 0 {
+		t.Fatalf("removed = %v; t still exists", removed)
+	}
+	if img.TopicLife("t") != 1 {
+		t.Fatalf("life %d, want 1", img.TopicLife("t"))
+	}
+}
