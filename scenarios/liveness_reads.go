@@ -152,7 +152,7 @@ func (r *reader) acked(s ackedSend) {
 // set, a send on a lost partition that is still in the log is not
 // excused: a consumer stuck on such a partition must not pass for one
 // whose records vanished.
-func (r *reader) missing(lost []model.TopicPartition, inLog func(ackedSend) bool, deleted []string, lifeStart map[string]time.Duration) []string {
+func (r *reader) missing(lost []model.TopicPartition, inLog func(ackedSend) bool, deleted []string, lifeStart map[string]time.Duration, carried map[model.TopicPartition]model.Offset) []string {
 	r.unread = slices.DeleteFunc(r.unread, func(s ackedSend) bool { return r.read[s.value] })
 	var out []string
 	firstRead := map[model.TopicPartition]model.Offset{}
@@ -160,7 +160,7 @@ func (r *reader) missing(lost []model.TopicPartition, inLog func(ackedSend) bool
 		if slices.Contains(lost, s.tp) && (inLog == nil || !inLog(s)) {
 			continue
 		}
-		if inLog != nil && slices.Contains(deleted, s.tp.Topic) && r.carriedPast(s, inLog, lifeStart[s.tp.Topic], firstRead) {
+		if inLog != nil && slices.Contains(deleted, s.tp.Topic) && r.carriedPast(s, inLog, lifeStart[s.tp.Topic], carried, firstRead) {
 			continue
 		}
 		out = append(out, s.value)
@@ -202,7 +202,7 @@ func (w *ackWatch) sendAckedSince(t time.Duration) bool { return w.lastAcked >= 
 // unreadAcked names acknowledged values no consumer has read, except on
 // the lost partitions.
 func (w *ackWatch) unreadAcked(lost []model.TopicPartition) string {
-	missing := w.all.missing(lost, w.inLog, w.deleted, w.lifeStart)
+	missing := w.all.missing(lost, w.inLog, w.deleted, w.lifeStart, nil)
 	switch {
 	case len(missing) == 0:
 		return ""
@@ -215,8 +215,15 @@ func (w *ackWatch) unreadAcked(lost []model.TopicPartition) string {
 // unreadByGroups names, for the first group that has one, acknowledged
 // values no member of the group has read, except on the lost partitions.
 func (w *ackWatch) unreadByGroups(lost []model.TopicPartition) string {
+	var carried map[*reader]map[model.TopicPartition]model.Offset
 	for _, g := range w.groups {
-		missing := g.missing(lost, w.inLog, w.deleted, w.lifeStart)
+		missing := g.missing(lost, w.inLog, w.deleted, w.lifeStart, carried[g])
+		if len(missing) > 0 && carried == nil && len(w.deleted) > 0 {
+			// Only now, since it walks the whole history: a group's
+			// carried commits (liveness_recreated.go) may excuse them.
+			carried = w.carriedCommits()
+			missing = g.missing(lost, w.inLog, w.deleted, w.lifeStart, carried[g])
+		}
 		if len(missing) > 5 {
 			return fmt.Sprintf("group %s has not read %d acknowledged records (%s, ...)", g.name, len(missing), strings.Join(missing[:5], ", "))
 		}

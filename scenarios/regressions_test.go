@@ -58,6 +58,19 @@ at 10.444s reassign orders/0 to b4,b5,b3
 		why: "simulation bug: a broker's partition index remembered a topic's replica slice at a lookup; a reassignment then opened a replica past the slice's end (a new array) and another in a hole below it, which the remembered slice did not see, so the broker took orders/0 for a replica it did not host, opened it again and panicked ('partition orders/0 opened twice'). The index now keeps the remembered slice current (found by the session-12 sweep of reassign-under-chaos from 99500000 on 54d4e80)",
 	},
 	{
+		name:     "a-commit-carried-into-a-recreated-topic-is-where-the-next-owner-enters",
+		scenario: "topics-under-chaos",
+		seed:     91950258,
+		schedule: `
+from 7.11s to 8.28s partition halves
+at 40.3s delete-topic scratch
+from 50.7s to 56.9s latency random-broker +146ms
+at 55.43s create-topic scratch 4 3
+from 57.038s to 1m0.05s partition halves
+`,
+		why: "Kafka's own behaviour, classified: a member of group readers committed scratch/1's position 235 from the deleted topic just after the topic was created again (the commit names the topic, not its id, and the name exists again), then reset to 0 and read to 210; its next commit failed in the partition, it lost scratch/1, and the next owner entered at the committed 235, so the group never read 211-234. The liveness phase waited for them. A group's commit carried from the old log is now an entry point into the new one, like a reset (liveness_recreated.go; found by stray23's sweep of topics-under-chaos from 91950000)",
+	},
+	{
 		name:     "a-shutdown-frees-what-the-peer-queued-for-it",
 		scenario: "reassign-under-chaos",
 		seed:     92508529,
