@@ -1,0 +1,169 @@
+package scenarios
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"testing"
+
+	"kafkasim/checkers"
+	"kafkasim/model"
+)
+
+// A run's history written with checkers.WriteJepsenEDN and read back with
+// checkers.ReadJepsenEDN is judged as the history itself is, by the
+// checks that read only what the EDN holds (issue 22). Excluded, by name,
+// are the checks that read what the format loses (docs/checkers.md): the
+// group checks (CheckerGroups: groups, generations, commits) and the
+// pipeline's exactly-once check (ExactlyOnceOutput: it tells input from
+// output by topic). kafka-17754-delayed-endtxn is here so that the
+// comparison has findings (aborted-read) to compare.
+func TestJepsenEDNExportJudgedTheSame(t *testing.T) {
+	for _, c := range []struct {
+		scenario string
+		seeds    []uint64
+	}{
+		{"txn-chaos", []uint64{1, 2, 3}},
+		{"eos-pipeline", []uint64{1, 2, 3}},
+		{"chaos", []uint64{1, 2}},
+		{"kafka-17754-delayed-endtxn", []uint64{1, 2}},
+	} {
+		for _, seed := range c.seeds {
+			t.Run(fmt.Sprintf("%s/%d", c.scenario, seed), func(t *testing.T) {
+				res := runScenario(t, c.scenario, seed)
+				var buf bytes.Buffer
+				if err := checkers.WriteJepsenEDN(&buf, res.History); err != nil {
+					t.Fatal(err)
+				}
+				back, err := checkers.ReadJepsenEDN(&buf, "history.edn")
+				if err != nil {
+					t.Fatal(err)
+				}
+				toBack := sameOps(t, res.History, back)
+				opts := res.CheckOptions
+				opts.LinearizabilityBudget = checkers.DefaultLinearizabilityCap
+				want := checkers.Check(checkers.Input{History: res.History}, opts)
+				got := checkers.Check(checkers.Input{History: back}, opts)
+				rename := jepsenRename(res.History)
+				if w, g := findings(want, rename, toBack), findings(got, nil, nil); !slices.Equal(w, g) {
+					t.Fatalf("findings differ:\nrun:      %q\nexported: %q", w, g)
+				}
+			})
+		}
+	}
+}
+
+// exportExcluded reports whether a finding comes from a check that reads
+// what the EDN does not hold.
+func exportExcluded(v *checkers.Violation) bool {
+	return v.Checker == checkers.CheckerGroups || v.Anomaly == checkers.ExactlyOnceOutput
+}
+
+// findings are r's verdict and history findings as comparable text, with
+// partitions renamed and op indices mapped when given.
+func findings(r checkers.Result, rename map[model.TopicPartition]model.TopicPartition, ops []int) []string {
+	tp := func(p model.TopicPartition) model.TopicPartition {
+		if rename == nil || p.Topic == "" {
+			return p
+		}
+		return rename[p]
+	}
+	var out []string
+	valid := r.Valid
+	for _, v := range r.Violations {
+		if exportExcluded(&v) {
+			continue
+		}
+		idx := slices.Clone(v.Ops)
+		for k := range idx {
+			if ops != nil {
+				idx[k] = ops[idx[k]]
+			}
+		}
+		out = append(out, fmt.Sprintf("%s/%s %s error=%v jepsen=%s offsets=%v values=%v ops=%v", v.Checker, v.Anomaly, tp(v.Partition), v.Error, v.Jepsen, v.Offsets, v.Values, idx))
+	}
+	if !slices.ContainsFunc(r.Violations, func(v checkers.Violation) bool { return v.Error && !exportExcluded(&v) }) && valid == checkers.ValidViolation {
+		valid = checkers.ValidOK // only excluded findings made it a violation
+	}
+	for _, c := range r.Linearizability {
+		out = append(out, fmt.Sprintf("linearizability %s %s", tp(c.TP), c.Result))
+	}
+	slices.Sort(out)
+	return append([]string{string(valid)}, out...)
+}
+
+// jepsenRename maps each partition of h to the one ReadJepsenEDN names
+// it after the export: key k, partition k of JepsenTopic.
+func jepsenRename(h model.History) map[model.TopicPartition]model.TopicPartition {
+	m := map[model.TopicPartition]model.TopicPartition{}
+	for k, tp := range checkers.JepsenEDNKeys(h) {
+		m[tp] = model.TP(checkers.JepsenTopic, int32(k))
+	}
+	return m
+}
+
+// sameOps checks that back holds every op of h that the EDN can hold, in
+// order, with the same fields (partitions renamed), and returns where each
+// op of h went in back (-1 for ops the format drops).
+func sameOps(t *testing.T, h, back model.History) []int {
+	t.Helper()
+	rename := jepsenRename(h)
+	toBack := make([]int, len(h))
+	j := 0
+	for i := range h {
+		op := h[i]
+		toBack[i] = -1
+		if op.F == model.FRebalance || op.F == model.FCommit || op.F == model.FSeek || op.F == model.FReset || (op.F == model.FSend && op.TP.Topic == "") {
+			continue
+		}
+		for j < len(back) && back[j].F == model.FRebalance {
+			j++
+		}
+		if j == len(back) {
+			t.Fatalf("op %d (%s) missing from the export", i, op.String())
+		}
+		got := back[j]
+		want := exportedOp(op, rename, h)
+		if got.Txn > 0 != (op.Txn > 0) {
+			t.Fatalf("op %d: Txn %d came back as %d", i, op.Txn, got.Txn)
+		}
+		got.Index, got.Txn, want.Txn = 0, 0, 0
+		if g, w := fmt.Sprintf("%+v", got), fmt.Sprintf("%+v", want); g != w {
+			t.Fatalf("op %d came back different:\nwant %s\ngot  %s", i, w, g)
+		}
+		toBack[i] = j
+		j++
+	}
+	for ; j < len(back); j++ {
+		if back[j].F != model.FRebalance {
+			t.Fatalf("export has an op the history has not: %s", back[j].String())
+		}
+	}
+	return toBack
+}
+
+// exportedOp is op as the EDN holds it.
+func exportedOp(op model.Op, rename map[model.TopicPartition]model.TopicPartition, h model.History) model.Op {
+	out := model.Op{Process: op.Process, Type: op.Type, F: op.F, Time: op.Time, Error: op.Error, Offset: model.NoOffset}
+	if op.Completed() {
+		out.End = op.End
+	}
+	switch op.F {
+	case model.FSend:
+		out.TP, out.Value = rename[op.TP], op.Value
+		if op.Completed() {
+			out.Offset = op.Offset
+		}
+	case model.FPoll:
+		for _, pr := range op.Records {
+			out.Records = append(out.Records, model.PartitionRecords{TP: rename[pr.TP], Records: pr.Records})
+		}
+	case model.FAssign, model.FSubscribe:
+		for _, tp := range checkers.JepsenEDNKeys(h) {
+			if slices.Contains(op.Partitions, tp) || slices.Contains(op.Topics, tp.Topic) {
+				out.Partitions = append(out.Partitions, rename[tp])
+			}
+		}
+	}
+	return out
+}
