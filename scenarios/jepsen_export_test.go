@@ -109,16 +109,32 @@ func sameOps(t *testing.T, h, back model.History) []int {
 	t.Helper()
 	rename := jepsenRename(h)
 	toBack := make([]int, len(h))
-	j := 0
+	gained := map[int][]model.TopicPartition{} // process → what its rebalances gained, not yet carried
+	j, lastTxn := 0, 0
 	for i := range h {
 		op := h[i]
 		toBack[i] = -1
+		if op.F == model.FRebalance && op.Type == model.OpOK {
+			for _, tp := range op.Gained {
+				gained[op.Process] = append(gained[op.Process], rename[tp])
+			}
+		}
 		if op.F == model.FRebalance || op.F == model.FCommit || op.F == model.FSeek || op.F == model.FReset || (op.F == model.FSend && op.TP.Topic == "") {
 			continue
 		}
-		for j < len(back) && back[j].F == model.FRebalance {
+		// The first op of an operation comes after the rebalances its
+		// completion carries.
+		if first := op.Txn == 0 || op.Txn != lastTxn; first && op.Completed() && len(gained[op.Process]) > 0 {
+			want := gained[op.Process]
+			slices.SortFunc(want, model.TopicPartition.Compare)
+			want = slices.Compact(want)
+			delete(gained, op.Process)
+			if j == len(back) || back[j].F != model.FRebalance || back[j].Process != op.Process || !slices.Equal(back[j].Gained, want) {
+				t.Fatalf("op %d (%s): want the rebalance gaining %v before it", i, op.String(), want)
+			}
 			j++
 		}
+		lastTxn = op.Txn
 		if j == len(back) {
 			t.Fatalf("op %d (%s) missing from the export", i, op.String())
 		}
@@ -134,10 +150,8 @@ func sameOps(t *testing.T, h, back model.History) []int {
 		toBack[i] = j
 		j++
 	}
-	for ; j < len(back); j++ {
-		if back[j].F != model.FRebalance {
-			t.Fatalf("export has an op the history has not: %s", back[j].String())
-		}
+	if j < len(back) {
+		t.Fatalf("export has an op the history has not: %s", back[j].String())
 	}
 	return toBack
 }
