@@ -41,19 +41,22 @@ import (
 //
 // What the format cannot hold is lost: topics (every key is one partition
 // of "jepsen"), record keys, consumer groups, generations and commits,
-// seeks and position resets, a rebalance's lost partitions, and an
+// seeks and position resets, a rebalance's generation and time, and an
 // idempotent producer's re-sequenced sends (model.Op.Resequenced,
-// AckedAs). A rebalance becomes the :rebalance-log (its gained keys) of
-// the process's next completed operation, as Jepsen's client reports the
-// rebalances a poll went through; a rebalance with no later completed
+// AckedAs). A rebalance becomes entries of the :rebalance-log of its
+// process's next completed operation, {:type :revoked, :keys [...]} for
+// what it lost and {:type :assigned, :keys [...]} for what it gained, as
+// Jepsen's client journals the rebalances an operation went through
+// (logging-rebalance-listener); ReadJepsenEDN, as kafka.clj, takes both
+// for keys the rebalance named. A rebalance with no later completed
 // operation of its process, and a send that never learnt its partition,
 // are dropped. Without them a reader cannot run the group checks
 // (CheckerGroups), the exactly-once check of a pipeline's output (it
-// tells input from output by topic), the excuses a reset or a
-// re-sequenced send give, and nothing that reads replica logs or
+// tells input from output by topic), or the excuses a reset or a
+// re-sequenced send give; and nothing that reads replica logs or
 // observations, which a history does not hold.
 func WriteJepsenEDN(w io.Writer, h model.History) error {
-	jw := &jepsenWriter{w: bufio.NewWriter(w), key: map[model.TopicPartition]int{}, gained: map[int][]int{}}
+	jw := &jepsenWriter{w: bufio.NewWriter(w), key: map[model.TopicPartition]int{}, rebalances: map[int][]string{}}
 	keys := JepsenEDNKeys(h)
 	for k, tp := range keys {
 		jw.key[tp] = k
@@ -76,7 +79,7 @@ func WriteJepsenEDN(w io.Writer, h model.History) error {
 
 // JepsenEDNKeys are the partitions of h in partition order: WriteJepsenEDN
 // writes partition keys[k] as key k. A partition counts when an op sends
-// to it, polls it, or assigns, subscribes to or gains it.
+// to it, polls it, assigns it, or gains or loses it in a rebalance.
 func JepsenEDNKeys(h model.History) []model.TopicPartition {
 	seen := map[model.TopicPartition]bool{}
 	add := func(tps ...model.TopicPartition) {
@@ -94,6 +97,7 @@ func JepsenEDNKeys(h model.History) []model.TopicPartition {
 		}
 		add(op.Partitions...)
 		add(op.Gained...)
+		add(op.Lost...)
 	}
 	keys := make([]model.TopicPartition, 0, len(seen))
 	for tp := range seen {
@@ -107,8 +111,10 @@ type jepsenWriter struct {
 	w         *bufio.Writer
 	key       map[model.TopicPartition]int
 	topicKeys map[string][]int // topic → its partitions' keys, ascending
-	gained    map[int][]int    // process → keys its rebalances gained, not yet reported
-	index     int              // the next line's :index
+	// rebalances: process → the rebalance-log entries of its rebalances
+	// not yet reported by a completion.
+	rebalances map[int][]string
+	index      int // the next line's :index
 }
 
 // operation writes the ops of one operation (one op, or one Txn's).
@@ -118,9 +124,8 @@ func (jw *jepsenWriter) operation(ops model.History) {
 	switch {
 	case op.F == model.FRebalance:
 		if op.Type == model.OpOK {
-			for _, tp := range op.Gained {
-				jw.gained[op.Process] = append(jw.gained[op.Process], jw.key[tp])
-			}
+			jw.rebalance(op.Process, "revoked", op.Lost)
+			jw.rebalance(op.Process, "assigned", op.Gained)
 		}
 		return
 	case op.Txn > 0:
@@ -160,11 +165,25 @@ func (jw *jepsenWriter) operation(ops model.History) {
 		return
 	}
 	rebalanced := ""
-	if ks := jw.gained[op.Process]; len(ks) > 0 {
-		rebalanced = "[{:keys " + ednInts(ks) + "}]"
-		delete(jw.gained, op.Process)
+	if evs := jw.rebalances[op.Process]; len(evs) > 0 {
+		rebalanced = "[" + strings.Join(evs, " ") + "]"
+		delete(jw.rebalances, op.Process)
 	}
 	jw.line(op.Type, f, op.Process, int64(op.End), comp, op.Error, rebalanced)
+}
+
+// rebalance notes a rebalance event of process, as Jepsen's
+// logging-rebalance-listener journals onPartitionsRevoked (:revoked) and
+// onPartitionsAssigned (:assigned), with the partitions as keys.
+func (jw *jepsenWriter) rebalance(process int, typ string, tps []model.TopicPartition) {
+	if len(tps) == 0 {
+		return
+	}
+	ks := make([]int, len(tps))
+	for i, tp := range tps {
+		ks[i] = jw.key[tp]
+	}
+	jw.rebalances[process] = append(jw.rebalances[process], "{:type :"+typ+", :keys "+ednInts(ks)+"}")
 }
 
 // micro appends one op's micro-operation, invoked to ib and completed to

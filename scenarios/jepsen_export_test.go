@@ -109,13 +109,13 @@ func sameOps(t *testing.T, h, back model.History) []int {
 	t.Helper()
 	rename := jepsenRename(h)
 	toBack := make([]int, len(h))
-	gained := map[int][]model.TopicPartition{} // process → what its rebalances gained, not yet carried
+	gained := map[int][]model.TopicPartition{} // process → what its rebalances named (lost or gained), not yet carried
 	j, lastTxn := 0, 0
 	for i := range h {
 		op := h[i]
 		toBack[i] = -1
 		if op.F == model.FRebalance && op.Type == model.OpOK {
-			for _, tp := range op.Gained {
+			for _, tp := range append(slices.Clone(op.Lost), op.Gained...) {
 				gained[op.Process] = append(gained[op.Process], rename[tp])
 			}
 		}
