@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -25,14 +28,45 @@ func TestExportJepsenJudgedAsTheRun(t *testing.T) {
 		if code, _, errs := runCmd("export", "-run", run, "-out", edn); code != 0 {
 			t.Fatalf("%s: export exit %d: %s", c.scenario, code, errs)
 		}
-		code, out, errs := runCmd("check", "-history", edn, "-format", "jepsen")
+		code, out, errs := runCmd("check", "-history", edn, "-format", "jepsen", "-json")
 		if code != c.want {
 			t.Fatalf("%s: check of the export exit %d, the run %d:\n%s%s", c.scenario, code, c.want, out, errs)
+		}
+		// The same findings, by anomaly, severity and values (the
+		// partitions are renamed): the run's result.json and the check's.
+		b, err := os.ReadFile(filepath.Join(run, "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, g := exportFindings(t, b), exportFindings(t, []byte(out)); !slices.Equal(w, g) {
+			t.Fatalf("%s: the run found %q, the check of its export %q", c.scenario, w, g)
 		}
 		if c.want == 1 && !strings.Contains(out, "aborted-read") {
 			t.Fatalf("%s: check of the export does not find the run's aborted-read:\n%s", c.scenario, out)
 		}
 	}
+}
+
+// exportFindings are the violations of a result.json or check -json
+// output as "anomaly error values", sorted.
+func exportFindings(t *testing.T, data []byte) []string {
+	t.Helper()
+	var r struct {
+		Violations []struct {
+			Anomaly string   `json:"anomaly"`
+			Error   bool     `json:"error"`
+			Values  []string `json:"values"`
+		} `json:"violations"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("%v: %s", err, data)
+	}
+	var out []string
+	for _, v := range r.Violations {
+		out = append(out, fmt.Sprint(v.Anomaly, " ", v.Error, " ", v.Values))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // export refuses bad flags and an -out that exists, with exit 2 and a
