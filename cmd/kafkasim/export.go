@@ -23,7 +23,8 @@ func init() {
 // or of a kafkasim history file (-history) written in Jepsen's format
 // (checkers.WriteJepsenEDN) to -out, which kafkasim check -history FILE
 // -format jepsen judges again. An -out that exists is refused without
-// -force. Bad flags or input exit 2.
+// -force. Bad flags or input, or an -out that cannot be written, exit 2
+// with nothing written.
 func runExport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("kafkasim export", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -42,36 +43,36 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case fs.NArg() > 0:
 		fmt.Fprintf(stderr, "kafkasim export: unexpected argument %q\n", fs.Arg(0))
-		return 2
+		return exitBadInput
 	case *format != "jepsen":
 		fmt.Fprintf(stderr, "kafkasim export: unknown -format %q (want jepsen)\n", *format)
-		return 2
+		return exitBadInput
 	case (*runPath == "") == (*histPath == ""):
 		fmt.Fprintln(stderr, "kafkasim export: give -run DIR or -history FILE, one of them")
-		return 2
+		return exitBadInput
 	case *out == "":
 		fmt.Fprintln(stderr, "kafkasim export: -out FILE is required")
-		return 2
+		return exitBadInput
 	}
 	if err := checkOutFile(*out); err != nil {
 		fmt.Fprintln(stderr, "kafkasim export:", err)
-		return 2
+		return exitBadInput
 	}
 	if _, err := os.Lstat(*out); err == nil && !*force {
 		fmt.Fprintf(stderr, "kafkasim export: -out %s: exists; name a new file, or give -force to replace it\n", *out)
-		return 2
+		return exitBadInput
 	}
 	h, err := exportHistory(*runPath, *histPath)
 	if err != nil {
 		fmt.Fprintln(stderr, "kafkasim export:", err)
-		return 2
+		return exitBadInput
 	}
 	if err := atomicfile.Write(*out, func(w io.Writer) error { return checkers.WriteJepsenEDN(w, h) }); err != nil {
-		fmt.Fprintln(stderr, "kafkasim export:", err)
-		return 1
+		fmt.Fprintf(stderr, "kafkasim export: %v; nothing was written\n", err)
+		return exitBadInput
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d ops as Jepsen's history.edn (what the format cannot hold: docs/checkers.md)\n", *out, len(h))
-	return 0
+	return exitPass
 }
 
 // exportHistory reads the history to export.

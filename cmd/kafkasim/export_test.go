@@ -92,6 +92,7 @@ func TestExportRefuses(t *testing.T) {
 		{[]string{"-history", hist, "-out", taken}, "exists; name a new file, or give -force"},
 		{[]string{"-history", hist, "-out", dir}, "is a directory"},
 		{[]string{"-history", filepath.Join(dir, "none.jsonl"), "-out", filepath.Join(dir, "x.edn")}, "none.jsonl"},
+		{[]string{"-history", hist, "-out", filepath.Join(dir, "no-such-dir", "x.edn")}, "nothing was written"},
 	} {
 		code, _, errs := runCmd(append([]string{"export"}, c.args...)...)
 		if code != 2 || !strings.Contains(errs, c.want) {
