@@ -158,6 +158,25 @@ func TestCoordinatorCommitRegression(t *testing.T) {
 	mustNotFind(t, check(t, Input{History: h, Observations: model.Observations{Committed: obs}}, Options{}), CommitRegression)
 }
 
+// A reset after the coordinator first held an offset licenses going back,
+// however often the coordinator is seen holding that offset again before
+// the lower one (topics-under-chaos seed 91960003: 89, a commit whose
+// answer said it failed, surfaced when the coordinator reloaded its log at
+// 69.41 s; a member that had been told there was no committed offset reset
+// to 0 at 69.68 s; 89 was seen again at 69.97 s, then the member's 0). With
+// no reset, the same reports are still a regression.
+func TestCoordinatorCommitRegressionCountsFromTheFirstSighting(t *testing.T) {
+	obs := []model.CommittedObservation{
+		{Time: ms(10), Broker: 3, Epoch: 2, Group: "g", TP: t0, Offset: 89},
+		{Time: ms(30), Broker: 3, Epoch: 2, Group: "g", TP: t0, Offset: 89},
+		{Time: ms(40), Broker: 3, Epoch: 2, Group: "g", TP: t0, Offset: 0},
+	}
+	in := Input{History: hist(), Observations: model.Observations{Committed: obs}}
+	mustFind(t, check(t, in, Options{}), CommitRegression, t0, 89, 0)
+	in.History = hist(seek(20, 21, t0, 0))
+	mustNotFind(t, check(t, in, Options{}), CommitRegression)
+}
+
 // A coordinator deposed while paused wakes up holding the offsets of its
 // own time and reports them before it learns of its successor (slow-follower
 // seed 37: b2 paused 11 s as leader of the group's offsets partition, b1
