@@ -433,14 +433,7 @@ func (m OffsetCommitRequest) String() string {
 	var b strings.Builder
 	b.WriteString("OffsetCommit ")
 	b.WriteString(m.GroupID)
-	kvInt(&b, "gen", int64(m.GenerationID))
-	kv(&b, "member", orDash(m.MemberID))
-	if m.GroupInstanceID != "" {
-		kv(&b, "instance", m.GroupInstanceID)
-	}
-	for _, o := range m.Offsets {
-		word(&b, o.String())
-	}
+	commitWords(&b, m.GenerationID, m.MemberID, m.GroupInstanceID, m.Offsets)
 	corr(&b, m.CorrelationID)
 	return b.String()
 }
@@ -611,3 +604,16 @@ func stringList(ss []string) string { return "[" + strings.Join(ss, " ") + "]" }
 
 // tpList reads "[t/0 t/1]".
 func tpList(ps []TopicPartition) string { return ListString(ps) }
+
+// commitWords writes what an offset commit and a transactional one share:
+// the member's generation and ids, then each partition's offset.
+func commitWords(b *strings.Builder, gen Epoch, member, instance string, offsets []CommitOffset) {
+	kvInt(b, "gen", int64(gen))
+	kv(b, "member", orDash(member))
+	if instance != "" {
+		kv(b, "instance", instance)
+	}
+	for _, o := range offsets {
+		word(b, o.String())
+	}
+}

@@ -30,14 +30,7 @@ func (m TxnOffsetCommitRequest) String() string {
 	b.WriteString(m.TransactionalID)
 	word(&b, m.GroupID)
 	producerEpochWord(&b, m.ProducerID, m.ProducerEpoch)
-	kvInt(&b, "gen", int64(m.GenerationID))
-	kv(&b, "member", orDash(m.MemberID))
-	if m.GroupInstanceID != "" {
-		kv(&b, "instance", m.GroupInstanceID)
-	}
-	for _, o := range m.Offsets {
-		word(&b, o.String())
-	}
+	commitWords(&b, m.GenerationID, m.MemberID, m.GroupInstanceID, m.Offsets)
 	corr(&b, m.CorrelationID)
 	return b.String()
 }
